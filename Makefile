@@ -1,0 +1,33 @@
+# The two commands a newcomer needs (see README.md):
+#   make run    install berth and start it on its embedded defaults
+#   make test   install berth with its test dependencies and run every test
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: run test install sample-config clean
+
+$(STAMP): requirements.txt test-requirements.txt constraints.txt setup.cfg pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -c constraints.txt -r requirements.txt -r test-requirements.txt
+	$(PIP) install -q -c constraints.txt --no-deps -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/berth serve
+
+test: $(STAMP)
+	$(VENV)/bin/pytest -n auto $(PYTEST_ARGS)
+
+# regenerate etc/berth/berth.conf.sample (a test fails when it is stale)
+sample-config: $(STAMP)
+	$(VENV)/bin/oslo-config-generator --config-file etc/berth/berth-config-generator.conf
+
+clean:
+	rm -rf $(VENV) berth-data .pytest_cache

@@ -1,0 +1,1 @@
+"""The Placement-compatible API (microversions 1.0 to 1.39)."""

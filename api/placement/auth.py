@@ -1,0 +1,56 @@
+"""Who is calling: the ``noauth2`` strategy and keystone's identity headers."""
+
+from oslo_utils import uuidutils
+
+from api.placement import fault
+from common import context as berth_context
+
+
+def noauth2_context(req, db):
+    """Identity from ``X-Auth-Token: user[:project]`` (Placement's noauth2).
+
+    ``admin`` gets the admin role unless ``X-Roles`` says otherwise; an
+    ``OpenStack-System-Scope`` header makes the request system-scoped and an
+    ``X-Project-Id`` header overrides the project.
+    """
+    token = req.headers.get('x-auth-token')
+    if not token:
+        raise fault.Unauthorized('Authentication required (X-Auth-Token).')
+    user_id, _, project_id = token.partition(':')
+    if not user_id:
+        raise fault.Unauthorized('Authentication required (X-Auth-Token).')
+    project_id = project_id or user_id
+    if 'x-roles' in req.headers:
+        roles = [r.strip() for r in req.headers['x-roles'].split(',') if r.strip()]
+    else:
+        roles = ['admin'] if user_id == 'admin' else []
+    system_scope = req.headers.get('openstack-system-scope')
+    if system_scope:
+        project_id = None
+    project_id = req.headers.get('x-project-id', project_id)
+    return berth_context.RequestContext(
+        user_id=user_id, project_id=project_id, roles=roles,
+        system_scope=system_scope, is_admin='admin' in roles,
+        request_id=req.environ['berth.request_id'],
+        global_request_id=_global_request_id(req), db=db, overwrite=False)
+
+
+def keystone_context(req, db):
+    """Identity from the headers keystonemiddleware's auth_token has set."""
+    if req.headers.get('x-identity-status', 'Confirmed') != 'Confirmed':
+        raise fault.Unauthorized('Authentication required.')
+    ctx = berth_context.RequestContext.from_environ(
+        req.environ, request_id=req.environ['berth.request_id'], db=db,
+        overwrite=False)
+    if not ctx.user_id:
+        raise fault.Unauthorized('Authentication required.')
+    return ctx
+
+
+def _global_request_id(req):
+    value = req.headers.get('x-openstack-request-id', '')
+    return value if _is_request_id(value) else None
+
+
+def _is_request_id(value):
+    return value.startswith('req-') and uuidutils.is_uuid_like(value[4:])

@@ -1,0 +1,1 @@
+"""One module per REST resource: thin handlers that parse, authorize, delegate, reply."""

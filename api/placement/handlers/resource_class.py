@@ -1,0 +1,81 @@
+"""/resource_classes and /resource_classes/{name}."""
+
+import re
+
+from api.placement import fault
+from api.placement import policy
+from api.placement import response
+from api.placement import router
+from api.placement import validation
+from api.placement.policies import endpoints as rules
+from api.placement.schemas import resource_class as schema
+from common import exception
+from objects import resource_class as rc_obj
+
+_CUSTOM = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
+
+
+def _represent(req, rc):
+    return {'name': rc.name,
+            'links': [{'rel': 'self',
+                       'href': response.link(req, '/resource_classes/%s' % rc.name)}]}
+
+
+@router.endpoint('1.2', json_reply=True)
+def list_resource_classes(req):
+    policy.authorize(req, rules.RESOURCE_CLASSES_LIST)
+    classes = rc_obj.get_all(req.context)
+    return response.send_json(
+        req, {'resource_classes': [_represent(req, rc) for rc in classes]},
+        last_modified=response.newest(*(rc.updated_at or rc.created_at
+                                         for rc in classes)))
+
+
+@router.endpoint('1.2', json_reply=True)
+def get_resource_class(req):
+    policy.authorize(req, rules.RESOURCE_CLASSES_SHOW)
+    rc = rc_obj.get_by_name(req.context, req.urlvars['name'])
+    return response.send_json(req, _represent(req, rc),
+                              last_modified=rc.updated_at or rc.created_at)
+
+
+@router.endpoint('1.2', json_body=True)
+def create_resource_class(req):
+    policy.authorize(req, rules.RESOURCE_CLASSES_CREATE)
+    data = validation.extract_json(req, schema.POST_RESOURCE_CLASS)
+    try:
+        rc = rc_obj.create(req.context, data['name'])
+    except exception.ResourceClassExists as exc:
+        raise fault.Conflict(exc.message)
+    return response.no_content(
+        201, location=response.location(req, '/resource_classes/%s' % rc.name))
+
+
+@router.endpoint('1.2')
+def update_resource_class(req):
+    name = req.urlvars['name']
+    policy.authorize(req, rules.RESOURCE_CLASSES_UPDATE)
+    if req.version.matches('1.7'):
+        # create-or-confirm; no body, the content type is ignored
+        if not _CUSTOM.match(name) or len(name) > 255:
+            raise fault.BadRequest(
+                'Resource class name %s must start with CUSTOM_ and contain '
+                'only upper case letters, digits and underscores.' % name)
+        _, created = rc_obj.ensure(req.context, name)
+        return response.no_content(
+            201 if created else 204,
+            location=response.location(req, '/resource_classes/%s' % name))
+    validation.require_json_content(req)
+    data = validation.extract_json(req, schema.PUT_RESOURCE_CLASS)
+    try:
+        rc = rc_obj.rename(req.context, name, data['name'])
+    except exception.ResourceClassExists as exc:
+        raise fault.Conflict(exc.message)
+    return response.send_json(req, _represent(req, rc), cache=False)
+
+
+@router.endpoint('1.2')
+def delete_resource_class(req):
+    policy.authorize(req, rules.RESOURCE_CLASSES_DELETE)
+    rc_obj.destroy(req.context, req.urlvars['name'])
+    return response.no_content()

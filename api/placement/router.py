@@ -1,0 +1,65 @@
+"""Dispatch by a table of routes (see routes.py); no regexes in path parameters.
+
+A path matches a template segment by segment; ``{name}`` takes any one
+segment.  A known path with an unknown method is a 405 with ``Allow``.
+"""
+
+from api.placement import fault
+from api.placement import validation
+
+
+def endpoint(min_version='1.0', max_version=None, json_body=False, json_reply=False):
+    """Declare when a handler exists and what media types it speaks.
+
+    Outside [min_version, max_version] the route answers 404 (Placement's
+    rule: a route that exists but not at this version is not found).
+    ``json_body`` makes a non-JSON content type a 415; ``json_reply`` makes
+    an Accept header that refuses JSON a 406.
+    """
+    def decorate(fn):
+        fn.min_version = min_version
+        fn.max_version = max_version
+        fn.json_body = json_body
+        fn.json_reply = json_reply
+        return fn
+    return decorate
+
+
+class Router:
+    def __init__(self, routes):
+        # {segment count: [(segments, {method: handler})]}
+        self._by_length = {}
+        for template, methods in routes:
+            segs = tuple(s for s in template.split('/') if s)
+            self._by_length.setdefault(len(segs), []).append((segs, methods))
+
+    def match(self, path):
+        parts = [p for p in path.split('/') if p]
+        for segs, methods in self._by_length.get(len(parts), ()):
+            args = {}
+            for seg, part in zip(segs, parts):
+                if seg.startswith('{'):
+                    args[seg[1:-1]] = part
+                elif seg != part:
+                    break
+            else:
+                return methods, args
+        return None, None
+
+    def __call__(self, req):
+        methods, args = self.match(req.path_info)
+        if methods is None:
+            raise fault.NotFound('The resource could not be found.')
+        handler = methods.get(req.method)
+        if handler is None:
+            raise fault.MethodNotAllowed(
+                'The method specified is not allowed for this resource.',
+                headers={'allow': ', '.join(sorted(methods))})
+        if not req.version.matches(handler.min_version, handler.max_version):
+            raise fault.NotFound('The resource could not be found.')
+        if handler.json_reply:
+            validation.require_json_accept(req)
+        if handler.json_body:
+            validation.require_json_content(req)
+        req.urlvars = args
+        return handler(req)

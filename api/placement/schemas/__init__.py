@@ -1,0 +1,1 @@
+"""JSON schemas of request bodies and query strings, per resource and microversion."""

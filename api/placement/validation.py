@@ -1,0 +1,71 @@
+"""Checks of request bodies, query strings and media types."""
+
+import jsonschema
+from oslo_serialization import jsonutils
+from oslo_utils import uuidutils
+
+from api.placement import fault
+
+_FORMATS = jsonschema.FormatChecker()
+
+
+@_FORMATS.checks('uuid')
+def _is_uuid_like(value):
+    # Placement's lenient parser: 32 hex digits, hyphens optional, any case
+    return not isinstance(value, str) or uuidutils.is_uuid_like(value)
+
+
+def _validator(schema):
+    return jsonschema.Draft7Validator(schema, format_checker=_FORMATS)
+
+
+def _message(error):
+    path = '/'.join(str(p) for p in error.absolute_path)
+    where = (" at '%s'" % path) if path else ''
+    return "%s%s. Failed validating '%s'." % (error.message, where, error.validator)
+
+
+def require_json_content(req):
+    """415 unless the request body is declared as application/json."""
+    if req.content_type != 'application/json':
+        raise fault.UnsupportedMediaType(
+            'The media type %s is not supported, use application/json'
+            % (req.content_type or None))
+
+
+def require_json_accept(req):
+    """406 when the client explicitly refuses JSON."""
+    if req.headers.get('accept') and not req.accept.acceptable_offers(
+            ['application/json']):
+        raise fault.NotAcceptable('Only application/json is provided')
+
+
+def extract_json(req, schema):
+    """The request body, parsed and validated against ``schema``."""
+    try:
+        data = jsonutils.loads(req.body)
+    except ValueError as exc:
+        raise fault.BadRequest('Malformed JSON: %s' % exc)
+    errors = sorted(_validator(schema).iter_errors(data), key=lambda e: e.path)
+    if errors:
+        raise fault.BadRequest('JSON does not validate: %s' % _message(errors[0]))
+    return data
+
+
+def query_dict(req):
+    """The query string as a dict; repeated keys become lists."""
+    out = {}
+    for key in req.GET.keys():
+        values = req.GET.getall(key)
+        out[key] = values if len(values) > 1 else values[0]
+    return out
+
+
+def validate_query(req, schema):
+    """Validate the query string against ``schema``; return it as a dict."""
+    data = query_dict(req)
+    errors = list(_validator(schema).iter_errors(data))
+    if errors:
+        raise fault.BadRequest('Invalid query string parameters: %s'
+                               % _message(errors[0]))
+    return data

@@ -1,0 +1,39 @@
+"""A threaded HTTP server for the WSGI apps (the embedded server and berth-api).
+
+Production deployments may use gunicorn/uwsgi/mod_wsgi with ``api.wsgi``
+instead; this one is what ``berth serve`` and ``berth-api`` run.
+"""
+
+import logging
+import threading
+
+from cheroot import wsgi
+
+LOG = logging.getLogger(__name__)
+
+
+class HttpServer:
+    """One listening socket serving one WSGI app from a pool of threads."""
+
+    def __init__(self, app, host, port, threads=16, name='berth'):
+        self._server = wsgi.Server((host, port), app, numthreads=threads,
+                                   server_name=name, shutdown_timeout=5)
+        self._thread = None
+        self.name = name
+
+    def start(self):
+        """Bind and serve in a background thread; return the bound (host, port)."""
+        self._server.prepare()
+        self._thread = threading.Thread(target=self._server.serve,
+                                        name='http-%s' % self.name, daemon=True)
+        self._thread.start()
+        return self._server.bind_addr[:2]
+
+    @property
+    def address(self):
+        return self._server.bind_addr[:2]
+
+    def stop(self):
+        self._server.stop()
+        if self._thread is not None:
+            self._thread.join(10)

@@ -1,0 +1,1 @@
+"""Console entry points: berth, berth-api, berth-conductor, berth-manage."""

@@ -1,0 +1,34 @@
+"""``berth-api``: the REST API servers of a production deployment."""
+
+import signal
+import sys
+import threading
+
+from api import server as http_server
+from api.placement import app as placement_app
+from cli import config
+from objects import database
+
+
+def main(argv=None):
+    conf = config.make_conf(sys.argv[1:] if argv is None else argv,
+                            description='berth API server')
+    config.setup_logging(conf)
+    db = database.open_database(conf)
+    server = http_server.HttpServer(placement_app.loadapp(conf, db), conf.api.host,
+                                    conf.api.placement_port, threads=conf.api.workers,
+                                    name='placement')
+    host, port = server.start()
+    print('berth-api: Placement API on http://%s:%d' % (host, port), flush=True)
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    signal.signal(signal.SIGINT, lambda *_: stopping.set())
+    while not stopping.wait(0.5):
+        pass
+    server.stop()
+    db.dispose()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""``berth serve``: the embedded all-in-one server, what a newcomer runs first.
+
+API (Placement and bare metal) and conductors in one process, a SQLite file
+in the data dir, the in-process message transport and a file-based tooz
+backend.  Stops cleanly on SIGTERM or SIGINT.
+"""
+
+import argparse
+import signal
+import sys
+import threading
+
+from oslo_config import cfg
+
+from cli import config
+from cli import deployment
+
+USAGE = ('berth serve [--config-file F] [--data-dir DIR] [--host 127.0.0.1] '
+         '[--placement-port 8778] [--baremetal-port 6385]')
+
+
+def _parse(argv):
+    parser = argparse.ArgumentParser(prog='berth', description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest='command', required=True)
+    serve = sub.add_parser('serve', help='run berth on its embedded defaults')
+    serve.add_argument('--config-file', action='append', default=[])
+    serve.add_argument('--data-dir', default=None,
+                       help='where the SQLite file and coordination files live '
+                            '(default: [DEFAULT] state_path, ./berth-data)')
+    serve.add_argument('--host', default=None, help='address to listen on (127.0.0.1)')
+    serve.add_argument('--placement-port', type=int, default=None)
+    serve.add_argument('--baremetal-port', type=int, default=None)
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    oslo_argv = []
+    for path in args.config_file:
+        oslo_argv += ['--config-file', path]
+    conf = config.make_conf(oslo_argv, default_config_files=[])
+    # the embedded defaults, unless a config file said otherwise
+    if conf.api.auth_strategy == 'keystone' and not args.config_file:
+        conf.set_override('auth_strategy', 'noauth2', group='api')
+    for value, name, group in ((args.data_dir, 'state_path', None),
+                               (args.host, 'host', 'api'),
+                               (args.placement_port, 'placement_port', 'api'),
+                               (args.baremetal_port, 'baremetal_port', 'api')):
+        if value is not None:
+            conf.set_override(name, value, group=group)
+    config.setup_logging(conf)
+
+    stack = deployment.Embedded(conf)
+    stopping = threading.Event()
+
+    def _stop(signum, _frame):
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    try:
+        stack.start()
+    except (OSError, cfg.Error) as exc:
+        print('berth: cannot start: %s' % exc, file=sys.stderr)
+        return 1
+    print(stack.banner(), flush=True)
+    while not stopping.wait(0.5):
+        pass
+    print('berth: stopping', flush=True)
+    stack.stop()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

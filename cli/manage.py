@@ -1,0 +1,68 @@
+"""``berth-manage``: schema migrations and operator tasks."""
+
+import sys
+
+from oslo_config import cfg
+
+from cli import config
+from common import context as berth_context
+from objects import bootstrap
+from objects import database
+
+
+def _db_sync(conf):
+    db = database.open_database(conf)
+    try:
+        database.upgrade(db)
+        added = bootstrap.sync_standards(berth_context.admin_context(db))
+        print('Database is at revision %s (%d standard classes/traits added).'
+              % (database.schema_version(db), added))
+    finally:
+        db.dispose()
+    return 0
+
+
+def _db_version(conf):
+    db = database.open_database(conf)
+    try:
+        current = database.schema_version(db)
+    finally:
+        db.dispose()
+    print(current or 'None (empty database)')
+    return 0
+
+
+def _add_db_commands(subparsers):
+    db = subparsers.add_parser('db', help='database schema')
+    db_sub = db.add_subparsers(dest='action')
+    db_sub.required = True
+    db_sub.add_parser('sync', help='create or upgrade the schema').set_defaults(
+        func=_db_sync)
+    db_sub.add_parser('version', help='print the schema revision').set_defaults(
+        func=_db_version)
+
+
+# Other modules add their command groups here (quota, import, status, ...).
+COMMAND_GROUPS = [_add_db_commands]
+
+
+def _add_commands(subparsers):
+    for add in COMMAND_GROUPS:
+        add(subparsers)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    category = cfg.SubCommandOpt('category', title='Commands',
+                                 handler=_add_commands)
+    try:
+        conf = config.make_conf(argv, description='berth management',
+                                cli_opts=[category])
+    except cfg.Error as exc:
+        print('berth-manage: %s' % exc, file=sys.stderr)
+        return 2
+    return conf.category.func(conf)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Code shared by every berth process; imports nothing else of berth's."""

@@ -1,0 +1,19 @@
+"""berth's configuration options: one module per option group.
+
+Nothing is registered at import time.  A process builds its own
+``cfg.ConfigOpts``, calls :func:`register_opts` on it and passes it down.
+"""
+
+from common.conf import api
+from common.conf import database
+from common.conf import default
+from common.conf import placement
+
+# Every module here that defines options; common.conf.opts walks this list.
+MODULES = [default, api, database, placement]
+
+
+def register_opts(conf):
+    for module in MODULES:
+        module.register_opts(conf)
+    return conf

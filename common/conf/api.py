@@ -1,0 +1,34 @@
+"""Options of the ``[api]`` group: the REST front-ends."""
+
+from oslo_config import cfg
+
+GROUP = cfg.OptGroup('api', title='REST API options')
+
+opts = [
+    cfg.StrOpt('auth_strategy', default='keystone', choices=[
+        ('keystone', 'Validate tokens with keystonemiddleware (install the '
+                     '"keystone" extra).'),
+        ('noauth2', 'Trust identity headers; for the embedded server and tests '
+                    'only.')],
+        help='How incoming requests are authenticated.'),
+    cfg.HostAddressOpt('host', default='127.0.0.1',
+                       help='Address the API servers listen on.'),
+    cfg.PortOpt('placement_port', default=8778,
+                help='Port of the Placement-compatible API.'),
+    cfg.PortOpt('baremetal_port', default=6385,
+                help='Port of the bare-metal (Ironic /v1) API.'),
+    cfg.IntOpt('max_request_body_size', default=1048576, min=1024,
+               help='Largest request body accepted, in bytes; larger bodies '
+                    'are answered 413.'),
+    cfg.IntOpt('workers', default=16, min=1,
+               help='Threads serving requests in the embedded HTTP server.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(GROUP)
+    conf.register_opts(opts, group=GROUP)
+
+
+def list_opts():
+    return [(GROUP, opts)]

@@ -1,0 +1,41 @@
+"""Options of the ``[placement]`` group: Placement API behaviour."""
+
+from oslo_config import cfg
+
+GROUP = cfg.OptGroup('placement', title='Placement API behaviour')
+
+_NIL = '00000000-0000-0000-0000-000000000000'
+
+opts = [
+    cfg.StrOpt('incomplete_consumer_project_id', default=_NIL,
+               help='Project recorded for consumers whose allocations were '
+                    'written below microversion 1.8, without a project.'),
+    cfg.StrOpt('incomplete_consumer_user_id', default=_NIL,
+               help='User recorded for consumers whose allocations were '
+                    'written below microversion 1.8, without a user.'),
+    cfg.BoolOpt('randomize_allocation_candidates', default=False,
+                help='When true, "limit" takes a random sample of the '
+                     'allocation candidates and an unlimited answer is '
+                     'shuffled; when false the order is deterministic.'),
+    cfg.IntOpt('max_allocation_candidates', default=-1, min=-1,
+               help='Upper bound on the allocation candidates generated for '
+                    'one request (before "limit"); -1 means no bound.'),
+    cfg.StrOpt('allocation_candidates_generation_strategy',
+               default='depth-first', choices=[
+                   ('depth-first', 'All candidates of one root before the next.'),
+                   ('breadth-first', 'One candidate per viable root per pass.')],
+               help='Order in which roots are visited when '
+                    'max_allocation_candidates cuts the generation short.'),
+    cfg.IntOpt('allocation_conflict_retry_count', default=10, min=0,
+               help='Server-side retries of an allocation write whose provider '
+                    'generation moved underneath it, before answering 409.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(GROUP)
+    conf.register_opts(opts, group=GROUP)
+
+
+def list_opts():
+    return [(GROUP, opts)]

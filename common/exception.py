@@ -1,0 +1,120 @@
+"""Domain exceptions shared by the API, the conductors and the objects layer.
+
+Every exception carries a ``msg_fmt`` filled from keyword arguments.  The API
+maps these to HTTP errors in one place; the conductor declares them as
+expected so that they cross RPC and are re-raised, typed, in the API process.
+"""
+
+
+class BerthException(Exception):
+    msg_fmt = "An unknown error occurred."
+
+    def __init__(self, message=None, **kwargs):
+        self.kwargs = kwargs
+        if message is None:
+            try:
+                message = self.msg_fmt % kwargs
+            except (KeyError, TypeError):
+                message = self.msg_fmt
+        self.message = message
+        super().__init__(message)
+
+
+class NotFound(BerthException):
+    msg_fmt = "Resource could not be found."
+
+
+class Invalid(BerthException):
+    msg_fmt = "Invalid input: %(reason)s"
+
+
+class Conflict(BerthException):
+    msg_fmt = "Conflict: %(reason)s"
+
+
+class ResourceProviderNotFound(NotFound):
+    msg_fmt = "No resource provider with uuid %(uuid)s found."
+
+
+class ResourceClassNotFound(NotFound):
+    msg_fmt = "No such resource class %(name)s."
+
+
+class TraitNotFound(NotFound):
+    msg_fmt = "No such trait(s): %(names)s."
+
+
+class InventoryNotFound(NotFound):
+    msg_fmt = "No inventory of class %(resource_class)s for %(uuid)s"
+
+
+class ConsumerNotFound(NotFound):
+    msg_fmt = "No consumer with uuid %(uuid)s found."
+
+
+class ResourceClassExists(Conflict):
+    msg_fmt = "Resource class %(name)s already exists."
+
+
+class ResourceClassInUse(Conflict):
+    msg_fmt = "Unable to delete resource class %(name)s. Class is in use in inventory."
+
+
+class ResourceClassCannotDeleteStandard(Invalid):
+    msg_fmt = "Cannot delete standard resource class %(name)s."
+
+
+class ResourceClassCannotUpdateStandard(Invalid):
+    msg_fmt = "Cannot update standard resource class %(name)s."
+
+
+class TraitExists(Conflict):
+    msg_fmt = "The Trait %(name)s already exists."
+
+
+class TraitInUse(Conflict):
+    msg_fmt = "The trait %(name)s is in use by a resource provider."
+
+
+class TraitCannotDeleteStandard(Invalid):
+    msg_fmt = "Cannot delete standard trait %(name)s."
+
+
+class DuplicateProvider(Conflict):
+    msg_fmt = "Conflicting resource provider %(field)s already exists."
+
+
+class ConcurrentUpdate(Conflict):
+    """A provider or consumer generation did not match (client must re-read)."""
+    msg_fmt = "%(what)s generation conflict: %(reason)s"
+
+
+class ProviderHasChildren(Conflict):
+    msg_fmt = "Unable to delete parent resource provider %(uuid)s: It has child resource providers."
+
+
+class ProviderInUse(Conflict):
+    msg_fmt = "Unable to delete resource provider %(uuid)s: Resource provider has allocations."
+
+
+class InventoryInUse(Conflict):
+    msg_fmt = ("Inventory for '%(resource_classes)s' on resource provider "
+               "'%(uuid)s' in use.")
+
+
+class InvalidInventory(Invalid):
+    msg_fmt = "Inventory for '%(resource_class)s' on resource provider '%(uuid)s' invalid: %(reason)s"
+
+
+class InvalidAllocation(Conflict):
+    """A claim that breaks capacity or the unit rules of an inventory."""
+    msg_fmt = "Unable to allocate inventory: %(reason)s"
+
+
+class ServiceUnavailable(BerthException):
+    """No conductor could take the work (none alive, broker down, timeout, pool full)."""
+    msg_fmt = "Service unavailable: %(reason)s"
+
+
+class NoFreeWorker(ServiceUnavailable):
+    msg_fmt = "Conductor %(host)s has no free worker for this request; retry later."

@@ -1,0 +1,1 @@
+"""Database schema, engine set-up and migrations; imports nothing above it."""

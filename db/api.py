@@ -1,0 +1,120 @@
+"""Engine set-up: one :class:`Database` per process, passed down, never global.
+
+Objects run their queries inside ``reader``/``writer`` transactions bound to a
+request context (oslo.db enginefacade); the context carries the Database in
+``ctx.db``.
+"""
+
+import functools
+import os
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
+
+
+def connection_url(conf):
+    """[database] connection, or the embedded SQLite file in state_path."""
+    if conf.database.connection:
+        return conf.database.connection
+    path = os.path.abspath(os.path.join(conf.state_path, 'berth.sqlite'))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    return 'sqlite:///' + path
+
+
+class Database:
+    """A configured enginefacade transaction context for one database."""
+
+    def __init__(self, url, **options):
+        self.url = url
+        self.is_sqlite = url.startswith('sqlite')
+        self._tc = enginefacade.transaction_context()
+        if self.is_sqlite:
+            if url in ('sqlite://', 'sqlite:///:memory:'):
+                raise ValueError('in-memory SQLite cannot be shared by threads; '
+                                 'use a file')
+            options.setdefault('sqlite_fk', True)
+            # readers get an engine of their own so only writers take the
+            # write lock up front (see _tune_sqlite)
+            options.update(slave_connection=url, synchronous_reader=False)
+        self._tc.configure(connection=url, **options)
+        if self.is_sqlite:
+            _tune_sqlite(self._tc.writer.get_engine(), immediate=True)
+            _tune_sqlite(self._tc.reader.get_engine(), immediate=False)
+
+    @classmethod
+    def from_conf(cls, conf):
+        d = conf.database
+        options = {'max_pool_size': d.max_pool_size,
+                   'max_overflow': d.max_overflow,
+                   'pool_timeout': d.pool_timeout,
+                   'connection_recycle_time': d.connection_recycle_time}
+        url = connection_url(conf)
+        if url.startswith('sqlite'):
+            options = {'sqlite_synchronous': d.sqlite_synchronous}
+        return cls(url, **options)
+
+    @property
+    def engine(self):
+        return self._tc.writer.get_engine()
+
+    def reader(self, ctx):
+        return self._tc.reader.using(ctx)
+
+    def writer(self, ctx):
+        return self._tc.writer.using(ctx)
+
+    def dispose(self):
+        self._tc.writer.get_engine().dispose()
+        if self.is_sqlite:
+            self._tc.reader.get_engine().dispose()
+
+
+def _tune_sqlite(engine, immediate):
+    """Make a SQLite file safe for many threads.
+
+    WAL lets readers run beside the one writer; every write transaction
+    takes the write lock up front (BEGIN IMMEDIATE) and waits for it, instead
+    of failing with "database is locked" when a read lock cannot be upgraded.
+    """
+
+    @sa.event.listens_for(engine, 'connect')
+    def _on_connect(dbapi_con, _record):
+        dbapi_con.execute('PRAGMA journal_mode=WAL')
+        dbapi_con.execute('PRAGMA busy_timeout=30000')
+
+    if not immediate:
+        return
+
+    # oslo.db emits a deferred BEGIN for SQLite; writers replace it.
+    for listener in list(engine.dispatch.begin):
+        if getattr(listener, '__name__', '') == '_sqlite_emit_begin':
+            sa.event.remove(engine, 'begin', listener)
+
+    @sa.event.listens_for(engine, 'begin')
+    def _on_begin(conn):
+        if 'in_transaction' not in conn.info:
+            conn.exec_driver_sql('BEGIN IMMEDIATE')
+            conn.info['in_transaction'] = True
+
+
+def reader(fn):
+    """Run ``fn(ctx, ...)`` in a read transaction; the session is ``ctx.session``."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args, **kwargs):
+        with ctx.db.reader(ctx):
+            return fn(ctx, *args, **kwargs)
+    return wrapper
+
+
+def writer(fn):
+    """Run ``fn(ctx, ...)`` in a write transaction, committed on return."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args, **kwargs):
+        with ctx.db.writer(ctx):
+            return fn(ctx, *args, **kwargs)
+    return wrapper
+
+
+def is_duplicate(exc):
+    return isinstance(exc, db_exc.DBDuplicateEntry)

@@ -1,0 +1,1 @@
+"""Domain objects and their queries (context first). Never imports api or conductor."""

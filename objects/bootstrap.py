@@ -1,0 +1,9 @@
+"""Work done once when a process starts against a migrated database."""
+
+from objects import resource_class
+from objects import trait
+
+
+def sync_standards(ctx):
+    """Make the standard resource classes and traits exist; return how many were added."""
+    return resource_class.sync_standard(ctx) + trait.sync_standard(ctx)

@@ -1,0 +1,120 @@
+"""Resource classes: the standard set from os-resource-classes plus CUSTOM_* ones."""
+
+import dataclasses
+import datetime
+
+import os_resource_classes
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+
+from common import exception
+from db import api as db_api
+from db import models
+
+_RC = models.ResourceClass.__table__
+_INV = models.Inventory.__table__
+
+STANDARDS = frozenset(os_resource_classes.STANDARDS)
+
+
+def is_custom(name):
+    return name.startswith(os_resource_classes.CUSTOM_NAMESPACE)
+
+
+@dataclasses.dataclass
+class ResourceClass:
+    id: int
+    name: str
+    created_at: datetime.datetime
+    updated_at: datetime.datetime = None
+
+    @property
+    def is_standard(self):
+        return self.name in STANDARDS
+
+
+def _from_row(row):
+    return ResourceClass(row.id, row.name, row.created_at, row.updated_at)
+
+
+@db_api.writer
+def sync_standard(ctx):
+    """Insert the standard classes the database does not have yet."""
+    have = set(ctx.session.execute(sa.select(_RC.c.name)).scalars())
+    missing = sorted(STANDARDS - have)
+    if missing:
+        now = models._now()
+        ctx.session.execute(_RC.insert(), [{'name': n, 'created_at': now}
+                                           for n in missing])
+    return len(missing)
+
+
+@db_api.reader
+def get_all(ctx):
+    rows = ctx.session.execute(sa.select(_RC).order_by(_RC.c.id))
+    return [_from_row(r) for r in rows]
+
+
+@db_api.reader
+def get_by_name(ctx, name):
+    row = ctx.session.execute(sa.select(_RC).where(_RC.c.name == name)).first()
+    if row is None:
+        raise exception.ResourceClassNotFound(name=name)
+    return _from_row(row)
+
+
+@db_api.reader
+def ids_by_name(ctx, names):
+    """Map class names to ids; raise ResourceClassNotFound for the first unknown."""
+    names = set(names)
+    found = dict(ctx.session.execute(
+        sa.select(_RC.c.name, _RC.c.id).where(_RC.c.name.in_(names))).all())
+    for name in sorted(names - set(found)):
+        raise exception.ResourceClassNotFound(name=name)
+    return found
+
+
+@db_api.writer
+def create(ctx, name):
+    try:
+        ctx.session.execute(_RC.insert().values(name=name, created_at=models._now()))
+    except db_exc.DBDuplicateEntry:
+        raise exception.ResourceClassExists(name=name)
+    return get_by_name(ctx, name)
+
+
+@db_api.writer
+def ensure(ctx, name):
+    """Create ``name`` unless it exists; return (class, created)."""
+    row = ctx.session.execute(sa.select(_RC).where(_RC.c.name == name)).first()
+    if row is not None:
+        return _from_row(row), False
+    return create(ctx, name), True
+
+
+@db_api.writer
+def rename(ctx, old, new):
+    if old in STANDARDS:
+        raise exception.ResourceClassCannotUpdateStandard(name=old)
+    try:
+        res = ctx.session.execute(_RC.update().where(_RC.c.name == old)
+                                  .values(name=new, updated_at=models._now()))
+    except db_exc.DBDuplicateEntry:
+        raise exception.ResourceClassExists(name=new)
+    if res.rowcount == 0:
+        raise exception.ResourceClassNotFound(name=old)
+    return get_by_name(ctx, new)
+
+
+@db_api.writer
+def destroy(ctx, name):
+    if name in STANDARDS:
+        raise exception.ResourceClassCannotDeleteStandard(name=name)
+    rc = get_by_name(ctx, name)
+    # the inventory check and the delete are one statement, so an inventory
+    # added concurrently cannot slip between them
+    res = ctx.session.execute(
+        _RC.delete().where(_RC.c.id == rc.id).where(
+            ~sa.exists().where(_INV.c.resource_class_id == rc.id)))
+    if res.rowcount == 0:
+        raise exception.ResourceClassInUse(name=name)

@@ -1,0 +1,98 @@
+"""Test fixtures: a fresh configuration, a migrated SQLite file, a running berth."""
+
+import os
+import shutil
+import threading
+
+import requests
+from oslo_config import cfg
+from oslo_log import log as oslo_log
+
+from cli import deployment
+from common import conf as berth_conf
+from common import context as berth_context
+from objects import bootstrap
+from objects import database
+
+_TEMPLATE_LOCK = threading.Lock()
+_TEMPLATES = {}
+
+
+def make_conf(state_path, **overrides):
+    """A fresh ConfigOpts (never the global one) for the embedded defaults on free ports."""
+    conf = cfg.ConfigOpts()
+    berth_conf.register_opts(conf)
+    oslo_log.register_options(conf)
+    conf([], project='berth', default_config_files=[])
+    conf.set_override('state_path', str(state_path))
+    conf.set_override('auth_strategy', 'noauth2', group='api')
+    conf.set_override('placement_port', 0, group='api')
+    conf.set_override('baremetal_port', 0, group='api')
+    conf.set_override('workers', 8, group='api')
+    conf.set_override('sqlite_synchronous', False, group='database')
+    for key, value in overrides.items():
+        group, _, name = key.rpartition('.')
+        conf.set_override(name, value, group=group or None)
+    return conf
+
+
+def migrated_sqlite(tmp_root, state_path):
+    """Copy a once-migrated SQLite file into ``state_path`` (fast per-test schema)."""
+    with _TEMPLATE_LOCK:
+        template = _TEMPLATES.get(str(tmp_root))
+        if template is None:
+            tdir = os.path.join(str(tmp_root), 'template')
+            conf = make_conf(tdir)
+            db = database.open_database(conf)
+            database.upgrade(db)
+            bootstrap.sync_standards(berth_context.admin_context(db))
+            db.dispose()
+            template = os.path.join(tdir, 'berth.sqlite')
+            _TEMPLATES[str(tmp_root)] = template
+    os.makedirs(str(state_path), exist_ok=True)
+    shutil.copy(template, os.path.join(str(state_path), 'berth.sqlite'))
+
+
+class PlacementClient:
+    """Minimal HTTP client for tests: microversion and token per call."""
+
+    def __init__(self, base_url, version=None, token='admin'):
+        self.base_url = base_url.rstrip('/')
+        self.version = version
+        self.token = token
+        self.session = requests.Session()
+
+    def request(self, method, path, version=None, token=None, headers=None,
+                json=None, data=None, **kwargs):
+        hdrs = {}
+        if version is None:
+            version = self.version
+        if version:  # '' sends no version header
+            hdrs['OpenStack-API-Version'] = 'placement %s' % version
+        token = self.token if token is None else token
+        if token:
+            hdrs['X-Auth-Token'] = token
+        hdrs.update(headers or {})
+        return self.session.request(method, self.base_url + path, headers=hdrs,
+                                    json=json, data=data, **kwargs)
+
+    def get(self, path, **kw):
+        return self.request('GET', path, **kw)
+
+    def post(self, path, json=None, **kw):
+        return self.request('POST', path, json=json, **kw)
+
+    def put(self, path, json=None, **kw):
+        return self.request('PUT', path, json=json, **kw)
+
+    def delete(self, path, **kw):
+        return self.request('DELETE', path, **kw)
+
+    def close(self):
+        self.session.close()
+
+
+def start_embedded(conf):
+    stack = deployment.Embedded(conf)
+    stack.start()
+    return stack

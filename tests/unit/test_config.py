@@ -1,0 +1,36 @@
+"""Configuration: every group module lists its options; the sample is current."""
+
+import pathlib
+
+from oslo_config import cfg
+from oslo_config import generator
+
+from common import conf as berth_conf
+from common.conf import opts
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def test_every_group_module_lists_its_options():
+    for module in berth_conf.MODULES:
+        assert callable(module.list_opts), module.__name__
+        assert callable(module.register_opts), module.__name__
+
+
+def test_register_on_a_private_conf_object():
+    conf = cfg.ConfigOpts()
+    berth_conf.register_opts(conf)
+    conf([], project='berth', default_config_files=[])
+    assert conf.api.auth_strategy == 'keystone'
+    assert conf.placement.allocation_conflict_retry_count == 10
+    names = {getattr(g, 'name', g) for g, _ in opts.list_opts()}
+    assert {'DEFAULT', 'api', 'placement'} <= names
+
+
+def test_sample_config_is_current(tmp_path):
+    out = tmp_path / 'berth.conf.sample'
+    generator.main(['--config-file', str(ROOT / 'etc/berth/berth-config-generator.conf'),
+                    '--output-file', str(out)])
+    committed = (ROOT / 'etc/berth/berth.conf.sample').read_text()
+    assert out.read_text() == committed, (
+        'etc/berth/berth.conf.sample is stale: run "make sample-config" and commit it')

@@ -1,0 +1,44 @@
+import pytest
+
+from api.placement import microversion as mv
+
+
+@pytest.mark.parametrize('header,expected', [
+    (None, '1.0'),
+    ('', '1.0'),
+    ('placement 1.5', '1.5'),
+    ('PLACEMENT 1.5', '1.5'),
+    ('placement latest', '1.39'),
+    ('compute 2.1, placement 1.12', '1.12'),
+    ('placement 1.12, placement 1.14', '1.14'),
+    ('placement 1.12, compute 2.1', '1.12'),
+    ('placement 1.05', '1.5'),
+    ('placement  1.7 ', '1.7'),
+    ('garbage', '1.0'),
+    ('compute 2.1', '1.0'),
+])
+def test_negotiate(header, expected):
+    assert str(mv.negotiate(header)) == expected
+
+
+@pytest.mark.parametrize('value', ['pony.horse', '1.2.3', '1', 'LATEST', '1.x'])
+def test_invalid(value):
+    with pytest.raises(mv.InvalidVersion):
+        mv.negotiate('placement %s' % value)
+
+
+@pytest.mark.parametrize('value', ['0.5', '1.40', '2.0'])
+def test_unacceptable(value):
+    with pytest.raises(mv.UnacceptableVersion):
+        mv.negotiate('placement %s' % value)
+
+
+def test_version_ordering_and_matches():
+    v = mv.Version.parse('1.14')
+    assert v > '1.9' and v < '1.15' and v == '1.14'
+    assert v.matches('1.14') and v.matches('1.0', '1.14')
+    assert not v.matches('1.15') and not v.matches(None, '1.13')
+
+
+def test_versions_list_is_contiguous():
+    assert mv.VERSIONS == ['1.%d' % i for i in range(40)]

@@ -1,0 +1,31 @@
+import pytest
+
+from api.placement import fault
+from api.placement import router
+from api.placement import routes
+
+
+def test_match_templates_without_regex():
+    r = router.Router([('/a/{x}', {'GET': 'h1'}), ('/a/{x}/b', {'GET': 'h2'}),
+                       ('/a/fixed', {'GET': 'h3'})])
+    assert r.match('/a/123') == ({'GET': 'h1'}, {'x': '123'})
+    assert r.match('/a/123/b') == ({'GET': 'h2'}, {'x': '123'})
+    assert r.match('/a/zz/c') == (None, None)
+    assert r.match('/nope') == (None, None)
+
+
+def test_every_route_handler_is_declared():
+    """Each handler states its version range and media types (router.endpoint)."""
+    for path, methods in routes.ROUTES:
+        for method, handler in methods.items():
+            assert hasattr(handler, 'min_version'), (path, method)
+
+
+def test_405_lists_allowed_methods():
+    class Req:
+        path_info = '/a'
+        method = 'DELETE'
+    r = router.Router([('/a', {'GET': 'x', 'POST': 'y'})])
+    with pytest.raises(fault.MethodNotAllowed) as err:
+        r(Req())
+    assert err.value.headers['allow'] == 'GET, POST'
