@@ -1,0 +1,57 @@
+"""The parsed form of a resource request, shared by provider listing,
+allocation candidates and schedule-and-claim.
+
+``api.placement.query`` turns query strings (or a JSON body) into these; the
+objects layer searches with them.  Names are already validated against the
+database by the time a search runs (unknown class or trait is a 400 earlier).
+"""
+
+import dataclasses
+
+
+@dataclasses.dataclass
+class RequestGroup:
+    """One request group: unsuffixed (suffix '') or granular (suffix 'N' / '_NAME').
+
+    * ``resources``: class name -> amount (each amount is served whole by one provider).
+    * ``required``: a list of any-of sets, ANDed: ``[{A}, {B, C}]`` means A and (B or C).
+    * ``forbidden``: trait names that must be absent.
+    * ``member_of``: a list of any-of aggregate uuid sets, ANDed.
+    * ``forbidden_aggs``: aggregate uuids that must not be associated.
+    * ``in_tree``: a provider uuid whose tree the serving providers must be in.
+    """
+    suffix: str = ''
+    resources: dict = dataclasses.field(default_factory=dict)
+    required: list = dataclasses.field(default_factory=list)
+    forbidden: set = dataclasses.field(default_factory=set)
+    member_of: list = dataclasses.field(default_factory=list)
+    forbidden_aggs: set = dataclasses.field(default_factory=set)
+    in_tree: str = None
+
+    @property
+    def is_granular(self):
+        return self.suffix != ''
+
+    @property
+    def trait_names(self):
+        names = set(self.forbidden)
+        for any_of in self.required:
+            names |= set(any_of)
+        return names
+
+
+@dataclasses.dataclass
+class ResourceRequest:
+    """A whole request: its groups plus the request-wide constraints."""
+    groups: list = dataclasses.field(default_factory=list)   # of RequestGroup
+    group_policy: str = None          # 'none' | 'isolate' | None
+    limit: int = None
+    root_required: set = dataclasses.field(default_factory=set)
+    root_forbidden: set = dataclasses.field(default_factory=set)
+    same_subtree: list = dataclasses.field(default_factory=list)  # of lists of suffixes
+
+    def group(self, suffix):
+        for g in self.groups:
+            if g.suffix == suffix:
+                return g
+        return None
