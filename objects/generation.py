@@ -1,0 +1,41 @@
+"""Provider lookup and the provider-generation compare-and-swap.
+
+Every write that changes what a provider offers or holds bumps its
+generation with a conditional UPDATE inside the write transaction; zero rows
+updated means another writer got there first and the caller must re-read.
+"""
+
+import sqlalchemy as sa
+
+from common import exception
+from db import models
+
+_RP = models.ResourceProvider.__table__
+
+
+def provider_by_uuid(ctx, uuid):
+    """The provider row (id, uuid, name, generation, parent/root ids, timestamps).
+
+    Must run inside a reader or writer transaction (``ctx.session``).
+    """
+    row = ctx.session.execute(sa.select(_RP).where(_RP.c.uuid == uuid)).first()
+    if row is None:
+        raise exception.ResourceProviderNotFound(uuid=uuid)
+    return row
+
+
+def bump_provider(ctx, rp_id, expected):
+    """Set the generation to expected + 1 iff it is still ``expected``; return it.
+
+    Raises ConcurrentUpdate when the provider's generation moved.  Must run
+    inside a writer transaction.
+    """
+    res = ctx.session.execute(
+        _RP.update().where(_RP.c.id == rp_id).where(_RP.c.generation == expected)
+        .values(generation=expected + 1, updated_at=models._now()))
+    if res.rowcount != 1:
+        raise exception.ConcurrentUpdate(
+            what='resource provider',
+            reason='generation already changed (expected %d); re-read and retry'
+                   % expected)
+    return expected + 1
