@@ -1,7 +1,11 @@
 """The routes table: path template -> {HTTP method: handler}."""
 
+from api.placement.handlers import inventory
+from api.placement.handlers import provider_trait
 from api.placement.handlers import resource_class
 from api.placement.handlers import root
+from api.placement.handlers import trait
+from api.placement.handlers import usage
 
 ROUTES = [
     ('/', {'GET': root.home}),
@@ -10,4 +14,18 @@ ROUTES = [
     ('/resource_classes/{name}', {'GET': resource_class.get_resource_class,
                                   'PUT': resource_class.update_resource_class,
                                   'DELETE': resource_class.delete_resource_class}),
+    ('/resource_providers/{uuid}/inventories',
+     {'GET': inventory.get_inventories, 'POST': inventory.create_inventory,
+      'PUT': inventory.replace_inventories, 'DELETE': inventory.delete_inventories}),
+    ('/resource_providers/{uuid}/inventories/{resource_class}',
+     {'GET': inventory.get_inventory, 'PUT': inventory.update_inventory,
+      'DELETE': inventory.delete_inventory}),
+    ('/resource_providers/{uuid}/traits',
+     {'GET': provider_trait.get_provider_traits,
+      'PUT': provider_trait.set_provider_traits,
+      'DELETE': provider_trait.delete_provider_traits}),
+    ('/resource_providers/{uuid}/usages', {'GET': usage.get_provider_usages}),
+    ('/traits', {'GET': trait.list_traits}),
+    ('/traits/{name}', {'GET': trait.get_trait, 'PUT': trait.put_trait,
+                        'DELETE': trait.delete_trait}),
 ]
