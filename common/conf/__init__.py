@@ -5,12 +5,13 @@ Nothing is registered at import time.  A process builds its own
 """
 
 from common.conf import api
+from common.conf import compute
 from common.conf import database
 from common.conf import default
 from common.conf import placement
 
 # Every module here that defines options; common.conf.opts walks this list.
-MODULES = [default, api, database, placement]
+MODULES = [default, api, database, placement, compute]
 
 
 def register_opts(conf):

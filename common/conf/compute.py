@@ -1,0 +1,58 @@
+"""Options for adopting legacy ``compute_nodes`` capacity: ``[DEFAULT]`` ratios, ``[compute_migration]``."""
+
+from oslo_config import cfg
+
+GROUP_NAME = 'compute_migration'
+
+
+def _group():
+    # a new OptGroup per ConfigOpts: register_group() copies a group only
+    # shallowly, so a shared one would share overrides between ConfigOpts
+    return cfg.OptGroup(GROUP_NAME, title='Legacy compute node migration',
+                        help='How rows of a legacy (Nova-style) compute_nodes table '
+                             'become resource providers and inventories.')
+
+
+ratio_opts = [
+    cfg.FloatOpt('cpu_allocation_ratio', default=16.0,
+                 help='Allocation ratio of VCPU inventory for compute nodes whose '
+                      'cpu_allocation_ratio is empty (NULL or 0.0). Must be > 0.'),
+    cfg.FloatOpt('ram_allocation_ratio', default=1.5,
+                 help='Allocation ratio of MEMORY_MB inventory for compute nodes '
+                      'whose ram_allocation_ratio is empty (NULL or 0.0). Must be > 0.'),
+    cfg.FloatOpt('disk_allocation_ratio', default=1.0,
+                 help='Allocation ratio of DISK_GB inventory for compute nodes '
+                      'whose disk_allocation_ratio is empty (NULL or 0.0). Must be > 0.'),
+]
+
+opts = [
+    cfg.IntOpt('batch_size', default=50, min=1,
+               help='Rows migrated per transaction by "berth-manage db '
+                    'online_data_migrations" and "berth-manage import compute-nodes".'),
+    cfg.ListOpt('shared_storage_hosts', default=[],
+                help='Shell-style patterns (fnmatch) of compute node host or '
+                     'hypervisor_hostname values whose local_gb is shared storage '
+                     '(for example a Ceph pool every node reports). Such a node '
+                     'gets no DISK_GB inventory of its own; its provider joins '
+                     'shared_storage_aggregate instead, where the sharing provider '
+                     '(trait MISC_SHARES_VIA_AGGREGATE, with DISK_GB inventory) '
+                     'lives. The legacy schema does not record shared storage, so '
+                     'it has to be named here.'),
+    cfg.StrOpt('shared_storage_aggregate', default=None,
+               help='UUID of the placement aggregate of the sharing storage '
+                    'provider. Required when shared_storage_hosts is set.'),
+    cfg.DictOpt('pci_max_unit', default={},
+                help='Largest number of units of a PCI resource class one consumer '
+                     'may take, per class, e.g. "SRIOV_NET_VF:8,PCI_DEVICE:1". A class '
+                     'not listed gets max_unit = its total.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(ratio_opts)
+    conf.register_group(_group())
+    conf.register_opts(opts, group=GROUP_NAME)
+
+
+def list_opts():
+    return [('DEFAULT', ratio_opts), (_group(), opts)]

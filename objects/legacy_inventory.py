@@ -1,0 +1,376 @@
+"""Pure rules turning one legacy compute node row into a provider and its inventories.
+
+Nothing here touches the database: :func:`plan` takes a :class:`LegacyNode`
+and :class:`Rules` and returns a :class:`ProviderPlan` (provider name, uuid,
+inventory records keyed by resource class, aggregates to join), or raises
+:class:`BadComputeNode` naming the row and what is wrong with it.
+
+Conventions (Nova's, where Nova had one):
+
+* an allocation ratio of NULL or 0.0 is "not set" and comes from the
+  ``[DEFAULT] <x>_allocation_ratio`` option; a negative ratio is an error;
+* a legacy ``*_used`` value may exceed the physical total when the node is
+  over-committed, so "used > total" means used above the capacity
+  (total x allocation ratio);
+* a class with a total of 0 gets no inventory (Placement needs total >= 1);
+* a node whose disk is shared storage (``[compute_migration]
+  shared_storage_hosts``) gets no DISK_GB; it joins the sharing provider's
+  aggregate (``shared_storage_aggregate``) instead.
+"""
+
+import dataclasses
+import fnmatch
+import json
+import re
+
+import os_resource_classes as orc
+from oslo_utils import uuidutils
+
+MAX_INT = 2147483647
+NAME_MAX = 200
+
+# what a PCI pool's dev_type becomes when it names no resource_class tag
+PCI_DEV_TYPES = {'type-VF': orc.SRIOV_NET_VF, 'type-PF': orc.PCI_DEVICE,
+                 'type-PCI': orc.PCI_DEVICE, 'vdpa': orc.PCI_DEVICE}
+
+
+class BadComputeNode(Exception):
+    """A legacy row that cannot be migrated; skipped and reported by id."""
+
+    def __init__(self, node_id, reason):
+        self.node_id = node_id
+        self.reason = reason
+        super().__init__('compute node %s: %s' % (node_id, reason))
+
+
+@dataclasses.dataclass
+class LegacyNode:
+    """The capacity columns of one ``compute_nodes`` row."""
+    id: int
+    uuid: str = None
+    host: str = None
+    hypervisor_hostname: str = None
+    vcpus: int = 0
+    memory_mb: int = 0
+    local_gb: int = 0
+    vcpus_used: int = 0
+    memory_mb_used: int = 0
+    local_gb_used: int = 0
+    cpu_allocation_ratio: float = None
+    ram_allocation_ratio: float = None
+    disk_allocation_ratio: float = None
+    disk_available_least: int = None
+    pci_stats: str = None
+    numa_topology: str = None
+
+    @classmethod
+    def from_row(cls, row):
+        """From any row/mapping having the compute_nodes column names."""
+        m = row._mapping if hasattr(row, '_mapping') else row
+        return cls(**{f.name: m.get(f.name) for f in dataclasses.fields(cls)})
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """The configuration the rules depend on (see common/conf/compute.py)."""
+    cpu_allocation_ratio: float = 16.0
+    ram_allocation_ratio: float = 1.5
+    disk_allocation_ratio: float = 1.0
+    shared_storage_hosts: tuple = ()
+    shared_storage_aggregate: str = None
+    pci_max_unit: tuple = ()   # ((resource class, max_unit), ...)
+
+    @classmethod
+    def from_conf(cls, conf):
+        """Rules from a ConfigOpts; ValueError for a configuration that cannot work."""
+        mig = conf.compute_migration
+        rules = cls(conf.cpu_allocation_ratio, conf.ram_allocation_ratio,
+                    conf.disk_allocation_ratio, tuple(mig.shared_storage_hosts),
+                    mig.shared_storage_aggregate,
+                    tuple(sorted((normalize_class(k), int(v))
+                                 for k, v in mig.pci_max_unit.items())))
+        rules.check()
+        return rules
+
+    def check(self):
+        for name in ('cpu_allocation_ratio', 'ram_allocation_ratio',
+                     'disk_allocation_ratio'):
+            if getattr(self, name) <= 0:
+                raise ValueError('[DEFAULT] %s must be > 0' % name)
+        if self.shared_storage_hosts and not uuidutils.is_uuid_like(
+                self.shared_storage_aggregate):
+            raise ValueError('[compute_migration] shared_storage_aggregate must be '
+                             'an aggregate UUID when shared_storage_hosts is set')
+        for rc, value in self.pci_max_unit:
+            if value < 1:
+                raise ValueError('[compute_migration] pci_max_unit of %s must be >= 1'
+                                 % rc)
+
+
+@dataclasses.dataclass
+class ProviderPlan:
+    """What one legacy row becomes."""
+    uuid: str
+    name: str
+    inventories: dict        # resource class -> inventory record (six fields)
+    aggregates: list
+
+
+def record(total, max_unit=None, allocation_ratio=1.0, reserved=0):
+    """An inventory record with Placement's defaults for the other fields."""
+    return {'total': total, 'reserved': reserved, 'min_unit': 1,
+            'max_unit': total if max_unit is None else max_unit, 'step_size': 1,
+            'allocation_ratio': float(allocation_ratio)}
+
+
+def normalize_class(name):
+    """A standard class name as is, anything else as a valid CUSTOM_ name."""
+    name = str(name).strip().upper()
+    if name in orc.STANDARDS or name.startswith(orc.CUSTOM_NAMESPACE):
+        body = name
+    else:
+        body = orc.CUSTOM_NAMESPACE + name
+    return re.sub(r'[^A-Z0-9_]', '_', body)[:255]
+
+
+def is_shared_storage(node, rules):
+    """True when the node's host or hypervisor_hostname matches shared_storage_hosts."""
+    names = [n for n in (node.host, node.hypervisor_hostname) if n]
+    return any(fnmatch.fnmatchcase(n, pat)
+               for pat in rules.shared_storage_hosts for n in names)
+
+
+def ratio(node, field, default):
+    """The row's ratio, the configured one when NULL/0.0; BadComputeNode when < 0."""
+    value = getattr(node, field)
+    if value is None or value == 0:
+        return float(default)
+    if value < 0:
+        raise BadComputeNode(node.id, '%s is %s, must be > 0' % (field, value))
+    return float(value)
+
+
+def _count(node, field):
+    value = getattr(node, field)
+    value = 0 if value is None else value
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise BadComputeNode(node.id, '%s is not an integer: %r' % (field, value))
+    if value < 0:
+        raise BadComputeNode(node.id, '%s is negative (%d)' % (field, value))
+    if value > MAX_INT:
+        raise BadComputeNode(node.id, '%s is too large (%d)' % (field, value))
+    return value
+
+
+def _check_used(node, total_field, used_field, alloc_ratio):
+    total, used = _count(node, total_field), _count(node, used_field)
+    if used > total * alloc_ratio:
+        raise BadComputeNode(
+            node.id, '%s (%d) is more than %s (%d) x allocation ratio %g'
+            % (used_field, used, total_field, total, alloc_ratio))
+    return total
+
+
+def vcpu(node, rules):
+    """{VCPU: total=vcpus, max_unit=vcpus, ratio=cpu_allocation_ratio} (nothing for 0)."""
+    r = ratio(node, 'cpu_allocation_ratio', rules.cpu_allocation_ratio)
+    total = _check_used(node, 'vcpus', 'vcpus_used', r)
+    return {orc.VCPU: record(total, allocation_ratio=r)} if total else {}
+
+
+def memory(node, rules):
+    """{MEMORY_MB: total=memory_mb, max_unit=memory_mb, ratio=ram_allocation_ratio}."""
+    r = ratio(node, 'ram_allocation_ratio', rules.ram_allocation_ratio)
+    total = _check_used(node, 'memory_mb', 'memory_mb_used', r)
+    return {orc.MEMORY_MB: record(total, allocation_ratio=r)} if total else {}
+
+
+def disk(node, rules):
+    """{DISK_GB: total=local_gb, max_unit from disk_available_least} unless shared.
+
+    disk_available_least is the largest disk an instance can still get; it is
+    capped at local_gb, and a value below 1 (over-committed disk) gives 1.
+    """
+    r = ratio(node, 'disk_allocation_ratio', rules.disk_allocation_ratio)
+    total = _check_used(node, 'local_gb', 'local_gb_used', r)
+    if not total or is_shared_storage(node, rules):
+        return {}
+    least = node.disk_available_least
+    max_unit = total if least is None else max(1, min(int(least), total))
+    return {orc.DISK_GB: record(total, max_unit=max_unit, allocation_ratio=r)}
+
+
+def _load_json(node, field):
+    raw = getattr(node, field)
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise BadComputeNode(node.id, '%s is not valid JSON (%s)' % (field, exc))
+
+
+def _unwrap(obj):
+    """The data of a serialised Nova object, or the value itself."""
+    if isinstance(obj, dict) and 'nova_object.data' in obj:
+        return obj['nova_object.data']
+    return obj
+
+
+def _pci_pools(node):
+    data = _unwrap(_load_json(node, 'pci_stats'))
+    if data is None:
+        return []
+    if isinstance(data, dict):
+        data = data.get('objects', [])
+    if not isinstance(data, list):
+        raise BadComputeNode(node.id, 'pci_stats is not a list of device pools')
+    pools = [_unwrap(p) for p in data]
+    if not all(isinstance(p, dict) for p in pools):
+        raise BadComputeNode(node.id, 'pci_stats has a pool that is not an object')
+    return pools
+
+
+def _pci_class(node, pool):
+    tags = pool.get('tags') or {}
+    if not isinstance(tags, dict):
+        raise BadComputeNode(node.id, 'pci_stats pool tags are not an object')
+    explicit = tags.get('resource_class') or pool.get('resource_class')
+    if explicit:
+        return normalize_class(explicit)
+    dev_type = tags.get('dev_type') or pool.get('dev_type') or 'type-PCI'
+    if dev_type in PCI_DEV_TYPES:
+        return PCI_DEV_TYPES[dev_type]
+    raise BadComputeNode(node.id, 'pci_stats pool has unknown dev_type %r' % dev_type)
+
+
+def pci(node, rules):
+    """One inventory per PCI class: total = devices in its pools, max_unit as configured."""
+    totals = {}
+    for pool in _pci_pools(node):
+        count = pool.get('count', 0)
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise BadComputeNode(node.id, 'pci_stats pool count %r is not a count '
+                                          'of devices' % (count,))
+        rc = _pci_class(node, pool)
+        totals[rc] = totals.get(rc, 0) + count
+    limits = dict(rules.pci_max_unit)
+    return {rc: record(total, max_unit=min(limits.get(rc, total), total))
+            for rc, total in sorted(totals.items()) if total}
+
+
+def _cells(node):
+    data = _unwrap(_load_json(node, 'numa_topology'))
+    if data is None:
+        return []
+    cells = data.get('cells') if isinstance(data, dict) else None
+    if not isinstance(cells, list):
+        raise BadComputeNode(node.id, 'numa_topology has no list of cells')
+    cells = [_unwrap(c) for c in cells]
+    if not all(isinstance(c, dict) for c in cells):
+        raise BadComputeNode(node.id, 'numa_topology has a cell that is not an object')
+    return cells
+
+
+def page_class(size_kb):
+    """The class of huge pages of ``size_kb``: CUSTOM_HUGEPAGES_2M, _1G, _<n>K."""
+    if size_kb % 1048576 == 0:
+        return 'CUSTOM_HUGEPAGES_%dG' % (size_kb // 1048576)
+    if size_kb % 1024 == 0:
+        return 'CUSTOM_HUGEPAGES_%dM' % (size_kb // 1024)
+    return 'CUSTOM_HUGEPAGES_%dK' % size_kb
+
+
+def _int(node, value, what):
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise BadComputeNode(node.id, 'numa_topology %s %r is not a count' % (what, value))
+    return value
+
+
+def numa(node, rules):
+    """NUMA classes: PCPU from each cell's pcpuset, huge pages from its mempages.
+
+    total = sum over the cells, max_unit = the largest cell (one consumer
+    cannot span cells); reserved pages are reserved; 4 KiB pages are plain
+    MEMORY_MB and are left out.
+    """
+    pcpus, pages = [], {}
+    for cell in _cells(node):
+        pcpuset = cell.get('pcpuset') or []
+        if not isinstance(pcpuset, list):
+            raise BadComputeNode(node.id, 'numa_topology pcpuset is not a list')
+        pcpus.append(len(pcpuset))
+        for page in cell.get('mempages') or []:
+            page = _unwrap(page)
+            if not isinstance(page, dict):
+                raise BadComputeNode(node.id, 'numa_topology mempage is not an object')
+            size = _int(node, page.get('size_kb'), 'size_kb')
+            if size <= 4:
+                continue
+            total = _int(node, page.get('total', 0), 'page total')
+            used = _int(node, page.get('used', 0), 'pages used')
+            reserved = _int(node, page.get('reserved', 0), 'pages reserved')
+            if used + reserved > total:
+                raise BadComputeNode(node.id, '%d KiB pages: used %d + reserved %d is '
+                                              'more than total %d'
+                                     % (size, used, reserved, total))
+            pages.setdefault(size, []).append((total, reserved))
+    out = {}
+    if sum(pcpus):
+        out[orc.PCPU] = record(sum(pcpus), max_unit=max(pcpus))
+    for size, cells in sorted(pages.items()):
+        total = sum(t for t, _ in cells)
+        reserved = sum(r for _, r in cells)
+        if total - reserved > 0:
+            out[page_class(size)] = record(total, max_unit=max(t for t, _ in cells),
+                                           reserved=reserved)
+    return out
+
+
+RULES = (vcpu, memory, disk, pci, numa)
+
+# classes a legacy row governs even when its plan has none of them (a node
+# whose PCI pool went away loses that inventory on the next update)
+LEGACY_CLASSES = frozenset({orc.VCPU, orc.MEMORY_MB, orc.DISK_GB, orc.PCPU,
+                            orc.SRIOV_NET_VF, orc.PCI_DEVICE})
+# stands in for the uuid a not yet migrated row will get, to validate it
+PLACEHOLDER_UUID = '00000000-0000-4000-8000-000000000000'
+
+
+def _name(node):
+    name = node.hypervisor_hostname
+    if not name or not str(name).strip():
+        raise BadComputeNode(node.id, 'hypervisor_hostname is empty')
+    if len(name) > NAME_MAX:
+        raise BadComputeNode(node.id, 'hypervisor_hostname is longer than %d '
+                                      'characters' % NAME_MAX)
+    return name
+
+
+def plan(node, rules, uuid=None):
+    """The ProviderPlan of ``node``; BadComputeNode when the row is impossible.
+
+    ``uuid`` is used when the row has none yet (the migration gives it one).
+    """
+    node_uuid = node.uuid or uuid
+    if not uuidutils.is_uuid_like(node_uuid):
+        raise BadComputeNode(node.id, 'uuid %r is not a UUID' % (node_uuid,))
+    name = _name(node)
+    inventories = {}
+    for rule in RULES:
+        inventories.update(rule(node, rules))
+    aggregates = []
+    if is_shared_storage(node, rules):
+        aggregates.append(rules.shared_storage_aggregate)
+    return ProviderPlan(node_uuid, name, inventories, aggregates)
+
+
+def managed_classes(node, rules):
+    """The classes a (valid) row governs; other inventory of the provider is left alone."""
+    try:
+        return set(plan(node, rules, uuid=node.uuid or PLACEHOLDER_UUID)
+                   .inventories) | LEGACY_CLASSES
+    except BadComputeNode:
+        return set(LEGACY_CLASSES)
