@@ -1,0 +1,1 @@
+"""Allocation candidate engine: plan, set-based loading, per-anchor search, summaries."""

@@ -1,0 +1,164 @@
+"""Set-based loading of the provider data a candidate search needs.
+
+A handful of queries per batch of trees, never one per provider: the roots
+that can matter (from the inventories of the requested classes, in root
+order so a limited search can stop early), then the providers, inventories
+with usage, traits and aggregates of those trees.
+"""
+
+import sqlalchemy as sa
+
+from db import models
+
+_RP = models.ResourceProvider.__table__
+_INV = models.Inventory.__table__
+_ALLOC = models.Allocation.__table__
+_RPT = models.ResourceProviderTrait.__table__
+_TRAIT = models.Trait.__table__
+_RPA = models.ResourceProviderAggregate.__table__
+
+CHUNK = 500
+
+# inventory tuple positions
+MIN_UNIT, MAX_UNIT, STEP, FREE, CAPACITY, USED = range(6)
+
+
+class Provider:
+    """One provider as the search sees it.
+
+    ``inv`` maps class id -> (min_unit, max_unit, step, free, capacity, used)
+    where capacity = int((total - reserved) * allocation_ratio) and free =
+    capacity - used.  ``traits`` maps trait id -> name.
+    """
+    __slots__ = ('id', 'uuid', 'parent_id', 'root_id', 'inv', 'traits', 'aggs',
+                 'sharing')
+
+    def __init__(self, rp_id, uuid, parent_id, root_id):
+        self.id = rp_id
+        self.uuid = uuid
+        self.parent_id = parent_id
+        self.root_id = root_id
+        self.inv = {}
+        self.traits = {}
+        self.aggs = frozenset()
+        self.sharing = False
+
+    def __repr__(self):
+        return 'Provider(%d)' % self.id
+
+
+def _chunks(ids):
+    ids = list(ids)
+    for i in range(0, len(ids), CHUNK):
+        yield ids[i:i + CHUNK]
+
+
+def roots_with_classes(ctx, class_ids, after=None, limit=None):
+    """Sorted ids of the roots whose trees hold inventory of any of ``class_ids``.
+
+    With ``limit`` the scan walks the root index in order from ``after`` and
+    stops after ``limit`` roots, so a limited search reads what it returns.
+    """
+    q = (sa.select(_RP.c.root_provider_id).distinct()
+         .select_from(_RP.join(_INV, _INV.c.resource_provider_id == _RP.c.id))
+         .where(_INV.c.resource_class_id.in_(sorted(class_ids))))
+    if after is not None:
+        q = q.where(_RP.c.root_provider_id > after)
+    if limit is not None:
+        q = q.order_by(_RP.c.root_provider_id).limit(limit)
+    roots = ctx.session.execute(q).scalars().all()
+    if limit is None:
+        roots.sort()
+    return roots
+
+
+def _usage():
+    return (sa.select(sa.func.sum(_ALLOC.c.used))
+            .where(_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id)
+            .where(_ALLOC.c.resource_class_id == _INV.c.resource_class_id)
+            .scalar_subquery())
+
+
+def load_trees(ctx, root_ids, with_aggregates, into=None):
+    """{provider id: Provider} for every provider of the trees rooted at ``root_ids``.
+
+    Inventories come with their current usage; traits with their names.
+    Aggregates are read only when ``with_aggregates``.  Providers already
+    in ``into`` are not read again.
+    """
+    providers = {} if into is None else into
+    roots = [r for r in root_ids]
+    if into:
+        roots = [r for r in roots if r not in providers]
+    in_tree = _RP.c.root_provider_id.in_
+    for chunk in _chunks(roots):
+        rows = ctx.session.execute(
+            sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
+                      _RP.c.root_provider_id).where(in_tree(chunk)))
+        new = {}
+        for rp_id, uuid, parent_id, root_id in rows:
+            new[rp_id] = Provider(rp_id, uuid, parent_id, root_id)
+        rows = ctx.session.execute(
+            sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+                      _INV.c.total, _INV.c.reserved, _INV.c.min_unit,
+                      _INV.c.max_unit, _INV.c.step_size, _INV.c.allocation_ratio,
+                      _usage())
+            .select_from(_INV.join(_RP, _RP.c.id == _INV.c.resource_provider_id))
+            .where(in_tree(chunk)))
+        for rp_id, rc_id, total, reserved, min_unit, max_unit, step, ratio, used in rows:
+            capacity = int((total - reserved) * ratio)
+            used = used or 0
+            new[rp_id].inv[rc_id] = (min_unit, max_unit, step, capacity - used,
+                                     capacity, used)
+        rows = ctx.session.execute(
+            sa.select(_RPT.c.resource_provider_id, _RPT.c.trait_id, _TRAIT.c.name)
+            .select_from(_RPT.join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
+                         .join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
+            .where(in_tree(chunk)))
+        for rp_id, trait_id, name in rows:
+            new[rp_id].traits[trait_id] = name
+        if with_aggregates:
+            aggs = {}
+            rows = ctx.session.execute(
+                sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id)
+                .select_from(_RPA.join(_RP, _RP.c.id == _RPA.c.resource_provider_id))
+                .where(in_tree(chunk)))
+            for rp_id, agg_id in rows:
+                aggs.setdefault(rp_id, set()).add(agg_id)
+            for rp_id, found in aggs.items():
+                new[rp_id].aggs = frozenset(found)
+        providers.update(new)
+    return providers
+
+
+def sharing_anchors(ctx, sharing_trait):
+    """{sharing provider id: (its root id, set of anchor root ids)}.
+
+    The anchors of a sharing provider are the roots of every provider that
+    shares an aggregate with it, plus its own root.
+    """
+    if sharing_trait is None:
+        return {}
+    sharing = ctx.session.execute(
+        sa.select(_RPT.c.resource_provider_id, _RP.c.root_provider_id)
+        .select_from(_RPT.join(_RP, _RP.c.id == _RPT.c.resource_provider_id))
+        .where(_RPT.c.trait_id == sharing_trait)).all()
+    anchors = {rp_id: (root_id, {root_id}) for rp_id, root_id in sharing}
+    mine = _RPA.alias('mine')
+    other = _RPA.alias('other')
+    for chunk in _chunks(sorted(anchors)):
+        rows = ctx.session.execute(
+            sa.select(mine.c.resource_provider_id, _RP.c.root_provider_id).distinct()
+            .select_from(mine.join(other, other.c.aggregate_id == mine.c.aggregate_id)
+                         .join(_RP, _RP.c.id == other.c.resource_provider_id))
+            .where(mine.c.resource_provider_id.in_(chunk)))
+        for rp_id, root_id in rows:
+            anchors[rp_id][1].add(root_id)
+    return anchors
+
+
+def has_nested(ctx):
+    """True when any provider has a parent."""
+    return ctx.session.execute(
+        sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None)).limit(1)
+    ).first() is not None

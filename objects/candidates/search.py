@@ -1,0 +1,236 @@
+"""The per-anchor search: each group's options, then their valid combinations.
+
+Everything here works on providers already in memory (see loader); a
+search over one anchor tree yields its candidates lazily, in a stable order
+(groups as planned, providers by id), so a caller can stop after N.
+"""
+
+import itertools
+
+from objects.candidates import loader
+
+_FREE = loader.FREE
+_MAX_UNIT = loader.MAX_UNIT
+
+
+class Candidate:
+    """One allocation request.
+
+    ``allocations`` maps provider uuid -> {class name: amount} (providers in
+    id order); ``mappings`` maps group suffix -> [provider uuid, ...];
+    ``providers`` are the Provider objects named by either.
+    """
+    __slots__ = ('allocations', 'mappings', 'providers')
+
+    def __init__(self, allocations, mappings, providers):
+        self.allocations = allocations
+        self.mappings = mappings
+        self.providers = providers
+
+    def key(self):
+        return (tuple((u, tuple(sorted(r.items())))
+                      for u, r in sorted(self.allocations.items())),
+                tuple((s, tuple(v)) for s, v in sorted(self.mappings.items())))
+
+
+def can_serve(p, rc_id, amount):
+    """Whether ``p`` alone can take ``amount`` of class ``rc_id`` (3.1)."""
+    inv = p.inv.get(rc_id)
+    return (inv is not None and inv[0] <= amount <= inv[1]
+            and amount % inv[2] == 0 and amount <= inv[3])
+
+
+class Search:
+    """Candidate search over loaded providers for one compiled Plan."""
+
+    def __init__(self, plan, providers, sharing_anchors, drop_nested=False):
+        self.plan = plan
+        self.providers = providers
+        self.drop_nested = drop_nested
+        self.trees = {}
+        for p in sorted(providers.values(), key=lambda p: p.id):
+            self.trees.setdefault(p.root_id, []).append(p)
+        self.shared = {}
+        for rp_id in sorted(sharing_anchors):
+            p = providers.get(rp_id)
+            if p is None:
+                continue
+            p.sharing = True
+            for root_id in sharing_anchors[rp_id][1]:
+                if root_id != p.root_id:
+                    self.shared.setdefault(root_id, []).append(p)
+        self._ok = [{} for _ in plan.groups]
+        self._names = plan.class_names
+
+    def add_trees(self, providers):
+        """Make newly loaded providers (another batch of trees) searchable."""
+        for p in sorted(providers, key=lambda p: p.id):
+            self.trees.setdefault(p.root_id, []).append(p)
+
+    # -- per-provider filters ---------------------------------------------
+
+    def _passes(self, gi, p):
+        cache = self._ok[gi]
+        ok = cache.get(p.id)
+        if ok is None:
+            ok = cache[p.id] = self._check(self.plan.groups[gi], p)
+        return ok
+
+    def _check(self, g, p):
+        if g.in_tree is not None and p.root_id != g.in_tree:
+            return False
+        if g.forbidden and not g.forbidden.isdisjoint(p.traits):
+            return False
+        aggs = p.aggs
+        if not g.granular and not p.sharing and (g.member_of or g.forbidden_aggs):
+            root = self.providers.get(p.root_id)
+            if root is not None and root is not p:
+                aggs = aggs | root.aggs
+        for any_of in g.member_of:
+            if any_of.isdisjoint(aggs):
+                return False
+        if g.forbidden_aggs and not g.forbidden_aggs.isdisjoint(aggs):
+            return False
+        if g.granular:
+            for any_of in g.required:
+                if any_of.isdisjoint(p.traits):
+                    return False
+        return True
+
+    # -- options ------------------------------------------------------------
+
+    def _unsuffixed_options(self, gi, g, pool):
+        per_class = []
+        for rc_id, amount in g.amounts:
+            found = [p for p in pool
+                     if can_serve(p, rc_id, amount) and self._passes(gi, p)]
+            if not found:
+                return []
+            per_class.append(found)
+        if all(len(found) == 1 for found in per_class):
+            combos = [tuple(found[0] for found in per_class)]
+        else:
+            combos = itertools.product(*per_class)
+        if not g.required:
+            return combos if isinstance(combos, list) else list(combos)
+        options = []
+        for combo in combos:
+            traits = set()
+            for p in set(combo):
+                traits.update(p.traits)
+            if all(not any_of.isdisjoint(traits) for any_of in g.required):
+                options.append(combo)
+        return options
+
+    def _granular_options(self, gi, g, pool):
+        return [p for p in pool if self._passes(gi, p)
+                and all(can_serve(p, rc_id, amount) for rc_id, amount in g.amounts)]
+
+    def _root_ok(self, root_id):
+        plan = self.plan
+        if not (plan.root_required or plan.root_forbidden):
+            return True
+        root = self.providers.get(root_id)
+        if root is None:
+            return False
+        return (plan.root_required.issubset(root.traits)
+                and plan.root_forbidden.isdisjoint(root.traits))
+
+    # -- combination --------------------------------------------------------
+
+    def anchor(self, root_id):
+        """Yield the candidates anchored on the tree rooted at ``root_id``."""
+        if not self._root_ok(root_id):
+            return
+        pool = self.trees.get(root_id, [])
+        shared = self.shared.get(root_id)
+        if shared:
+            pool = pool + shared
+        if not pool:
+            return
+        per_group = []
+        for gi, g in enumerate(self.plan.groups):
+            if g.granular:
+                options = self._granular_options(gi, g, pool)
+            else:
+                options = self._unsuffixed_options(gi, g, pool)
+            if not options:
+                return
+            per_group.append(options)
+        if len(per_group) == 1:
+            for option in per_group[0]:
+                cand = self._build((option,))
+                if cand is not None:
+                    yield cand
+            return
+        for choice in itertools.product(*per_group):
+            cand = self._build(choice)
+            if cand is not None:
+                yield cand
+
+    def _build(self, choice):
+        plan = self.plan
+        groups = plan.groups
+        if plan.isolate:
+            granular = [c for g, c in zip(groups, choice) if g.granular]
+            if len(set(granular)) != len(granular):
+                return None
+        for names in plan.same_subtree:
+            if not _same_subtree({choice[i] for i in names}, self.providers):
+                return None
+        totals = {}
+        mappings = {}
+        for g, c in zip(groups, choice):
+            if g.granular:
+                mappings[g.suffix] = [c.uuid]
+                if g.amounts:
+                    per = totals.setdefault(c, {})
+                    for rc_id, amount in g.amounts:
+                        per[rc_id] = per.get(rc_id, 0) + amount
+            else:
+                used = []
+                for p, (rc_id, amount) in zip(c, g.amounts):
+                    per = totals.setdefault(p, {})
+                    per[rc_id] = per.get(rc_id, 0) + amount
+                    if p not in used:
+                        used.append(p)
+                mappings[''] = sorted(p.uuid for p in used)
+        if len(groups) > 1:
+            for p, per in totals.items():
+                for rc_id, amount in per.items():
+                    inv = p.inv[rc_id]
+                    if amount > inv[_FREE] or amount > inv[_MAX_UNIT]:
+                        return None
+        if self.drop_nested and len(totals) > 1:
+            if len({p.root_id for p in totals}) != len(totals):
+                return None
+        names = self._names
+        allocations = {}
+        for p in sorted(totals, key=_by_id):
+            allocations[p.uuid] = {names[rc_id]: amount
+                                   for rc_id, amount in totals[p].items()}
+        providers = set(totals)
+        for g, c in zip(groups, choice):
+            if g.granular and not g.amounts:
+                providers.add(c)
+        return Candidate(allocations, mappings, providers)
+
+
+def _by_id(p):
+    return p.id
+
+
+def _ancestors(p, providers):
+    seen = []
+    while p is not None:
+        seen.append(p.id)
+        p = providers.get(p.parent_id) if p.parent_id is not None else None
+    return seen
+
+
+def _same_subtree(chosen, providers):
+    """Whether one of ``chosen`` is an ancestor-or-self of all the others."""
+    if len(chosen) == 1:
+        return True
+    lines = {p.id: set(_ancestors(p, providers)) for p in chosen}
+    return any(all(top.id in line for line in lines.values()) for top in chosen)
