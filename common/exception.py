@@ -89,6 +89,27 @@ class ConcurrentUpdate(Conflict):
     msg_fmt = "%(what)s generation conflict: %(reason)s"
 
 
+class ConsumerGenerationConflict(ConcurrentUpdate):
+    """The client's consumer generation is stale: only a re-read helps, never a retry."""
+    msg_fmt = "consumer generation conflict: %(reason)s"
+
+
+class AllocationProviderNotFound(Invalid):
+    msg_fmt = "Allocation for resource provider '%(uuid)s' that does not exist."
+
+
+class AllocationClassNotFound(Invalid):
+    msg_fmt = "Unable to allocate inventory: No such resource class %(name)s."
+
+
+class ReshapeProviderNotFound(Invalid):
+    msg_fmt = "Resource provider %(uuid)s in inventories not found."
+
+
+class ConsumerAllocationsNotFound(NotFound):
+    msg_fmt = "No allocations for consumer '%(uuid)s'"
+
+
 class ProviderHasChildren(Conflict):
     msg_fmt = "Unable to delete parent resource provider %(uuid)s: It has child resource providers."
 
@@ -118,3 +139,63 @@ class ServiceUnavailable(BerthException):
 
 class NoFreeWorker(ServiceUnavailable):
     msg_fmt = "Conductor %(host)s has no free worker for this request; retry later."
+
+
+# --- Bare metal (Ironic-compatible messages) -------------------------------------------
+
+class NodeNotFound(NotFound):
+    msg_fmt = "Node %(node)s could not be found."
+
+
+class NodeAlreadyExists(Conflict):
+    msg_fmt = "A node with %(field)s %(value)s already exists."
+
+
+class NodeLocked(Conflict):
+    msg_fmt = ("Node %(node)s is locked by host %(host)s, please retry after "
+               "the current operation is completed.")
+
+
+class NodeAssociated(Conflict):
+    msg_fmt = ("Node %(node)s is associated with instance %(instance)s.")
+
+
+class InstanceAssociated(Conflict):
+    msg_fmt = ("Instance %(instance_uuid)s is already associated with a node, "
+               "it cannot be associated with this other node %(node)s")
+
+
+class NodeInvalidState(Conflict):
+    """Ironic's InvalidState: the node's state forbids the operation (409)."""
+    msg_fmt = "%(reason)s"
+
+
+class InvalidStateRequested(Invalid):
+    msg_fmt = ('The requested action "%(action)s" can not be performed on node '
+               '"%(node)s" while it is in state "%(state)s".')
+
+
+class AllocationNotFound(NotFound):
+    msg_fmt = "Allocation %(allocation)s could not be found."
+
+
+class AllocationDuplicateName(Conflict):
+    msg_fmt = "An allocation with name %(name)s already exists."
+
+
+class AllocationAlreadyExists(Conflict):
+    msg_fmt = "An allocation with UUID %(uuid)s already exists."
+
+
+class AllocationFailed(BerthException):
+    """A node allocation could not be fulfilled (stored as last_error, not raised to clients)."""
+    msg_fmt = "Failed to process allocation %(uuid)s: %(error)s."
+
+
+class ComputeNodeNotFound(NotFound):
+    msg_fmt = "Compute node %(node)s could not be found."
+
+
+class NotNovaCellDatabase(Invalid):
+    """The source of ``berth-manage import compute-nodes`` is not a Nova cell database."""
+    msg_fmt = "%(url)s is not a Nova cell database: %(reason)s"

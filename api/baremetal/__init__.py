@@ -1,0 +1,1 @@
+"""The bare-metal REST API: Ironic's /v1 nodes and allocations."""

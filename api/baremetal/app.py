@@ -1,0 +1,144 @@
+"""The bare-metal (Ironic /v1) WSGI application and its request pipeline.
+
+Request id, version negotiation (400 garbage, 406 out of range), identity,
+body checks, routing, handler; any error is rendered in Ironic's envelope and
+every answer carries the version headers.
+"""
+
+import logging
+
+import webob
+from oslo_middleware import cors
+from oslo_serialization import jsonutils
+from oslo_utils import uuidutils
+
+from api.baremetal import fault
+from api.baremetal import policy
+from api.baremetal import routes
+from api.baremetal import version as api_version
+from common import context as berth_context
+from common import exception
+
+LOG = logging.getLogger(__name__)
+
+
+class BaremetalRequest(webob.Request):
+    """A webob request with berth's per-request state as attributes."""
+
+    @property
+    def context(self):
+        return self.environ['berth.context']
+
+    @property
+    def version(self):
+        return self.environ['berth.microversion']
+
+    @property
+    def conf(self):
+        return self.environ['berth.conf']
+
+    @property
+    def conductor(self):
+        return self.environ.get('berth.conductor')
+
+
+def _noauth_context(req, db):
+    """Ironic's noauth: every caller is an admin (a token, if any, is ignored)."""
+    return berth_context.RequestContext(
+        user_id='admin', project_id='admin', roles=['admin'], is_admin=True,
+        request_id=req.environ['berth.request_id'], db=db, overwrite=False)
+
+
+def _keystone_context(req, db):
+    if req.headers.get('x-identity-status', 'Confirmed') != 'Confirmed':
+        raise fault.Unauthorized('Authentication required')
+    ctx = berth_context.RequestContext.from_environ(
+        req.environ, request_id=req.environ['berth.request_id'], db=db,
+        overwrite=False)
+    if not ctx.user_id:
+        raise fault.Unauthorized('Authentication required')
+    return ctx
+
+
+class BaremetalApp:
+    def __init__(self, conf, db, conductor=None):
+        self.conf = conf
+        self.db = db
+        self.conductor = conductor
+        self.enforcer = policy.make_enforcer(conf)
+        self.max_body = conf.api.max_request_body_size
+        self.identify = (_keystone_context if conf.api.auth_strategy == 'keystone'
+                         else _noauth_context)
+
+    def __call__(self, environ, start_response):
+        request_id = 'req-' + uuidutils.generate_uuid()
+        environ.update({'berth.request_id': request_id, 'berth.conf': self.conf,
+                        'berth.baremetal_enforcer': self.enforcer,
+                        'berth.conductor': self.conductor})
+        req = BaremetalRequest(environ)
+        try:
+            resp = self._handle(req)
+        except fault.ApiError as exc:
+            resp = self._error(exc)
+        except exception.BerthException as exc:
+            resp = self._error(fault.from_domain(exc))
+        except Exception:
+            LOG.exception('Unexpected error handling %s %s', req.method, req.path)
+            resp = self._error(fault.ApiError(
+                'An unexpected error prevented the server from fulfilling the '
+                'request.'))
+        resp.headers['openstack-request-id'] = request_id
+        resp.headers['x-openstack-request-id'] = request_id
+        resp.headers[api_version.MIN_HEADER] = str(api_version.MIN_VERSION)
+        resp.headers[api_version.MAX_HEADER] = str(api_version.MAX_VERSION)
+        if environ.get('berth.microversion') is not None:
+            resp.headers[api_version.HEADER] = str(environ['berth.microversion'])
+        return resp(environ, start_response)
+
+    def _handle(self, req):
+        try:
+            req.environ['berth.microversion'] = api_version.negotiate(
+                req.headers.get(api_version.HEADER))
+        except api_version.InvalidVersion as exc:
+            raise fault.BadRequest(str(exc))
+        except api_version.UnacceptableVersion as exc:
+            raise fault.NotAcceptable(str(exc))
+        if req.path_info.strip('/') not in ('', 'v1'):
+            req.environ['berth.context'] = self.identify(req, self.db)
+        self._check_body(req)
+        return routes.ROUTER(req)
+
+    def _check_body(self, req):
+        length = req.headers.get('content-length')
+        if length is None:
+            if req.is_body_readable and req.method in ('POST', 'PUT', 'PATCH'):
+                data = req.body_file.read(self.max_body + 1)
+                if len(data) > self.max_body:
+                    raise fault.RequestTooLarge('Request is too large.')
+                req.body = data
+            return
+        try:
+            length = int(length)
+        except ValueError:
+            raise fault.BadRequest('content-length header must be an integer')
+        if length > self.max_body:
+            raise fault.RequestTooLarge('Request is too large.')
+
+    @staticmethod
+    def _error(exc):
+        resp = webob.Response(status=exc.status, content_type='application/json',
+                              charset=None)
+        resp.body = jsonutils.dump_as_bytes(fault.body(exc.status, exc.detail))
+        for name, value in exc.headers.items():
+            resp.headers[name] = value
+        return resp
+
+
+def loadapp(conf, db, conductor=None):
+    """The one factory of the bare-metal WSGI app, with its middleware."""
+    app = BaremetalApp(conf, db, conductor)
+    if conf.api.auth_strategy == 'keystone':
+        from keystonemiddleware import auth_token  # optional extra: [keystone]
+        app = auth_token.AuthProtocol(app, {'oslo_config_config': conf,
+                                            'delay_auth_decision': True})
+    return cors.CORS(app, conf)

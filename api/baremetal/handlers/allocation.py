@@ -1,0 +1,207 @@
+"""/v1/allocations and /v1/nodes/{node}/allocation (API 1.52+).
+
+A new allocation is stored ``allocating`` with the ring owner of its uuid as
+conductor affinity and cast to that conductor; the answer (201) does not
+wait.  A backfill (``node``, 1.58) is decided here at once.  Deletes are an
+RPC call, so the node rules (409) reach the client.
+"""
+
+from oslo_utils import uuidutils
+
+from api.baremetal import common
+from api.baremetal import fault
+from api.baremetal import policy
+from api.baremetal import version as api_version
+from common import exception
+from objects import node as node_obj
+from objects import node_allocation as alloc_obj
+from objects import node_reservation
+
+_NULLABLE_STR = {'type': ['string', 'null']}
+CREATE_SCHEMA = {
+    'type': 'object',
+    'properties': {
+        'resource_class': {'type': ['string', 'null'], 'maxLength': 80},
+        'traits': {'type': ['array', 'null'], 'items': {'type': 'string'}},
+        'candidate_nodes': {'type': ['array', 'null'], 'items': {'type': 'string'}},
+        'name': _NULLABLE_STR, 'uuid': _NULLABLE_STR,
+        'extra': {'type': ['object', 'null']},
+        'owner': {'type': ['string', 'null'], 'maxLength': 255},
+        'node': _NULLABLE_STR,
+    },
+    'additionalProperties': False,
+}
+_FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error', 'resource_class',
+           'traits', 'candidate_nodes', 'extra', 'owner', 'created_at', 'updated_at')
+_SORT_FORBIDDEN = ('extra', 'candidate_nodes', 'traits')
+
+
+def _iso(when):
+    return None if when is None else when.isoformat() + '+00:00'
+
+
+def represent(req, alloc, fields=None):
+    body = {'uuid': alloc.uuid, 'name': alloc.name, 'node_uuid': alloc.node_uuid,
+            'state': alloc.state, 'last_error': alloc.last_error,
+            'resource_class': alloc.resource_class, 'traits': alloc.traits,
+            'candidate_nodes': alloc.candidate_nodes, 'extra': alloc.extra,
+            'owner': alloc.owner, 'created_at': _iso(alloc.created_at),
+            'updated_at': _iso(alloc.updated_at),
+            'links': common.links(req, 'allocations', alloc.uuid)}
+    if not req.version.matches(api_version.ALLOCATION_OWNER):
+        body.pop('owner')
+    return common.pick(body, fields)
+
+
+def _allowed_fields(req):
+    if req.version.matches(api_version.ALLOCATION_OWNER):
+        return _FIELDS
+    return tuple(f for f in _FIELDS if f != 'owner')
+
+
+def _conductor(req):
+    if req.conductor is None:
+        raise fault.ServiceUnavailable('No conductor is available to process the '
+                                       'request.')
+    return req.conductor
+
+
+def _validate_create(req, data):
+    if 'node' in data and not req.version.matches(api_version.BACKFILL):
+        raise fault.BadRequest("Invalid input for field/attribute body. Additional "
+                               "properties are not allowed ('node' was unexpected)")
+    if 'owner' in data and not req.version.matches(api_version.ALLOCATION_OWNER):
+        raise fault.NotAcceptable('The owner field needs API version %s'
+                                  % api_version.ALLOCATION_OWNER)
+    values = {k: v for k, v in data.items() if v is not None}
+    if not values.get('resource_class') and not values.get('node'):
+        raise fault.BadRequest('The resource_class field is mandatory when not '
+                               'backfilling')
+    for trait in values.get('traits', ()):
+        common.check_trait(trait)
+    common.check_name(values.get('name'))
+    if uuidutils.is_uuid_like(values.get('name')):
+        raise fault.BadRequest('An allocation name cannot look like a UUID: %s'
+                               % values['name'])
+    if 'uuid' in values and not uuidutils.is_uuid_like(values['uuid']):
+        raise fault.BadRequest('Expected a UUID but received %s.' % values['uuid'])
+    for ident in values.get('candidate_nodes', ()):
+        common.check_ident(ident)
+    if 'node' in values:
+        common.check_ident(values['node'])
+    return values
+
+
+@common.endpoint(api_version.ALLOCATIONS, too_old=405)
+def create_allocation(req):
+    policy.authorize(req, policy.ALLOCATION_CREATE)
+    values = _validate_create(req, common.json_body(req, CREATE_SCHEMA))
+    ctx = req.context
+    if values.get('candidate_nodes'):
+        try:
+            values['candidate_nodes'] = node_obj.uuids_for(ctx, values['candidate_nodes'])
+        except exception.NodeNotFound as exc:
+            raise fault.BadRequest('Cannot use node %s as a candidate: %s'
+                                   % (exc.kwargs.get('node'), exc.message))
+    node_ident = values.pop('node', None)
+    if node_ident is not None:
+        try:
+            alloc, error = node_reservation.backfill(ctx, values, node_ident)
+        except exception.NodeNotFound as exc:
+            raise fault.BadRequest(exc.message)
+        if error is not None:
+            raise fault.BadRequest(error)
+    else:
+        alloc = _create_and_cast(req, values)
+    return common.send_json(represent(req, alloc), status=201, headers={
+        'location': '%s%s/v1/allocations/%s' % (req.host_url, req.script_name,
+                                                alloc.uuid)})
+
+
+def _create_and_cast(req, values):
+    """Store the row for its ring owner and cast; 503 leaves nothing behind."""
+    conductor = _conductor(req)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    host = conductor.allocation_owner(values['uuid'])
+    alloc = alloc_obj.create(req.context, dict(values, state=alloc_obj.ALLOCATING,
+                                               conductor_affinity=host))
+    try:
+        conductor.create_allocation(req.context, alloc.id, host)
+    except exception.ServiceUnavailable:
+        node_reservation.delete_unstarted(req.context, alloc.id)
+        raise
+    return alloc
+
+
+@common.endpoint(api_version.ALLOCATIONS)
+def list_allocations(req):
+    policy.authorize(req, policy.ALLOCATION_LIST)
+    if 'owner' in req.GET and not req.version.matches(api_version.ALLOCATION_OWNER):
+        raise fault.NotAcceptable('The owner filter needs API version %s'
+                                  % api_version.ALLOCATION_OWNER)
+    fields = common.fields_param(req, _allowed_fields(req))
+    limit, marker, sort_key, sort_dir = common.pagination(
+        req, alloc_obj.SORT_KEYS + _SORT_FORBIDDEN, _SORT_FORBIDDEN)
+    state = req.GET.get('state')
+    if state is not None and state not in alloc_obj.STATES:
+        raise fault.BadRequest('Invalid state %s; valid states: %s'
+                               % (state, ', '.join(alloc_obj.STATES)))
+    filters = {'state': state, 'resource_class': req.GET.get('resource_class'),
+               'owner': req.GET.get('owner')}
+    if req.GET.get('node'):
+        try:
+            filters['node_id'] = node_obj.get(req.context, req.GET['node']).id
+        except exception.NodeNotFound as exc:
+            raise fault.BadRequest(exc.message)
+    allocs = alloc_obj.list_allocations(req.context, filters, limit, marker,
+                                        sort_key, sort_dir)
+    items = [represent(req, a, fields) for a in allocs]
+    return common.send_json(common.collection(req, 'allocations', items, limit))
+
+
+@common.endpoint(api_version.ALLOCATIONS)
+def get_allocation(req):
+    policy.authorize(req, policy.ALLOCATION_GET)
+    fields = common.fields_param(req, _allowed_fields(req))
+    alloc = alloc_obj.get(req.context, req.urlvars['allocation'])
+    return common.send_json(represent(req, alloc, fields))
+
+
+@common.endpoint(api_version.ALLOCATION_PATCH, too_old=405)
+def update_allocation(req):
+    policy.authorize(req, policy.ALLOCATION_UPDATE)
+    patch = common.json_body(req)
+    alloc = alloc_obj.get(req.context, req.urlvars['allocation'])
+    doc = {'name': alloc.name, 'extra': alloc.extra}
+    new = common.apply_patch(doc, patch, {'name': True, 'extra': 'sub'})
+    name = new.get('name')
+    common.check_name(name)
+    if name is not None and uuidutils.is_uuid_like(name):
+        raise fault.BadRequest('An allocation name cannot look like a UUID: %s' % name)
+    alloc = alloc_obj.update(req.context, alloc.uuid,
+                             {'name': name, 'extra': new.get('extra') or {}})
+    return common.send_json(represent(req, alloc))
+
+
+@common.endpoint(api_version.ALLOCATIONS, too_old=405)
+def delete_allocation(req):
+    policy.authorize(req, policy.ALLOCATION_DELETE)
+    alloc = alloc_obj.get(req.context, req.urlvars['allocation'])
+    _conductor(req).destroy_allocation(req.context, alloc.uuid)
+    return common.no_content()
+
+
+@common.endpoint(api_version.ALLOCATIONS)
+def get_node_allocation(req):
+    policy.authorize(req, policy.ALLOCATION_GET)
+    fields = common.fields_param(req, _allowed_fields(req))
+    alloc = alloc_obj.get_by_node(req.context, req.urlvars['node'])
+    return common.send_json(represent(req, alloc, fields))
+
+
+@common.endpoint(api_version.ALLOCATIONS, too_old=405)
+def delete_node_allocation(req):
+    policy.authorize(req, policy.ALLOCATION_DELETE)
+    alloc = alloc_obj.get_by_node(req.context, req.urlvars['node'])
+    _conductor(req).destroy_allocation(req.context, alloc.uuid)
+    return common.no_content()

@@ -1,0 +1,39 @@
+"""The version documents at / and /v1 (no authentication needed)."""
+
+from api.baremetal import common
+from api.baremetal import version as api_version
+
+
+def _version(req):
+    return {'id': 'v1', 'status': 'CURRENT',
+            'min_version': str(api_version.MIN_VERSION),
+            'version': str(api_version.MAX_VERSION),
+            'links': [{'href': '%s%s/v1/' % (req.host_url, req.script_name),
+                       'rel': 'self'}]}
+
+
+def root(req):
+    v1 = _version(req)
+    return common.send_json({
+        'name': 'OpenStack Ironic API',
+        'description': 'Ironic-compatible bare metal API served by berth: nodes '
+                       'and node allocations.',
+        'default_version': v1, 'versions': [v1]})
+
+
+def v1(req):
+    base = '%s%s' % (req.host_url, req.script_name)
+
+    def res(name):
+        return [{'href': '%s/v1/%s/' % (base, name), 'rel': 'self'},
+                {'href': '%s/%s/' % (base, name), 'rel': 'bookmark'}]
+
+    body = {'id': 'v1',
+            'links': [{'href': '%s/v1/' % base, 'rel': 'self'}],
+            'media_types': [{'base': 'application/json',
+                             'type': 'application/vnd.openstack.ironic.v1+json'}],
+            'nodes': res('nodes'),
+            'version': _version(req)}
+    if req.version.matches(api_version.ALLOCATIONS):
+        body['allocations'] = res('allocations')
+    return common.send_json(body)

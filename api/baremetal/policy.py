@@ -1,0 +1,64 @@
+"""Policy rules of the bare-metal API (Ironic's rule names) and their enforcement."""
+
+from oslo_policy import policy as oslo_policy
+
+from api.baremetal import fault
+
+ADMIN = 'role:admin or role:service or is_admin:True'
+
+NODE_GET = 'baremetal:node:get'
+NODE_LIST = 'baremetal:node:list'
+NODE_CREATE = 'baremetal:node:create'
+NODE_UPDATE = 'baremetal:node:update'
+NODE_DELETE = 'baremetal:node:delete'
+NODE_PROVISION = 'baremetal:node:set_provision_state'
+NODE_POWER = 'baremetal:node:set_power_state'
+NODE_MAINTENANCE = 'baremetal:node:set_maintenance'
+NODE_TRAITS_LIST = 'baremetal:node:traits:list'
+NODE_TRAITS_SET = 'baremetal:node:traits:set'
+NODE_TRAITS_DELETE = 'baremetal:node:traits:delete'
+ALLOCATION_GET = 'baremetal:allocation:get'
+ALLOCATION_LIST = 'baremetal:allocation:list'
+ALLOCATION_CREATE = 'baremetal:allocation:create'
+ALLOCATION_UPDATE = 'baremetal:allocation:update'
+ALLOCATION_DELETE = 'baremetal:allocation:delete'
+
+_RULES = [
+    (NODE_GET, 'GET /v1/nodes/{node}'), (NODE_LIST, 'GET /v1/nodes'),
+    (NODE_CREATE, 'POST /v1/nodes'), (NODE_UPDATE, 'PATCH /v1/nodes/{node}'),
+    (NODE_DELETE, 'DELETE /v1/nodes/{node}'),
+    (NODE_PROVISION, 'PUT /v1/nodes/{node}/states/provision'),
+    (NODE_POWER, 'PUT /v1/nodes/{node}/states/power'),
+    (NODE_MAINTENANCE, 'PUT /v1/nodes/{node}/maintenance'),
+    (NODE_TRAITS_LIST, 'GET /v1/nodes/{node}/traits'),
+    (NODE_TRAITS_SET, 'PUT /v1/nodes/{node}/traits'),
+    (NODE_TRAITS_DELETE, 'DELETE /v1/nodes/{node}/traits'),
+    (ALLOCATION_GET, 'GET /v1/allocations/{allocation}'),
+    (ALLOCATION_LIST, 'GET /v1/allocations'),
+    (ALLOCATION_CREATE, 'POST /v1/allocations'),
+    (ALLOCATION_UPDATE, 'PATCH /v1/allocations/{allocation}'),
+    (ALLOCATION_DELETE, 'DELETE /v1/allocations/{allocation}'),
+]
+
+
+def list_rules():
+    return [oslo_policy.RuleDefault(name, ADMIN, description=desc)
+            for name, desc in _RULES]
+
+
+def make_enforcer(conf):
+    enforcer = oslo_policy.Enforcer(conf)
+    enforcer.register_defaults(list_rules())
+    enforcer.load_rules()
+    return enforcer
+
+
+def authorize(req, rule):
+    """403 unless the caller passes ``rule``."""
+    ctx = req.context
+    target = {'project_id': ctx.project_id, 'user_id': ctx.user_id}
+    try:
+        req.environ['berth.baremetal_enforcer'].authorize(rule, target, ctx,
+                                                          do_raise=True)
+    except (oslo_policy.PolicyNotAuthorized, oslo_policy.InvalidScope):
+        raise fault.Forbidden('%s is disallowed by policy' % rule)

@@ -1,0 +1,41 @@
+"""The /v1 routes table: path template -> {method: handler}.
+
+Literal segments come before ``{parameters}`` at the same depth (the first
+match wins); a path with an empty method table answers 405 to everything.
+"""
+
+from api.baremetal import router
+from api.baremetal.handlers import allocation
+from api.baremetal.handlers import node
+from api.baremetal.handlers import node_state
+from api.baremetal.handlers import node_trait
+from api.baremetal.handlers import root
+
+ROUTES = [
+    ('/', {'GET': root.root}),
+    ('/v1', {'GET': root.v1}),
+    ('/v1/nodes', {'GET': node.list_nodes, 'POST': node.create_node}),
+    ('/v1/nodes/detail', {'GET': node.list_nodes_detail}),
+    ('/v1/nodes/{node}', {'GET': node.get_node, 'PATCH': node.update_node,
+                          'DELETE': node.delete_node}),
+    ('/v1/nodes/{node}/states', {'GET': node_state.get_states}),
+    ('/v1/nodes/{node}/states/provision', {'PUT': node_state.set_provision_state}),
+    ('/v1/nodes/{node}/states/power', {'PUT': node_state.set_power_state}),
+    ('/v1/nodes/{node}/maintenance', {'PUT': node_state.set_maintenance,
+                                      'DELETE': node_state.unset_maintenance}),
+    ('/v1/nodes/{node}/traits', {'GET': node_trait.list_traits,
+                                 'PUT': node_trait.set_traits,
+                                 'DELETE': node_trait.remove_traits}),
+    ('/v1/nodes/{node}/traits/{trait}', {'PUT': node_trait.add_trait,
+                                         'DELETE': node_trait.remove_trait}),
+    ('/v1/nodes/{node}/allocation', {'GET': allocation.get_node_allocation,
+                                     'DELETE': allocation.delete_node_allocation}),
+    ('/v1/nodes/{node}/allocation/{anything}', {}),
+    ('/v1/allocations', {'GET': allocation.list_allocations,
+                         'POST': allocation.create_allocation}),
+    ('/v1/allocations/{allocation}', {'GET': allocation.get_allocation,
+                                      'PATCH': allocation.update_allocation,
+                                      'DELETE': allocation.delete_allocation}),
+]
+
+ROUTER = router.Router(ROUTES)

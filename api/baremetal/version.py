@@ -1,0 +1,44 @@
+"""Ironic API microversions served by berth and their negotiation."""
+
+from api.placement import microversion
+
+HEADER = 'X-OpenStack-Ironic-API-Version'
+MIN_HEADER = 'X-OpenStack-Ironic-API-Minimum-Version'
+MAX_HEADER = 'X-OpenStack-Ironic-API-Maximum-Version'
+
+Version = microversion.Version
+MIN_VERSION = Version(1, 1)
+# 1.52 allocations, 1.57 allocation PATCH, 1.58 backfill, 1.60 allocation owner
+MAX_VERSION = Version(1, 60)
+
+ALLOCATIONS = '1.52'
+ALLOCATION_PATCH = '1.57'
+BACKFILL = '1.58'
+ALLOCATION_OWNER = '1.60'
+
+
+class InvalidVersion(ValueError):
+    """Unparseable header (400)."""
+
+
+class UnacceptableVersion(ValueError):
+    """A version outside [MIN_VERSION, MAX_VERSION] (406)."""
+
+
+def negotiate(value):
+    """The requested Version: none means the minimum, ``latest`` the maximum."""
+    if not value:
+        return MIN_VERSION
+    value = value.strip()
+    if value.lower() == 'latest':
+        return MAX_VERSION
+    try:
+        version = Version.parse(value)
+    except microversion.InvalidVersion:
+        raise InvalidVersion('Invalid value for %s header: %s' % (HEADER, value))
+    if version.major != 1 or not version.matches(MIN_VERSION, MAX_VERSION):
+        raise UnacceptableVersion(
+            'Version %s was requested but the minor version is not supported by '
+            'this service. The supported version range is: [%s, %s].'
+            % (value, MIN_VERSION, MAX_VERSION))
+    return version

@@ -1,0 +1,38 @@
+"""Options of the ``[allocation]`` group: bare-metal node allocations."""
+
+from oslo_config import cfg
+
+GROUP = cfg.OptGroup('allocation', title='Bare-metal node allocations')
+
+opts = [
+    cfg.StrOpt('backend', default='database', choices=[
+        ('database', 'Conductors pick and reserve nodes in the nodes table.'),
+        ('placement', 'Nodes are mirrored as resource providers and an '
+                      'allocation is a Placement claim (not implemented yet).')],
+        help='Where node allocations are decided.'),
+    cfg.IntOpt('orphan_check_interval', default=10, min=0,
+               help='Seconds between checks for allocating rows whose conductor '
+                    'left the group (taken over by their new ring owner); '
+                    '0 disables the check.'),
+    cfg.IntOpt('sweep_interval', default=30, min=0,
+               help='Seconds between sweeps of this conductor\'s own stale '
+                    'allocating rows (a cast lost to a broker restart); '
+                    '0 disables the sweep.'),
+    cfg.IntOpt('stale_timeout', default=60, min=1,
+               help='Age in seconds after which an allocating row is treated '
+                    'as lost and driven again by its conductor.'),
+    cfg.IntOpt('node_locked_retry_attempts', default=3, min=1,
+               help='Passes over the candidate nodes that were locked by '
+                    'another operation before the allocation fails.'),
+    cfg.FloatOpt('node_locked_retry_interval', default=0.1, min=0,
+                 help='Seconds between two passes over locked candidate nodes.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(GROUP)
+    conf.register_opts(opts, group=GROUP)
+
+
+def list_opts():
+    return [(GROUP, opts)]

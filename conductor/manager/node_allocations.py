@@ -1,0 +1,118 @@
+"""The conductor's side of node allocations: pick a node and reserve it, or fail.
+
+A conductor only works on allocations whose ``conductor_affinity`` is its own
+host; every write of the allocation is conditional on that (see
+objects/node_reservation.py), so a row taken over by a peer is never
+written by two conductors.  ``allocate`` never raises: the allocation ends
+``active`` or ``error``, or stays ``allocating`` only when it is not ours.
+"""
+
+import logging
+import random
+import time
+
+from common import exception
+from objects import node as node_obj
+from objects import node_allocation as alloc_obj
+from objects import node_reservation as reservation
+
+LOG = logging.getLogger(__name__)
+
+
+def _failure(alloc, reason):
+    return exception.AllocationFailed(uuid=alloc.uuid, error=reason).message
+
+
+class NodeAllocator:
+    """Runs node allocations for one conductor host."""
+
+    def __init__(self, host, lock_attempts=3, lock_interval=0.1):
+        self.host = host
+        self.lock_attempts = max(1, lock_attempts)
+        self.lock_interval = lock_interval
+
+    @classmethod
+    def from_conf(cls, conf, host):
+        a = conf.allocation
+        return cls(host, a.node_locked_retry_attempts, a.node_locked_retry_interval)
+
+    def allocate(self, ctx, alloc_id):
+        """Finish the ``allocating`` row ``alloc_id`` if it is ours; never raises."""
+        try:
+            alloc = alloc_obj.get_by_id(ctx, alloc_id)
+        except exception.AllocationNotFound:
+            return  # deleted before we got to it
+        except Exception:
+            LOG.exception('Cannot read allocation %s; the sweep will retry', alloc_id)
+            return
+        if (alloc.state != alloc_obj.ALLOCATING
+                or alloc.conductor_affinity != self.host):
+            return
+        try:
+            reason = self._allocate(ctx, alloc)
+        except Exception as exc:
+            LOG.exception('Unexpected exception during allocation %s', alloc.uuid)
+            reason = 'Unexpected exception during allocation: %s' % exc
+        if reason is None:
+            return
+        LOG.info('Allocation %s failed: %s', alloc.uuid, reason)
+        try:
+            alloc_obj.set_error(ctx, alloc.id, self.host, _failure(alloc, reason))
+        except Exception:
+            LOG.exception('Cannot save the error of allocation %s; the sweep '
+                          'will retry it', alloc.uuid)
+
+    def _allocate(self, ctx, alloc):
+        """Reserve a node; None on success (or when no longer ours), else the reason."""
+        nodes = reservation.find_candidates(ctx, alloc)
+        if not nodes:
+            if alloc.candidate_nodes:
+                return ('none of the requested nodes are available and match the '
+                        'resource class %s' % alloc.resource_class)
+            return 'no available nodes match the resource class %s' % alloc.resource_class
+        wanted = set(alloc.traits)
+        nodes = [n for n in nodes if wanted <= set(n.traits)]
+        if not nodes:
+            return ('no suitable nodes have the requested traits %s'
+                    % ', '.join(alloc.traits))
+        random.shuffle(nodes)
+        if alloc.name:
+            nodes.sort(key=lambda n: n.name != alloc.name)  # stable: name first
+        total = len(nodes)
+        for attempt in range(self.lock_attempts):
+            if attempt:
+                time.sleep(self.lock_interval)
+            locked = []
+            for node in nodes:
+                outcome = self._try_node(ctx, alloc, node)
+                if outcome == 'locked':
+                    locked.append(node)
+                elif outcome == 'done':
+                    return None
+            if not locked:
+                return 'all nodes were filtered out during reservation'
+            nodes = locked
+        return 'could not reserve any of %d suitable nodes' % total
+
+    def _try_node(self, ctx, alloc, node):
+        """'done', 'locked' (retry later) or 'skip' (the node no longer fits)."""
+        if not reservation.lock(ctx, node.id, self.host):
+            return 'locked'
+        try:
+            fresh = node_obj.get_by_id(ctx, node.id)
+            if not reservation.fits(fresh, alloc):
+                return 'skip'
+            try:
+                if not reservation.reserve(ctx, alloc, fresh, self.host):
+                    LOG.info('Allocation %s is no longer ours; leaving it', alloc.uuid)
+                return 'done'
+            except exception.NodeAssociated:
+                return 'skip'
+        except exception.NodeNotFound:
+            return 'skip'
+        finally:
+            reservation.unlock(ctx, node.id, self.host)
+
+    def destroy(self, ctx, ident):
+        """Delete an allocation (NodeLocked / NodeInvalidState / AllocationNotFound)."""
+        reservation.destroy_allocation(ctx, ident, self.host)

@@ -1,0 +1,82 @@
+"""Recovery of node allocations: resume at start, orphan takeover, stale sweep.
+
+Nothing is left ``allocating``: a conductor resumes its own rows when it
+starts; the ring owner of a row whose conductor left the group takes it over
+with a compare-and-swap on ``conductor_affinity`` (never from itself); and a
+conductor re-drives its own rows older than ``[allocation] stale_timeout``
+(a cast lost to a broker restart, a worker that could not save its result).
+"""
+
+import datetime
+import logging
+
+from futurist import periodics
+
+from common import context as berth_context
+from objects import node_allocation as alloc_obj
+
+LOG = logging.getLogger(__name__)
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+def resume_own(ctx, allocator):
+    """Drive every ``allocating`` row whose affinity is this conductor; return the count."""
+    rows = alloc_obj.list_allocating(ctx, affinity=allocator.host)
+    for row in rows:
+        allocator.allocate(ctx, row.id)
+    if rows:
+        LOG.info('Conductor %s resumed %d allocations', allocator.host, len(rows))
+    return len(rows)
+
+
+def take_over_orphans(ctx, allocator, ring):
+    """Take over and finish the rows of departed conductors that the ring gives us."""
+    me = allocator.host
+    live = ring.members()
+    if me not in live:
+        return 0   # leaving (or not yet joined): taking work now would be wrong
+    taken = 0
+    for row in alloc_obj.list_allocating(ctx):
+        old = row.conductor_affinity
+        if old == me or old in live or ring.owner(row.uuid) != me:
+            continue
+        if alloc_obj.take_over(ctx, row.id, old, me):
+            LOG.info('Conductor %s took over allocation %s from %s', me, row.uuid, old)
+            taken += 1
+            allocator.allocate(ctx, row.id)
+    return taken
+
+
+def sweep_stale(ctx, allocator, timeout):
+    """Re-drive our own rows left ``allocating`` for more than ``timeout`` seconds."""
+    cutoff = _now() - datetime.timedelta(seconds=timeout)
+    swept = 0
+    for row in alloc_obj.list_allocating(ctx, affinity=allocator.host,
+                                         older_than=cutoff):
+        if alloc_obj.touch(ctx, row.id, allocator.host):
+            LOG.warning('Allocation %s was left allocating; driving it again', row.uuid)
+            swept += 1
+            allocator.allocate(ctx, row.id)
+    return swept
+
+
+def tasks(conf, db, allocator, ring):
+    """``[(callable, spacing)]`` for the conductor's periodic worker."""
+    a = conf.allocation
+
+    def resume_node_allocations():
+        resume_own(berth_context.admin_context(db), allocator)
+        raise periodics.NeverAgain()  # once, right after the conductor joined
+
+    def take_over_orphan_allocations():
+        take_over_orphans(berth_context.admin_context(db), allocator, ring)
+
+    def sweep_stale_allocations():
+        sweep_stale(berth_context.admin_context(db), allocator, a.stale_timeout)
+
+    return [(resume_node_allocations, 0.5),
+            (take_over_orphan_allocations, a.orphan_check_interval),
+            (sweep_stale_allocations, a.sweep_interval)]

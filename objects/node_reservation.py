@@ -1,0 +1,181 @@
+"""Reserving a node for an allocation, releasing it, and backfilling.
+
+The steps a conductor takes (see conductor/manager/node_allocations.py):
+``find_candidates`` -> ``lock`` (conditional UPDATE of ``reservation``) ->
+``fits`` re-check -> ``reserve`` (one transaction: the node's instance and
+allocation, the allocation's node and state) -> ``unlock``.  The unique
+constraints on ``nodes.instance_uuid``, ``nodes.allocation_id`` and
+``node_allocations.node_id`` make a node held twice impossible whatever
+the routing did.
+"""
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+
+from common import exception
+from db import api as db_api
+from db import models
+from objects import node as node_obj
+from objects import node_allocation as alloc_obj
+
+_ALLOC = models.NodeAllocation.__table__
+_NODE = models.Node.__table__
+
+
+def _usable(q):
+    return q.where(_NODE.c.provision_state == node_obj.AVAILABLE,
+                   _NODE.c.instance_uuid.is_(None),
+                   _NODE.c.power_state.isnot(None),
+                   _NODE.c.maintenance == sa.false())
+
+
+@db_api.reader
+def find_candidates(ctx, alloc):
+    """Usable nodes of the allocation's class, candidate list and owner, with traits.
+
+    Returns node_obj.Node objects; the trait filter is left to ``fits``.
+    """
+    q = _usable(sa.select(_NODE.c.id).where(
+        _NODE.c.resource_class == alloc.resource_class))
+    if alloc.candidate_nodes:
+        q = q.where(_NODE.c.uuid.in_(alloc.candidate_nodes))
+    if alloc.owner:
+        q = q.where(sa.or_(_NODE.c.owner == alloc.owner, _NODE.c.lessee == alloc.owner))
+    ids = list(ctx.session.execute(q).scalars())
+    return [node_obj.get_by_id(ctx, i) for i in ids]
+
+
+def fits(node, alloc):
+    """Whether ``node`` (freshly read) can still take ``alloc``."""
+    return (node.provision_state == node_obj.AVAILABLE and not node.maintenance
+            and node.instance_uuid is None and node.power_state is not None
+            and node.resource_class == alloc.resource_class
+            and set(alloc.traits) <= set(node.traits))
+
+
+@db_api.writer
+def lock(ctx, node_id, host):
+    """Take the node lock (``reservation = host``); True iff this call took it."""
+    res = ctx.session.execute(_NODE.update().where(
+        _NODE.c.id == node_id, _NODE.c.reservation.is_(None)).values(reservation=host))
+    return res.rowcount == 1
+
+
+@db_api.writer
+def unlock(ctx, node_id, host):
+    ctx.session.execute(_NODE.update().where(
+        _NODE.c.id == node_id, _NODE.c.reservation == host).values(reservation=None))
+
+
+@db_api.writer
+def reserve(ctx, alloc, node, host):
+    """Give the locked ``node`` to ``alloc`` in one transaction.
+
+    Returns True on success, False when the allocation is no longer ours (taken
+    over or deleted); raises NodeAssociated when the node was taken meanwhile.
+    """
+    now = models._now()
+    res = ctx.session.execute(_ALLOC.update().where(
+        _ALLOC.c.id == alloc.id, _ALLOC.c.state == alloc_obj.ALLOCATING,
+        _ALLOC.c.conductor_affinity == host).values(
+            node_id=node.id, state=alloc_obj.ACTIVE, last_error=None, updated_at=now))
+    if res.rowcount != 1:
+        return False
+    info = dict(node.instance_info or {}, traits=list(alloc.traits))
+    try:
+        with ctx.session.begin_nested():
+            res = ctx.session.execute(_NODE.update().where(
+                _NODE.c.id == node.id, _NODE.c.reservation == host,
+                _NODE.c.instance_uuid.is_(None)).values(
+                    instance_uuid=alloc.uuid, allocation_id=alloc.id,
+                    instance_info=info, updated_at=now))
+    except db_exc.DBDuplicateEntry:
+        res = None
+    if res is None or res.rowcount != 1:
+        raise exception.NodeAssociated(node=node.uuid, instance='another allocation')
+    return True
+
+
+@db_api.writer
+def destroy_allocation(ctx, ident, host):
+    """Delete an allocation; with a node, under the node lock and Ironic's state rules.
+
+    Raises NodeLocked when the node is held, NodeInvalidState when it is
+    active and not in maintenance.  The node's instance is cleared in the same
+    transaction.
+    """
+    alloc = alloc_obj.get_in_txn(ctx, ident)
+    if alloc.node_id is not None:
+        node = node_obj.get_by_id(ctx, alloc.node_id)
+        if node.reservation is not None:
+            raise exception.NodeLocked(node=node.uuid, host=node.reservation)
+        if not node.maintenance and node.provision_state not in (
+                node_obj.AVAILABLE, node_obj.MANAGEABLE, node_obj.ENROLL):
+            raise exception.NodeInvalidState(
+                reason='Cannot remove allocation %s from node %s in state %s; '
+                       'set maintenance first.'
+                       % (alloc.uuid, node.uuid, node.provision_state))
+        values = {'allocation_id': None}
+        if node.instance_uuid == alloc.uuid:
+            info = dict(node.instance_info or {})
+            info.pop('traits', None)
+            values.update(instance_uuid=None, instance_info=info)
+        node_obj.guarded_update(ctx, node, values,
+                                expect=('allocation_id', 'provision_state'))
+    ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.id == alloc.id))
+
+
+def _backfill_error(alloc_uuid, node, values):
+    reasons = []
+    if node.provision_state != node_obj.ACTIVE:
+        reasons.append('Node must be in the "active" state, but it is in "%s"'
+                       % node.provision_state)
+    if values.get('resource_class') not in (None, node.resource_class):
+        reasons.append('Resource class %s does not match the node\'s %s'
+                       % (values['resource_class'], node.resource_class))
+    if values.get('traits') and not set(values['traits']) <= set(node.traits):
+        reasons.append('List of traits %s does not match the node\'s traits %s'
+                       % (values['traits'], node.traits))
+    if values.get('candidate_nodes') and node.uuid not in values['candidate_nodes']:
+        reasons.append('Candidate nodes must be empty or contain the target node, '
+                       'but got %s' % values['candidate_nodes'])
+    if node.instance_uuid not in (None, alloc_uuid):
+        reasons.append('Node is associated with instance %s' % node.instance_uuid)
+    if not reasons:
+        return None
+    return 'Failed to process allocation %s: Cannot backfill an allocation for node ' \
+           '%s: %s.' % (alloc_uuid, node.uuid, '; '.join(reasons))
+
+
+@db_api.writer
+def backfill(ctx, values, node_ident):
+    """Create an allocation already holding an ``active`` node (Ironic 1.58).
+
+    A node that does not fit leaves the allocation in ``error`` (as Ironic
+    does) and raises Invalid with the reason.
+    """
+    node = node_obj._get(ctx, node_ident)
+    values = dict(values)
+    if values.get('uuid') is None:
+        values['uuid'] = node.instance_uuid or alloc_obj.uuidutils.generate_uuid()
+    if values.get('resource_class') is None:
+        values['resource_class'] = node.resource_class
+    error = _backfill_error(values['uuid'], node, values)
+    if error is not None:
+        alloc_obj.insert_in_txn(ctx, dict(values, state=alloc_obj.ERROR, last_error=error))
+        return None, error
+    alloc_id = alloc_obj.insert_in_txn(ctx, dict(values, state=alloc_obj.ACTIVE,
+                                                 node_id=node.id))
+    info = dict(node.instance_info or {}, traits=list(values.get('traits') or []))
+    node_obj.guarded_update(ctx, node, {'instance_uuid': values['uuid'],
+                                        'allocation_id': alloc_id,
+                                        'instance_info': info},
+                            expect=('instance_uuid', 'allocation_id', 'provision_state'))
+    return alloc_obj.get_by_id(ctx, alloc_id), None
+
+
+@db_api.writer
+def delete_unstarted(ctx, alloc_id):
+    """Remove an ``allocating`` row whose cast could not be sent (nothing else saw it)."""
+    ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.id == alloc_id,
+                                              _ALLOC.c.state == alloc_obj.ALLOCATING))
