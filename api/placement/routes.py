@@ -1,19 +1,32 @@
 """The routes table: path template -> {HTTP method: handler}."""
 
+from api.placement.handlers import aggregate
+from api.placement.handlers import allocation_candidate
 from api.placement.handlers import inventory
 from api.placement.handlers import provider_trait
 from api.placement.handlers import resource_class
+from api.placement.handlers import resource_provider
 from api.placement.handlers import root
 from api.placement.handlers import trait
 from api.placement.handlers import usage
 
 ROUTES = [
     ('/', {'GET': root.home}),
+    ('/allocation_candidates',
+     {'GET': allocation_candidate.list_allocation_candidates}),
     ('/resource_classes', {'GET': resource_class.list_resource_classes,
                            'POST': resource_class.create_resource_class}),
     ('/resource_classes/{name}', {'GET': resource_class.get_resource_class,
                                   'PUT': resource_class.update_resource_class,
                                   'DELETE': resource_class.delete_resource_class}),
+    ('/resource_providers', {'GET': resource_provider.list_resource_providers,
+                             'POST': resource_provider.create_resource_provider}),
+    ('/resource_providers/{uuid}',
+     {'GET': resource_provider.get_resource_provider,
+      'PUT': resource_provider.update_resource_provider,
+      'DELETE': resource_provider.delete_resource_provider}),
+    ('/resource_providers/{uuid}/aggregates',
+     {'GET': aggregate.get_aggregates, 'PUT': aggregate.set_aggregates}),
     ('/resource_providers/{uuid}/inventories',
      {'GET': inventory.get_inventories, 'POST': inventory.create_inventory,
       'PUT': inventory.replace_inventories, 'DELETE': inventory.delete_inventories}),

@@ -1,0 +1,43 @@
+"""/resource_providers/{uuid}/aggregates (from 1.1)."""
+
+from api.placement import policy
+from api.placement import query
+from api.placement import response
+from api.placement import router
+from api.placement import validation
+from api.placement.policies import endpoints as rules
+from api.placement.schemas import aggregate as schema
+from objects import aggregate as agg_obj
+from objects import resource_provider as rp_obj
+
+
+def _body(req, aggregates, generation):
+    body = {'aggregates': aggregates}
+    if req.version.matches('1.19'):
+        body['resource_provider_generation'] = generation
+    return body
+
+
+@router.endpoint('1.1', json_reply=True)
+def get_aggregates(req):
+    policy.authorize(req, rules.RESOURCE_PROVIDERS_AGGREGATES_LIST)
+    aggregates, generation = agg_obj.get_for_provider(req.context, req.urlvars['uuid'])
+    return response.send_json(req, _body(req, aggregates, generation))
+
+
+@router.endpoint('1.1', json_body=True)
+def set_aggregates(req):
+    policy.authorize(req, rules.RESOURCE_PROVIDERS_AGGREGATES_UPDATE)
+    uuid = req.urlvars['uuid']
+    rp_obj.get_by_uuid(req.context, uuid)  # 404 comes before body errors
+    data = validation.extract_json(req, schema.put_aggregates(req.version))
+    if req.version.matches('1.19'):
+        aggregates = data['aggregates']
+        expected = data['resource_provider_generation']
+    else:
+        aggregates, expected = data, None
+    # stored canonical (as member_of looks them up); echoed as sent
+    generation = agg_obj.set_for_provider(
+        req.context, uuid, {query.normalize_uuid(a) for a in aggregates},
+        expected_generation=expected)
+    return response.send_json(req, _body(req, aggregates, generation))

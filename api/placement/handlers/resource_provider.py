@@ -1,0 +1,88 @@
+"""/resource_providers and /resource_providers/{uuid}."""
+
+from api.placement import policy
+from api.placement import query
+from api.placement import response
+from api.placement import router
+from api.placement import validation
+from api.placement.policies import endpoints as rules
+from api.placement.schemas import resource_provider as schema
+from objects import provider_search
+from objects import resource_provider as rp_obj
+
+# (rel, path suffix, first microversion) of the links of a provider
+_LINKS = [('self', '', '1.0'), ('inventories', '/inventories', '1.0'),
+          ('usages', '/usages', '1.0'), ('aggregates', '/aggregates', '1.1'),
+          ('traits', '/traits', '1.6'), ('allocations', '/allocations', '1.11')]
+
+
+def represent(req, rp):
+    """A provider as Placement shows it at the request's microversion."""
+    base = '/resource_providers/%s' % rp.uuid
+    body = {'uuid': rp.uuid, 'name': rp.name, 'generation': rp.generation,
+            'links': [{'rel': rel, 'href': response.link(req, base + suffix)}
+                      for rel, suffix, since in _LINKS
+                      if req.version.matches(since)]}
+    if req.version.matches('1.14'):
+        body['parent_provider_uuid'] = rp.parent_provider_uuid
+        body['root_provider_uuid'] = rp.root_provider_uuid
+    return body
+
+
+@router.endpoint(json_reply=True)
+def list_resource_providers(req):
+    policy.authorize(req, rules.RESOURCE_PROVIDERS_LIST)
+    params = validation.validate_query(req, schema.list_query(req.version))
+    group = query.build_group(
+        req.version, resources=params.get('resources'),
+        required=params.get('required'), member_of=params.get('member_of'),
+        in_tree=params.get('in_tree'))
+    query.check_names(req.context, [group])
+    uuid = params.get('uuid')
+    providers = provider_search.get_all(
+        req.context, name=params.get('name'),
+        uuid=query.normalize_uuid(uuid) if uuid is not None else None,
+        group=group)
+    return response.send_json(
+        req, {'resource_providers': [represent(req, rp) for rp in providers]},
+        last_modified=response.newest(*(rp.last_modified for rp in providers)))
+
+
+@router.endpoint(json_body=True)
+def create_resource_provider(req):
+    policy.authorize(req, rules.RESOURCE_PROVIDERS_CREATE)
+    data = validation.extract_json(req, schema.post_provider(req.version))
+    rp = rp_obj.create(req.context, data['name'], uuid=data.get('uuid'),
+                       parent_uuid=data.get('parent_provider_uuid'))
+    location = response.location(req, '/resource_providers/%s' % rp.uuid)
+    if not req.version.matches('1.20'):
+        return response.no_content(201, location=location)
+    resp = response.send_json(req, represent(req, rp), last_modified=rp.last_modified)
+    resp.headers['location'] = location
+    return resp
+
+
+@router.endpoint(json_reply=True)
+def get_resource_provider(req):
+    policy.authorize(req, rules.RESOURCE_PROVIDERS_SHOW)
+    rp = rp_obj.get_by_uuid(req.context, req.urlvars['uuid'])
+    return response.send_json(req, represent(req, rp), last_modified=rp.last_modified)
+
+
+@router.endpoint(json_body=True)
+def update_resource_provider(req):
+    policy.authorize(req, rules.RESOURCE_PROVIDERS_UPDATE)
+    uuid = req.urlvars['uuid']
+    rp_obj.get_by_uuid(req.context, uuid)  # 404 comes before body errors
+    data = validation.extract_json(req, schema.put_provider(req.version))
+    rp = rp_obj.update(req.context, uuid, data['name'],
+                       parent_uuid=data.get('parent_provider_uuid', rp_obj.UNCHANGED),
+                       allow_reparent=req.version.matches('1.37'))
+    return response.send_json(req, represent(req, rp), last_modified=rp.last_modified)
+
+
+@router.endpoint()
+def delete_resource_provider(req):
+    policy.authorize(req, rules.RESOURCE_PROVIDERS_DELETE)
+    rp_obj.destroy(req.context, req.urlvars['uuid'])
+    return response.no_content()

@@ -1,0 +1,21 @@
+"""Body of PUT /resource_providers/{uuid}/aggregates (array before 1.19, object after)."""
+
+from api.placement.schemas import common
+
+_AGGREGATES = {'type': 'array', 'items': common.UUID, 'uniqueItems': True}
+
+PUT_AGGREGATES = _AGGREGATES
+
+PUT_AGGREGATES_1_19 = {
+    'type': 'object',
+    'properties': {
+        'aggregates': _AGGREGATES,
+        'resource_provider_generation': common.GENERATION,
+    },
+    'required': ['aggregates', 'resource_provider_generation'],
+    'additionalProperties': False,
+}
+
+
+def put_aggregates(version):
+    return PUT_AGGREGATES_1_19 if version.matches('1.19') else PUT_AGGREGATES

@@ -1,0 +1,58 @@
+"""Bodies and query strings of /resource_providers and /resource_providers/{uuid}."""
+
+import copy
+
+from api.placement.schemas import common
+
+_NAME = {'type': 'string', 'minLength': 1, 'maxLength': 200}
+_PARENT = {'anyOf': [common.UUID, {'type': 'null'}]}
+
+POST_PROVIDER = {
+    'type': 'object',
+    'properties': {'name': _NAME, 'uuid': common.UUID},
+    'required': ['name'],
+    'additionalProperties': False,
+}
+
+POST_PROVIDER_1_14 = copy.deepcopy(POST_PROVIDER)
+POST_PROVIDER_1_14['properties']['parent_provider_uuid'] = _PARENT
+
+PUT_PROVIDER = {
+    'type': 'object',
+    'properties': {'name': _NAME},
+    'required': ['name'],
+    'additionalProperties': False,
+}
+
+PUT_PROVIDER_1_14 = copy.deepcopy(PUT_PROVIDER)
+PUT_PROVIDER_1_14['properties']['parent_provider_uuid'] = _PARENT
+
+_STRING = {'type': 'string'}
+_STRINGS = {'anyOf': [_STRING, {'type': 'array', 'items': _STRING}]}
+
+
+def post_provider(version):
+    return POST_PROVIDER_1_14 if version.matches('1.14') else POST_PROVIDER
+
+
+def put_provider(version):
+    return PUT_PROVIDER_1_14 if version.matches('1.14') else PUT_PROVIDER
+
+
+def list_query(version):
+    """The query keys GET /resource_providers accepts at ``version``.
+
+    Values are checked by api.placement.query after the schema; ``required``
+    may repeat at every version (only the last counts below 1.39), member_of
+    from 1.24 (repeating it earlier is rejected by the parser).
+    """
+    props = {'name': _STRING, 'uuid': common.UUID}
+    if version.matches('1.3'):
+        props['member_of'] = _STRINGS
+    if version.matches('1.4'):
+        props['resources'] = _STRING
+    if version.matches('1.14'):
+        props['in_tree'] = common.UUID
+    if version.matches('1.18'):
+        props['required'] = _STRINGS
+    return {'type': 'object', 'properties': props, 'additionalProperties': False}
