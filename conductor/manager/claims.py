@@ -1,0 +1,99 @@
+"""Placement allocation writes on a conductor: one tree at a time, lost races retried here.
+
+Claims are routed to the conductor owning the root of the first provider in
+the request, which runs the claims of one tree one after another (a lock per
+root inside the process), so they rarely race each other.  The database still
+decides: every write is a generation compare-and-swap, so a claim that loses
+to a writer elsewhere (another conductor after a ring change, an inventory
+change, a claim routed by another tree) fails its swap, rolls back, and is
+retried here up to ``[placement] allocation_conflict_retry_count`` times.  A
+client therefore sees 409 ``placement.concurrent_update`` only for its own
+stale consumer generation (or when the retries run out).
+"""
+
+import contextlib
+import logging
+import random
+import threading
+import time
+
+from oslo_db import exception as db_exc
+
+from common import exception
+from objects import allocation as alloc_obj
+from objects import reshaper as reshaper_obj
+
+LOG = logging.getLogger(__name__)
+
+# Lost races worth another attempt; a stale consumer generation is not one.
+_RETRYABLE = (exception.ConcurrentUpdate, db_exc.DBDeadlock)
+
+
+class TreeLocks:
+    """One lock per tree (root provider uuid), dropped when nobody holds or waits."""
+
+    def __init__(self):
+        self._guard = threading.Lock()
+        self._locks = {}
+
+    @contextlib.contextmanager
+    def hold(self, key):
+        with self._guard:
+            entry = self._locks.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._guard:
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del self._locks[key]
+
+
+class Claims:
+    """The allocation writes of one conductor process."""
+
+    def __init__(self, conf):
+        self.retries = conf.placement.allocation_conflict_retry_count
+        self.locks = TreeLocks()
+
+    def _write(self, ctx, tree, fn, *args):
+        """Run ``fn(ctx, *args)`` under the tree's lock, retrying lost races."""
+        with self.locks.hold(tree):
+            attempt = 0
+            while True:
+                try:
+                    return fn(ctx, *args)
+                except exception.ConsumerGenerationConflict:
+                    raise
+                except _RETRYABLE as exc:
+                    if attempt >= self.retries:
+                        LOG.info('Giving up on %s for tree %s after %d retries: %s',
+                                 fn.__name__, tree, attempt, exc)
+                        if isinstance(exc, exception.ConcurrentUpdate):
+                            raise
+                        raise exception.ConcurrentUpdate(
+                            what='resource provider',
+                            reason='the write kept racing with others; retry')
+                    attempt += 1
+                    LOG.debug('Retrying %s for tree %s (attempt %d): %s',
+                              fn.__name__, tree, attempt, exc)
+                    # a little jitter so two conductors racing do not lock-step
+                    time.sleep(random.uniform(0, 0.002 * attempt))
+
+    def claim_resources(self, ctx, tree, consumers):
+        """Replace the allocations of ``consumers`` (see objects.allocation.replace)."""
+        return self._write(ctx, tree, alloc_obj.replace, consumers)
+
+    def delete_allocations(self, ctx, tree, consumer_uuid):
+        """Remove every allocation of one consumer, and the consumer."""
+        return self._write(ctx, tree, alloc_obj.delete_consumer, consumer_uuid)
+
+    def reshape(self, ctx, tree, inventories, consumers):
+        """Move inventory and allocations atomically (objects.reshaper.reshape).
+
+        A retry re-checks the client's provider generations, so a stale
+        client view still ends in 409.
+        """
+        return self._write(ctx, tree, reshaper_obj.reshape, inventories, consumers)

@@ -1,0 +1,258 @@
+"""Placement allocations: reading them and replacing consumers' allocations atomically.
+
+A write names, per consumer, the complete new set of its allocations
+(``{provider uuid: {class: amount}}``).  In one transaction it checks every
+consumer generation, every amount against the provider's inventory (min_unit,
+max_unit, step_size, capacity), replaces the rows and bumps the generation of
+every provider in the written set with a compare-and-swap.  Provider rows
+are locked where the database supports it (so claims on one provider queue
+rather than fail) and their generations are read before usage, so any
+writer that changed usage in between makes the swap fail (ConcurrentUpdate)
+and the caller retries.
+"""
+
+import collections
+
+import sqlalchemy as sa
+
+from common import exception
+from db import api as db_api
+from db import models
+from objects import consumer as consumer_obj
+from objects import generation as gen_obj
+
+_RP = models.ResourceProvider.__table__
+_RC = models.ResourceClass.__table__
+_INV = models.Inventory.__table__
+_ALLOC = models.Allocation.__table__
+
+
+def _newest(*stamps):
+    present = [s for s in stamps if s is not None]
+    return max(present) if present else None
+
+
+@db_api.reader
+def get_for_consumer(ctx, consumer_uuid):
+    """A consumer's allocations grouped by provider, with the consumer record.
+
+    Returns ``(allocations, consumer, last_modified)`` where allocations is
+    ``{rp uuid: {'generation': g, 'resources': {class: amount}}}`` and
+    consumer is a :class:`objects.consumer.Consumer` or None.
+    """
+    rows = ctx.session.execute(
+        sa.select(_RP.c.uuid, _RP.c.generation, _RC.c.name, _ALLOC.c.used,
+                  _ALLOC.c.created_at, _ALLOC.c.updated_at)
+        .join(_RP, _RP.c.id == _ALLOC.c.resource_provider_id)
+        .join(_RC, _RC.c.id == _ALLOC.c.resource_class_id)
+        .where(_ALLOC.c.consumer_id == consumer_uuid)).all()
+    allocations = {}
+    stamps = []
+    for row in rows:
+        entry = allocations.setdefault(
+            row.uuid, {'generation': row.generation, 'resources': {}})
+        entry['resources'][row.name] = row.used
+        stamps.append(row.updated_at or row.created_at)
+    consumer = consumer_obj.get_by_uuids(ctx, [consumer_uuid]).get(consumer_uuid)
+    return allocations, consumer, _newest(*stamps)
+
+
+@db_api.reader
+def get_for_provider(ctx, rp_uuid):
+    """A provider's allocations keyed by consumer uuid.
+
+    Returns ``(provider row, {consumer uuid: {'resources': {class: amount},
+    'consumer_generation': g or None}}, last_modified)``; raises
+    ResourceProviderNotFound.
+    """
+    provider = gen_obj.provider_by_uuid(ctx, rp_uuid)
+    rows = ctx.session.execute(
+        sa.select(_ALLOC.c.consumer_id, _RC.c.name, _ALLOC.c.used,
+                  _ALLOC.c.created_at, _ALLOC.c.updated_at)
+        .join(_RC, _RC.c.id == _ALLOC.c.resource_class_id)
+        .where(_ALLOC.c.resource_provider_id == provider.id)).all()
+    consumers = consumer_obj.get_by_uuids(ctx, {r.consumer_id for r in rows})
+    allocations = {}
+    stamps = []
+    for row in rows:
+        entry = allocations.setdefault(row.consumer_id, {
+            'resources': {},
+            'consumer_generation': getattr(consumers.get(row.consumer_id),
+                                           'generation', None)})
+        entry['resources'][row.name] = row.used
+        stamps.append(row.updated_at or row.created_at)
+    return provider, allocations, _newest(*stamps)
+
+
+@db_api.reader
+def routing_tree(ctx, provider_uuids, consumer_uuids=()):
+    """The key a claim is routed by: the root uuid of the first provider (sorted).
+
+    With no provider named (a consumer being cleared or deleted), the
+    consumers' current providers count; with none at all, the first consumer
+    uuid.  An unknown provider routes by its own uuid (the write rejects it).
+    """
+    candidates = sorted(provider_uuids)
+    if not candidates and consumer_uuids:
+        candidates = sorted(set(ctx.session.execute(
+            sa.select(_RP.c.uuid)
+            .join(_ALLOC, _ALLOC.c.resource_provider_id == _RP.c.id)
+            .where(_ALLOC.c.consumer_id.in_(list(consumer_uuids)))).scalars()))
+    if not candidates:
+        return sorted(consumer_uuids)[0] if consumer_uuids else ''
+    root = _RP.alias('root')
+    found = ctx.session.execute(
+        sa.select(root.c.uuid).join(_RP, _RP.c.root_provider_id == root.c.id)
+        .where(_RP.c.uuid == candidates[0])).scalar()
+    return found or candidates[0]
+
+
+def _providers(ctx, uuids=(), ids=()):
+    """{uuid: row(id, uuid, generation)} for providers named by uuid or id.
+
+    The rows are locked (in id order, so writers never deadlock) where the
+    database can: a concurrent claim on the same provider then waits for
+    this one instead of losing its compare-and-swap.  SQLite writers are
+    serialised anyway.
+    """
+    cond = []
+    if uuids:
+        cond.append(_RP.c.uuid.in_(list(uuids)))
+    if ids:
+        cond.append(_RP.c.id.in_(list(ids)))
+    if not cond:
+        return {}
+    rows = ctx.session.execute(
+        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation).where(sa.or_(*cond))
+        .order_by(_RP.c.id).with_for_update())
+    return {r.uuid: r for r in rows}
+
+
+def _class_ids(ctx, names):
+    names = set(names)
+    found = dict(ctx.session.execute(
+        sa.select(_RC.c.name, _RC.c.id).where(_RC.c.name.in_(names))).all())
+    for name in sorted(names - set(found)):
+        raise exception.AllocationClassNotFound(name=name)
+    return found
+
+
+def _usage(ctx, rp_ids, consumer_uuids=None):
+    """{(rp id, class id): sum(used)} on ``rp_ids`` (optionally only some consumers)."""
+    query = (sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
+                       sa.func.sum(_ALLOC.c.used))
+             .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id))
+    if consumer_uuids is not None:
+        query = query.where(_ALLOC.c.consumer_id.in_(list(consumer_uuids)))
+    else:
+        query = query.where(_ALLOC.c.resource_provider_id.in_(list(rp_ids)))
+    return {(r[0], r[1]): int(r[2]) for r in ctx.session.execute(query)}
+
+
+def _check_capacity(ctx, wanted, providers, classes, mine_before):
+    """Raise InvalidAllocation unless every (provider, class) total fits.
+
+    ``wanted`` is {(rp id, class id): [amounts]}; ``mine_before`` the current
+    usage of the consumers being rewritten.
+    """
+    rp_ids = {rp for rp, _ in wanted}
+    inventories = {(r.resource_provider_id, r.resource_class_id): r
+                   for r in ctx.session.execute(
+                       sa.select(_INV).where(_INV.c.resource_provider_id.in_(rp_ids)))}
+    used_before = _usage(ctx, rp_ids)
+    uuid_of = {p.id: p.uuid for p in providers.values()}
+    name_of = {cid: name for name, cid in classes.items()}
+    for key in sorted(wanted):
+        rp_id, rc_id = key
+        rp_uuid, rc_name = uuid_of[rp_id], name_of[rc_id]
+        inv = inventories.get(key)
+        if inv is None:
+            raise exception.InvalidAllocation(
+                reason="Inventory for '%s' on resource provider '%s' not found."
+                       % (rc_name, rp_uuid))
+        for amount in wanted[key]:
+            if not inv.min_unit <= amount <= inv.max_unit or amount % inv.step_size:
+                raise exception.InvalidAllocation(
+                    reason="Unable to allocate %d of '%s' on resource provider "
+                           "'%s': the amount must be between min_unit %d and "
+                           "max_unit %d and a multiple of step_size %d."
+                           % (amount, rc_name, rp_uuid, inv.min_unit,
+                              inv.max_unit, inv.step_size))
+        before = used_before.get(key, 0)
+        after = before - mine_before.get(key, 0) + sum(wanted[key])
+        capacity = (inv.total - inv.reserved) * inv.allocation_ratio
+        # a provider already over capacity accepts writes that do not add to it
+        if after > capacity and after > before:
+            raise exception.InvalidAllocation(
+                reason="Unable to create allocation for '%s' on resource "
+                       "provider '%s'. The requested amount would exceed the "
+                       "capacity." % (rc_name, rp_uuid))
+
+
+@db_api.writer
+def replace(ctx, requests):
+    """Replace the complete allocations of one or several consumers atomically.
+
+    ``requests`` is a list of dicts: ``uuid``, ``project_id``, ``user_id``,
+    ``consumer_type`` (None keeps the stored one), ``check_generation``,
+    ``generation`` (the expected consumer generation, None = new consumer)
+    and ``allocations`` ``{rp uuid: {class: amount}}`` (empty = remove all).
+
+    Raises ConsumerGenerationConflict (stale client view),
+    ConcurrentUpdate (lost a race: retry), AllocationProviderNotFound,
+    AllocationClassNotFound or InvalidAllocation; nothing is written then.
+    """
+    consumers = consumer_obj.get_by_uuids(ctx, [r['uuid'] for r in requests])
+    for req in requests:
+        if req.get('check_generation'):
+            consumer_obj.check_generation(req['uuid'], consumers.get(req['uuid']),
+                                          req.get('generation'))
+    uuids = [r['uuid'] for r in requests]
+    mine_before = _usage(ctx, (), consumer_uuids=uuids)
+    named = {rp for r in requests for rp in r['allocations']}
+    cleared = [r['uuid'] for r in requests if not r['allocations']]
+    # providers whose allocations are cleared count as written (3.2.1)
+    cleared_ids = set(ctx.session.execute(
+        sa.select(_ALLOC.c.resource_provider_id).where(
+            _ALLOC.c.consumer_id.in_(cleared))).scalars()) if cleared else set()
+    # generations first: any usage change after this read fails the swap below
+    providers = _providers(ctx, uuids=named, ids=cleared_ids)
+    for rp_uuid in sorted(named - set(providers)):
+        raise exception.AllocationProviderNotFound(uuid=rp_uuid)
+    classes = _class_ids(ctx, {rc for r in requests
+                               for res in r['allocations'].values() for rc in res})
+    wanted = collections.defaultdict(list)
+    rows = []
+    for req in requests:
+        for rp_uuid, resources in req['allocations'].items():
+            rp_id = providers[rp_uuid].id
+            for rc_name, amount in resources.items():
+                wanted[(rp_id, classes[rc_name])].append(amount)
+                rows.append({'resource_provider_id': rp_id,
+                             'resource_class_id': classes[rc_name],
+                             'consumer_id': req['uuid'], 'used': amount})
+    _check_capacity(ctx, wanted, providers, classes, mine_before)
+    for req in requests:
+        consumer_obj.prepare(ctx, req['uuid'], consumers.get(req['uuid']),
+                             req['project_id'], req['user_id'], req.get('consumer_type'))
+    ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.consumer_id.in_(uuids)))
+    if rows:
+        now = models._now()
+        ctx.session.execute(_ALLOC.insert(), [dict(r, created_at=now) for r in rows])
+    # ordered by id so that concurrent writers lock provider rows in one order
+    for rp in sorted(providers.values(), key=lambda p: p.id):
+        gen_obj.bump_provider(ctx, rp.id, rp.generation)
+    consumer_obj.delete_unused(ctx, cleared)
+
+
+@db_api.writer
+def delete_consumer(ctx, consumer_uuid):
+    """Remove every allocation of a consumer and the consumer itself.
+
+    Provider generations are not bumped (Placement's rule); raises
+    ConsumerAllocationsNotFound when the consumer holds nothing.
+    """
+    res = ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.consumer_id == consumer_uuid))
+    if res.rowcount == 0:
+        raise exception.ConsumerAllocationsNotFound(uuid=consumer_uuid)
+    consumer_obj.delete_unused(ctx, [consumer_uuid])
