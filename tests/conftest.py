@@ -32,3 +32,11 @@ def client(berth):
 def ctx(berth):
     """An admin request context bound to the running berth's database."""
     return berth_context.admin_context(berth.db)
+
+
+@pytest.fixture
+def bm(berth):
+    """A bare-metal (/v1) client at the latest microversion."""
+    c = fixtures.BaremetalClient(berth.baremetal_url, version='latest')
+    yield c
+    c.close()

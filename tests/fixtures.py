@@ -96,3 +96,41 @@ def start_embedded(conf):
     stack = deployment.Embedded(conf)
     stack.start()
     return stack
+
+
+class BaremetalClient:
+    """Minimal HTTP client for the /v1 API: Ironic version header per call, no token."""
+
+    HEADER = 'X-OpenStack-Ironic-API-Version'
+
+    def __init__(self, base_url, version='latest'):
+        self.base_url = base_url.rstrip('/')
+        self.version = version
+        self.session = requests.Session()
+
+    def request(self, method, path, version=None, headers=None, json=None, **kwargs):
+        hdrs = {}
+        version = self.version if version is None else version
+        if version:  # '' sends no version header
+            hdrs[self.HEADER] = version
+        hdrs.update(headers or {})
+        return self.session.request(method, self.base_url + path, headers=hdrs,
+                                    json=json, **kwargs)
+
+    def get(self, path, **kw):
+        return self.request('GET', path, **kw)
+
+    def post(self, path, json=None, **kw):
+        return self.request('POST', path, json=json, **kw)
+
+    def put(self, path, json=None, **kw):
+        return self.request('PUT', path, json=json, **kw)
+
+    def patch(self, path, json=None, **kw):
+        return self.request('PATCH', path, json=json, **kw)
+
+    def delete(self, path, **kw):
+        return self.request('DELETE', path, **kw)
+
+    def close(self):
+        self.session.close()
