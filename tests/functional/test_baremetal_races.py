@@ -1,0 +1,77 @@
+"""Races of node allocations: many requests over one pool never share a node."""
+
+import collections
+import concurrent.futures
+import threading
+
+from common import context as berth_context
+from conductor.manager import node_allocations
+from objects import node_allocation as alloc_obj
+from tests.functional import baremetal_helpers as h
+
+
+def _check_pool(bm, nodes, allocs):
+    active = [a for a in allocs if a['state'] == 'active']
+    held = collections.Counter(a['node_uuid'] for a in active)
+    assert all(count == 1 for count in held.values()), held
+    owners = {n['uuid']: bm.get('/v1/nodes/%s' % n['uuid']).json()['instance_uuid']
+              for n in nodes}
+    assert {owners[a['node_uuid']] for a in active} == {a['uuid'] for a in active}
+    return active
+
+
+def test_concurrent_requests_over_http(bm):
+    nodes = [h.make_node(bm, 'r%d' % i) for i in range(6)]
+    with concurrent.futures.ThreadPoolExecutor(12) as pool:
+        allocs = list(pool.map(lambda _: h.allocate(bm, resource_class='gold'),
+                               range(10)))
+    assert all(a['state'] in ('active', 'error') for a in allocs)
+    assert len(_check_pool(bm, nodes, allocs)) == 6
+
+
+def test_conductors_racing_on_one_pool(bm, ctx):
+    """Allocators of four hosts run at once on the same nodes; the DB decides."""
+    nodes = [h.make_node(bm, 'q%d' % i, traits=['CUSTOM_Q']) for i in range(5)]
+    hosts = ['racer-%d' % i for i in range(4)]
+    rows = [alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_Q'],
+                                   'conductor_affinity': hosts[i % 4]})
+            for i in range(12)]
+    allocators = {host: node_allocations.NodeAllocator(host, lock_attempts=5,
+                                                       lock_interval=0.01)
+                  for host in hosts}
+    start = threading.Barrier(len(rows))
+
+    def run(row):
+        start.wait()
+        allocators[row.conductor_affinity].allocate(
+            berth_context.admin_context(ctx.db), row.id)
+
+    with concurrent.futures.ThreadPoolExecutor(len(rows)) as pool:
+        list(pool.map(run, rows))
+    allocs = [bm.get('/v1/allocations/%s' % r.uuid).json() for r in rows]
+    assert all(a['state'] in ('active', 'error') for a in allocs)
+    assert len(_check_pool(bm, nodes, allocs)) == 5
+
+
+def test_take_over_compare_and_swap(ctx):
+    row = alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': 'dead'})
+    start = threading.Barrier(8)
+
+    def grab(i):
+        start.wait()
+        return alloc_obj.take_over(berth_context.admin_context(ctx.db), row.id,
+                                   'dead', 'host-%d' % i)
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(grab, range(8)))
+    assert results.count(True) == 1
+    assert not alloc_obj.take_over(ctx, row.id, 'host-x', 'host-x')
+
+
+def test_allocation_not_ours_is_left_alone(bm, ctx):
+    h.make_node(bm, 'mine')
+    row = alloc_obj.create(ctx, {'resource_class': 'gold',
+                                 'conductor_affinity': 'someone-else'})
+    node_allocations.NodeAllocator('me').allocate(ctx, row.id)
+    assert alloc_obj.get_by_id(ctx, row.id).state == 'allocating'
+    assert not alloc_obj.set_error(ctx, row.id, 'me', 'x')

@@ -1,0 +1,98 @@
+"""Recovery of node allocations: resume at start, orphan takeover, stale sweep."""
+
+import pytest
+
+from common import context as berth_context
+from conductor import service as conductor_service
+from conductor.periodic import node_allocations as periodics
+from objects import node_allocation as alloc_obj
+from tests import fixtures
+from tests.functional import baremetal_helpers as h
+
+
+def _allocating(ctx, host, n=1, rc='gold'):
+    return [alloc_obj.create(ctx, {'resource_class': rc, 'conductor_affinity': host})
+            for _ in range(n)]
+
+
+def test_orphans_of_a_departed_host_are_taken_over(bm, berth, ctx):
+    for i in range(3):
+        h.make_node(bm, 'o%d' % i)
+    rows = _allocating(ctx, 'gone-host', 3)
+    mine = berth.conductors[0]
+    own = _allocating(ctx, mine.host)[0]
+    taken = periodics.take_over_orphans(ctx, mine.manager.node_allocator, mine.ring)
+    assert taken == 3
+    for row in rows:
+        done = alloc_obj.get(ctx, row.uuid)
+        assert (done.state, done.conductor_affinity) == ('active', mine.host)
+    # never from itself: our own rows are resume's and the sweep's business
+    assert alloc_obj.get(ctx, own.uuid).state == 'allocating'
+
+
+def test_live_hosts_keep_their_rows(berth, ctx):
+    mine = berth.conductors[0]
+    rows = _allocating(ctx, mine.host)
+    assert periodics.take_over_orphans(ctx, mine.manager.node_allocator,
+                                       mine.ring) == 0
+    assert alloc_obj.get(ctx, rows[0].uuid).conductor_affinity == mine.host
+
+
+def test_stale_sweep_drives_own_rows(bm, berth, ctx):
+    h.make_node(bm, 's1')
+    mine = berth.conductors[0]
+    row = _allocating(ctx, mine.host)[0]
+    assert periodics.sweep_stale(ctx, mine.manager.node_allocator, 3600) == 0
+    assert periodics.sweep_stale(ctx, mine.manager.node_allocator, 0) == 1
+    assert alloc_obj.get(ctx, row.uuid).state == 'active'
+
+
+def test_a_restarted_conductor_resumes_its_rows(bm, berth, ctx):
+    h.make_node(bm, 'r1')
+    row = _allocating(ctx, 'restarted-host')[0]
+    service = conductor_service.ConductorService(
+        berth.conf, 'restarted-host', berth.db, transport=berth.transport).start()
+    try:
+        done = h.wait_allocation(bm, row.uuid)
+    finally:
+        service.stop(grace=0)
+    assert (done['state'], done['node_uuid']) == (
+        'active', bm.get('/v1/nodes/r1').json()['uuid'])
+
+
+@pytest.fixture
+def two_conductors(conf, tmp_path_factory):
+    conf.set_override('embedded_conductors', 2, group='conductor')
+    conf.set_override('orphan_check_interval', 1, group='allocation')
+    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
+    stack = fixtures.start_embedded(conf)
+    yield stack
+    stack.stop()
+
+
+def test_periodic_takeover_with_two_conductors(two_conductors):
+    """Rows of a host that is not in the ring end active, each taken by one owner."""
+    stack = two_conductors
+    bm = fixtures.BaremetalClient(stack.baremetal_url)
+    ctx = berth_context.admin_context(stack.db)
+    for i in range(4):
+        h.make_node(bm, 't%d' % i)
+    rows = _allocating(ctx, 'dead-host', 6)
+    done = [h.wait_allocation(bm, r.uuid) for r in rows]
+    assert sorted(d['state'] for d in done) == ['active'] * 4 + ['error'] * 2
+    hosts = {c.host for c in stack.conductors}
+    assert {alloc_obj.get(ctx, r.uuid).conductor_affinity for r in rows} <= hosts
+    active_nodes = [d['node_uuid'] for d in done if d['state'] == 'active']
+    assert len(set(active_nodes)) == 4
+    bm.close()
+
+
+def test_broker_failure_is_503_and_stores_nothing(bm, berth, monkeypatch):
+    from common import exception
+
+    def down(*args, **kwargs):
+        raise exception.ServiceUnavailable(reason='the message broker cannot be reached')
+    monkeypatch.setattr(berth.conductor_api, 'create_allocation', down)
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold'})
+    assert resp.status_code == 503
+    assert bm.get('/v1/allocations').json()['allocations'] == []
