@@ -12,6 +12,7 @@ from oslo_log import log as oslo_log
 
 from api.placement import app as placement_app
 from common import conf as berth_conf
+from conductor import rpcapi
 from objects import database
 
 
@@ -24,7 +25,8 @@ def init_application(config_files=None):
     conf([], project='berth', default_config_files=[f for f in config_files
                                                     if os.path.exists(f)])
     oslo_log.setup(conf, 'berth')
-    return placement_app.loadapp(conf, database.open_database(conf))
+    return placement_app.loadapp(conf, database.open_database(conf),
+                                 conductor=rpcapi.APIConductorClient(conf))
 
 
 class _Lazy:

@@ -7,6 +7,7 @@ import threading
 from api import server as http_server
 from api.placement import app as placement_app
 from cli import config
+from conductor import rpcapi
 from objects import database
 
 
@@ -15,7 +16,10 @@ def main(argv=None):
                             description='berth API server')
     config.setup_logging(conf)
     db = database.open_database(conf)
-    server = http_server.HttpServer(placement_app.loadapp(conf, db), conf.api.host,
+    # reads the conductor ring (never joins it) and calls over [DEFAULT] transport_url
+    conductor = rpcapi.APIConductorClient(conf)
+    app = placement_app.loadapp(conf, db, conductor=conductor)
+    server = http_server.HttpServer(app, conf.api.host,
                                     conf.api.placement_port, threads=conf.api.workers,
                                     name='placement')
     host, port = server.start()
@@ -26,6 +30,7 @@ def main(argv=None):
     while not stopping.wait(0.5):
         pass
     server.stop()
+    conductor.stop()
     db.dispose()
     return 0
 

@@ -3,19 +3,31 @@
 import os
 
 from api import server as http_server
+from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
 from common import context as berth_context
+from common import rpc
+from conductor import rpcapi
+from conductor import service as conductor_service
 from objects import bootstrap
 from objects import database
 
 
 class Embedded:
-    """Database, API servers (and, once started, conductors) in one process."""
+    """Database, API servers and conductors in one process.
+
+    The conductors talk to the API over the in-process transport (unless
+    ``[DEFAULT] transport_url`` says otherwise) and share a file-based tooz
+    group in the data dir.
+    """
 
     def __init__(self, conf):
         self.conf = conf
         self.db = None
         self.servers = {}
+        self.transport = None
+        self.conductors = []
+        self.conductor_api = None
 
     def start(self):
         conf = self.conf
@@ -23,35 +35,75 @@ class Embedded:
         self.db = database.open_database(conf)
         database.upgrade(self.db)
         bootstrap.sync_standards(berth_context.admin_context(self.db))
-        placement = placement_app.loadapp(conf, self.db)
+        self._start_conductors()
+        placement = placement_app.loadapp(conf, self.db, conductor=self.conductor_api)
         server = http_server.HttpServer(placement, conf.api.host,
                                         conf.api.placement_port,
                                         threads=conf.api.workers, name='placement')
         server.start()
         self.servers['placement'] = server
+        baremetal = baremetal_app.loadapp(conf, self.db, conductor=self.conductor_api)
+        server = http_server.HttpServer(baremetal, conf.api.host,
+                                        conf.api.baremetal_port,
+                                        threads=conf.api.workers, name='baremetal')
+        server.start()
+        self.servers['baremetal'] = server
+
+    def _start_conductors(self):
+        conf = self.conf
+        rpc.register_opts(conf)
+        # oslo.messaging's default (rabbit on localhost) means "not configured"
+        url = (rpc.EMBEDDED_TRANSPORT_URL if conf.transport_url == rpc.DEFAULT_TRANSPORT_URL
+               else None)
+        self.transport = rpc.get_transport(conf, url=url)
+        for i in range(conf.conductor.embedded_conductors):
+            host = '%s-c%d' % (conf.host, i)
+            self.conductors.append(conductor_service.ConductorService(
+                conf, host, self.db, transport=self.transport).start())
+        self.conductor_api = rpcapi.APIConductorClient(conf, transport=self.transport)
 
     @property
     def placement_url(self):
         host, port = self.servers['placement'].address
         return 'http://%s:%d' % (host, port)
 
+    @property
+    def baremetal_url(self):
+        host, port = self.servers['baremetal'].address
+        return 'http://%s:%d' % (host, port)
+
     def banner(self):
         lines = ['berth is running (embedded defaults; data in %s)'
                  % os.path.abspath(self.conf.state_path),
                  '  Placement API: %s' % self.placement_url,
-                 '  auth: %s' % self.conf.api.auth_strategy]
+                 '  Bare metal API: %s' % self.baremetal_url,
+                 '  auth: %s' % self.conf.api.auth_strategy,
+                 '  conductors: %s' % ', '.join(c.host for c in self.conductors)]
         if self.conf.api.auth_strategy == 'noauth2':
             lines += ['  try: curl -H "X-Auth-Token: admin" %s/resource_providers'
                       % self.placement_url,
                       '  or:  OS_AUTH_TYPE=admin_token OS_TOKEN=admin '
                       'OS_ENDPOINT=%s openstack resource provider list'
-                      % self.placement_url]
+                      % self.placement_url,
+                      '  and: OS_AUTH_TYPE=none OS_ENDPOINT=%s openstack '
+                      'baremetal node list' % self.baremetal_url]
         lines.append('Stop with Ctrl-C (SIGINT) or SIGTERM.')
         return '\n'.join(lines)
 
     def stop(self):
+        """Stop the API first (no new work), then the conductors, then the rest."""
         for server in self.servers.values():
             server.stop()
         self.servers.clear()
+        if self.conductor_api is not None:
+            self.conductor_api.stop()
+            self.conductor_api = None
+        # no peer outside this process can route here: no grace period
+        for conductor in self.conductors:
+            conductor.stop(grace=0)
+        self.conductors.clear()
+        if self.transport is not None:
+            self.transport.cleanup()
+            self.transport = None
         if self.db is not None:
             self.db.dispose()

@@ -4,14 +4,19 @@ Nothing is registered at import time.  A process builds its own
 ``cfg.ConfigOpts``, calls :func:`register_opts` on it and passes it down.
 """
 
+from common.conf import allocation
 from common.conf import api
 from common.conf import compute
+from common.conf import conductor
+from common.conf import coordination
 from common.conf import database
 from common.conf import default
 from common.conf import placement
+from common.conf import upgrade_levels
 
 # Every module here that defines options; common.conf.opts walks this list.
-MODULES = [default, api, database, placement, compute]
+MODULES = [default, api, database, placement, conductor, coordination, upgrade_levels,
+           allocation, compute]
 
 
 def register_opts(conf):

@@ -2,7 +2,12 @@
 
 from oslo_config import cfg
 
-GROUP = cfg.OptGroup('api', title='REST API options')
+
+def _group():
+    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
+    # shared one would share option overrides between ConfigOpts objects
+    return cfg.OptGroup('api', title='REST API options')
+
 
 opts = [
     cfg.StrOpt('auth_strategy', default='keystone', choices=[
@@ -26,9 +31,10 @@ opts = [
 
 
 def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(opts, group=GROUP)
+    group = _group()
+    conf.register_group(group)
+    conf.register_opts(opts, group=group)
 
 
 def list_opts():
-    return [(GROUP, opts)]
+    return [(_group(), opts)]

@@ -1,0 +1,31 @@
+"""``berth-conductor``: one conductor process (RPC server, ring member, periodic tasks)."""
+
+import signal
+import sys
+import threading
+
+from cli import config
+from conductor import service as conductor_service
+from objects import database
+
+
+def main(argv=None):
+    conf = config.make_conf(sys.argv[1:] if argv is None else argv,
+                            description='berth conductor')
+    config.setup_logging(conf)
+    db = database.open_database(conf)
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    signal.signal(signal.SIGINT, lambda *_: stopping.set())
+    conductor = conductor_service.ConductorService(conf, conf.host, db).start()
+    print('berth-conductor: %s serving' % conf.host, flush=True)
+    while not stopping.wait(0.5):
+        pass
+    print('berth-conductor: %s stopping' % conf.host, flush=True)
+    conductor.stop()
+    db.dispose()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

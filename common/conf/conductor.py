@@ -1,0 +1,41 @@
+"""Options of the ``[conductor]`` group: the RPC servers that do the racing writes."""
+
+from oslo_config import cfg
+
+
+def _group():
+    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
+    # shared one would share option overrides between ConfigOpts objects
+    return cfg.OptGroup('conductor', title='Conductor options')
+
+
+opts = [
+    cfg.IntOpt('workers', default=32, min=1,
+               help='Requests one conductor works on at the same time. A '
+                    'request beyond this bound is refused at once (the API '
+                    'answers 503 berth.service_unavailable) instead of '
+                    'waiting in an unbounded queue.'),
+    cfg.IntOpt('rpc_timeout', default=30, min=1,
+               help='Seconds the API waits for a conductor to answer an RPC '
+                    'call before answering 503.'),
+    cfg.IntOpt('rpc_send_retries', default=2, min=0,
+               help='How often the API retries connecting to the message '
+                    'broker before a call fails with 503 (0: no retry). '
+                    'Keeps requests from hanging while the broker is down.'),
+    cfg.IntOpt('graceful_shutdown_timeout', default=60, min=0,
+               help='Seconds a stopping conductor waits for the work in '
+                    'flight to finish.'),
+    cfg.IntOpt('embedded_conductors', default=1, min=1,
+               help='Conductors ``berth serve`` runs inside its own process '
+                    '(hosts <host>-c0, <host>-c1, ...).'),
+]
+
+
+def register_opts(conf):
+    group = _group()
+    conf.register_group(group)
+    conf.register_opts(opts, group=group)
+
+
+def list_opts():
+    return [(_group(), opts)]

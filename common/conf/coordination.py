@@ -1,0 +1,43 @@
+"""Options of the ``[coordination]`` group: tooz membership and the hash ring."""
+
+from oslo_config import cfg
+
+
+def _group():
+    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
+    # shared one would share option overrides between ConfigOpts objects
+    return cfg.OptGroup('coordination', title='Conductor membership (tooz)')
+
+
+opts = [
+    cfg.StrOpt('backend_url', secret=True,
+               sample_default='file://$state_path/coordination',
+               help='tooz backend the conductors join and the API reads, '
+                    'e.g. etcd3+http://127.0.0.1:2379?timeout=10 or '
+                    'redis://127.0.0.1:6379?timeout=10. The ``timeout`` '
+                    'parameter is how long a dead conductor stays in the '
+                    'ring. Unset: a file backend in [DEFAULT] state_path, '
+                    'which only works when every process runs on one host.'),
+    cfg.FloatOpt('watch_interval', default=1.0, min=0.05,
+                 help='Seconds between two polls of the group for joined '
+                      'and departed conductors.'),
+    cfg.FloatOpt('ring_refresh_interval', default=5.0, min=0.1,
+                 help='Seconds between two full rebuilds of the hash ring from '
+                      'the group members (a safety net for missed events). A '
+                      'stopping conductor keeps answering this long after it '
+                      'left the group, so peers with an older ring are not '
+                      'dropped.'),
+    cfg.IntOpt('hash_partitions', default=256, min=1,
+               help='Points per conductor on the hash ring; more points '
+                    'spread work more evenly.'),
+]
+
+
+def register_opts(conf):
+    group = _group()
+    conf.register_group(group)
+    conf.register_opts(opts, group=group)
+
+
+def list_opts():
+    return [(_group(), opts)]

@@ -1,0 +1,114 @@
+"""oslo.messaging plumbing shared by the API (client) and the conductors (server).
+
+One place decides the transport, how a request context crosses the wire, which
+exceptions are re-raised typed on the calling side, and how messaging failures
+become :class:`common.exception.ServiceUnavailable` (HTTP 503).
+"""
+
+import contextlib
+import logging
+
+import oslo_messaging as messaging
+from oslo_messaging import opts as messaging_opts
+from oslo_messaging.rpc import dispatcher
+
+from common import context as berth_context
+from common import exception
+
+LOG = logging.getLogger(__name__)
+
+# The one topic every conductor listens on (with server=<host>).
+TOPIC = 'berth-conductor'
+
+# Modules whose exceptions a conductor may raise to its caller: they are
+# re-raised in the API process as (subclasses of) the same classes.
+ALLOWED_EXMODS = [exception.__name__]
+
+# The transport of ``berth serve``: kombu's in-memory broker, in one process.
+# (``fake://`` polls every 50 ms; this one answers in a few milliseconds.)
+EMBEDDED_TRANSPORT_URL = 'kombu+memory:////'
+
+# oslo.messaging's own default of [DEFAULT] transport_url (RabbitMQ on localhost)
+DEFAULT_TRANSPORT_URL = 'rabbit://'
+
+
+def register_opts(conf):
+    """Register oslo.messaging's options on a private ConfigOpts.
+
+    oslo.messaging registers its tracing and metrics groups only on the global
+    CONF at import time, and a private ConfigOpts without them fails on the
+    first call; the rest is registered here so overrides can be set before
+    the transport exists.
+    """
+    from oslo_messaging._metrics import client as metrics_client
+    from oslo_messaging._tracing import client as tracing_client
+    for group, opts in messaging_opts.list_opts():
+        conf.register_opts(opts, group=group)
+    conf.register_opts(tracing_client.oslo_messaging_tracing,
+                       group='oslo_messaging_tracing')
+    conf.register_opts(metrics_client.oslo_messaging_metrics,
+                       group='oslo_messaging_metrics')
+
+
+def get_transport(conf, url=None):
+    """The RPC transport for ``url`` or ``[DEFAULT] transport_url``."""
+    register_opts(conf)
+    if (url or conf.transport_url or '').startswith('kombu+memory'):
+        # the in-memory broker has no heartbeats; this keeps the log quiet
+        conf.set_override('heartbeat_timeout_threshold', 0,
+                          group='oslo_messaging_rabbit')
+    return messaging.get_rpc_transport(conf, url=url,
+                                       allowed_remote_exmods=ALLOWED_EXMODS)
+
+
+class RequestContextSerializer(messaging.NoOpSerializer):
+    """Sends a RequestContext as its dict; the receiver attaches its own database."""
+
+    def __init__(self, db=None):
+        self.db = db
+
+    def serialize_context(self, ctxt):
+        return ctxt.to_dict()
+
+    def deserialize_context(self, ctxt):
+        return berth_context.RequestContext.from_dict(ctxt, db=self.db)
+
+
+def get_client(transport, version, version_cap, timeout, retry):
+    """An RPC client for the conductor topic; callers ``prepare(server=...)``."""
+    target = messaging.Target(topic=TOPIC, version=version)
+    return messaging.get_rpc_client(transport, target, version_cap=version_cap,
+                                    serializer=RequestContextSerializer(),
+                                    timeout=timeout, retry=retry)
+
+
+def get_server(transport, host, endpoints, db):
+    """The RPC server of one conductor; private (underscore) methods stay private."""
+    target = messaging.Target(topic=TOPIC, server=host)
+    return messaging.get_rpc_server(
+        transport, target, endpoints,
+        serializer=RequestContextSerializer(db),
+        access_policy=dispatcher.DefaultRPCAccessPolicy)
+
+
+@contextlib.contextmanager
+def translate_errors(server, method):
+    """Turn messaging failures of one call into ServiceUnavailable (503)."""
+    try:
+        yield
+    except exception.BerthException:
+        raise
+    except messaging.MessagingTimeout:
+        LOG.warning('Conductor %s did not answer %s in time', server, method)
+        raise exception.ServiceUnavailable(
+            reason='conductor %s did not answer in time' % server)
+    except (messaging.MessageDeliveryFailure, messaging.MessagingServerError,
+            messaging.InvalidTarget) as exc:
+        LOG.warning('Cannot reach conductor %s for %s: %s', server, method, exc)
+        raise exception.ServiceUnavailable(
+            reason='the message broker cannot be reached')
+    except messaging.MessagingException as exc:
+        if isinstance(exc, (messaging.RemoteError, messaging.UnsupportedVersion)):
+            raise
+        LOG.warning('Messaging failure calling %s on %s: %s', method, server, exc)
+        raise exception.ServiceUnavailable(reason='messaging failure: %s' % exc)

@@ -1,0 +1,105 @@
+"""The conductor's RPC endpoint: short methods that delegate to modules beside it.
+
+The logic lives next to this file (``claims.py``, ``node_allocations.py``, ...);
+every method here takes a worker slot (``[conductor] workers``) and declares
+the domain exceptions it may raise, so they cross RPC typed and unlogged.
+"""
+
+import functools
+import logging
+
+import oslo_messaging as messaging
+
+from common import exception
+from conductor.manager import claims
+from conductor.manager import node_allocations
+from conductor.periodic import node_allocations as allocation_periodics
+from conductor.rpcapi import version as rpc_version
+
+LOG = logging.getLogger(__name__)
+
+
+def _admitted(method):
+    """Run an RPC method inside a worker slot (NoFreeWorker when none is free)."""
+    @functools.wraps(method)
+    def wrapper(self, ctx, *args, **kwargs):
+        with self.workers.slot():
+            return method(self, ctx, *args, **kwargs)
+    return wrapper
+
+
+class ConductorManager:
+    """RPC endpoint of one conductor.
+
+    :param conf: the process's ConfigOpts.
+    :param host: this conductor's host name (its ring member and RPC server).
+    :param db: the process's database; contexts arriving by RPC carry it as
+        ``ctx.db``.
+    :param ring: the conductor's :class:`conductor.ring.Ring`.
+    :param workers: the conductor's :class:`conductor.workers.Workers`.
+    """
+
+    target = messaging.Target(version=rpc_version.RPC_API_VERSION)
+
+    def __init__(self, conf, host, db, ring, workers):
+        self.conf = conf
+        self.host = host
+        self.db = db
+        self.ring = ring
+        self.workers = workers
+        self.node_allocator = node_allocations.NodeAllocator.from_conf(conf, host)
+        self.claims = claims.Claims(conf)
+
+    def periodic_tasks(self):
+        """``[(callable, spacing_seconds)]`` to run on the periodic worker.
+
+        Read when the worker starts (never at import), so spacings come from
+        this process's conf; a spacing <= 0 disables a task.
+        """
+        tasks = []
+        tasks += allocation_periodics.tasks(self.conf, self.db, self.node_allocator,
+                                            self.ring)
+        return tasks
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def ping(self, ctx):
+        """Who answered, and the members this conductor sees."""
+        return {'host': self.host, 'members': sorted(self.ring.members())}
+
+    @messaging.expected_exceptions(exception.BerthException)
+    def create_allocation(self, ctx, allocation_id):
+        """Cast (1.1): reserve a node for an ``allocating`` row of ours, in the background.
+
+        With no free worker the row stays ``allocating`` and the stale sweep
+        drives it later; a cast has nobody to answer to.
+        """
+        try:
+            self.workers.spawn(self.node_allocator.allocate, ctx, allocation_id)
+        except exception.NoFreeWorker:
+            LOG.warning('Conductor %s is busy; allocation %s waits for the sweep',
+                        self.host, allocation_id)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def destroy_allocation(self, ctx, allocation_uuid):
+        """Call (1.1): delete a node allocation under the node lock and state rules."""
+        self.node_allocator.destroy(ctx, allocation_uuid)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def claim_resources(self, ctx, tree, consumers):
+        """Call (1.2): replace Placement allocations of one or more consumers."""
+        self.claims.claim_resources(ctx, tree, consumers)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def delete_allocations(self, ctx, tree, consumer_uuid):
+        """Call (1.2): remove every Placement allocation of one consumer."""
+        self.claims.delete_allocations(ctx, tree, consumer_uuid)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def reshape(self, ctx, tree, inventories, consumers):
+        """Call (1.2): move inventory and allocations atomically (POST /reshaper)."""
+        self.claims.reshape(ctx, tree, inventories, consumers)

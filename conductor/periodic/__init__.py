@@ -1,0 +1,52 @@
+"""The conductor's periodic tasks, run by a futurist PeriodicWorker.
+
+Spacings are read from the conf object when the worker is built (at service
+start), never at import: tasks are plain callables wrapped here.
+"""
+
+import logging
+import threading
+
+from futurist import periodics
+
+LOG = logging.getLogger(__name__)
+
+
+class PeriodicRunner:
+    """A PeriodicWorker in its own thread over ``[(callable, spacing)]``."""
+
+    def __init__(self, tasks, name='periodic'):
+        callables = []
+        for func, spacing in tasks:
+            if spacing is None or spacing <= 0:
+                LOG.info('Periodic task %s is disabled', getattr(func, '__name__', func))
+                continue
+            callables.append((periodics.periodic(spacing=spacing)(_named(func)),
+                              None, None))
+        self._worker = periodics.PeriodicWorker(callables)
+        self._thread = threading.Thread(target=self._worker.start,
+                                        kwargs={'allow_empty': True},
+                                        daemon=True, name=name)
+
+    def start(self):
+        self._thread.start()
+
+    def stop(self, timeout=10):
+        """Stop scheduling and wait for the task running now, if any."""
+        self._worker.stop()
+        self._worker.wait(timeout)
+        self._thread.join(timeout)
+
+    def watchers(self):
+        """``[(name, runs, successes, failures)]`` for every task."""
+        return [(w.work.name, w.runs, w.successes, w.failures)
+                for w in self._worker.iter_watchers()]
+
+
+def _named(func):
+    """A plain function around ``func`` (futurist tags the callable it gets)."""
+    def task():
+        return func()
+    task.__name__ = getattr(func, '__name__', 'task')
+    task.__qualname__ = getattr(func, '__qualname__', task.__name__)
+    return task

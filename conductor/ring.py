@@ -1,0 +1,199 @@
+"""Conductor membership in a tooz group and the hash ring built over it.
+
+Conductors join the group ``berth-conductors`` and heartbeat; the API and the
+conductors read the members (the API never joins) and keep a
+``tooz.hashring.HashRing`` over them.  The ring is rebuilt when the group's
+watchers report a join or a leave (polled every ``[coordination]
+watch_interval``) and from a full read of the members every
+``ring_refresh_interval``.  The ring only picks a conductor: two conductors
+may briefly both think they own a key, and the database decides who wins.
+"""
+
+import logging
+import os
+import threading
+import time
+import uuid
+
+from tooz import coordination
+from tooz import hashring
+
+from common import exception
+
+LOG = logging.getLogger(__name__)
+
+GROUP = b'berth-conductors'
+
+
+def backend_url(conf):
+    """``[coordination] backend_url``, or a file backend in the state dir.
+
+    The file backend runs its calls inline (``executor=synchronous``): this
+    module serialises them anyway, and tooz's default thread pool takes a
+    second to shut down.
+    """
+    if conf.coordination.backend_url:
+        return conf.coordination.backend_url
+    path = os.path.abspath(os.path.join(conf.state_path, 'coordination'))
+    os.makedirs(path, exist_ok=True)
+    return 'file://%s?executor=synchronous' % path
+
+
+class Ring:
+    """Live conductors and the hash ring over them, kept fresh in a thread.
+
+    :param conf: the process's ConfigOpts (``[coordination]`` options).
+    :param host: this conductor's host name, or None for a reader (the API)
+        that watches the group without joining it.
+    """
+
+    def __init__(self, conf, host=None):
+        self.host = host
+        self._url = backend_url(conf)
+        self._watch_interval = conf.coordination.watch_interval
+        self._refresh_interval = conf.coordination.ring_refresh_interval
+        self._partitions = conf.coordination.hash_partitions
+        member_id = host or 'reader-%s-%d-%s' % (conf.host, os.getpid(),
+                                                 uuid.uuid4().hex[:8])
+        self._coord = coordination.get_coordinator(self._url,
+                                                   member_id.encode('utf-8'))
+        self._lock = threading.Lock()          # serialises use of the coordinator
+        # (members, ring), swapped as one so lock-free readers see a pair
+        self._view = (frozenset(), hashring.HashRing([], partitions=self._partitions))
+        self._joined = False
+        self._last_refresh = 0.0
+        self._stopping = threading.Event()
+        self._thread = None
+
+    # --- life cycle ---
+
+    def start(self):
+        """Connect to the backend, read the members and start watching them."""
+        self._coord.start(start_heart=self.host is not None)
+        try:
+            self._coord.create_group(GROUP).get()
+        except coordination.GroupAlreadyExist:
+            pass
+        self._coord.watch_join_group(GROUP, self._on_join)
+        self._coord.watch_leave_group(GROUP, self._on_leave)
+        self.refresh()
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name='ring-%s' % (self.host or 'reader'))
+        self._thread.start()
+        return self
+
+    def join(self, capabilities=None):
+        """Join the group as ``host`` (conductors only); peers see it on their next poll."""
+        if self.host is None:
+            raise RuntimeError('a ring reader never joins the group')
+        with self._lock:
+            try:
+                self._coord.join_group(GROUP, capabilities=capabilities or {}).get()
+            except coordination.MemberAlreadyExist:
+                # a previous incarnation of this host has not expired yet
+                self._coord.leave_group(GROUP).get()
+                self._coord.join_group(GROUP, capabilities=capabilities or {}).get()
+            self._joined = True
+        self.refresh()
+        LOG.info('Conductor %s joined %s', self.host, GROUP.decode())
+
+    def leave(self):
+        """Leave the group; keeps watching, so the ring stays usable for a while."""
+        with self._lock:
+            if not self._joined:
+                return
+            self._joined = False
+            try:
+                self._coord.leave_group(GROUP).get()
+            except coordination.ToozError as exc:
+                LOG.warning('Conductor %s could not leave the group: %s', self.host, exc)
+        self.refresh()
+        LOG.info('Conductor %s left %s', self.host, GROUP.decode())
+
+    def stop(self):
+        """Stop watching and disconnect (leaves the group first if still in it)."""
+        self.leave()
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(10)
+        with self._lock:
+            try:
+                self._coord.stop()
+            except coordination.ToozError as exc:
+                LOG.warning('Coordinator stop failed: %s', exc)
+
+    # --- questions ---
+
+    def owner(self, key):
+        """The host of the conductor that owns ``key`` (a str, e.g. a UUID).
+
+        :raises exception.ServiceUnavailable: no conductor is alive.
+        """
+        members, ring = self._view
+        if not members:
+            # a conductor may have joined since the last poll: look once more
+            self.refresh()
+            members, ring = self._view
+            if not members:
+                raise exception.ServiceUnavailable(reason='no conductor is alive')
+        return next(iter(ring.get_nodes(key.encode('utf-8'))))
+
+    def members(self):
+        """The hosts of the live conductors (a frozenset of str)."""
+        return self._view[0]
+
+    def is_alive(self, host):
+        """Whether ``host`` is a live conductor (a conductor is always alive to itself)."""
+        return host in self._view[0]
+
+    # --- keeping it fresh ---
+
+    def refresh(self):
+        """Rebuild the ring from a full read of the group's members."""
+        with self._lock:
+            try:
+                found = self._coord.get_members(GROUP).get()
+            except coordination.ToozError as exc:
+                LOG.warning('Cannot read the conductor group (%s); keeping %d '
+                            'members', exc, len(self._view[0]))
+                return
+            self._last_refresh = time.monotonic()
+            self._set_members({m.decode('utf-8') for m in found})
+
+    def poll(self):
+        """Fire the join/leave watchers; rebuild fully when a refresh is due."""
+        try:
+            with self._lock:
+                self._coord.run_watchers()
+        except coordination.ToozError as exc:
+            LOG.warning('Watching the conductor group failed: %s', exc)
+        if time.monotonic() - self._last_refresh >= self._refresh_interval:
+            self.refresh()
+
+    # the watchers fire inside run_watchers(), with self._lock held
+    def _on_join(self, event):
+        self._set_members(self._view[0] | {event.member_id.decode('utf-8')})
+
+    def _on_leave(self, event):
+        self._set_members(self._view[0] - {event.member_id.decode('utf-8')})
+
+    def _set_members(self, members):
+        """Swap in a ring over ``members``; called with self._lock held."""
+        if self._joined:
+            members = set(members) | {self.host}
+        members = frozenset(members)
+        old = self._view[0]
+        if members == old:
+            return
+        self._view = (members, hashring.HashRing(sorted(members),
+                                                 partitions=self._partitions))
+        added, gone = members - old, old - members
+        LOG.info('Conductor ring (%s): %d members; joined %s, left %s',
+                 self.host or 'reader', len(members), sorted(added), sorted(gone))
+
+    def _run(self):
+        while not self._stopping.wait(self._watch_interval):
+            try:
+                self.poll()
+            except Exception:  # never let the ring thread die
+                LOG.exception('Conductor ring refresh failed')

@@ -1,0 +1,108 @@
+"""Client side of the conductor RPC API (used by the API and by peers).
+
+Every method pins the lowest RPC version it needs and is routed by a key to
+the conductor that owns it on the hash ring (``prepare(server=owner)``); the
+version history lives in :mod:`conductor.rpcapi.version`.
+"""
+
+import logging
+
+from common import rpc
+from conductor import ring as conductor_ring
+from conductor.rpcapi import version as rpc_version
+
+LOG = logging.getLogger(__name__)
+
+
+class ConductorAPI:
+    """Typed RPC calls to the conductors; routing by ring, versions capped by conf.
+
+    :param conf: the process's ConfigOpts.
+    :param transport: an oslo.messaging RPC transport (see common.rpc).
+    :param ring: anything with ``owner(key) -> host`` (conductor.ring.Ring).
+    """
+
+    def __init__(self, conf, transport, ring):
+        self.conf = conf
+        self.ring = ring
+        self.version_cap = conf.upgrade_levels.conductor or rpc_version.RPC_API_VERSION
+        self.client = rpc.get_client(transport, rpc_version.RPC_API_VERSION,
+                                     self.version_cap,
+                                     timeout=conf.conductor.rpc_timeout,
+                                     retry=conf.conductor.rpc_send_retries)
+
+    def can_send_version(self, version):
+        """Whether every conductor is new enough for ``version`` (rolling upgrades)."""
+        return self.client.can_send_version(version)
+
+    def _prepare(self, routing_key, version):
+        server = self.ring.owner(routing_key)
+        return server, self.client.prepare(server=server, version=version)
+
+    def _call(self, ctx, routing_key, method, version, **kwargs):
+        """``call`` ``method`` on the owner of ``routing_key``; wait for its answer."""
+        server, cctxt = self._prepare(routing_key, version)
+        with rpc.translate_errors(server, method):
+            return cctxt.call(ctx, method, **kwargs)
+
+    def _cast(self, ctx, routing_key, method, version, **kwargs):
+        """``cast`` ``method`` to the owner of ``routing_key``; do not wait."""
+        server, cctxt = self._prepare(routing_key, version)
+        with rpc.translate_errors(server, method):
+            cctxt.cast(ctx, method, **kwargs)
+
+    # --- the RPC API (one short method per RPC method) ---
+
+    def ping(self, ctx, routing_key):
+        """Ask the owner of ``routing_key`` who it is: ``{'host', 'members'}``."""
+        return self._call(ctx, routing_key, 'ping', '1.0')
+
+    def allocation_owner(self, allocation_uuid):
+        """The conductor that will own a new node allocation (its affinity host)."""
+        return self.ring.owner(allocation_uuid)
+
+    def create_allocation(self, ctx, allocation_id, host):
+        """Cast the work of node allocation ``allocation_id`` to its affinity ``host``."""
+        cctxt = self.client.prepare(server=host, version='1.1')
+        with rpc.translate_errors(host, 'create_allocation'):
+            cctxt.cast(ctx, 'create_allocation', allocation_id=allocation_id)
+
+    def destroy_allocation(self, ctx, allocation_uuid):
+        """Delete a node allocation (NodeLocked / NodeInvalidState cross typed)."""
+        return self._call(ctx, allocation_uuid, 'destroy_allocation', '1.1',
+                          allocation_uuid=allocation_uuid)
+
+    def claim_resources(self, ctx, tree, consumers):
+        """Replace the allocations of ``consumers`` on the owner of ``tree``.
+
+        ``tree`` is the root uuid of the first provider named (sorted);
+        ``consumers`` is a list of plain dicts (see objects.allocation.replace).
+        """
+        return self._call(ctx, tree, 'claim_resources', '1.2', tree=tree,
+                          consumers=consumers)
+
+    def delete_allocations(self, ctx, tree, consumer_uuid):
+        """Remove every allocation of one consumer (routed like its claims)."""
+        return self._call(ctx, tree, 'delete_allocations', '1.2', tree=tree,
+                          consumer_uuid=consumer_uuid)
+
+    def reshape(self, ctx, tree, inventories, consumers):
+        """Apply a POST /reshaper body atomically (plain dicts, see objects.reshaper)."""
+        return self._call(ctx, tree, 'reshape', '1.2', tree=tree,
+                          inventories=inventories, consumers=consumers)
+
+
+class APIConductorClient(ConductorAPI):
+    """A ConductorAPI that owns its transport and ring reader (API processes)."""
+
+    def __init__(self, conf, transport=None):
+        self._own_transport = transport is None
+        if transport is None:
+            transport = rpc.get_transport(conf)
+        self.transport = transport
+        super().__init__(conf, transport, conductor_ring.Ring(conf).start())
+
+    def stop(self):
+        self.ring.stop()
+        if self._own_transport:
+            self.transport.cleanup()

@@ -1,0 +1,13 @@
+"""The conductor RPC API version: the only copy, imported by client and endpoint.
+
+History (add a line for every change; bump the minor version for a new method
+or a new optional argument, the major version for anything incompatible):
+
+* 1.0 - ``ping``: which conductor answered and the members it sees.
+* 1.1 - ``create_allocation`` (cast) and ``destroy_allocation`` (call): node
+  allocations.
+* 1.2 - ``claim_resources``, ``delete_allocations`` and ``reshape`` (calls):
+  Placement allocation writes, routed by the root of the first provider.
+"""
+
+RPC_API_VERSION = '1.2'

@@ -1,0 +1,91 @@
+"""One conductor: RPC server, ring membership, bounded workers and periodic tasks.
+
+Start order: the RPC server first (so the conductor answers before anyone
+routes to it), then the group join, then the periodic tasks.  Stop order
+(graceful): leave the group, keep serving for ``grace`` seconds (one ring
+refresh, so peers whose ring still names this conductor are answered), stop
+taking messages, finish the work in flight, stop the periodic tasks, and
+disconnect.
+"""
+
+import logging
+import os
+import threading
+
+from common import rpc
+from conductor import manager as conductor_manager
+from conductor import periodic
+from conductor import ring as conductor_ring
+from conductor import workers as conductor_workers
+from conductor.rpcapi import version as rpc_version
+
+LOG = logging.getLogger(__name__)
+
+
+class ConductorService:
+    """A conductor of host ``host`` over ``db``.
+
+    :param conf: the process's ConfigOpts.
+    :param host: unique name of this conductor (ring member and RPC server).
+    :param db: the process's database (db.api.Database).
+    :param transport: an RPC transport to share (``berth serve``); by default
+        the conductor opens one from ``[DEFAULT] transport_url`` and closes it
+        on stop.
+    """
+
+    def __init__(self, conf, host, db, transport=None):
+        self.conf = conf
+        self.host = host
+        self.db = db
+        self._transport = transport
+        self._own_transport = transport is None
+        self.ring = None
+        self.workers = None
+        self.manager = None
+        self._server = None
+        self._periodic = None
+        self._stopped = threading.Event()
+
+    def start(self):
+        conf = self.conf
+        if self._transport is None:
+            self._transport = rpc.get_transport(conf)
+        self.ring = conductor_ring.Ring(conf, host=self.host).start()
+        self.workers = conductor_workers.Workers(self.host, conf.conductor.workers)
+        self.manager = conductor_manager.ConductorManager(
+            conf, self.host, self.db, self.ring, self.workers)
+        self._server = rpc.get_server(self._transport, self.host, [self.manager],
+                                      self.db)
+        self._server.start(override_pool_size=self.workers.rpc_pool_size)
+        self.ring.join({'host': self.host, 'pid': os.getpid(),
+                        'rpc_api_version': rpc_version.RPC_API_VERSION})
+        self._periodic = periodic.PeriodicRunner(self.manager.periodic_tasks(),
+                                                 name='periodic-%s' % self.host)
+        self._periodic.start()
+        LOG.info('Conductor %s started (%d workers)', self.host, conf.conductor.workers)
+        return self
+
+    def stop(self, grace=None):
+        """Stop gracefully; ``grace`` defaults to one ring refresh interval."""
+        if self._stopped.is_set() or self._server is None:
+            return
+        self._stopped.set()
+        if grace is None:
+            grace = self.conf.coordination.ring_refresh_interval
+        self.ring.leave()
+        if grace > 0:
+            LOG.info('Conductor %s left the ring; serving %.1fs more for peers '
+                     'with an older ring', self.host, grace)
+            threading.Event().wait(grace)
+        self._server.stop()
+        self._server.wait()      # the calls in flight finish here
+        timeout = self.conf.conductor.graceful_shutdown_timeout
+        if not self.workers.wait_idle(timeout):
+            LOG.warning('Conductor %s: %d background tasks still running after %ss',
+                        self.host, self.workers.busy, timeout)
+        self._periodic.stop()
+        self.workers.shutdown()
+        self.ring.stop()
+        if self._own_transport:
+            self._transport.cleanup()
+        LOG.info('Conductor %s stopped', self.host)

@@ -1,0 +1,99 @@
+"""Bounded work for one conductor: at most ``[conductor] workers`` in flight.
+
+Why an admission semaphore and not only an executor: oslo.messaging runs every
+incoming call on its own thread pool, whose queue has no bound.  Each RPC
+method therefore takes a slot here before it does any work; when none is free
+it fails at once with :class:`common.exception.NoFreeWorker`, which crosses
+RPC typed and becomes a 503 in the API.  The server's pool is sized a little
+above the slots, so refusals are answered immediately and messages never pile
+up behind slow work.  Background work (``spawn``, for casts) takes a slot too
+and runs on a futurist executor of the same size.
+"""
+
+import contextlib
+import logging
+import threading
+
+import futurist
+
+from common import exception
+
+LOG = logging.getLogger(__name__)
+
+# oslo.messaging threads beyond the slots, left to answer refusals quickly
+SPARE_RPC_THREADS = 8
+
+
+class Workers:
+    """Admission control and a background executor for one conductor."""
+
+    def __init__(self, host, size):
+        self.host = host
+        self.size = size
+        self._slots = threading.BoundedSemaphore(size)
+        self._busy = 0
+        self._idle = threading.Condition()
+        self._executor = futurist.ThreadPoolExecutor(max_workers=size)
+
+    @property
+    def rpc_pool_size(self):
+        """Threads the RPC server needs so that refusals never wait."""
+        return self.size + SPARE_RPC_THREADS
+
+    @property
+    def busy(self):
+        """Slots taken right now."""
+        return self._busy
+
+    def _take(self):
+        if not self._slots.acquire(blocking=False):
+            raise exception.NoFreeWorker(host=self.host)
+        with self._idle:
+            self._busy += 1
+
+    def _give_back(self):
+        with self._idle:
+            self._busy -= 1
+            self._idle.notify_all()
+        self._slots.release()
+
+    @contextlib.contextmanager
+    def slot(self):
+        """Hold a slot for the duration of a call.
+
+        :raises exception.NoFreeWorker: every slot is taken.
+        """
+        self._take()
+        try:
+            yield
+        finally:
+            self._give_back()
+
+    def spawn(self, func, *args, **kwargs):
+        """Run ``func`` in the background, holding a slot until it returns.
+
+        :raises exception.NoFreeWorker: every slot is taken.
+        """
+        self._take()
+        try:
+            future = self._executor.submit(func, *args, **kwargs)
+        except Exception:
+            self._give_back()
+            raise
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, future):
+        self._give_back()
+        exc = future.exception()
+        if exc is not None:
+            LOG.error('Background work on %s failed: %s', self.host, exc,
+                      exc_info=(type(exc), exc, exc.__traceback__))
+
+    def wait_idle(self, timeout):
+        """Wait until no work is in flight; True when idle before ``timeout``."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._busy == 0, timeout)
+
+    def shutdown(self):
+        self._executor.shutdown(wait=True)
