@@ -131,6 +131,11 @@ def get(ctx, ident):
     return _get(ctx, ident)
 
 
+def find_in_txn(ctx, *clauses):
+    """Nodes (with traits and allocation uuid) matching ``clauses``, in the caller's txn."""
+    return _build(ctx, ctx.session.execute(_select().where(*clauses)).all())
+
+
 @db_api.reader
 def get_by_id(ctx, node_id):
     row = ctx.session.execute(_select().where(_NODE.c.id == node_id)).first()

@@ -1,9 +1,10 @@
 """Reserving a node for an allocation, releasing it, and backfilling.
 
 The steps a conductor takes (see conductor/manager/node_allocations.py):
-``find_candidates`` -> ``lock`` (conditional UPDATE of ``reservation``) ->
-``fits`` re-check -> ``reserve`` (one transaction: the node's instance and
-allocation, the allocation's node and state) -> ``unlock``.  The unique
+``find_candidates``, then per node ``claim``: in one transaction the lock
+(conditional UPDATE of ``reservation``), the ``fits`` re-check and the
+reservation (the node's instance and allocation, the allocation's node and
+state), which also frees the lock.  The unique
 constraints on ``nodes.instance_uuid``, ``nodes.allocation_id`` and
 ``node_allocations.node_id`` make a node held twice impossible whatever
 the routing did.
@@ -22,27 +23,22 @@ _ALLOC = models.NodeAllocation.__table__
 _NODE = models.Node.__table__
 
 
-def _usable(q):
-    return q.where(_NODE.c.provision_state == node_obj.AVAILABLE,
-                   _NODE.c.instance_uuid.is_(None),
-                   _NODE.c.power_state.isnot(None),
-                   _NODE.c.maintenance == sa.false())
-
-
 @db_api.reader
 def find_candidates(ctx, alloc):
     """Usable nodes of the allocation's class, candidate list and owner, with traits.
 
     Returns node_obj.Node objects; the trait filter is left to ``fits``.
     """
-    q = _usable(sa.select(_NODE.c.id).where(
-        _NODE.c.resource_class == alloc.resource_class))
+    clauses = [_NODE.c.resource_class == alloc.resource_class,
+               _NODE.c.provision_state == node_obj.AVAILABLE,
+               _NODE.c.instance_uuid.is_(None), _NODE.c.power_state.isnot(None),
+               _NODE.c.maintenance == sa.false()]
     if alloc.candidate_nodes:
-        q = q.where(_NODE.c.uuid.in_(alloc.candidate_nodes))
+        clauses.append(_NODE.c.uuid.in_(alloc.candidate_nodes))
     if alloc.owner:
-        q = q.where(sa.or_(_NODE.c.owner == alloc.owner, _NODE.c.lessee == alloc.owner))
-    ids = list(ctx.session.execute(q).scalars())
-    return [node_obj.get_by_id(ctx, i) for i in ids]
+        clauses.append(sa.or_(_NODE.c.owner == alloc.owner,
+                              _NODE.c.lessee == alloc.owner))
+    return node_obj.find_in_txn(ctx, *clauses)
 
 
 def fits(node, alloc):
@@ -53,47 +49,54 @@ def fits(node, alloc):
             and set(alloc.traits) <= set(node.traits))
 
 
+LOCKED = 'locked'      # another operation holds the node: try it again later
+SKIPPED = 'skipped'    # the node no longer fits (or was taken): never again
+RESERVED = 'reserved'  # the allocation is active on the node
+NOT_OURS = 'not ours'  # the allocation was taken over or deleted meanwhile
+
+
 @db_api.writer
-def lock(ctx, node_id, host):
-    """Take the node lock (``reservation = host``); True iff this call took it."""
+def claim(ctx, alloc, node_id, host):
+    """Lock, re-check and reserve one node for ``alloc`` in one transaction.
+
+    The lock is the conditional UPDATE of ``reservation``; the re-check reads
+    the node and its traits under it; the reservation sets the node's
+    instance, allocation and ``instance_info.traits`` and the allocation's
+    node and state (only while its affinity is still ``host``), and frees the
+    lock.  Returns one of LOCKED, SKIPPED, RESERVED, NOT_OURS.
+    """
     res = ctx.session.execute(_NODE.update().where(
         _NODE.c.id == node_id, _NODE.c.reservation.is_(None)).values(reservation=host))
-    return res.rowcount == 1
-
-
-@db_api.writer
-def unlock(ctx, node_id, host):
-    ctx.session.execute(_NODE.update().where(
-        _NODE.c.id == node_id, _NODE.c.reservation == host).values(reservation=None))
-
-
-@db_api.writer
-def reserve(ctx, alloc, node, host):
-    """Give the locked ``node`` to ``alloc`` in one transaction.
-
-    Returns True on success, False when the allocation is no longer ours (taken
-    over or deleted); raises NodeAssociated when the node was taken meanwhile.
-    """
+    if res.rowcount != 1:
+        return LOCKED
+    node = node_obj.get_by_id(ctx, node_id)
+    if not fits(node, alloc):
+        _release(ctx, node_id, host)
+        return SKIPPED
     now = models._now()
     res = ctx.session.execute(_ALLOC.update().where(
         _ALLOC.c.id == alloc.id, _ALLOC.c.state == alloc_obj.ALLOCATING,
         _ALLOC.c.conductor_affinity == host).values(
             node_id=node.id, state=alloc_obj.ACTIVE, last_error=None, updated_at=now))
     if res.rowcount != 1:
-        return False
+        _release(ctx, node_id, host)
+        return NOT_OURS
     info = dict(node.instance_info or {}, traits=list(alloc.traits))
     try:
         with ctx.session.begin_nested():
-            res = ctx.session.execute(_NODE.update().where(
-                _NODE.c.id == node.id, _NODE.c.reservation == host,
-                _NODE.c.instance_uuid.is_(None)).values(
+            ctx.session.execute(_NODE.update().where(
+                _NODE.c.id == node.id, _NODE.c.reservation == host).values(
                     instance_uuid=alloc.uuid, allocation_id=alloc.id,
-                    instance_info=info, updated_at=now))
+                    instance_info=info, reservation=None, updated_at=now))
     except db_exc.DBDuplicateEntry:
-        res = None
-    if res is None or res.rowcount != 1:
+        # the unique constraints refuse a second holder: undo the allocation side
         raise exception.NodeAssociated(node=node.uuid, instance='another allocation')
-    return True
+    return RESERVED
+
+
+def _release(ctx, node_id, host):
+    ctx.session.execute(_NODE.update().where(
+        _NODE.c.id == node_id, _NODE.c.reservation == host).values(reservation=None))
 
 
 @db_api.writer

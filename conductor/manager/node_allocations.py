@@ -12,7 +12,6 @@ import random
 import time
 
 from common import exception
-from objects import node as node_obj
 from objects import node_allocation as alloc_obj
 from objects import node_reservation as reservation
 
@@ -96,22 +95,17 @@ class NodeAllocator:
 
     def _try_node(self, ctx, alloc, node):
         """'done', 'locked' (retry later) or 'skip' (the node no longer fits)."""
-        if not reservation.lock(ctx, node.id, self.host):
-            return 'locked'
         try:
-            fresh = node_obj.get_by_id(ctx, node.id)
-            if not reservation.fits(fresh, alloc):
-                return 'skip'
-            try:
-                if not reservation.reserve(ctx, alloc, fresh, self.host):
-                    LOG.info('Allocation %s is no longer ours; leaving it', alloc.uuid)
-                return 'done'
-            except exception.NodeAssociated:
-                return 'skip'
-        except exception.NodeNotFound:
+            outcome = reservation.claim(ctx, alloc, node.id, self.host)
+        except (exception.NodeAssociated, exception.NodeNotFound):
             return 'skip'
-        finally:
-            reservation.unlock(ctx, node.id, self.host)
+        if outcome == reservation.LOCKED:
+            return 'locked'
+        if outcome == reservation.SKIPPED:
+            return 'skip'
+        if outcome == reservation.NOT_OURS:
+            LOG.info('Allocation %s is no longer ours; leaving it', alloc.uuid)
+        return 'done'
 
     def destroy(self, ctx, ident):
         """Delete an allocation (NodeLocked / NodeInvalidState / AllocationNotFound)."""
