@@ -1,7 +1,7 @@
-"""Test helpers that write provider and allocation rows straight to the database.
+"""Test helpers: providers over the API, allocation rows straight to the database.
 
-Providers are created through the API once POST /resource_providers exists;
-allocations are written here until the allocation writer lands.
+``allocate`` stands in for the allocation writer so the inventory tests do
+not depend on the claim path.
 """
 
 import uuid as uuidlib
@@ -13,32 +13,17 @@ from db import api as db_api
 from db import models
 from objects import generation
 
-_RP = models.ResourceProvider.__table__
 _RC = models.ResourceClass.__table__
 _INV = models.Inventory.__table__
 _ALLOC = models.Allocation.__table__
 
 
-@db_api.writer
-def insert_provider(ctx, name, uuid):
-    """Insert a root provider row (root_provider_id = its own id)."""
-    rp_id = ctx.session.execute(_RP.insert().values(
-        uuid=uuid, name=name, generation=0, created_at=models._now())
-    ).inserted_primary_key[0]
-    ctx.session.execute(_RP.update().where(_RP.c.id == rp_id)
-                        .values(root_provider_id=rp_id))
-
-
-def create_provider(client, ctx, name=None, uuid=None):
-    """Create a root provider (over the API once POST /resource_providers exists)."""
+def create_provider(client, ctx=None, name=None, uuid=None):
+    """Create a root provider over the API (POST /resource_providers); its uuid."""
     uuid = uuid or str(uuidlib.uuid4())
-    name = name or 'rp-' + uuid
     resp = client.post('/resource_providers', version='1.14',
-                       json={'name': name, 'uuid': uuid})
-    if resp.status_code in (404, 405):
-        insert_provider(ctx, name, uuid)
-    else:
-        assert resp.status_code == 201, resp.text
+                       json={'name': name or 'rp-' + uuid, 'uuid': uuid})
+    assert resp.status_code == 201, resp.text
     return uuid
 
 
