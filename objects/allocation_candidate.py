@@ -66,9 +66,7 @@ def get_candidates(ctx, request, options=None):
     if stop is None or options.breadth_first:
         roots = sorted(set(loader.roots_with_classes(ctx, plan.class_ids))
                        | set(shared_roots))
-        new = loader.load_trees(ctx, roots, plan.needs_aggregates)
-        providers.update(new)
-        search.add_trees(new.values())
+        search.add_trees(loader.load_trees(ctx, roots, plan.needs_aggregates, providers))
         if options.breadth_first and stop is not None:
             found = _breadth_first(search, roots, stop)
         else:
@@ -143,10 +141,7 @@ def _paged(ctx, plan, search, providers, shared_roots, stop):
         page.update(r for r in shared_roots
                     if (after is None or r > after) and (upper is None or r <= upper))
         page = sorted(page)
-        new = loader.load_trees(ctx, page, plan.needs_aggregates, into=None)
-        new = {k: v for k, v in new.items() if k not in providers}
-        providers.update(new)
-        search.add_trees(new.values())
+        search.add_trees(loader.load_trees(ctx, page, plan.needs_aggregates, providers))
         for root_id in page:
             for cand in search.anchor(root_id):
                 if all(p.sharing for p in cand.providers):

@@ -79,17 +79,17 @@ def _usage():
             .scalar_subquery())
 
 
-def load_trees(ctx, root_ids, with_aggregates, into=None):
-    """{provider id: Provider} for every provider of the trees rooted at ``root_ids``.
+def load_trees(ctx, root_ids, with_aggregates, into):
+    """Read every provider of the trees rooted at ``root_ids`` into ``into``.
 
-    Inventories come with their current usage; traits with their names.
-    Aggregates are read only when ``with_aggregates``.  Providers already
-    in ``into`` are not read again.
+    ``into`` maps provider id -> Provider; trees already there are not read
+    again.  Inventories come with their current usage, traits with their
+    names; aggregates are read only when ``with_aggregates``.  Returns the
+    newly read providers.
     """
-    providers = {} if into is None else into
-    roots = [r for r in root_ids]
-    if into:
-        roots = [r for r in roots if r not in providers]
+    providers = into
+    roots = [r for r in root_ids if r not in providers]
+    loaded = []
     in_tree = _RP.c.root_provider_id.in_
     for chunk in _chunks(roots):
         rows = ctx.session.execute(
@@ -128,7 +128,8 @@ def load_trees(ctx, root_ids, with_aggregates, into=None):
             for rp_id, found in aggs.items():
                 new[rp_id].aggs = frozenset(found)
         providers.update(new)
-    return providers
+        loaded.extend(new.values())
+    return loaded
 
 
 def sharing_anchors(ctx, sharing_trait):
