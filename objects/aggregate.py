@@ -3,6 +3,7 @@
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
+from common import exception
 from db import api as db_api
 from db import models
 from objects import generation
@@ -59,7 +60,9 @@ def set_for_provider(ctx, rp_uuid, agg_uuids, expected_generation=None):
     else:
         new_generation = ctx.session.execute(
             sa.select(_RP.c.generation).where(_RP.c.id == row.id)
-            .with_for_update()).scalar_one()
+            .with_for_update()).scalar()
+        if new_generation is None:  # deleted while we waited for the lock
+            raise exception.ResourceProviderNotFound(uuid=rp_uuid)
     wanted = _ensure_aggregates(ctx, agg_uuids) if agg_uuids else {}
     wanted_ids = set(wanted.values())
     have_ids = set(ctx.session.execute(

@@ -147,13 +147,13 @@ def update(ctx, uuid, name, parent_uuid=UNCHANGED, allow_reparent=False):
     row = generation.provider_by_uuid(ctx, uuid)
     if parent_uuid is not UNCHANGED:
         _reparent(ctx, row, parent_uuid, allow_reparent)
-    if name != row.name:
-        try:
-            with ctx.session.begin_nested():
-                ctx.session.execute(_RP.update().where(_RP.c.id == row.id)
-                                    .values(name=name, updated_at=models._now()))
-        except db_exc.DBDuplicateEntry as exc:
-            raise _duplicate(exc, name, uuid)
+    # always written, so last-modified says when the provider was last PUT
+    try:
+        with ctx.session.begin_nested():
+            ctx.session.execute(_RP.update().where(_RP.c.id == row.id)
+                                .values(name=name, updated_at=models._now()))
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate(exc, name, uuid)
     return get_by_uuid(ctx, uuid)
 
 

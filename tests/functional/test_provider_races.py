@@ -1,4 +1,8 @@
-"""Provider writes racing each other: trees stay loop-free, roots right, no orphans."""
+"""Provider writes racing each other: trees stay loop-free, roots right, no orphans.
+
+The ``race_*`` scenarios take a context factory; they run here on SQLite and
+in tests/integration on PostgreSQL, where the row locks do the real work.
+"""
 
 import threading
 import uuid as uuidlib
@@ -50,7 +54,7 @@ def _root(new_ctx, parent=None):
                          parent_uuid=parent).uuid
 
 
-def test_crossing_reparents_never_loop(new_ctx):
+def race_crossing_reparents_never_loop(new_ctx):
     for _ in range(ROUNDS):
         a, b = _root(new_ctx), _root(new_ctx)
         results = _race(
@@ -65,7 +69,7 @@ def test_crossing_reparents_never_loop(new_ctx):
     rp_db.assert_trees_consistent(new_ctx())
 
 
-def test_reparent_while_children_are_added(new_ctx):
+def race_reparent_while_children_are_added(new_ctx):
     for _ in range(ROUNDS):
         top, target = _root(new_ctx), _root(new_ctx)
         mid = _root(new_ctx, parent=top)
@@ -77,7 +81,7 @@ def test_reparent_while_children_are_added(new_ctx):
         rp_db.assert_trees_consistent(new_ctx())
 
 
-def test_delete_while_children_are_added(new_ctx):
+def race_delete_while_children_are_added(new_ctx):
     for _ in range(ROUNDS):
         parent = _root(new_ctx)
         results = _race(lambda: rp_obj.destroy(new_ctx(), parent),
@@ -91,7 +95,7 @@ def test_delete_while_children_are_added(new_ctx):
         rp_db.assert_trees_consistent(new_ctx())
 
 
-def test_delete_while_allocating(new_ctx):
+def race_delete_while_allocating(new_ctx):
     for _ in range(ROUNDS):
         rp = _root(new_ctx)
         rp_db.add_inventory(new_ctx(), rp, 'VCPU', 8)
@@ -107,7 +111,7 @@ def test_delete_while_allocating(new_ctx):
             assert results[1] is None
 
 
-def test_delete_while_setting_aggregates(new_ctx):
+def race_delete_while_setting_aggregates(new_ctx):
     agg = str(uuidlib.uuid4())
     for _ in range(ROUNDS):
         rp = _root(new_ctx)
@@ -117,3 +121,13 @@ def test_delete_while_setting_aggregates(new_ctx):
         assert results[1] == 0 or isinstance(results[1],
                                              exception.ResourceProviderNotFound)
         assert rp_db.orphan_links(new_ctx()) == 0
+
+
+SCENARIOS = [race_crossing_reparents_never_loop, race_reparent_while_children_are_added,
+             race_delete_while_children_are_added, race_delete_while_allocating,
+             race_delete_while_setting_aggregates]
+
+
+@pytest.mark.parametrize('scenario', SCENARIOS, ids=lambda f: f.__name__)
+def test_race(new_ctx, scenario):
+    scenario(new_ctx)
