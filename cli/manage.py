@@ -5,6 +5,8 @@ import sys
 from oslo_config import cfg
 
 from cli import config
+from cli import manage_migrations
+from cli import manage_status
 from common import context as berth_context
 from objects import bootstrap
 from objects import database
@@ -40,10 +42,12 @@ def _add_db_commands(subparsers):
         func=_db_sync)
     db_sub.add_parser('version', help='print the schema revision').set_defaults(
         func=_db_version)
+    manage_migrations.add_db_commands(db_sub)
 
 
 # Other modules add their command groups here (quota, import, status, ...).
-COMMAND_GROUPS = [_add_db_commands]
+COMMAND_GROUPS = [_add_db_commands, manage_migrations.add_import_commands,
+                  manage_status.add_status_command]
 
 
 def _add_commands(subparsers):

@@ -15,3 +15,8 @@ def upgrade(database):
 
 def schema_version(database):
     return migration.version(database)
+
+
+def schema_head():
+    """The newest schema revision this code knows."""
+    return migration.head()

@@ -1,0 +1,198 @@
+"""``berth-manage status``: upgrade readiness checks in the oslo.upgradecheck style.
+
+Each check answers Success, Warning or Failure with details; the command
+prints the table and exits with the worst code (0, 1 or 2).
+"""
+
+from oslo_policy import policy as oslo_policy
+from oslo_upgradecheck import common_checks
+from oslo_upgradecheck import upgradecheck
+
+from api.placement import policy as berth_policy
+from common import context as berth_context
+from objects import compute_node_migration
+from objects import database
+from objects import online_migrations
+
+Code = upgradecheck.Code
+Result = upgradecheck.Result
+
+IN_PROCESS_TRANSPORTS = ('kombu+memory', 'fake')
+SHOWN_IDS = 10
+
+
+def _ids(pairs):
+    ids = [str(i) for i, _ in pairs[:SHOWN_IDS]]
+    more = len(pairs) - SHOWN_IDS
+    return ', '.join(ids) + (' and %d more' % more if more > 0 else '')
+
+
+class Checks(upgradecheck.UpgradeCommands):
+    """berth's upgrade checks; ``check()`` prints the table and returns the code."""
+
+    display_title = 'berth upgrade check results'
+
+    def __init__(self, conf, ring_factory=None, pinger=None):
+        super().__init__()
+        self.conf = conf
+        self._ring_factory = ring_factory or _ring_reader
+        self._pinger = pinger or _ping
+        self._db = None
+
+    def _database(self):
+        if self._db is None:
+            self._db = database.open_database(self.conf)
+        return self._db
+
+    def close(self):
+        if self._db is not None:
+            self._db.dispose()
+
+    def _check_schema(self):
+        current = database.schema_version(self._database())
+        head = database.schema_head()
+        if current is None:
+            return Result(Code.FAILURE, 'The database is empty: run "berth-manage db sync".')
+        if current != head:
+            return Result(Code.FAILURE, 'The schema is at %s, the code needs %s: run '
+                                        '"berth-manage db sync".' % (current, head))
+        return Result(Code.SUCCESS, 'Schema at head (%s).' % head)
+
+    def _check_online_migrations(self):
+        if database.schema_version(self._database()) != database.schema_head():
+            return Result(Code.FAILURE, 'Not checked: the schema is not at head.')
+        ctx = berth_context.admin_context(self._database())
+        try:
+            left = online_migrations.pending(ctx, self.conf)
+            bad = compute_node_migration.unmigratable(ctx, self.conf)
+        except ValueError as exc:
+            return Result(Code.FAILURE, 'Invalid configuration: %s' % exc)
+        left['compute nodes -> providers'] -= len(bad)
+        todo = {name: n for name, n in left.items() if n}
+        if todo:
+            return Result(Code.FAILURE, 'Rows left to migrate: %s. Run "berth-manage db '
+                                        'online_data_migrations" until it exits 0.'
+                          % ', '.join('%s: %d' % kv for kv in sorted(todo.items())))
+        if bad:
+            return Result(Code.WARNING, '%d compute node(s) cannot be migrated (ids %s); '
+                                        'fix or delete them, then run "berth-manage db '
+                                        'online_data_migrations".' % (len(bad), _ids(bad)))
+        return Result(Code.SUCCESS, 'All online data migrations are complete.')
+
+    def _members(self):
+        ring = self._ring_factory(self.conf)
+        try:
+            return sorted(ring.members())
+        finally:
+            ring.stop()
+
+    def _check_ring(self):
+        try:
+            members = self._members()
+        except Exception as exc:  # any tooz backend error is the answer
+            return Result(Code.FAILURE, 'Cannot read the conductor group: %s' % exc)
+        if not members:
+            return Result(Code.FAILURE, 'No conductor is a member of the ring: start '
+                                        'berth-conductor (or berth serve).')
+        detail = '%d member(s): %s.' % (len(members), ', '.join(members))
+        if len(members) == 1:
+            return Result(Code.WARNING, detail + ' A single conductor has no standby.')
+        return Result(Code.SUCCESS, detail)
+
+    def _check_conductors(self):
+        url = _transport_url(self.conf)
+        if not url or url.startswith(IN_PROCESS_TRANSPORTS):
+            return Result(Code.WARNING, 'The conductors use an in-process message '
+                                        'transport (the embedded default); they can '
+                                        'only be reached from inside their process.')
+        try:
+            members = self._members()
+        except Exception as exc:
+            return Result(Code.FAILURE, 'Cannot read the conductor group: %s' % exc)
+        if not members:
+            return Result(Code.FAILURE, 'No conductor to reach.')
+        down, views = [], {}
+        for host in members:
+            try:
+                views[host] = sorted(self._pinger(self.conf, host)['members'])
+            except Exception as exc:  # timeouts, broker errors: all mean unreachable
+                down.append('%s (%s)' % (host, exc.__class__.__name__))
+        if down:
+            return Result(Code.FAILURE, 'Unreachable over RPC: %s.' % ', '.join(down))
+        differ = sorted(h for h, seen in views.items() if seen != members)
+        if differ:
+            return Result(Code.WARNING, 'Every conductor answered, but %s see(s) a '
+                                        'different ring; it should settle within '
+                                        '[coordination] ring_refresh_interval.'
+                          % ', '.join(differ))
+        return Result(Code.SUCCESS, 'All %d conductor(s) answered ping and see the same '
+                                    'ring.' % len(members))
+
+    def _check_policy(self):
+        result = common_checks.check_policy_json(self, self.conf)
+        if result.code != Code.SUCCESS:
+            return result
+        try:
+            enforcer = berth_policy.make_enforcer(self.conf)
+        except (oslo_policy.PolicyNotRegistered, ValueError, OSError) as exc:
+            return Result(Code.FAILURE, 'The policy file cannot be loaded: %s' % exc)
+        except Exception as exc:  # YAML errors and the like from oslo.policy
+            return Result(Code.FAILURE, 'The policy file cannot be loaded: %s' % exc)
+        known = set(enforcer.registered_rules)
+        unknown = sorted(set(enforcer.file_rules) - known)
+        if unknown:
+            return Result(Code.WARNING, 'The policy file sets rules berth does not '
+                                        'know: %s.' % ', '.join(unknown))
+        return Result(Code.SUCCESS, 'Policy loads; %d rule(s) overridden by the file.'
+                      % len(enforcer.file_rules))
+
+    _upgrade_checks = (
+        ('Database schema', _check_schema),
+        ('Online data migrations', _check_online_migrations),
+        ('Conductor ring members', _check_ring),
+        ('Conductors reachable', _check_conductors),
+        ('Policy file', _check_policy),
+    )
+
+
+def _transport_url(conf):
+    from common import rpc
+    rpc.register_opts(conf)
+    return conf.transport_url
+
+
+def _ring_reader(conf):
+    from conductor import ring
+    return ring.Ring(conf).start()
+
+
+def _ping(conf, host):
+    """Call ``ping`` on conductor ``host`` (a short timeout, no retries)."""
+    from common import rpc
+    from conductor.rpcapi import version as rpc_version
+    transport = rpc.get_transport(conf)
+    try:
+        client = rpc.get_client(transport, rpc_version.RPC_API_VERSION,
+                                conf.upgrade_levels.conductor
+                                or rpc_version.RPC_API_VERSION,
+                                timeout=min(conf.conductor.rpc_timeout, 10), retry=0)
+        ctx = berth_context.admin_context()
+        return client.prepare(server=host).call(ctx, 'ping')
+    finally:
+        transport.cleanup()
+
+
+def _status(conf):
+    checks = Checks(conf)
+    try:
+        return int(checks.check())
+    finally:
+        checks.close()
+
+
+def add_status_command(subparsers):
+    """The ``status`` command."""
+    status = subparsers.add_parser(
+        'status', help='upgrade readiness checks (exit 0: success, 1: warning, '
+                       '2: failure)')
+    status.set_defaults(func=_status)

@@ -1,0 +1,188 @@
+"""``berth-manage import compute-nodes`` from a database shaped like a Nova cell DB."""
+
+import hashlib
+import os
+import sqlite3
+
+import pytest
+import sqlalchemy as sa
+
+from cli import manage
+from common import exception
+from objects import compute_node_import
+from tests import nova_cell
+from tests.functional import legacy_helpers
+
+
+def _sqlite_source(tmp_path, rows):
+    path = tmp_path / 'nova_cell1.sqlite'
+    nova_cell.create('sqlite:///%s' % path, rows)
+    return 'sqlite:///%s' % path, path
+
+
+def _digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class Interrupt(Exception):
+    """Stands in for Ctrl-C halfway through the import."""
+
+
+def _import(ctx, conf, url, stop_after=None):
+    source = compute_node_import.Source(url).check()
+    calls = []
+
+    def progress(done, total):
+        calls.append((done, total))
+        if stop_after is not None and done >= stop_after:
+            raise Interrupt()
+
+    try:
+        return compute_node_import.run(ctx, conf, source, progress), calls
+    finally:
+        source.close()
+
+
+def import_end_to_end(berth, conf, ctx, client, url):
+    """1000 varied rows: interrupted halfway, resumed, checked over the API, re-run."""
+    nova_cell.set_conf(conf)
+    rows = nova_cell.make_rows(1000)
+    with pytest.raises(Interrupt):
+        _import(ctx, conf, url, stop_after=500)
+    live = [r for r in rows if not r['deleted']]
+    imported_first = len(legacy_helpers.uuids_by_name(berth.db))
+    assert 0 < imported_first < len(live)
+
+    totals, calls = _import(ctx, conf, url)
+    good = [r for r in live if not r['bad']]
+    assert totals.found == len(live) and calls[-1] == (len(live), len(live))
+    assert totals.unchanged == imported_first
+    assert totals.created == len(good) - imported_first
+    assert sorted(i for i, _ in totals.failed) == sorted(r['id'] for r in rows if r['bad'])
+    assert totals.batches == -(-len(live) // conf.compute_migration.batch_size)
+
+    uuids = legacy_helpers.uuids_by_name(berth.db)
+    assert len(uuids) == len(good)
+    for row in good:
+        if row['uuid']:
+            assert uuids[row['hypervisor_hostname']] == row['uuid']
+    assert legacy_helpers.check_over_api(client, rows, uuids) == len(good)
+    legacy_helpers.check_resource_queries(client, rows)
+
+    # again: nothing created, nothing changed, no duplicates
+    totals, _ = _import(ctx, conf, url)
+    assert (totals.created, totals.updated, totals.unchanged) == (0, 0, len(good))
+    assert legacy_helpers.uuids_by_name(berth.db) == uuids
+    return rows, uuids
+
+
+@pytest.mark.slow
+def test_sqlite_source_interrupted_resumed_and_rerun(berth, conf, ctx, client, tmp_path):
+    url, path = _sqlite_source(tmp_path, nova_cell.make_rows(1000))
+    before = _digest(path)
+    import_end_to_end(berth, conf, ctx, client, url)
+    assert _digest(path) == before   # read-only
+
+
+def test_changed_source_rows_update_inventories(berth, conf, ctx, client, tmp_path):
+    rows = [r for r in nova_cell.make_rows(8) if r['expect']]
+    url, path = _sqlite_source(tmp_path, rows)
+    _import(ctx, conf, url)
+    no_uuid = next(r for r in rows if r['uuid'] is None)
+    con = sqlite3.connect(str(path))
+    con.execute('UPDATE compute_nodes SET vcpus = 48, cpu_allocation_ratio = 2.0 '
+                'WHERE id = ?', (rows[1]['id'],))
+    con.execute('UPDATE compute_nodes SET memory_mb = 1024 WHERE id = ?', (no_uuid['id'],))
+    con.commit()
+    con.close()
+    totals, _ = _import(ctx, conf, url)
+    assert (totals.created, totals.updated, totals.unchanged) == (0, 2, len(rows) - 2)
+    uuids = legacy_helpers.uuids_by_name(berth.db)
+    inv = client.get('/resource_providers/%s/inventories/VCPU'
+                     % uuids[rows[1]['hypervisor_hostname']]).json()
+    assert (inv['total'], inv['max_unit'], inv['allocation_ratio']) == (48, 48, 2.0)
+    inv = client.get('/resource_providers/%s/inventories/MEMORY_MB'
+                     % uuids[no_uuid['hypervisor_hostname']]).json()
+    assert inv['total'] == 1024
+    assert len(uuids) == len(rows)
+
+
+def test_pci_pool_removed_at_the_source_removes_its_inventory(berth, conf, ctx, client,
+                                                              tmp_path):
+    rows = [r for r in nova_cell.make_rows(5) if r['id'] == 4]
+    url, path = _sqlite_source(tmp_path, rows)
+    _import(ctx, conf, url)
+    uuid = rows[0]['uuid']
+    assert 'SRIOV_NET_VF' in client.get(
+        '/resource_providers/%s/inventories' % uuid).json()['inventories']
+    con = sqlite3.connect(str(path))
+    con.execute('UPDATE compute_nodes SET pci_stats = NULL')
+    con.commit()
+    con.close()
+    totals, _ = _import(ctx, conf, url)
+    assert totals.updated == 1
+    assert 'SRIOV_NET_VF' not in client.get(
+        '/resource_providers/%s/inventories' % uuid).json()['inventories']
+
+
+def _cli(tmp_path, conf, url):
+    cfg = tmp_path / 'berth.conf'
+    cfg.write_text('[DEFAULT]\nstate_path = %s\n[compute_migration]\nbatch_size = 5\n'
+                   % conf.state_path)
+    return manage.main(['--config-file', str(cfg), 'import', 'compute-nodes',
+                        '--from', url])
+
+
+def test_cli_import_reports_progress_table_and_bad_rows(berth, conf, tmp_path, capsys):
+    url, _ = _sqlite_source(tmp_path, nova_cell.make_rows(14))
+    assert _cli(tmp_path, conf, url) == 2
+    out = capsys.readouterr().out
+    assert 'import compute nodes [' in out and '13/13' in out
+    assert '| Found | Created | Updated | Unchanged | Skipped |' in out
+    assert 'nova compute node 12 skipped: numa_topology is not valid JSON' in out
+
+
+def test_cli_import_of_good_rows_exits_0(berth, conf, tmp_path, capsys):
+    url, _ = _sqlite_source(tmp_path, [r for r in nova_cell.make_rows(9) if not r['bad']])
+    assert _cli(tmp_path, conf, url) == 0
+    assert _cli(tmp_path, conf, url) == 0
+    assert '| 8     | 0       | 0       | 8         | 0       |' in capsys.readouterr().out
+
+
+def test_not_a_nova_cell_database_exits_2(berth, conf, tmp_path, capsys):
+    empty = tmp_path / 'empty.sqlite'
+    sqlite3.connect(str(empty)).close()
+    assert _cli(tmp_path, conf, 'sqlite:///%s' % empty) == 2
+    err = capsys.readouterr().err
+    assert 'is not a Nova cell database: missing table(s) compute_nodes, instances, ' \
+           'services' in err
+
+    # berth's own database has compute_nodes but is no Nova cell
+    own = os.path.join(conf.state_path, 'berth.sqlite')
+    assert _cli(tmp_path, conf, 'sqlite:///%s' % own) == 2
+    assert 'missing table(s) instances, services' in capsys.readouterr().err
+
+    missing = tmp_path / 'nope.sqlite'
+    assert _cli(tmp_path, conf, 'sqlite:///%s' % missing) == 2
+    assert 'no such SQLite file' in capsys.readouterr().err
+    assert not missing.exists()
+
+
+def test_compute_nodes_without_the_capacity_columns_is_refused(tmp_path):
+    path = tmp_path / 'old.sqlite'
+    engine = sa.create_engine('sqlite:///%s' % path)
+    with engine.begin() as conn:
+        for ddl in ('CREATE TABLE compute_nodes (id INTEGER, deleted INTEGER, vcpus INTEGER)',
+                    'CREATE TABLE instances (id INTEGER)',
+                    'CREATE TABLE services (id INTEGER)'):
+            conn.exec_driver_sql(ddl)
+    engine.dispose()
+    with pytest.raises(exception.NotNovaCellDatabase, match='no column\\(s\\) uuid, host'):
+        compute_node_import.Source('sqlite:///%s' % path).check()
+
+
+def test_unreachable_server_is_a_clear_error():
+    url = 'postgresql+psycopg2://nobody:secret@127.0.0.1:1/nova'
+    with pytest.raises(exception.NotNovaCellDatabase) as exc:
+        compute_node_import.Source(url).check()
+    assert 'cannot be read' in str(exc.value) and 'secret' not in str(exc.value)
