@@ -1,0 +1,1 @@
+"""The conductors: RPC servers that do the writes that race, and their ring."""
