@@ -1,7 +1,8 @@
-"""WSGI entry point for gunicorn, uwsgi or mod_wsgi: ``api.wsgi:application``.
+"""WSGI entry points for gunicorn, uwsgi or mod_wsgi: ``api.wsgi:application``.
 
 The configuration file comes from ``BERTH_CONFIG_FILE`` (default
-/etc/berth/berth.conf).  The Placement API is served; the process also needs
+/etc/berth/berth.conf).  ``application`` serves the Placement API,
+``baremetal_application`` the bare-metal /v1 API; the process also needs
 to reach the conductors over ``[DEFAULT] transport_url`` for allocation writes.
 """
 
@@ -10,13 +11,16 @@ import os
 from oslo_config import cfg
 from oslo_log import log as oslo_log
 
+from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
 from common import conf as berth_conf
 from conductor import rpcapi
 from objects import database
 
 
-def init_application(config_files=None):
+def init_application(config_files=None, factory=None):
+    """The Placement app (or ``factory(conf, db, conductor=...)``'s) from the config."""
+    factory = factory or placement_app.loadapp
     conf = cfg.ConfigOpts()
     berth_conf.register_opts(conf)
     oslo_log.register_options(conf)
@@ -25,20 +29,27 @@ def init_application(config_files=None):
     conf([], project='berth', default_config_files=[f for f in config_files
                                                     if os.path.exists(f)])
     oslo_log.setup(conf, 'berth')
-    return placement_app.loadapp(conf, database.open_database(conf),
-                                 conductor=rpcapi.APIConductorClient(conf))
+    return factory(conf, database.open_database(conf),
+                   conductor=rpcapi.APIConductorClient(conf))
+
+
+def init_baremetal_application(config_files=None):
+    """The bare-metal (Ironic /v1) app: ``api.wsgi:baremetal_application``."""
+    return init_application(config_files, factory=baremetal_app.loadapp)
 
 
 class _Lazy:
     """Build the app on first request, in the worker process (after fork)."""
 
-    def __init__(self):
+    def __init__(self, init=init_application):
         self._app = None
+        self._init = init
 
     def __call__(self, environ, start_response):
         if self._app is None:
-            self._app = init_application()
+            self._app = self._init()
         return self._app(environ, start_response)
 
 
 application = _Lazy()
+baremetal_application = _Lazy(init_baremetal_application)

@@ -5,6 +5,7 @@ import sys
 import threading
 
 from api import server as http_server
+from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
 from cli import config
 from conductor import rpcapi
@@ -24,11 +25,17 @@ def main(argv=None):
                                     name='placement')
     host, port = server.start()
     print('berth-api: Placement API on http://%s:%d' % (host, port), flush=True)
+    baremetal = http_server.HttpServer(
+        baremetal_app.loadapp(conf, db, conductor=conductor), conf.api.host,
+        conf.api.baremetal_port, threads=conf.api.workers, name='baremetal')
+    host, port = baremetal.start()
+    print('berth-api: Bare metal API on http://%s:%d' % (host, port), flush=True)
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGINT, lambda *_: stopping.set())
     while not stopping.wait(0.5):
         pass
+    baremetal.stop()
     server.stop()
     conductor.stop()
     db.dispose()

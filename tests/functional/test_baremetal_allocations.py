@@ -1,7 +1,5 @@
 """/v1/allocations: validation, state machine, candidate choice, backfill, PATCH, delete."""
 
-import uuid as uuidlib
-
 import pytest
 
 from tests.functional import baremetal_helpers as h
@@ -65,15 +63,15 @@ def test_candidates_by_name_keep_order_and_name_match_first(bm):
 @pytest.mark.parametrize('body,version', [
     ({}, None),
     ({'resource_class': 'x' * 81}, None),
-    ({'resource_class': 'g', 'node_uuid': str(uuidlib.uuid4())}, None),
+    ({'resource_class': 'g', 'node_uuid': '0b0b7c0e-2f43-4a43-9f0d-1f6f0b1d9c11'}, None),
     ({'resource_class': 'g', 'traits': ['FOO_BAR']}, None),
     ({'resource_class': 'g', 'traits': ['']}, None),
     ({'resource_class': 'g', 'name': 'aa:bb_cc'}, None),
-    ({'resource_class': 'g', 'name': str(uuidlib.uuid4())}, None),
+    ({'resource_class': 'g', 'name': '5a4e3f5c-7a3b-4b8e-8a38-3f1a8e2d4c22'}, None),
     ({'resource_class': 'g', 'uuid': 'nope'}, None),
     ({'resource_class': 'g', 'candidate_nodes': ['no such node']}, None),
     ({'resource_class': 'g', 'candidate_nodes': ['missing']}, None),
-    ({'resource_class': 'g', 'candidate_nodes': [str(uuidlib.uuid4())]}, None),
+    ({'resource_class': 'g', 'candidate_nodes': ['9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e33']}, None),
     ({'resource_class': 'g', 'extra': 'x'}, None),
     ({'node': 'missing'}, None),
     ({'resource_class': 'g', 'node': 'whatever'}, '1.57'),

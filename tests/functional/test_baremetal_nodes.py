@@ -28,7 +28,7 @@ def test_create_below_1_11_is_available(bm):
 @pytest.mark.parametrize('body', [
     {}, {'driver': 'nope'}, {'driver': 'fake-hardware', 'bogus': 1},
     {'driver': 'fake-hardware', 'name': 'a:b'},
-    {'driver': 'fake-hardware', 'name': str(uuidlib.uuid4())},
+    {'driver': 'fake-hardware', 'name': '6d3c3bb2-53b5-4c1e-9a39-2d2bb0a6e0d1'},
     {'driver': 'fake-hardware', 'uuid': 'not-a-uuid'},
     {'driver': 'fake-hardware', 'resource_class': 'x' * 81},
 ])
