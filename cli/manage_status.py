@@ -4,6 +4,9 @@ Each check answers Success, Warning or Failure with details; the command
 prints the table and exits with the worst code (0, 1 or 2).
 """
 
+import textwrap
+
+import prettytable
 from oslo_policy import policy as oslo_policy
 from oslo_upgradecheck import common_checks
 from oslo_upgradecheck import upgradecheck
@@ -146,6 +149,23 @@ class Checks(upgradecheck.UpgradeCommands):
         return Result(Code.SUCCESS, 'Policy loads; %d rule(s) overridden by the file.'
                       % len(enforcer.file_rules))
 
+    def run_checks(self):
+        """[(check name, Result)] in order."""
+        return [(name, func(self)) for name, func in self._upgrade_checks]
+
+    def check(self):
+        """Print the results as a table; return the worst Code."""
+        results = self.run_checks()
+        table = prettytable.PrettyTable(['Check', 'Result', 'Details'],
+                                        hrules=prettytable.HRuleStyle.ALL)
+        table.align = 'l'
+        for name, result in results:
+            table.add_row([name, upgradecheck.UPGRADE_CHECK_MSG_MAP[result.code],
+                           '\n'.join(textwrap.wrap(result.details or '', 60))])
+        print(self.display_title)
+        print(table)
+        return max((r.code for _, r in results), default=Code.SUCCESS)
+
     _upgrade_checks = (
         ('Database schema', _check_schema),
         ('Online data migrations', _check_online_migrations),
@@ -156,9 +176,11 @@ class Checks(upgradecheck.UpgradeCommands):
 
 
 def _transport_url(conf):
+    """``[DEFAULT] transport_url``; None when unset (the embedded in-process broker)."""
     from common import rpc
     rpc.register_opts(conf)
-    return conf.transport_url
+    url = conf.transport_url
+    return None if url in (None, '', rpc.DEFAULT_TRANSPORT_URL) else url
 
 
 def _ring_reader(conf):
