@@ -23,7 +23,7 @@ run: $(STAMP)
 	$(VENV)/bin/berth serve
 
 test: $(STAMP)
-	$(VENV)/bin/pytest -n auto $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n auto --dist loadgroup $(PYTEST_ARGS)
 
 # regenerate etc/berth/berth.conf.sample (a test fails when it is stale)
 sample-config: $(STAMP)

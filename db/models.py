@@ -188,7 +188,9 @@ class QuotaLimit(TimestampMixin, Base):
     """
     __tablename__ = 'quota_limits'
     __table_args__ = (
-        _uniq('quota_limits', 'project_id', 'user_id', 'resource_class', 'consumer_type'),
+        # spelled out: the conventional name is longer than PostgreSQL's 63 characters
+        sa.UniqueConstraint('project_id', 'user_id', 'resource_class', 'consumer_type',
+                            name='uniq_quota_limits0project_id0user_id0rc0consumer_type'),
     )
     id = sa.Column(sa.Integer, primary_key=True)
     project_id = sa.Column(sa.String(255), nullable=False)

@@ -115,7 +115,7 @@ def upgrade():
     sa.Column('created_at', sa.DateTime(), nullable=False),
     sa.Column('updated_at', sa.DateTime(), nullable=True),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_quota_limits')),
-    sa.UniqueConstraint('project_id', 'user_id', 'resource_class', 'consumer_type', name='uniq_quota_limits0project_id0user_id0resource_class0consumer_type')
+    sa.UniqueConstraint('project_id', 'user_id', 'resource_class', 'consumer_type', name='uniq_quota_limits0project_id0user_id0rc0consumer_type')
     )
     op.create_table('resource_classes',
     sa.Column('id', sa.Integer(), nullable=False),

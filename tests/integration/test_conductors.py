@@ -1,0 +1,230 @@
+"""berth-conductor processes over real RabbitMQ, etcd and PostgreSQL.
+
+Three conductors join the ring; calls go to ring owners; a conductor killed
+with ``kill -9`` leaves the ring within the tooz timeout and calls flow to
+the others; an added conductor joins under load; a stopped broker turns calls
+into ServiceUnavailable until it is back.  The tests of this module share one
+cluster and run in order.
+"""
+
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from oslo_config import cfg
+
+from common import conf as berth_conf
+from common import context as berth_context
+from common import exception
+from conductor import rpcapi
+from tests.integration import conftest
+
+pytestmark = conftest.MARKS
+
+TOOZ_TIMEOUT = 5          # seconds a kill -9'd member stays in the group
+SETTLE_DEADLINE = 60      # generous bound for waits on a loaded CI box
+
+
+def wait_for(predicate, what, deadline=SETTLE_DEADLINE, interval=0.1):
+    """Poll ``predicate`` until true; return the seconds it took."""
+    start = time.monotonic()
+    while not predicate():
+        if time.monotonic() - start > deadline:
+            pytest.fail('timed out after %ss waiting for %s' % (deadline, what))
+        time.sleep(interval)
+    return time.monotonic() - start
+
+
+class Cluster:
+    """berth-conductor processes sharing one configuration file."""
+
+    def __init__(self, workdir, rabbitmq, etcd, db_url):
+        self.workdir = workdir
+        self.config = workdir / 'berth.conf'
+        self.config.write_text(
+            '[DEFAULT]\ntransport_url = %s\n'
+            '[database]\nconnection = %s\n'
+            '[coordination]\nbackend_url = %s\nwatch_interval = 0.5\n'
+            'ring_refresh_interval = 2\n'
+            '[conductor]\nrpc_timeout = 5\nworkers = 8\n'
+            '[oslo_messaging_rabbit]\nrabbit_retry_interval = 1\n'
+            'rabbit_retry_backoff = 1\n'
+            % (rabbitmq.url, db_url, etcd.url(TOOZ_TIMEOUT)))
+        self.procs = {}
+
+    def start(self, host):
+        host_conf = self.workdir / ('%s.conf' % host)
+        host_conf.write_text('[DEFAULT]\nhost = %s\n' % host)
+        log = open(self.workdir / ('%s.log' % host), 'ab')
+        self.procs[host] = subprocess.Popen(
+            [conftest.bin_path('berth-conductor'), '--config-file', str(self.config),
+             '--config-file', str(host_conf)],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True)
+        log.close()
+
+    def signal(self, host, sig):
+        proc = self.procs.pop(host)
+        proc.send_signal(sig)
+        proc.wait(60)
+        return proc.returncode
+
+    def stop_all(self):
+        for host in list(self.procs):
+            proc = self.procs[host]
+            if proc.poll() is None:
+                self.signal(host, signal.SIGTERM)
+
+    def client_conf(self, tmp_path):
+        conf = cfg.ConfigOpts()
+        berth_conf.register_opts(conf)
+        conf(['--config-file', str(self.config)], project='berth',
+             default_config_files=[])
+        conf.set_override('state_path', str(tmp_path))
+        return conf
+
+
+@pytest.fixture(scope='module')
+def cluster(rabbitmq, etcd, pg_synced, tmp_path_factory):
+    c = Cluster(tmp_path_factory.mktemp('cluster'), rabbitmq, etcd, pg_synced)
+    yield c
+    c.stop_all()
+
+
+@pytest.fixture(scope='module')
+def api(cluster, tmp_path_factory):
+    """The API's RPC client (a ring reader) in this process."""
+    conf = cluster.client_conf(tmp_path_factory.mktemp('api'))
+    client = rpcapi.APIConductorClient(conf)
+    yield client
+    client.stop()
+
+
+def _ping_all(api, keys):
+    ctx = berth_context.admin_context()
+    return {key: api.ping(ctx, key)['host'] for key in keys}
+
+
+KEYS = ['tree-%03d' % i for i in range(60)]
+
+
+def test_three_conductors_answer_for_their_keys(cluster, api):
+    for host in ('c0', 'c1', 'c2'):
+        cluster.start(host)
+    settle = wait_for(lambda: api.ring.members() == {'c0', 'c1', 'c2'},
+                      'three conductors in the ring')
+    print('ring settled with 3 conductors after %.2fs' % settle)
+    answered = _ping_all(api, KEYS)
+    assert answered == {key: api.ring.owner(key) for key in KEYS}
+    assert set(answered.values()) == {'c0', 'c1', 'c2'}
+    # RPC round trip over RabbitMQ (a measurement, not an assertion)
+    ctx = berth_context.admin_context()
+    samples = []
+    for i in range(200):
+        t = time.perf_counter()
+        api.ping(ctx, KEYS[i % len(KEYS)])
+        samples.append(time.perf_counter() - t)
+    samples.sort()
+    print('rabbit ping round trip: median %.2f ms, p95 %.2f ms'
+          % (samples[100] * 1e3, samples[190] * 1e3))
+
+
+def test_kill_9_leaves_the_ring_and_calls_flow_to_the_others(cluster, api):
+    victim = api.ring.owner(KEYS[0])
+    cluster.signal(victim, signal.SIGKILL)
+    killed = time.monotonic()
+    wait_for(lambda: victim not in api.ring.members(), 'the ring to drop %s' % victim)
+    print('ring dropped the kill -9ed %s after %.2fs (tooz timeout %ss)'
+          % (victim, time.monotonic() - killed, TOOZ_TIMEOUT))
+    answered = _ping_all(api, KEYS)
+    assert victim not in answered.values()
+    assert set(answered.values()) == {'c0', 'c1', 'c2'} - {victim}
+    cluster.start(victim)          # back to three for the next tests
+    wait_for(lambda: victim in api.ring.members(), '%s to rejoin' % victim)
+
+
+class Load:
+    """Pings from a few threads until stopped; every call's outcome is kept."""
+
+    def __init__(self, api, threads=4):
+        self.api = api
+        self.stopping = threading.Event()
+        self.answers = []
+        self.errors = []
+        self.threads = [threading.Thread(target=self._run, args=(i,)) for i in range(threads)]
+
+    def _run(self, n):
+        ctx = berth_context.admin_context()
+        i = n
+        while not self.stopping.is_set():
+            key = KEYS[i % len(KEYS)]
+            i += len(self.threads)
+            try:
+                self.answers.append(self.api.ping(ctx, key)['host'])
+            except exception.ServiceUnavailable as exc:
+                self.errors.append(exc)
+
+    def __enter__(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stopping.set()
+        for t in self.threads:
+            t.join(60)
+
+
+def test_added_conductor_joins_under_load(cluster, api):
+    with Load(api) as load:
+        wait_for(lambda: len(load.answers) > 50, 'calls to flow')
+        cluster.start('c3')
+        settle = wait_for(lambda: 'c3' in api.ring.members(), 'c3 to join')
+        wait_for(lambda: 'c3' in load.answers, 'c3 to answer')
+    print('c3 joined the ring %.2fs after its start; %d calls, %d refused'
+          % (settle, len(load.answers), len(load.errors)))
+    assert load.errors == []
+    assert set(load.answers) == {'c0', 'c1', 'c2', 'c3'}
+
+
+def test_graceful_stop_drops_no_call(cluster, api):
+    victim = api.ring.owner(KEYS[1])
+    with Load(api) as load:
+        wait_for(lambda: len(load.answers) > 50, 'calls to flow')
+        assert cluster.signal(victim, signal.SIGTERM) == 0
+        wait_for(lambda: victim not in api.ring.members(), 'the ring to drop %s' % victim)
+        before = len(load.answers)
+        wait_for(lambda: len(load.answers) > before + 50, 'calls after the stop')
+    assert load.errors == []
+    assert victim not in _ping_all(api, KEYS).values()
+
+
+def test_broker_down_is_service_unavailable_until_it_returns(cluster, api, rabbitmq):
+    ctx = berth_context.admin_context()
+    api.ping(ctx, KEYS[0])
+    rabbitmq.stop_broker()
+    try:
+        with pytest.raises(exception.ServiceUnavailable):
+            api.ping(ctx, KEYS[0])
+    finally:
+        rabbitmq.start()
+    recovered = wait_for(lambda: _answers(api, ctx), 'calls to work again',
+                         deadline=120, interval=0.5)
+    print('calls work again %.2fs after the broker is back' % recovered)
+    assert set(_ping_all(api, KEYS).values()) <= {'c0', 'c1', 'c2', 'c3'}
+
+
+def _answers(api, ctx):
+    try:
+        api.ping(ctx, KEYS[0])
+        return True
+    except exception.ServiceUnavailable:
+        return False
+
+
+def test_no_orphan_processes(cluster):
+    cluster.stop_all()
+    assert cluster.procs == {}
