@@ -64,13 +64,18 @@ def get_candidates(ctx, request, options=None):
     shared_roots = sorted({r for _, a in anchors.values() for r in a})
     stop = _stop_after(options)
     if stop is None or options.breadth_first:
-        roots = sorted(set(loader.roots_with_classes(ctx, plan.class_ids))
-                       | set(shared_roots))
-        search.add_trees(loader.load_trees(ctx, roots, plan.needs_aggregates, providers))
+        # the whole answer: every tree that can matter, one statement per table
+        new = []
+        if plan.class_ids:
+            new = loader.load_trees_with_classes(ctx, plan.class_ids,
+                                                 plan.needs_aggregates, providers)
+        new += loader.load_trees(ctx, shared_roots, plan.needs_aggregates, providers)
+        search.add_trees(new)
+        roots = sorted(search.trees)
         if options.breadth_first and stop is not None:
             found = _breadth_first(search, roots, stop)
         else:
-            found = _take(_depth_first(search, roots), stop)
+            found = list(_unique(search, roots))
     else:
         found = _take(_paged(ctx, plan, search, providers, shared_roots, stop), stop)
     found = _finish(found, options)
@@ -96,16 +101,12 @@ def _unique(search, roots):
     seen = set()
     for root_id in roots:
         for cand in search.anchor(root_id):
-            if all(p.sharing for p in cand.providers):
+            if cand.shared_only:
                 key = cand.key()
                 if key in seen:
                     continue
                 seen.add(key)
             yield cand
-
-
-def _depth_first(search, roots):
-    return _unique(search, roots)
 
 
 def _breadth_first(search, roots, stop):
@@ -116,7 +117,7 @@ def _breadth_first(search, roots, stop):
         alive = []
         for it in iters:
             for cand in it:
-                if all(p.sharing for p in cand.providers):
+                if cand.shared_only:
                     key = cand.key()
                     if key in seen:
                         continue
@@ -144,7 +145,7 @@ def _paged(ctx, plan, search, providers, shared_roots, stop):
         search.add_trees(loader.load_trees(ctx, page, plan.needs_aggregates, providers))
         for root_id in page:
             for cand in search.anchor(root_id):
-                if all(p.sharing for p in cand.providers):
+                if cand.shared_only:
                     key = cand.key()
                     if key in seen:
                         continue

@@ -53,15 +53,19 @@ def _chunks(ids):
         yield ids[i:i + CHUNK]
 
 
+def _roots_query(class_ids):
+    return (sa.select(_RP.c.root_provider_id).distinct()
+            .select_from(_RP.join(_INV, _INV.c.resource_provider_id == _RP.c.id))
+            .where(_INV.c.resource_class_id.in_(sorted(class_ids))))
+
+
 def roots_with_classes(ctx, class_ids, after=None, limit=None):
     """Sorted ids of the roots whose trees hold inventory of any of ``class_ids``.
 
     With ``limit`` the scan walks the root index in order from ``after`` and
     stops after ``limit`` roots, so a limited search reads what it returns.
     """
-    q = (sa.select(_RP.c.root_provider_id).distinct()
-         .select_from(_RP.join(_INV, _INV.c.resource_provider_id == _RP.c.id))
-         .where(_INV.c.resource_class_id.in_(sorted(class_ids))))
+    q = _roots_query(class_ids)
     if after is not None:
         q = q.where(_RP.c.root_provider_id > after)
     if limit is not None:
@@ -87,49 +91,69 @@ def load_trees(ctx, root_ids, with_aggregates, into):
     names; aggregates are read only when ``with_aggregates``.  Returns the
     newly read providers.
     """
-    providers = into
-    roots = [r for r in root_ids if r not in providers]
+    roots = [r for r in root_ids if r not in into]
     loaded = []
-    in_tree = _RP.c.root_provider_id.in_
     for chunk in _chunks(roots):
-        rows = ctx.session.execute(
-            sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
-                      _RP.c.root_provider_id).where(in_tree(chunk)))
-        new = {}
-        for rp_id, uuid, parent_id, root_id in rows:
+        loaded.extend(_load(ctx, _RP.c.root_provider_id.in_(chunk), with_aggregates,
+                            into))
+    return loaded
+
+
+def load_trees_with_classes(ctx, class_ids, with_aggregates, into):
+    """Like load_trees for every tree holding inventory of any of ``class_ids``.
+
+    One statement per table, the trees chosen by a sub-select: no id lists.
+    Trees already in ``into`` are kept as they are.
+    """
+    return _load(ctx, _RP.c.root_provider_id.in_(_roots_query(class_ids)),
+                 with_aggregates, into)
+
+
+def _load(ctx, where, with_aggregates, into):
+    """Read the providers matching ``where`` (not yet in ``into``) into ``into``."""
+    rows = ctx.session.execute(
+        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
+                  _RP.c.root_provider_id).where(where)).all()
+    new = {}
+    for rp_id, uuid, parent_id, root_id in rows:
+        if rp_id not in into:
             new[rp_id] = Provider(rp_id, uuid, parent_id, root_id)
-        rows = ctx.session.execute(
-            sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
-                      _INV.c.total, _INV.c.reserved, _INV.c.min_unit,
-                      _INV.c.max_unit, _INV.c.step_size, _INV.c.allocation_ratio,
-                      _usage())
-            .select_from(_INV.join(_RP, _RP.c.id == _INV.c.resource_provider_id))
-            .where(in_tree(chunk)))
-        for rp_id, rc_id, total, reserved, min_unit, max_unit, step, ratio, used in rows:
+    get = new.get
+    rows = ctx.session.execute(
+        sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+                  _INV.c.total, _INV.c.reserved, _INV.c.min_unit,
+                  _INV.c.max_unit, _INV.c.step_size, _INV.c.allocation_ratio,
+                  _usage())
+        .select_from(_INV.join(_RP, _RP.c.id == _INV.c.resource_provider_id))
+        .where(where)).all()
+    for rp_id, rc_id, total, reserved, min_unit, max_unit, step, ratio, used in rows:
+        p = get(rp_id)
+        if p is not None:
             capacity = int((total - reserved) * ratio)
             used = used or 0
-            new[rp_id].inv[rc_id] = (min_unit, max_unit, step, capacity - used,
-                                     capacity, used)
+            p.inv[rc_id] = (min_unit, max_unit, step, capacity - used, capacity, used)
+    rows = ctx.session.execute(
+        sa.select(_RPT.c.resource_provider_id, _RPT.c.trait_id, _TRAIT.c.name)
+        .select_from(_RPT.join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
+                     .join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
+        .where(where)).all()
+    for rp_id, trait_id, name in rows:
+        p = get(rp_id)
+        if p is not None:
+            p.traits[trait_id] = name
+    if with_aggregates:
+        aggs = {}
         rows = ctx.session.execute(
-            sa.select(_RPT.c.resource_provider_id, _RPT.c.trait_id, _TRAIT.c.name)
-            .select_from(_RPT.join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
-                         .join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
-            .where(in_tree(chunk)))
-        for rp_id, trait_id, name in rows:
-            new[rp_id].traits[trait_id] = name
-        if with_aggregates:
-            aggs = {}
-            rows = ctx.session.execute(
-                sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id)
-                .select_from(_RPA.join(_RP, _RP.c.id == _RPA.c.resource_provider_id))
-                .where(in_tree(chunk)))
-            for rp_id, agg_id in rows:
+            sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id)
+            .select_from(_RPA.join(_RP, _RP.c.id == _RPA.c.resource_provider_id))
+            .where(where)).all()
+        for rp_id, agg_id in rows:
+            if rp_id in new:
                 aggs.setdefault(rp_id, set()).add(agg_id)
-            for rp_id, found in aggs.items():
-                new[rp_id].aggs = frozenset(found)
-        providers.update(new)
-        loaded.extend(new.values())
-    return loaded
+        for rp_id, found in aggs.items():
+            new[rp_id].aggs = frozenset(found)
+    into.update(new)
+    return list(new.values())
 
 
 def sharing_anchors(ctx, sharing_trait):

@@ -16,19 +16,22 @@ _MAX_UNIT = loader.MAX_UNIT
 class Candidate:
     """One allocation request.
 
-    ``allocations`` maps provider uuid -> {class name: amount} (providers in
-    id order); ``mappings`` maps group suffix -> [provider uuid, ...];
-    ``providers`` are the Provider objects named by either.
+    ``allocations`` maps provider uuid -> {'resources': {class name: amount}}
+    (the wire form from 1.12; providers in id order); ``mappings`` maps group
+    suffix -> [provider uuid, ...]; ``providers`` are the Provider objects
+    named by either; ``shared_only`` is true when all of them are sharing
+    providers (only such candidates can come out of two anchors).
     """
-    __slots__ = ('allocations', 'mappings', 'providers')
+    __slots__ = ('allocations', 'mappings', 'providers', 'shared_only')
 
     def __init__(self, allocations, mappings, providers):
         self.allocations = allocations
         self.mappings = mappings
         self.providers = providers
+        self.shared_only = all(p.sharing for p in providers)
 
     def key(self):
-        return (tuple((u, tuple(sorted(r.items())))
+        return (tuple((u, tuple(sorted(r['resources'].items())))
                       for u, r in sorted(self.allocations.items())),
                 tuple((s, tuple(v)) for s, v in sorted(self.mappings.items())))
 
@@ -61,6 +64,13 @@ class Search:
                     self.shared.setdefault(root_id, []).append(p)
         self._ok = [{} for _ in plan.groups]
         self._names = plan.class_names
+        # groups whose providers need more than a capacity check
+        self._filtered = [bool(g.in_tree is not None or g.forbidden or g.member_of
+                               or g.forbidden_aggs or (g.granular and g.required))
+                          for g in plan.groups]
+        self._single = len(plan.groups) == 1 and not plan.groups[0].granular
+        self._named = [tuple((rc_id, self._names[rc_id], amount)
+                             for rc_id, amount in g.amounts) for g in plan.groups]
 
     def add_trees(self, providers):
         """Make newly loaded providers (another batch of trees) searchable."""
@@ -101,9 +111,15 @@ class Search:
 
     def _unsuffixed_options(self, gi, g, pool):
         per_class = []
+        filtered = self._filtered[gi]
         for rc_id, amount in g.amounts:
-            found = [p for p in pool
-                     if can_serve(p, rc_id, amount) and self._passes(gi, p)]
+            found = []
+            for p in pool:
+                inv = p.inv.get(rc_id)
+                if (inv is not None and inv[0] <= amount <= inv[1]
+                        and amount <= inv[3] and amount % inv[2] == 0
+                        and (not filtered or self._passes(gi, p))):
+                    found.append(p)
             if not found:
                 return []
             per_class.append(found)
@@ -157,9 +173,9 @@ class Search:
             if not options:
                 return
             per_group.append(options)
-        if len(per_group) == 1:
+        if self._single:
             for option in per_group[0]:
-                cand = self._build((option,))
+                cand = self._build_single(option)
                 if cand is not None:
                     yield cand
             return
@@ -167,6 +183,24 @@ class Search:
             cand = self._build(choice)
             if cand is not None:
                 yield cand
+
+    def _build_single(self, combo):
+        """A candidate of a request made of the unsuffixed group alone."""
+        per = {}
+        for p, (_, name, amount) in zip(combo, self._named[0]):
+            found = per.get(p)
+            if found is None:
+                per[p] = {name: amount}
+            else:
+                found[name] = amount
+        if len(per) == 1:
+            ((p, resources),) = per.items()
+            return Candidate({p.uuid: {'resources': resources}}, {'': [p.uuid]}, (p,))
+        if self.drop_nested and len({p.root_id for p in per}) != len(per):
+            return None
+        used = sorted(per, key=_by_id)
+        return Candidate({p.uuid: {'resources': per[p]} for p in used},
+                         {'': sorted(p.uuid for p in used)}, tuple(used))
 
     def _build(self, choice):
         plan = self.plan
@@ -207,8 +241,8 @@ class Search:
         names = self._names
         allocations = {}
         for p in sorted(totals, key=_by_id):
-            allocations[p.uuid] = {names[rc_id]: amount
-                                   for rc_id, amount in totals[p].items()}
+            allocations[p.uuid] = {'resources': {names[rc_id]: amount
+                                                 for rc_id, amount in totals[p].items()}}
         providers = set(totals)
         for g, c in zip(groups, choice):
             if g.granular and not g.amounts:

@@ -7,8 +7,8 @@ import pytest
 from tests.functional import candidate_helpers as helpers
 
 URL = '/allocation_candidates'
-AGG_A = str(uuidlib.uuid4())
-AGG_B = str(uuidlib.uuid4())
+AGG_A = str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, 'candidates-agg-a'))
+AGG_B = str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, 'candidates-agg-b'))
 
 
 def _get(client, query, version='latest', status=200):

@@ -284,7 +284,7 @@ def _write_rows(ctx, provs):
 
 def _engine(ctx, req, **kw):
     result = ac.get_candidates(ctx, req, ac.Options(**kw))
-    found = [(_freeze_allocs(c.allocations),
+    found = [(_freeze_allocs({u: a['resources'] for u, a in c.allocations.items()}),
               tuple(sorted((s, tuple(sorted(v))) for s, v in c.mappings.items())))
              for c in result.candidates]
     return found, result.summaries

@@ -158,17 +158,13 @@ def _options(req, limit):
 def _requests(req, candidates):
     if not req.version.matches('1.12'):
         return [{'allocations': [{'resource_provider': {'uuid': uuid},
-                                  'resources': resources}
-                                 for uuid, resources in c.allocations.items()]}
+                                  'resources': alloc['resources']}
+                                 for uuid, alloc in c.allocations.items()]}
                 for c in candidates]
     if req.version.matches('1.34'):
-        return [{'allocations': {uuid: {'resources': resources}
-                                 for uuid, resources in c.allocations.items()},
-                 'mappings': c.mappings}
+        return [{'allocations': c.allocations, 'mappings': c.mappings}
                 for c in candidates]
-    return [{'allocations': {uuid: {'resources': resources}
-                             for uuid, resources in c.allocations.items()}}
-            for c in candidates]
+    return [{'allocations': c.allocations} for c in candidates]
 
 
 @router.endpoint('1.10', json_reply=True)

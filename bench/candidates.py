@@ -1,0 +1,175 @@
+"""Allocation candidates benchmark on the placeload topology.
+
+For each size N: a fresh SQLite deployment of the Placement API, the
+placeload topology written with bulk inserts (bench/placeload.py), then
+``GET /allocation_candidates`` timed over HTTP (persistent connections):
+no limit, limit=50, required=STORAGE_DISK_SSD, member_of=in:A,B,
+member_of=!C, and 10 concurrent clients.  At N=1,000 the unlimited answer
+must hold exactly 1,200 candidates (900 local disks + 100 diskless x 3
+sharing providers).  Prints a table and a final JSON line.
+
+    .venv/bin/python -m bench.candidates                    # N = 1000,10000,50000
+    .venv/bin/python -m bench.candidates --sizes 1000 --repeat 200
+"""
+
+import argparse
+import http.client
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+from bench import placeload
+
+VERSION = '1.39'
+BASE = 'resources=VCPU:1,MEMORY_MB:256,DISK_GB:10'
+QUERIES = [
+    ('no limit', BASE),
+    ('limit=50', BASE + '&limit=50'),
+    ('required=SSD', BASE + '&required=STORAGE_DISK_SSD'),
+    ('member_of=in:A,B', BASE + '&member_of=in:%s,%s' % (placeload.AGGS['A'],
+                                                          placeload.AGGS['B'])),
+    ('member_of=!C', BASE + '&member_of=!%s' % placeload.AGGS['C']),
+]
+
+
+def _deploy(n):
+    """Start a Placement API over a fresh SQLite file holding the topology for n."""
+    from oslo_config import cfg
+
+    from api import server as http_server
+    from api.placement import app as placement_app
+    from common import conf as berth_conf
+    from common import context as berth_context
+    from objects import bootstrap
+    from objects import database
+
+    conf = cfg.ConfigOpts()
+    berth_conf.register_opts(conf)
+    conf([], project='berth', default_config_files=[])
+    conf.set_override('state_path', tempfile.mkdtemp(prefix='berth-bench-candidates-'))
+    conf.set_override('auth_strategy', 'noauth2', group='api')
+    conf.set_override('sqlite_synchronous', False, group='database')
+    db = database.open_database(conf)
+    database.upgrade(db)
+    bootstrap.sync_standards(berth_context.admin_context(db))
+    t0 = time.perf_counter()
+    placeload.load(db.engine, n)
+    print('N=%d loaded in %.1fs' % (n, time.perf_counter() - t0), file=sys.stderr)
+    app = placement_app.loadapp(conf, db, conductor=None)
+    server = http_server.HttpServer(app, '127.0.0.1', 0, threads=16, name='bench')
+    host, port = server.start()
+    return server, db, host, port
+
+
+class Client:
+    """One persistent HTTP connection."""
+
+    def __init__(self, host, port):
+        self.conn = http.client.HTTPConnection(host, port)
+        self.headers = {'X-Auth-Token': 'admin',
+                        'OpenStack-API-Version': 'placement %s' % VERSION}
+
+    def get(self, query):
+        self.conn.request('GET', '/allocation_candidates?' + query, headers=self.headers)
+        resp = self.conn.getresponse()
+        body = resp.read()
+        if resp.status != 200:
+            raise RuntimeError('%s -> %s %s' % (query, resp.status, body[:300]))
+        return body
+
+
+def _pct(values, pct):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(pct / 100.0 * (len(values) - 1))))]
+
+
+def time_query(client, query, repeat):
+    for _ in range(3):
+        body = client.get(query)
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        client.get(query)
+        times.append((time.perf_counter() - t) * 1000)
+    count = len(json.loads(body)['allocation_requests'])
+    return {'p50_ms': round(statistics.median(times), 2),
+            'p95_ms': round(_pct(times, 95), 2), 'candidates': count}
+
+
+def concurrent(host, port, query, clients, seconds):
+    """Requests per second with ``clients`` threads each looping for ``seconds``."""
+    done = []
+    stop = time.perf_counter() + seconds
+
+    def loop():
+        c, n = Client(host, port), 0
+        while time.perf_counter() < stop:
+            c.get(query)
+            n += 1
+        done.append(n)
+
+    threads = [threading.Thread(target=loop) for _ in range(clients)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return round(sum(done) / (time.perf_counter() - t0), 1)
+
+
+def run_size(n, repeat, seconds):
+    server, db, host, port = _deploy(n)
+    try:
+        client = Client(host, port)
+        row = {'N': n}
+        for label, query in QUERIES:
+            reps = repeat if n <= 1000 else max(10, repeat // (n // 1000))
+            row[label] = time_query(client, query, reps)
+        if n == 1000 and row['no limit']['candidates'] != 1200:
+            raise RuntimeError('expected 1200 candidates, got %d'
+                               % row['no limit']['candidates'])
+        row['10 clients req/s (no limit)'] = concurrent(host, port, BASE, 10, seconds)
+        row['10 clients req/s (limit=50)'] = concurrent(
+            host, port, BASE + '&limit=50', 10, seconds)
+        return row
+    finally:
+        server.stop()
+        db.dispose()
+
+
+def print_table(rows):
+    labels = [label for label, _ in QUERIES]
+    print('%-8s %-18s %10s %10s %11s' % ('N', 'query', 'p50 ms', 'p95 ms', 'candidates'))
+    print('-' * 61)
+    for row in rows:
+        for label in labels:
+            r = row[label]
+            print('%-8d %-18s %10.2f %10.2f %11d' % (row['N'], label, r['p50_ms'],
+                                                     r['p95_ms'], r['candidates']))
+        for key in ('10 clients req/s (no limit)', '10 clients req/s (limit=50)'):
+            print('%-8d %-30s %18.1f' % (row['N'], key, row[key]))
+    print()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--sizes', default='1000,10000,50000')
+    parser.add_argument('--repeat', type=int, default=100,
+                        help='timed requests per query at N=1000 (fewer when larger)')
+    parser.add_argument('--seconds', type=float, default=5.0,
+                        help='duration of each concurrent run')
+    args = parser.parse_args(argv)
+    rows = [run_size(int(n), args.repeat, args.seconds) for n in args.sizes.split(',')]
+    print_table(rows)
+    print(json.dumps({'benchmark': 'allocation_candidates', 'version': VERSION,
+                      'query': urllib.parse.unquote(BASE), 'results': rows},
+                     sort_keys=True))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
