@@ -1,4 +1,4 @@
-"""The provider race scenarios on PostgreSQL (READ COMMITTED, real row locks).
+"""Provider races and the listing query on PostgreSQL (READ COMMITTED, real row locks).
 
 Needs ``DB_URL`` (``postgresql+psycopg2://...``, as ci/services.sh exports);
 each test gets a fresh database on that server.
@@ -50,3 +50,31 @@ def new_ctx():
 @pytest.mark.parametrize('scenario', races.SCENARIOS, ids=lambda f: f.__name__)
 def test_race_on_postgresql(new_ctx, scenario):
     scenario(new_ctx)
+
+
+def test_listing_filters_on_postgresql(new_ctx):
+    """The set-based listing query (modulo, capacity arithmetic, EXISTS) on PostgreSQL."""
+    from api.placement import microversion
+    from api.placement import query
+    from objects import aggregate as agg_obj
+    from objects import provider_search
+    from objects import resource_provider as rp_obj
+    from tests.functional import rp_db
+
+    ctx = new_ctx()
+    agg = str(uuidlib.uuid4())
+    root = rp_obj.create(ctx, 'root').uuid
+    good = rp_obj.create(ctx, 'good', parent_uuid=root).uuid
+    full = rp_obj.create(ctx, 'full', parent_uuid=root).uuid
+    for rp in (good, full):
+        rp_db.add_inventory(ctx, rp, 'VCPU', 8, reserved=2, allocation_ratio=2.0,
+                            step_size=2, max_unit=8)
+        rp_db.add_traits(ctx, rp, 'CUSTOM_X')
+        agg_obj.set_for_provider(ctx, rp, {agg})
+    rp_db.allocate(ctx, full, 'VCPU', 10)   # (8 - 2) * 2 = 12 < 10 + 4
+    group = query.build_group(microversion.Version.parse('1.39'),
+                              resources='VCPU:4', required=['CUSTOM_X'],
+                              member_of=[agg], in_tree=root)
+    assert [rp.uuid for rp in provider_search.get_all(ctx, group=group)] == [good]
+    group.resources = {'VCPU': 3}   # not a multiple of step_size
+    assert provider_search.get_all(ctx, group=group) == []
