@@ -1,9 +1,11 @@
 """/resource_providers and /resource_providers/{uuid}: every version boundary and error."""
 
+import threading
 import uuid as uuidlib
 
 import pytest
 
+from tests import fixtures
 from tests.functional import rp_db
 
 AGG1 = '11111111-1111-1111-1111-111111111111'
@@ -516,3 +518,27 @@ def test_delete_codes_absent_before_1_23(client, ctx):
     _new(client, parent=root)
     resp = client.delete('/resource_providers/%s' % root, version='1.22')
     assert resp.status_code == 409 and 'code' not in resp.json()['errors'][0]
+
+
+def test_racing_reparents_over_http(client, berth, ctx):
+    """Crossing moves sent at once: one wins, the other is a clean 4xx, no loop."""
+    for _ in range(5):
+        a, b = _new(client), _new(client)
+        barrier = threading.Barrier(2)
+        codes = []
+
+        def move(me, parent):
+            c = fixtures.PlacementClient(berth.placement_url, version='1.37')
+            barrier.wait()
+            codes.append(c.put('/resource_providers/%s' % me,
+                               json={'name': me, 'parent_provider_uuid': parent}).status_code)
+            c.close()
+
+        threads = [threading.Thread(target=move, args=(a, b)),
+                   threading.Thread(target=move, args=(b, a))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(codes) in ([200, 400], [200, 409]), codes
+    rp_db.assert_trees_consistent(ctx)
