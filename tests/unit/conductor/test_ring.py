@@ -1,0 +1,124 @@
+"""conductor.ring over the tooz file backend: membership, ownership, liveness."""
+
+import time
+
+import pytest
+from tooz import hashring
+
+from common import exception
+from conductor import ring as conductor_ring
+
+
+@pytest.fixture
+def rings(conf):
+    """Start rings on one file backend; every ring is stopped after the test."""
+    conf.set_override('watch_interval', 3600, group='coordination')   # tests poll by hand
+    started = []
+
+    def start(host=None, join=True):
+        ring = conductor_ring.Ring(conf, host=host).start()
+        if host is not None and join:
+            ring.join({'host': host})
+        started.append(ring)
+        return ring
+
+    yield start
+    for ring in started:
+        ring.stop()
+
+
+def test_reader_sees_joins_and_leaves_through_the_watchers(rings):
+    reader = rings()
+    assert reader.members() == frozenset()
+    a, b = rings('cond-a'), rings('cond-b')
+    reader.poll()
+    assert reader.members() == {'cond-a', 'cond-b'}
+    b.leave()
+    reader.poll()
+    assert reader.members() == {'cond-a'}
+    assert reader.is_alive('cond-a') and not reader.is_alive('cond-b')
+    assert a.members() >= {'cond-a'}
+
+
+def test_reader_never_joins(rings):
+    reader = rings()
+    with pytest.raises(RuntimeError):
+        reader.join()
+    other = rings()
+    other.refresh()
+    assert other.members() == frozenset()
+
+
+def test_owner_is_the_same_in_every_process_view(rings):
+    a, b = rings('cond-a'), rings('cond-b')
+    reader = rings()
+    for ring in (a, b, reader):
+        ring.refresh()
+    keys = ['uuid-%d' % i for i in range(200)]
+    owners = [{k: ring.owner(k) for k in keys} for ring in (a, b, reader)]
+    assert owners[0] == owners[1] == owners[2]
+    assert set(owners[0].values()) == {'cond-a', 'cond-b'}
+
+
+def test_owner_matches_a_tooz_ring_with_enough_partitions(rings, conf):
+    assert conf.coordination.hash_partitions >= 256
+    a = rings('cond-a')
+    rings('cond-b')
+    a.refresh()
+    expected = hashring.HashRing(['cond-a', 'cond-b'], partitions=256)
+    for key in ('k1', 'k2', 'k3', 'k4'):
+        assert {a.owner(key)} == expected.get_nodes(key.encode())
+
+
+def test_adding_a_member_moves_keys_only_to_it(rings):
+    a, b = rings('cond-a'), rings('cond-b')
+    reader = rings()
+    keys = ['uuid-%d' % i for i in range(300)]
+    before = {k: reader.owner(k) for k in keys}
+    rings('cond-c')
+    reader.poll()
+    after = {k: reader.owner(k) for k in keys}
+    moved = {k for k in keys if before[k] != after[k]}
+    assert moved and {after[k] for k in moved} == {'cond-c'}
+
+
+def test_no_member_is_service_unavailable(rings):
+    reader = rings()
+    with pytest.raises(exception.ServiceUnavailable):
+        reader.owner('anything')
+
+
+def test_owner_looks_again_on_an_empty_ring(rings):
+    reader = rings()
+    rings('cond-a')
+    # the reader has not polled since cond-a joined: a miss reads the group again
+    assert reader.owner('anything') == 'cond-a'
+
+
+def test_a_conductor_never_treats_itself_as_dead(rings):
+    a = rings('cond-a')
+    # a backend that momentarily does not list us (late heartbeat) ...
+    with a._lock:
+        a._set_members(set())
+    assert a.is_alive('cond-a')
+    assert a.owner('x') == 'cond-a'
+    # ... but after leaving, it is gone from its own view too
+    a.leave()
+    assert not a.is_alive('cond-a')
+
+
+def test_expired_member_leaves_the_ring(rings, conf, tmp_path):
+    conf.set_override('backend_url', 'file://%s?timeout=1' % (tmp_path / 'coord'),
+                      group='coordination')
+    a = rings('cond-a')
+    reader = rings()
+    assert reader.members() == {'cond-a'}
+    # stop the heart without leaving, like a killed process: the member expires
+    a._coord.heart.stop()
+    a._coord.heart.wait()
+    for _ in range(100):
+        reader.poll()
+        if 'cond-a' not in reader.members():
+            break
+        time.sleep(0.1)
+    assert 'cond-a' not in reader.members()

@@ -1,0 +1,100 @@
+"""ConductorAPI: every method's RPC name, pinned version, routing and call/cast.
+
+One table drives the checks; add a row for every new RPC method.
+"""
+
+from unittest import mock
+
+import pytest
+
+from common import context as berth_context
+from common import rpc
+from conductor import manager as conductor_manager
+from conductor import rpcapi
+from conductor.rpcapi import version as rpc_version
+
+
+class FakeRing:
+    """Owner of a key: a name derived from it, so routing is visible."""
+
+    def owner(self, key):
+        return 'owner-of-%s' % key
+
+
+CONSUMERS = [{'consumer_uuid': 'c-1', 'allocations': {}}]
+
+# (ConductorAPI method, its arguments, server it must go to, RPC method,
+#  RPC kwargs, pinned version, 'call' or 'cast')
+CASES = [
+    ('ping', {'routing_key': 'rp-1'}, 'owner-of-rp-1', 'ping', {}, '1.0', 'call'),
+    ('create_allocation', {'allocation_id': 7, 'host': 'cond-b'}, 'cond-b',
+     'create_allocation', {'allocation_id': 7}, '1.1', 'cast'),
+    ('destroy_allocation', {'allocation_uuid': 'a-1'}, 'owner-of-a-1',
+     'destroy_allocation', {'allocation_uuid': 'a-1'}, '1.1', 'call'),
+    ('claim_resources', {'tree': 'root-1', 'consumers': CONSUMERS}, 'owner-of-root-1',
+     'claim_resources', {'tree': 'root-1', 'consumers': CONSUMERS}, '1.2', 'call'),
+    ('delete_allocations', {'tree': 'root-1', 'consumer_uuid': 'c-1'}, 'owner-of-root-1',
+     'delete_allocations', {'tree': 'root-1', 'consumer_uuid': 'c-1'}, '1.2', 'call'),
+    ('reshape', {'tree': 'root-1', 'inventories': {'rp': {}}, 'consumers': CONSUMERS},
+     'owner-of-root-1', 'reshape',
+     {'tree': 'root-1', 'inventories': {'rp': {}}, 'consumers': CONSUMERS}, '1.2', 'call'),
+]
+
+# public methods that send nothing
+LOCAL = {'can_send_version', 'allocation_owner'}
+
+
+@pytest.fixture
+def transport(conf):
+    t = rpc.get_transport(conf, url=rpc.EMBEDDED_TRANSPORT_URL)
+    yield t
+    t.cleanup()
+
+
+@pytest.fixture
+def api(conf, transport):
+    return rpcapi.ConductorAPI(conf, transport, FakeRing())
+
+
+@pytest.mark.parametrize('method,args,server,rpc_method,rpc_kwargs,version,kind', CASES,
+                         ids=[c[0] for c in CASES])
+def test_rpc_methods(api, method, args, server, rpc_method, rpc_kwargs, version, kind):
+    ctx = berth_context.admin_context()
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        cctxt = prepare.return_value
+        getattr(cctxt, kind).return_value = 'reply'
+        result = getattr(api, method)(ctx, **args)
+    prepare.assert_called_once_with(server=server, version=version)
+    getattr(cctxt, kind).assert_called_once_with(ctx, rpc_method, **rpc_kwargs)
+    assert result == ('reply' if kind == 'call' else None)
+
+
+def test_every_public_method_has_a_row():
+    public = {name for name in vars(rpcapi.ConductorAPI)
+              if not name.startswith('_') and callable(getattr(rpcapi.ConductorAPI, name))}
+    missing = public - LOCAL - {c[0] for c in CASES}
+    assert not missing, 'add a row to CASES (tests/unit/conductor/test_rpcapi.py) for %s' % (
+        sorted(missing))
+
+
+def test_allocation_owner_is_the_ring_owner(api):
+    assert api.allocation_owner('a-9') == 'owner-of-a-9'
+
+
+def test_every_rpc_method_exists_on_the_endpoint():
+    for case in CASES:
+        assert callable(getattr(conductor_manager.ConductorManager, case[3]))
+
+
+def test_one_version_for_client_and_endpoint(api):
+    assert conductor_manager.ConductorManager.target.version == rpc_version.RPC_API_VERSION
+    assert api.version_cap == rpc_version.RPC_API_VERSION
+    assert max(c[5] for c in CASES) <= rpc_version.RPC_API_VERSION
+
+
+def test_version_cap_from_upgrade_levels(conf, transport):
+    conf.set_override('conductor', '1.0', group='upgrade_levels')
+    api = rpcapi.ConductorAPI(conf, transport, FakeRing())
+    assert api.version_cap == '1.0'
+    assert api.can_send_version('1.0')
+    assert not api.can_send_version('1.1')

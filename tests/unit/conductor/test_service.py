@@ -1,0 +1,116 @@
+"""A conductor's bounded workers and its graceful stop (in-process transport, file ring)."""
+
+import threading
+import time
+
+import pytest
+
+from common import context as berth_context
+from common import exception
+from common import rpc
+from conductor import ring as conductor_ring
+from conductor import rpcapi
+from conductor import service as conductor_service
+from conductor import workers as conductor_workers
+
+
+class StaleRing:
+    """A peer's ring that still names one conductor, whatever happened since."""
+
+    def __init__(self, host):
+        self.host = host
+
+    def owner(self, key):
+        return self.host
+
+
+@pytest.fixture
+def transport(conf):
+    conf.set_override('rpc_timeout', 1, group='conductor')
+    t = rpc.get_transport(conf, url=rpc.EMBEDDED_TRANSPORT_URL)
+    yield t
+    t.cleanup()
+
+
+def test_slots_are_bounded_and_refusal_is_no_free_worker():
+    workers = conductor_workers.Workers('cond-a', 2)
+    with workers.slot(), workers.slot():
+        assert workers.busy == 2
+        with pytest.raises(exception.NoFreeWorker) as err:
+            with workers.slot():
+                pass
+        assert 'cond-a' in str(err.value)
+        with pytest.raises(exception.NoFreeWorker):
+            workers.spawn(lambda: None)
+    assert workers.busy == 0
+    workers.shutdown()
+
+
+def test_background_work_holds_a_slot_until_done_even_when_it_fails():
+    workers = conductor_workers.Workers('cond-a', 1)
+    release = threading.Event()
+    future = workers.spawn(release.wait, 30)
+    with pytest.raises(exception.NoFreeWorker):
+        workers.spawn(lambda: None)
+    release.set()
+    assert future.result(30) is True
+    assert workers.wait_idle(30)
+    failing = workers.spawn(lambda: 1 / 0)
+    assert isinstance(failing.exception(30), ZeroDivisionError)
+    assert workers.wait_idle(30)
+    workers.shutdown()
+
+
+def test_graceful_stop_order(conf, transport):
+    """Leave the group, answer stale peers for the grace period, stop, then finish work."""
+    ctx = berth_context.admin_context()
+    svc = conductor_service.ConductorService(conf, 'cond-a', None, transport=transport)
+    svc.start()
+    reader = conductor_ring.Ring(conf).start()
+    stale_peer = rpcapi.ConductorAPI(conf, transport, StaleRing('cond-a'))
+    release = threading.Event()
+    in_flight = svc.workers.spawn(release.wait, 60)
+    assert stale_peer.ping(ctx, 'k')['host'] == 'cond-a'
+
+    stopper = threading.Thread(target=svc.stop, kwargs={'grace': 3})
+    stopper.start()
+    try:
+        # 1. it left the group at once ...
+        for _ in range(300):
+            reader.refresh()
+            if 'cond-a' not in reader.members():
+                break
+            time.sleep(0.01)
+        assert 'cond-a' not in reader.members()
+        # 2. ... yet still answers a peer whose ring names it
+        assert stale_peer.ping(ctx, 'k')['host'] == 'cond-a'
+        # 3. then it stops taking messages ...
+        assert _refused_within(stale_peer, ctx, 300)
+        # 4. ... and waits for the work in flight before it is done
+        assert stopper.is_alive() and not in_flight.done()
+        release.set()
+        stopper.join(60)
+        assert not stopper.is_alive()
+        assert in_flight.result() is True
+    finally:
+        release.set()
+        stopper.join(60)
+        reader.stop()
+
+
+def _refused_within(api, ctx, attempts):
+    for _ in range(attempts):
+        try:
+            api.ping(ctx, 'k')
+        except exception.ServiceUnavailable:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_stop_twice_is_harmless(conf, transport):
+    svc = conductor_service.ConductorService(conf, 'cond-a', None, transport=transport)
+    svc.start()
+    svc.stop(grace=0)
+    svc.stop(grace=0)
+    assert svc.ring.members() == frozenset()
