@@ -135,9 +135,9 @@ def _paged(ctx, plan, search, providers, shared_roots, stop):
     """Candidates in root order, reading trees in growing batches."""
     after, size, seen = None, max(_FIRST_BATCH, stop), set()
     while True:
-        sql_roots = loader.roots_with_classes(ctx, plan.class_ids, after=after,
-                                              limit=size)
-        upper = sql_roots[-1] if len(sql_roots) == size else None
+        sql_roots, more = loader.roots_with_classes(ctx, plan.class_ids, after=after,
+                                                    limit=size)
+        upper = sql_roots[-1] if more else None
         page = set(sql_roots)
         page.update(r for r in shared_roots
                     if (after is None or r > after) and (upper is None or r <= upper))

@@ -60,20 +60,26 @@ def _roots_query(class_ids):
 
 
 def roots_with_classes(ctx, class_ids, after=None, limit=None):
-    """Sorted ids of the roots whose trees hold inventory of any of ``class_ids``.
+    """(sorted root ids, more) for the trees holding inventory of ``class_ids``.
 
-    With ``limit`` the scan walks the root index in order from ``after`` and
-    stops after ``limit`` roots, so a limited search reads what it returns.
+    With ``limit`` the scan walks the root index in order from ``after``
+    (probing inventories per provider) and stops after ``limit`` providers,
+    so a limited search reads about what it returns; ``more`` tells whether
+    it stopped early.
     """
-    q = _roots_query(class_ids)
+    if limit is None:
+        q = _roots_query(class_ids)
+        if after is not None:
+            q = q.where(_RP.c.root_provider_id > after)
+        return sorted(ctx.session.execute(q).scalars().all()), False
+    q = (sa.select(_RP.c.root_provider_id)
+         .where(sa.exists().where(_INV.c.resource_provider_id == _RP.c.id)
+                .where(_INV.c.resource_class_id.in_(sorted(class_ids))))
+         .order_by(_RP.c.root_provider_id).limit(limit))
     if after is not None:
         q = q.where(_RP.c.root_provider_id > after)
-    if limit is not None:
-        q = q.order_by(_RP.c.root_provider_id).limit(limit)
-    roots = ctx.session.execute(q).scalars().all()
-    if limit is None:
-        roots.sort()
-    return roots
+    rows = ctx.session.execute(q).scalars().all()
+    return sorted(set(rows)), len(rows) == limit
 
 
 def _usage():

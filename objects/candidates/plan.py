@@ -6,14 +6,13 @@ import sqlalchemy as sa
 
 from common import exception
 from db import models
-from objects import resource_class as rc_obj
-from objects import trait as trait_obj
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 
 _AGG = models.PlacementAggregate.__table__
 _RP = models.ResourceProvider.__table__
 _TRAIT = models.Trait.__table__
+_RC = models.ResourceClass.__table__
 
 
 @dataclasses.dataclass
@@ -78,7 +77,7 @@ def compile_request(ctx, request):
     run inside a reader transaction.
     """
     groups = sorted(request.groups, key=lambda g: (g.suffix != '', g.suffix))
-    class_names = {rc.id: rc.name for rc in rc_obj.get_all(ctx)}
+    class_names = dict(ctx.session.execute(sa.select(_RC.c.id, _RC.c.name)).all())
     class_ids = {name: rc_id for rc_id, name in class_names.items()}
     for g in groups:
         for name in sorted(g.resources):
@@ -93,9 +92,13 @@ def compile_request(ctx, request):
         agg_uuids |= set(g.forbidden_aggs)
         if g.in_tree:
             tree_uuids.add(g.in_tree)
-    trait_ids = trait_obj.ids_by_name(ctx, trait_names)
-    sharing = ctx.session.execute(
-        sa.select(_TRAIT.c.id).where(_TRAIT.c.name == SHARING_TRAIT)).scalar()
+    trait_ids = dict(ctx.session.execute(
+        sa.select(_TRAIT.c.name, _TRAIT.c.id)
+        .where(_TRAIT.c.name.in_(sorted(trait_names | {SHARING_TRAIT})))).all())
+    missing = trait_names - set(trait_ids)
+    if missing:
+        raise exception.TraitNotFound(names=', '.join(sorted(missing)))
+    sharing = trait_ids.get(SHARING_TRAIT)
     aggs = _agg_ids(ctx, agg_uuids)
     roots = _tree_roots(ctx, tree_uuids)
     compiled = []
