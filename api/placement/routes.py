@@ -1,10 +1,16 @@
 """The routes table: path template -> {HTTP method: handler}."""
 
 from api.placement.handlers import aggregate
+from api.placement.handlers import allocation
 from api.placement.handlers import allocation_candidate
+from api.placement.handlers import claim
 from api.placement.handlers import inventory
+from api.placement.handlers import project_usage
+from api.placement.handlers import provider_allocation
 from api.placement.handlers import provider_trait
+from api.placement.handlers import quota
 from api.placement.handlers import resource_class
+from api.placement.handlers import reshaper
 from api.placement.handlers import resource_provider
 from api.placement.handlers import root
 from api.placement.handlers import trait
@@ -38,7 +44,19 @@ ROUTES = [
       'PUT': provider_trait.set_provider_traits,
       'DELETE': provider_trait.delete_provider_traits}),
     ('/resource_providers/{uuid}/usages', {'GET': usage.get_provider_usages}),
+    ('/resource_providers/{uuid}/allocations',
+     {'GET': provider_allocation.list_provider_allocations}),
+    ('/allocations', {'POST': allocation.post_allocations}),
+    ('/allocations/{consumer_uuid}', {'GET': allocation.get_allocations,
+                                      'PUT': allocation.put_allocations,
+                                      'DELETE': allocation.delete_allocations}),
+    ('/usages', {'GET': project_usage.get_usages}),
+    ('/reshaper', {'POST': reshaper.reshape}),
     ('/traits', {'GET': trait.list_traits}),
+    # berth extensions (every microversion)
+    ('/claims', {'POST': claim.create_claims}),
+    ('/quotas/{project_id}', {'GET': quota.get_quota, 'PUT': quota.put_quota,
+                              'DELETE': quota.delete_quota}),
     ('/traits/{name}', {'GET': trait.get_trait, 'PUT': trait.put_trait,
                         'DELETE': trait.delete_trait}),
 ]

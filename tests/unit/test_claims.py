@@ -13,6 +13,9 @@ class _Conf:
     class placement:
         allocation_conflict_retry_count = 3
 
+    class quota:
+        enforce = False
+
 
 def _flaky(failures):
     """A write that loses ``len(failures)`` races (raising each) and then succeeds."""

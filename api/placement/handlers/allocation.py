@@ -1,0 +1,123 @@
+"""/allocations/{consumer_uuid} and POST /allocations.
+
+Reads go straight to the objects; writes are ``claim_resources`` and
+``delete_allocations`` RPC calls to the conductor owning the tree of the
+first provider named (see objects.allocation.routing_tree).
+"""
+
+import uuid as uuidlib
+
+from oslo_utils import uuidutils
+
+from api.placement import fault
+from api.placement import policy
+from api.placement import response
+from api.placement import router
+from api.placement import validation
+from api.placement.policies import endpoints as rules
+from api.placement.schemas import allocation as schema
+from common import exception
+from objects import allocation as alloc_obj
+from objects import consumer as consumer_obj
+
+
+def conductor(req):
+    """The conductor RPC client, or 503 when this API runs without one."""
+    if req.conductor is None:
+        raise exception.ServiceUnavailable(reason='no conductor is configured')
+    return req.conductor
+
+
+def consumer_request(req, consumer_uuid, entry):
+    """The conductor's form of one consumer's write from a 1.12+ style entry.
+
+    ``entry`` holds ``allocations`` ({rp uuid: {'resources': ...}}) and, by
+    microversion, project/user, consumer_generation and consumer_type.
+    """
+    placement = req.conf.placement
+    return {
+        'uuid': consumer_uuid,
+        'allocations': {rp: dict(alloc['resources'])
+                        for rp, alloc in entry['allocations'].items()},
+        'project_id': entry.get('project_id', placement.incomplete_consumer_project_id),
+        'user_id': entry.get('user_id', placement.incomplete_consumer_user_id),
+        'consumer_type': entry.get('consumer_type'),
+        'check_generation': req.version.matches('1.28'),
+        'generation': entry.get('consumer_generation'),
+    }
+
+
+def _from_list(items):
+    """The 1.0-1.11 list shape as the 1.12 dict shape (repeated providers merged)."""
+    merged = {}
+    for item in items:
+        resources = merged.setdefault(item['resource_provider']['uuid'],
+                                      {'resources': {}})['resources']
+        for rc, amount in item['resources'].items():
+            resources[rc] = resources.get(rc, 0) + amount
+    return merged
+
+
+def claim(req, consumers):
+    """Send ``consumers`` (conductor form) to the owner of their tree."""
+    ctx = req.context
+    tree = alloc_obj.routing_tree(
+        ctx, {rp for c in consumers for rp in c['allocations']},
+        [c['uuid'] for c in consumers])
+    conductor(req).claim_resources(ctx, tree, consumers)
+
+
+@router.endpoint(json_reply=True)
+def get_allocations(req):
+    policy.authorize(req, rules.ALLOCATIONS_LIST)
+    consumer_uuid = req.urlvars['consumer_uuid']
+    allocations, consumer, last_modified = alloc_obj.get_for_consumer(
+        req.context, consumer_uuid)
+    body = {'allocations': allocations}
+    if allocations and req.version.matches('1.12'):
+        placement = req.conf.placement
+        body['project_id'] = getattr(consumer, 'project_id',
+                                     placement.incomplete_consumer_project_id)
+        body['user_id'] = getattr(consumer, 'user_id',
+                                  placement.incomplete_consumer_user_id)
+        if req.version.matches('1.28'):
+            body['consumer_generation'] = getattr(consumer, 'generation', None)
+        if req.version.matches('1.38'):
+            body['consumer_type'] = (getattr(consumer, 'consumer_type', None)
+                                     or consumer_obj.UNKNOWN_TYPE)
+    return response.send_json(req, body, last_modified=last_modified)
+
+
+@router.endpoint(json_body=True)
+def put_allocations(req):
+    policy.authorize(req, rules.ALLOCATIONS_UPDATE)
+    consumer_uuid = req.urlvars['consumer_uuid']
+    if not uuidutils.is_uuid_like(consumer_uuid):
+        raise fault.BadRequest('Malformed consumer_uuid: %s' % consumer_uuid)
+    consumer_uuid = str(uuidlib.UUID(consumer_uuid))
+    data = validation.extract_json(
+        req, schema.for_version(schema.PUT_ALLOCATIONS, req.version))
+    if not req.version.matches('1.12'):
+        data['allocations'] = _from_list(data['allocations'])
+    claim(req, [consumer_request(req, consumer_uuid, data)])
+    return response.no_content()
+
+
+@router.endpoint('1.13', json_body=True)
+def post_allocations(req):
+    policy.authorize(req, rules.ALLOCATIONS_MANAGE)
+    data = validation.extract_json(
+        req, schema.for_version(schema.POST_ALLOCATIONS, req.version))
+    claim(req, [consumer_request(req, uuid, entry)
+                for uuid, entry in sorted(data.items())])
+    return response.no_content()
+
+
+@router.endpoint()
+def delete_allocations(req):
+    policy.authorize(req, rules.ALLOCATIONS_DELETE)
+    consumer_uuid = req.urlvars['consumer_uuid']
+    ctx = req.context
+    tree = alloc_obj.routing_tree(ctx, (), [consumer_uuid])
+    conductor(req).delete_allocations(ctx, tree, consumer_uuid)
+    return response.no_content()

@@ -1,0 +1,21 @@
+"""GET /resource_providers/{uuid}/allocations: who holds what on one provider."""
+
+from api.placement import policy
+from api.placement import response
+from api.placement import router
+from api.placement.policies import endpoints as rules
+from objects import allocation as alloc_obj
+
+
+@router.endpoint(json_reply=True)
+def list_provider_allocations(req):
+    policy.authorize(req, rules.RESOURCE_PROVIDERS_ALLOCATIONS_LIST)
+    provider, allocations, last_modified = alloc_obj.get_for_provider(
+        req.context, req.urlvars['uuid'])
+    if not req.version.matches('1.28'):
+        for entry in allocations.values():
+            del entry['consumer_generation']
+    return response.send_json(
+        req, {'resource_provider_generation': provider.generation,
+              'allocations': allocations},
+        last_modified=last_modified)

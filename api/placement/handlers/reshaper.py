@@ -1,0 +1,33 @@
+"""POST /reshaper: move inventory and allocations between providers atomically."""
+
+from api.placement import errors
+from api.placement import fault
+from api.placement import policy
+from api.placement import response
+from api.placement import router
+from api.placement import validation
+from api.placement.handlers import allocation as allocation_handler
+from api.placement.policies import endpoints as rules
+from api.placement.schemas import allocation as allocation_schema
+from api.placement.schemas import reshaper as schema
+from common import exception
+from objects import allocation as alloc_obj
+
+
+@router.endpoint('1.30', json_body=True)
+def reshape(req):
+    policy.authorize(req, rules.RESHAPER_RESHAPE)
+    data = validation.extract_json(
+        req, allocation_schema.for_version(schema.POST_RESHAPER, req.version))
+    consumers = [allocation_handler.consumer_request(req, uuid, entry)
+                 for uuid, entry in sorted(data['allocations'].items())]
+    ctx = req.context
+    tree = alloc_obj.routing_tree(
+        ctx, set(data['inventories']) | {rp for c in consumers for rp in c['allocations']},
+        [c['uuid'] for c in consumers])
+    try:
+        allocation_handler.conductor(req).reshape(ctx, tree, data['inventories'],
+                                                  consumers)
+    except exception.ReshapeProviderNotFound as exc:
+        raise fault.BadRequest(exc.message, code=errors.RESOURCE_PROVIDER_NOT_FOUND)
+    return response.no_content()
