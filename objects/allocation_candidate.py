@@ -11,6 +11,8 @@ import dataclasses
 import random
 
 from db import api as db_api
+from objects import resource_class as rc_obj
+from objects.candidates import capacity
 from objects.candidates import loader
 from objects.candidates import plan as plan_mod
 from objects.candidates import search as search_mod
@@ -179,3 +181,15 @@ def _finish(found, options):
     if options.limit is not None:
         return found[:options.limit]
     return found
+
+
+@db_api.reader
+def providers_with_capacity(ctx, resources):
+    """Ids of the providers that alone can serve every {class name: amount}.
+
+    The same capacity rule as the candidate search (3.1), for
+    ``GET /resource_providers?resources=``.  Raises ResourceClassNotFound.
+    """
+    ids = rc_obj.ids_by_name(ctx, set(resources))
+    return capacity.provider_ids(
+        ctx, {ids[name]: amount for name, amount in resources.items()})

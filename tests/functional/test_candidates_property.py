@@ -315,6 +315,15 @@ def test_engine_matches_reference(pctx, data, monkeypatch):
     requested = {rc for g in req.groups for rc in g.resources}
     assert summaries == reference_summaries(provs, expected, requested, flags)
 
+    # the capacity rule shared with GET /resource_providers?resources=
+    amounts = req.groups[0].resources
+    if amounts:
+        by_id = {p['uuid']: p for p in provs}
+        alone = {u for u, p in by_id.items()
+                 if all(_serves(p, rc, n) for rc, n in amounts.items())}
+        ids = ac.providers_with_capacity(pctx, amounts)
+        assert len(ids) == len(alone)
+
     # limit: the first N of the unlimited order, read in small batches
     monkeypatch.setattr(ac, '_FIRST_BATCH', 1)
     limit = data.draw(st.integers(1, 4))
