@@ -5,6 +5,7 @@ import pytest
 from common import context as berth_context
 from common import exception
 from tests import fixtures
+from tests.functional import alloc_helpers
 
 
 @pytest.fixture
@@ -78,3 +79,91 @@ def test_silent_conductor_times_out_as_service_unavailable(trio):
     with pytest.raises(exception.ServiceUnavailable) as err:
         trio.conductor_api.ping(berth_context.admin_context(), 'k')
     assert 'did not answer in time' in str(err.value)
+
+
+# --- the same failures seen over HTTP: 503 berth.service_unavailable, nothing written ---
+
+UNAVAILABLE = 'berth.service_unavailable'
+
+
+@pytest.fixture
+def claim(berth, client, ctx):
+    """A provider with inventory, and a function that claims on it over HTTP."""
+    rp = alloc_helpers.provider(client, ctx, {'VCPU': {'total': 8}})
+
+    def put(consumer):
+        return alloc_helpers.put(client, consumer, {rp: {'VCPU': 1}}, version='1.28')
+    put.rp = rp
+    return put
+
+
+def _nothing_written(client, consumer, rp):
+    assert client.get('/allocations/%s' % consumer).json()['allocations'] == {}
+    assert client.get('/resource_providers/%s/usages' % rp).json()['usages'] == {'VCPU': 0}
+
+
+def test_http_503_when_no_conductor_is_alive(berth, client, claim):
+    for conductor in berth.conductors:
+        conductor.stop(grace=0)
+    berth.conductor_api.ring.refresh()
+    consumer = alloc_helpers.new_uuid()
+    detail = alloc_helpers.error(claim(consumer), 503, UNAVAILABLE)
+    assert 'no conductor is alive' in detail
+    _nothing_written(client, consumer, claim.rp)
+
+
+def test_http_503_when_the_owner_has_no_free_worker(berth, client, claim):
+    workers = berth.conductors[0].workers
+    held = []
+    try:
+        for _ in range(workers.size):
+            slot = workers.slot()
+            slot.__enter__()
+            held.append(slot)
+        consumer = alloc_helpers.new_uuid()
+        detail = alloc_helpers.error(claim(consumer), 503, UNAVAILABLE)
+        assert 'no free worker' in detail
+    finally:
+        for slot in held:
+            slot.__exit__(None, None, None)
+    _nothing_written(client, consumer, claim.rp)
+    assert claim(consumer).status_code == 204
+
+
+@pytest.fixture
+def impatient(tmp_path_factory, tmp_path):
+    """An embedded berth whose API waits one second for a conductor."""
+    conf = fixtures.make_conf(tmp_path / 'state', **{'conductor.rpc_timeout': 1})
+    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
+    stack = fixtures.start_embedded(conf)
+    client = fixtures.PlacementClient(stack.placement_url, version='latest')
+    yield stack, client
+    client.close()
+    stack.stop()
+
+
+def test_http_503_when_the_owner_does_not_answer(impatient):
+    stack, client = impatient
+    ctx = berth_context.admin_context(stack.db)
+    rp = alloc_helpers.provider(client, ctx, {'VCPU': {'total': 8}})
+    # still in the ring, but no longer taking messages
+    server = stack.conductors[0]._server
+    server.stop()
+    server.wait()
+    consumer = alloc_helpers.new_uuid()
+    resp = alloc_helpers.put(client, consumer, {rp: {'VCPU': 1}})
+    detail = alloc_helpers.error(resp, 503, UNAVAILABLE)
+    assert 'did not answer in time' in detail
+    _nothing_written(client, consumer, rp)
+
+
+def test_503_has_no_code_before_1_23(berth, client, claim):
+    for conductor in berth.conductors:
+        conductor.stop(grace=0)
+    berth.conductor_api.ring.refresh()
+    rp = claim.rp
+    resp = client.put('/allocations/%s' % alloc_helpers.new_uuid(), version='1.22',
+                      json={'allocations': {rp: {'resources': {'VCPU': 1}}},
+                            'project_id': 'p', 'user_id': 'u'})
+    assert resp.status_code == 503
+    assert 'code' not in resp.json()['errors'][0]
