@@ -39,8 +39,8 @@ def _percentile(values, pct):
     return values[min(len(values) - 1, int(round(pct / 100.0 * (len(values) - 1))))]
 
 
-def _make_nodes(stack, count):
-    ctx = berth_context.admin_context(stack.db)
+def make_nodes(db, count):
+    ctx = berth_context.admin_context(db)
     for i in range(count):
         node_obj.create(ctx, {'driver': 'fake-hardware', 'name': 'bench-%d' % i,
                               'resource_class': 'baremetal',
@@ -57,13 +57,45 @@ def _one(session, url):
     uuid = resp.json()['uuid']
     body = resp.json()
     while body['state'] == 'allocating':
-        time.sleep(0.005)
+        time.sleep(0.01)
         got = session.get(url + '/v1/allocations/' + uuid, headers=HEADER)
         if got.status_code >= 500:
             return {'status': got.status_code, 'state': 'http-%d' % got.status_code}
         body = got.json()
     return {'status': 201, 'state': body['state'], 'node': body['node_uuid'],
             'uuid': uuid, 'seconds': time.monotonic() - start}
+
+
+def burst(url, count, clients):
+    """``count`` allocations from ``clients`` threads; (results, wall seconds)."""
+    local = threading.local()
+
+    def task(_):
+        if not hasattr(local, 'session'):
+            local.session = requests.Session()
+        return _one(local.session, url)
+
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(clients) as pool:
+        results = list(pool.map(task, range(count)))
+    return results, time.monotonic() - start
+
+
+def summarize(results, wall, held, **labels):
+    """The scenario's row: throughput, latency percentiles, duplicates, errors."""
+    active = [r for r in results if r['state'] == 'active']
+    per_node = collections.Counter(r['node'] for r in active)
+    times = [r['seconds'] for r in active]
+    return dict(labels, **{
+        'requests': len(results), 'active': len(active),
+        'errors': sum(1 for r in results if r['state'] == 'error'),
+        'http_errors': sum(1 for r in results if r['status'] >= 500),
+        'duplicates': sum(c - 1 for c in per_node.values() if c > 1) + held,
+        'allocations_per_s': round(len(active) / wall, 1) if wall else None,
+        'p50_ms': round(1000 * statistics.median(times), 1) if times else None,
+        'p95_ms': round(1000 * _percentile(times, 95), 1) if times else None,
+        'wall_s': round(wall, 2),
+    })
 
 
 def run_scenario(conductors, nodes, requests_count, clients):
@@ -73,41 +105,18 @@ def run_scenario(conductors, nodes, requests_count, clients):
         conf.set_override('workers', max(16, clients * 2), group='api')
         stack = fixtures.start_embedded(conf)
         try:
-            _make_nodes(stack, nodes)
-            url = stack.baremetal_url
-            local = threading.local()
-
-            def task(_):
-                if not hasattr(local, 'session'):
-                    local.session = requests.Session()
-                return _one(local.session, url)
-
-            start = time.monotonic()
-            with concurrent.futures.ThreadPoolExecutor(clients) as pool:
-                results = list(pool.map(task, range(requests_count)))
-            wall = time.monotonic() - start
-            held = _held_in_db(stack)
+            make_nodes(stack.db, nodes)
+            results, wall = burst(stack.baremetal_url, requests_count, clients)
+            held = held_in_db(stack.db)
         finally:
             stack.stop()
-    active = [r for r in results if r['state'] == 'active']
-    per_node = collections.Counter(r['node'] for r in active)
-    times = [r['seconds'] for r in active]
-    return {
-        'conductors': conductors, 'nodes': nodes, 'requests': requests_count,
-        'clients': clients, 'active': len(active),
-        'errors': sum(1 for r in results if r['state'] == 'error'),
-        'http_errors': sum(1 for r in results if r['status'] >= 500),
-        'duplicates': sum(c - 1 for c in per_node.values() if c > 1) + held,
-        'allocations_per_s': round(len(active) / wall, 1) if wall else None,
-        'p50_ms': round(1000 * statistics.median(times), 1) if times else None,
-        'p95_ms': round(1000 * _percentile(times, 95), 1) if times else None,
-        'wall_s': round(wall, 2),
-    }
+    return summarize(results, wall, held, conductors=conductors, nodes=nodes,
+                     clients=clients)
 
 
-def _held_in_db(stack):
+def held_in_db(db):
     """Nodes whose instance is not the allocation that claims them (0 when sound)."""
-    ctx = berth_context.admin_context(stack.db)
+    ctx = berth_context.admin_context(db)
     bad = 0
     for node in node_obj.list_nodes(ctx, limit=None):
         if node.allocation_uuid is not None and node.instance_uuid != node.allocation_uuid:
@@ -128,18 +137,22 @@ def main(argv=None):
         rows.append(run_scenario(conductors, nodes, count, args.clients))
         print('.', end='', file=sys.stderr, flush=True)
     print(file=sys.stderr)
+    print_table(rows, {'transport': 'embedded', 'database': 'sqlite'})
+    last = rows[-1]
+    ok = (all(r['duplicates'] == 0 and r['http_errors'] == 0 for r in rows)
+          and last['errors'] == last['requests'] - last['nodes'])
+    return 0 if ok else 1
+
+
+def print_table(rows, labels):
+    """The table, then one JSON line with every row."""
     cols = ('conductors', 'nodes', 'requests', 'active', 'errors', 'http_errors',
             'duplicates', 'allocations_per_s', 'p50_ms', 'p95_ms', 'wall_s')
     print(' | '.join('%-10s' % c[:10] for c in cols))
     for row in rows:
         print(' | '.join('%-10s' % row[c] for c in cols))
-    print(json.dumps({'benchmark': 'node_allocations', 'transport': 'embedded',
-                      'database': 'sqlite', 'load_avg': os.getloadavg()[0],
-                      'scenarios': rows}))
-    last = rows[-1]
-    ok = (all(r['duplicates'] == 0 and r['http_errors'] == 0 for r in rows)
-          and last['errors'] == last['requests'] - last['nodes'])
-    return 0 if ok else 1
+    print(json.dumps(dict(labels, benchmark='node_allocations',
+                          load_avg=round(os.getloadavg()[0], 1), scenarios=rows)))
 
 
 if __name__ == '__main__':

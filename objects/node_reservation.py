@@ -10,6 +10,9 @@ constraints on ``nodes.instance_uuid``, ``nodes.allocation_id`` and
 the routing did.
 """
 
+import collections
+import dataclasses
+
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
@@ -21,24 +24,42 @@ from objects import node_allocation as alloc_obj
 
 _ALLOC = models.NodeAllocation.__table__
 _NODE = models.Node.__table__
+_TRAIT = models.NodeTrait.__table__
+
+
+@dataclasses.dataclass
+class Candidate:
+    """What choosing needs of a node; ``claim`` re-reads the whole node under its lock."""
+    id: int
+    uuid: str
+    name: str
+    traits: frozenset
 
 
 @db_api.reader
 def find_candidates(ctx, alloc):
     """Usable nodes of the allocation's class, candidate list and owner, with traits.
 
-    Returns node_obj.Node objects; the trait filter is left to ``fits``.
+    The trait filter is left to the caller (and re-checked by ``claim``).
     """
-    clauses = [_NODE.c.resource_class == alloc.resource_class,
-               _NODE.c.provision_state == node_obj.AVAILABLE,
-               _NODE.c.instance_uuid.is_(None), _NODE.c.power_state.isnot(None),
-               _NODE.c.maintenance == sa.false()]
+    q = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
+        _NODE.c.resource_class == alloc.resource_class,
+        _NODE.c.provision_state == node_obj.AVAILABLE,
+        _NODE.c.instance_uuid.is_(None), _NODE.c.power_state.isnot(None),
+        _NODE.c.maintenance == sa.false())
     if alloc.candidate_nodes:
-        clauses.append(_NODE.c.uuid.in_(alloc.candidate_nodes))
+        q = q.where(_NODE.c.uuid.in_(alloc.candidate_nodes))
     if alloc.owner:
-        clauses.append(sa.or_(_NODE.c.owner == alloc.owner,
-                              _NODE.c.lessee == alloc.owner))
-    return node_obj.find_in_txn(ctx, *clauses)
+        q = q.where(sa.or_(_NODE.c.owner == alloc.owner, _NODE.c.lessee == alloc.owner))
+    rows = ctx.session.execute(q).all()
+    traits = collections.defaultdict(set)
+    if rows and alloc.traits:
+        found = ctx.session.execute(sa.select(_TRAIT.c.node_id, _TRAIT.c.trait).where(
+            _TRAIT.c.node_id.in_([r.id for r in rows]),
+            _TRAIT.c.trait.in_(alloc.traits)))
+        for node_id, trait in found:
+            traits[node_id].add(trait)
+    return [Candidate(r.id, r.uuid, r.name, frozenset(traits[r.id])) for r in rows]
 
 
 def fits(node, alloc):

@@ -33,6 +33,9 @@ class NodeAllocator:
     @classmethod
     def from_conf(cls, conf, host):
         a = conf.allocation
+        if a.backend != 'database':
+            LOG.warning('[allocation] backend = %s is not implemented yet; node '
+                        'allocations use the database backend', a.backend)
         return cls(host, a.node_locked_retry_attempts, a.node_locked_retry_interval)
 
     def allocate(self, ctx, alloc_id):

@@ -237,3 +237,29 @@ def test_backfill(bm):
     mismatch = bm.post('/v1/allocations', json={'node': 'bf3', 'resource_class': 'x'})
     assert mismatch.status_code == 400 and 'does not match' in h.fault(mismatch)
     assert other['uuid']
+
+
+def test_locked_node_refuses_changes_with_409(bm, ctx):
+    import sqlalchemy as sa
+    node = h.make_node(bm, 'locked')
+    a = h.allocate(bm, resource_class='gold')
+    with ctx.db.engine.begin() as conn:
+        conn.execute(sa.text("UPDATE nodes SET reservation = 'other-host' "
+                             "WHERE uuid = :u"), {'u': node['uuid']})
+    resp = bm.delete('/v1/allocations/%s' % a['uuid'])
+    assert resp.status_code == 409 and 'locked by host other-host' in h.fault(resp)
+    assert bm.put('/v1/nodes/locked/states/provision',
+                  json={'target': 'active'}).status_code == 409
+    assert bm.patch('/v1/nodes/locked', json=[
+        {'op': 'add', 'path': '/extra/x', 'value': 1}]).status_code == 409
+    assert bm.get('/v1/allocations/%s' % a['uuid']).json()['state'] == 'active'
+
+
+def test_deleting_an_allocating_row_races_the_worker_safely(bm, ctx):
+    from conductor.manager import node_allocations
+    from objects import node_allocation as alloc_obj
+    h.make_node(bm, 'raced')
+    row = alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': 'w'})
+    assert bm.delete('/v1/allocations/%s' % row.uuid).status_code == 204
+    node_allocations.NodeAllocator('w').allocate(ctx, row.id)  # finds nothing to do
+    assert bm.get('/v1/nodes/raced').json()['instance_uuid'] is None

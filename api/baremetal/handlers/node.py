@@ -1,5 +1,7 @@
 """/v1/nodes: create, list (and /detail), show, JSON-patch and delete nodes."""
 
+import dataclasses
+
 from oslo_utils import uuidutils
 
 from api.baremetal import common
@@ -77,7 +79,7 @@ def allowed_fields(req):
     return fields
 
 
-_SAMPLE = node_obj.Node(*([None] * 27))
+_SAMPLE = node_obj.Node(**{f.name: None for f in dataclasses.fields(node_obj.Node)})
 
 
 @common.endpoint()

@@ -1,0 +1,138 @@
+"""Node allocation benchmark on real servers: RabbitMQ, Redis (tooz), PostgreSQL.
+
+Same bursts as bench/node_allocations.py, against ``berth-api`` and N
+``berth-conductor`` processes started here (throwaway servers from
+tests/services.py on free loopback ports, stopped by PID).  Prints a table
+and a final JSON line.
+
+    .venv/bin/python bench/node_allocations_real.py [--conductors 1,2,4]
+"""
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import requests
+import sqlalchemy as sa
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from bench import node_allocations as bench  # noqa: E402
+from db import api as db_api  # noqa: E402
+from tests import services  # noqa: E402
+
+BIN = os.path.dirname(sys.executable)
+
+
+def _conf(tmp, name, rabbit, redis, pg_url, bm_port):
+    path = os.path.join(tmp, '%s.conf' % name)
+    with open(path, 'w') as f:
+        f.write('[DEFAULT]\nhost = %s\ntransport_url = %s\n'
+                '[database]\nconnection = %s\nmax_pool_size = 20\n'
+                '[coordination]\nbackend_url = %s\n'
+                '[api]\nauth_strategy = noauth2\nworkers = 32\n'
+                'placement_port = %d\nbaremetal_port = %d\n'
+                % (name, rabbit.url, pg_url, redis.url(), services.free_port(), bm_port))
+    return path
+
+
+class Cluster:
+    """berth-api plus N berth-conductor processes on the shared servers."""
+
+    def __init__(self, tmp, conductors, rabbit, redis, pg_url):
+        self.procs = []
+        self.port = services.free_port()
+        for i in range(conductors):
+            self._spawn(tmp, 'bench-c%d' % i, 'berth-conductor', rabbit, redis, pg_url)
+        self._spawn(tmp, 'bench-api', 'berth-api', rabbit, redis, pg_url)
+        self.url = 'http://127.0.0.1:%d' % self.port
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if requests.get(self.url + '/v1', timeout=1).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError('berth-api did not start (logs in %s)' % tmp)
+            time.sleep(0.2)
+        time.sleep(3)  # let every conductor's join reach the API's ring
+
+    def _spawn(self, tmp, name, binary, rabbit, redis, pg_url):
+        conf = _conf(tmp, name, rabbit, redis, pg_url, self.port)
+        log = open(os.path.join(tmp, '%s.log' % name), 'wb')
+        self.procs.append(subprocess.Popen(
+            [os.path.join(BIN, binary), '--config-file', conf], stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True))
+        log.close()
+
+    def stop(self):
+        for proc in self.procs:
+            proc.send_signal(signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+
+
+def _reset(db):
+    with db.engine.begin() as conn:
+        conn.execute(sa.text('UPDATE nodes SET allocation_id = NULL'))
+        conn.execute(sa.text('DELETE FROM node_allocations'))
+        conn.execute(sa.text('DELETE FROM node_traits'))
+        conn.execute(sa.text('DELETE FROM nodes'))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--clients', type=int, default=16)
+    parser.add_argument('--nodes', type=int, default=200)
+    parser.add_argument('--conductors', default='1,2,4')
+    args = parser.parse_args(argv)
+    tmp = tempfile.mkdtemp(prefix='berth-bench-')
+    os.chmod(tmp, 0o755)  # PostgreSQL runs as its own user
+    servers = [services.RabbitMQ(tmp).start(), services.Redis(tmp).start(),
+               services.PostgreSQL(tmp).start()]
+    rabbit, redis, pg = servers
+    rows = []
+    try:
+        manage_conf = _conf(tmp, 'manage', rabbit, redis, pg.url, 0)
+        subprocess.run([os.path.join(BIN, 'berth-manage'), '--config-file', manage_conf,
+                        'db', 'sync'], check=True, capture_output=True)
+        db = db_api.Database(pg.url)
+        scenarios = [(int(c), args.nodes) for c in args.conductors.split(',')]
+        scenarios.append((2, args.nodes + 50))
+        for conductors, count in scenarios:
+            _reset(db)
+            bench.make_nodes(db, args.nodes)
+            cluster = Cluster(tmp, conductors, rabbit, redis, pg.url)
+            try:
+                results, wall = bench.burst(cluster.url, count, args.clients)
+            finally:
+                cluster.stop()
+            rows.append(bench.summarize(results, wall, bench.held_in_db(db),
+                                        conductors=conductors, nodes=args.nodes,
+                                        clients=args.clients))
+            print('.', end='', file=sys.stderr, flush=True)
+        db.dispose()
+    finally:
+        for server in reversed(servers):
+            server.stop()
+    print(file=sys.stderr)
+    bench.print_table(rows, {'transport': 'rabbitmq', 'database': 'postgresql',
+                             'coordination': 'redis'})
+    last = rows[-1]
+    ok = (all(r['duplicates'] == 0 and r['http_errors'] == 0 for r in rows)
+          and last['errors'] == last['requests'] - last['nodes'])
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
