@@ -5,6 +5,9 @@ from oslo_policy import policy as oslo_policy
 from api.baremetal import fault
 
 ADMIN = 'role:admin or role:service or is_admin:True'
+# project members work on their own project's allocations (owner = project)
+PROJECT_MEMBER = ADMIN + ' or role:member'
+PROJECT_READER = PROJECT_MEMBER + ' or role:reader'
 
 NODE_GET = 'baremetal:node:get'
 NODE_LIST = 'baremetal:node:list'
@@ -22,6 +25,8 @@ ALLOCATION_LIST = 'baremetal:allocation:list'
 ALLOCATION_CREATE = 'baremetal:allocation:create'
 ALLOCATION_UPDATE = 'baremetal:allocation:update'
 ALLOCATION_DELETE = 'baremetal:allocation:delete'
+ALLOCATION_CREATE_RESTRICTED = 'baremetal:allocation:create_restricted'
+ALLOCATION_LIST_ALL = 'baremetal:allocation:list_all'
 
 _RULES = [
     (NODE_GET, 'GET /v1/nodes/{node}'), (NODE_LIST, 'GET /v1/nodes'),
@@ -41,9 +46,38 @@ _RULES = [
 ]
 
 
+_PROJECT_RULES = {
+    ALLOCATION_GET: PROJECT_READER, ALLOCATION_LIST: PROJECT_READER,
+    ALLOCATION_CREATE: PROJECT_MEMBER, ALLOCATION_UPDATE: PROJECT_MEMBER,
+    ALLOCATION_DELETE: PROJECT_MEMBER}
+_EXTRA = [
+    (ALLOCATION_CREATE_RESTRICTED, 'POST /v1/allocations with another owner or '
+                                   'nodes of another project'),
+    (ALLOCATION_LIST_ALL, 'GET /v1/allocations of every owner'),
+]
+
+
 def list_rules():
-    return [oslo_policy.RuleDefault(name, ADMIN, description=desc)
-            for name, desc in _RULES]
+    return [oslo_policy.RuleDefault(name, _PROJECT_RULES.get(name, ADMIN),
+                                    description=desc)
+            for name, desc in _RULES + _EXTRA]
+
+
+def project_scope(req):
+    """The caller's project when it is a project-scoped non-admin caller, else None."""
+    ctx = req.context
+    if ctx.is_admin or ctx.system_scope or {'admin', 'service'} & set(ctx.roles):
+        return None
+    return ctx.project_id
+
+
+def allowed(req, rule):
+    """Whether the caller passes ``rule`` (no exception)."""
+    try:
+        authorize(req, rule)
+    except fault.Forbidden:
+        return False
+    return True
 
 
 def make_enforcer(conf):

@@ -59,6 +59,14 @@ def _allowed_fields(req):
     return tuple(f for f in _FIELDS if f != 'owner')
 
 
+def _visible(req, alloc):
+    """404 for an allocation of another project (project-scoped callers)."""
+    scope = policy.project_scope(req)
+    if scope is not None and alloc.owner != scope:
+        raise exception.AllocationNotFound(allocation=alloc.uuid)
+    return alloc
+
+
 def _conductor(req):
     if req.conductor is None:
         raise fault.ServiceUnavailable('No conductor is available to process the '
@@ -97,6 +105,11 @@ def create_allocation(req):
     policy.authorize(req, policy.ALLOCATION_CREATE)
     values = _validate_create(req, common.json_body(req, CREATE_SCHEMA))
     ctx = req.context
+    scope = policy.project_scope(req)
+    if scope is not None:
+        if values.get('owner', scope) != scope:
+            policy.authorize(req, policy.ALLOCATION_CREATE_RESTRICTED)
+        values.setdefault('owner', scope)
     if values.get('candidate_nodes'):
         try:
             values['candidate_nodes'] = node_obj.uuids_for(ctx, values['candidate_nodes'])
@@ -148,6 +161,12 @@ def list_allocations(req):
                                % (state, ', '.join(alloc_obj.STATES)))
     filters = {'state': state, 'resource_class': req.GET.get('resource_class'),
                'owner': req.GET.get('owner')}
+    scope = policy.project_scope(req)
+    if scope is not None and not policy.allowed(req, policy.ALLOCATION_LIST_ALL):
+        if filters['owner'] not in (None, scope):
+            raise fault.Forbidden('%s is disallowed by policy'
+                                  % policy.ALLOCATION_LIST_ALL)
+        filters['owner'] = scope
     if req.GET.get('node'):
         try:
             filters['node_id'] = node_obj.get(req.context, req.GET['node']).id
@@ -163,7 +182,7 @@ def list_allocations(req):
 def get_allocation(req):
     policy.authorize(req, policy.ALLOCATION_GET)
     fields = common.fields_param(req, _allowed_fields(req))
-    alloc = alloc_obj.get(req.context, req.urlvars['allocation'])
+    alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
     return common.send_json(represent(req, alloc, fields))
 
 
@@ -171,7 +190,7 @@ def get_allocation(req):
 def update_allocation(req):
     policy.authorize(req, policy.ALLOCATION_UPDATE)
     patch = common.json_body(req)
-    alloc = alloc_obj.get(req.context, req.urlvars['allocation'])
+    alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
     doc = {'name': alloc.name, 'extra': alloc.extra}
     new = common.apply_patch(doc, patch, {'name': True, 'extra': 'sub'})
     name = new.get('name')
@@ -186,7 +205,7 @@ def update_allocation(req):
 @common.endpoint(api_version.ALLOCATIONS, too_old=405)
 def delete_allocation(req):
     policy.authorize(req, policy.ALLOCATION_DELETE)
-    alloc = alloc_obj.get(req.context, req.urlvars['allocation'])
+    alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
     _conductor(req).destroy_allocation(req.context, alloc.uuid)
     return common.no_content()
 
@@ -195,13 +214,13 @@ def delete_allocation(req):
 def get_node_allocation(req):
     policy.authorize(req, policy.ALLOCATION_GET)
     fields = common.fields_param(req, _allowed_fields(req))
-    alloc = alloc_obj.get_by_node(req.context, req.urlvars['node'])
+    alloc = _visible(req, alloc_obj.get_by_node(req.context, req.urlvars['node']))
     return common.send_json(represent(req, alloc, fields))
 
 
 @common.endpoint(api_version.ALLOCATIONS, too_old=405)
 def delete_node_allocation(req):
     policy.authorize(req, policy.ALLOCATION_DELETE)
-    alloc = alloc_obj.get_by_node(req.context, req.urlvars['node'])
+    alloc = _visible(req, alloc_obj.get_by_node(req.context, req.urlvars['node']))
     _conductor(req).destroy_allocation(req.context, alloc.uuid)
     return common.no_content()
