@@ -235,7 +235,8 @@ def replace(ctx, requests):
     for req in requests:
         consumer_obj.prepare(ctx, req['uuid'], consumers.get(req['uuid']),
                              req['project_id'], req['user_id'], req.get('consumer_type'))
-    ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.consumer_id.in_(uuids)))
+    if mine_before:
+        ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.consumer_id.in_(uuids)))
     if rows:
         now = models._now()
         ctx.session.execute(_ALLOC.insert(), [dict(r, created_at=now) for r in rows])

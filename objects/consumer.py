@@ -117,16 +117,16 @@ def prepare(ctx, uuid, existing, project_id, user_id, consumer_type=None):
     if consumer_type is not None:
         values['consumer_type_id'] = _type_id(ctx, consumer_type)
     if existing is None:
+        # generation 0, bumped by this same write: stored as 1 in one INSERT
         try:
             ctx.session.execute(_CONSUMER.insert().values(
-                uuid=uuid, generation=0, created_at=models._now(), **values))
+                uuid=uuid, generation=1, created_at=models._now(), **values))
         except db_exc.DBDuplicateEntry:
             # created by a concurrent write: retried, then checked again
             raise exception.ConcurrentUpdate(
                 what='consumer', reason='%s was created concurrently' % uuid)
-        generation = 0
-    else:
-        generation = existing.generation
+        return 1
+    generation = existing.generation
     res = ctx.session.execute(
         _CONSUMER.update()
         .where(_CONSUMER.c.uuid == uuid).where(_CONSUMER.c.generation == generation)
