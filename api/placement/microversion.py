@@ -102,7 +102,14 @@ class Version:
 
 
 def _coerce(value):
-    return value if isinstance(value, Version) else Version.parse(value)
+    return value if isinstance(value, Version) else _parse_cached(value)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_cached(text):
+    # handlers compare against literal version strings on every item of
+    # a listing (10000 providers -> 70000 comparisons); parse each once
+    return Version.parse(text)
 
 
 MIN_VERSION = Version.parse(VERSIONS[0])
