@@ -1,6 +1,7 @@
 """Shared helpers of the /v1 handlers: version gates, bodies, queries, links, patches."""
 
 import re
+import urllib.parse
 
 import jsonpatch
 import jsonschema
@@ -157,7 +158,7 @@ def collection(req, resource, items, limit):
     if items and limit and len(items) >= limit:
         params = [(k, v) for k, v in req.GET.items() if k not in ('marker', 'limit')]
         params += [('limit', str(limit)), ('marker', items[-1]['uuid'])]
-        query = '&'.join('%s=%s' % (k, webob.compat.url_quote(v, safe=','))
+        query = '&'.join('%s=%s' % (k, urllib.parse.quote(v, safe=','))
                          for k, v in params)
         path = req.path_info.rstrip('/')
         body['next'] = '%s%s%s?%s' % (req.host_url, req.script_name, path, query)
