@@ -6,7 +6,10 @@ placeload topology written with bulk inserts (bench/placeload.py), then
 no limit, limit=50, required=STORAGE_DISK_SSD, member_of=in:A,B,
 member_of=!C, and 10 concurrent clients.  At N=1,000 the unlimited answer
 must hold exactly 1,200 candidates (900 local disks + 100 diskless x 3
-sharing providers).  Prints a table and a final JSON line.
+sharing providers).  ``cpu ms/req`` is the process CPU time per sequential
+request (server and client share the process): unlike wall time it hardly
+grows when other work shares the machine.  Prints a table and a final JSON
+line (with the load average, for that reason).
 
     .venv/bin/python -m bench.candidates                    # N = 1000,10000,50000
     .venv/bin/python -m bench.candidates --sizes 1000 --repeat 200
@@ -15,6 +18,7 @@ sharing providers).  Prints a table and a final JSON line.
 import argparse
 import http.client
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -91,13 +95,16 @@ def time_query(client, query, repeat):
     for _ in range(3):
         body = client.get(query)
     times = []
+    cpu = time.process_time()
     for _ in range(repeat):
         t = time.perf_counter()
         client.get(query)
         times.append((time.perf_counter() - t) * 1000)
+    cpu = (time.process_time() - cpu) * 1000 / repeat
     count = len(json.loads(body)['allocation_requests'])
     return {'p50_ms': round(statistics.median(times), 2),
-            'p95_ms': round(_pct(times, 95), 2), 'candidates': count}
+            'p95_ms': round(_pct(times, 95), 2), 'cpu_ms': round(cpu, 2),
+            'candidates': count}
 
 
 def concurrent(host, port, query, clients, seconds):
@@ -127,7 +134,7 @@ def run_size(n, repeat, seconds):
         client = Client(host, port)
         row = {'N': n}
         for label, query in QUERIES:
-            reps = repeat if n <= 1000 else max(10, repeat // (n // 1000))
+            reps = repeat if n <= 1000 else max(5, repeat // (n // 1000))
             row[label] = time_query(client, query, reps)
         if n == 1000 and row['no limit']['candidates'] != 1200:
             raise RuntimeError('expected 1200 candidates, got %d'
@@ -143,15 +150,17 @@ def run_size(n, repeat, seconds):
 
 def print_table(rows):
     labels = [label for label, _ in QUERIES]
-    print('%-8s %-18s %10s %10s %11s' % ('N', 'query', 'p50 ms', 'p95 ms', 'candidates'))
-    print('-' * 61)
+    print('%-8s %-18s %10s %10s %12s %11s' % ('N', 'query', 'p50 ms', 'p95 ms',
+                                               'cpu ms/req', 'candidates'))
+    print('-' * 74)
     for row in rows:
         for label in labels:
             r = row[label]
-            print('%-8d %-18s %10.2f %10.2f %11d' % (row['N'], label, r['p50_ms'],
-                                                     r['p95_ms'], r['candidates']))
+            print('%-8d %-18s %10.2f %10.2f %12.2f %11d' % (
+                row['N'], label, r['p50_ms'], r['p95_ms'], r['cpu_ms'], r['candidates']))
         for key in ('10 clients req/s (no limit)', '10 clients req/s (limit=50)'):
             print('%-8d %-30s %18.1f' % (row['N'], key, row[key]))
+    print('load average during the run: %s' % (os.getloadavg(),))
     print()
 
 
@@ -166,6 +175,7 @@ def main(argv=None):
     rows = [run_size(int(n), args.repeat, args.seconds) for n in args.sizes.split(',')]
     print_table(rows)
     print(json.dumps({'benchmark': 'allocation_candidates', 'version': VERSION,
+                      'cpus': os.cpu_count(), 'loadavg': os.getloadavg(),
                       'query': urllib.parse.unquote(BASE), 'results': rows},
                      sort_keys=True))
     return 0

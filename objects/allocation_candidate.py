@@ -57,13 +57,13 @@ def get_candidates(ctx, request, options=None):
     plan = plan_mod.compile_request(ctx, request)
     if not plan.groups or _hopeless(plan):
         return Result([], {})
-    anchors = loader.sharing_anchors(ctx, plan.sharing_trait)
+    sharing = loader.sharing_providers(ctx, plan.sharing_trait)
     providers = {}
-    loader.load_trees(ctx, sorted({root for root, _ in anchors.values()}),
+    loader.load_trees(ctx, sorted({root for root, _ in sharing.values()}),
                       plan.needs_aggregates, into=providers)
     drop_nested = not options.nested_aware and loader.has_nested(ctx)
-    search = search_mod.Search(plan, providers, anchors, drop_nested)
-    shared_roots = sorted({r for _, a in anchors.values() for r in a})
+    search = search_mod.Search(plan, providers, sharing, drop_nested)
+    shared_aggs = {a for _, aggs in sharing.values() for a in aggs}
     stop = _stop_after(options)
     if stop is None or options.breadth_first:
         # the whole answer: every tree that can matter, one statement per table
@@ -71,6 +71,7 @@ def get_candidates(ctx, request, options=None):
         if plan.class_ids:
             new = loader.load_trees_with_classes(ctx, plan.class_ids,
                                                  plan.needs_aggregates, providers)
+        shared_roots = search.link(loader.linked_roots(ctx, shared_aggs))
         new += loader.load_trees(ctx, shared_roots, plan.needs_aggregates, providers)
         search.add_trees(new)
         roots = sorted(search.trees)
@@ -79,7 +80,7 @@ def get_candidates(ctx, request, options=None):
         else:
             found = list(_unique(search, roots))
     else:
-        found = _take(_paged(ctx, plan, search, providers, shared_roots, stop), stop)
+        found = _take(_paged(ctx, plan, search, providers, shared_aggs, stop), stop)
     found = _finish(found, options)
     summaries = summary_mod.summarize(
         found, providers, search.trees, plan.class_names, plan.class_ids,
@@ -133,7 +134,7 @@ def _breadth_first(search, roots, stop):
     return found
 
 
-def _paged(ctx, plan, search, providers, shared_roots, stop):
+def _paged(ctx, plan, search, providers, shared_aggs, stop):
     """Candidates in root order, reading trees in growing batches."""
     after, size, seen = None, max(_FIRST_BATCH, stop), set()
     while True:
@@ -141,8 +142,7 @@ def _paged(ctx, plan, search, providers, shared_roots, stop):
                                                     limit=size)
         upper = sql_roots[-1] if more else None
         page = set(sql_roots)
-        page.update(r for r in shared_roots
-                    if (after is None or r > after) and (upper is None or r <= upper))
+        page.update(search.link(loader.linked_roots(ctx, shared_aggs, after, upper)))
         page = sorted(page)
         search.add_trees(loader.load_trees(ctx, page, plan.needs_aggregates, providers))
         for root_id in page:

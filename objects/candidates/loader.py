@@ -162,30 +162,39 @@ def _load(ctx, where, with_aggregates, into):
     return list(new.values())
 
 
-def sharing_anchors(ctx, sharing_trait):
-    """{sharing provider id: (its root id, set of anchor root ids)}.
-
-    The anchors of a sharing provider are the roots of every provider that
-    shares an aggregate with it, plus its own root.
-    """
+def sharing_providers(ctx, sharing_trait):
+    """{sharing provider id: (its root id, frozenset of its aggregate ids)}."""
     if sharing_trait is None:
         return {}
-    sharing = ctx.session.execute(
-        sa.select(_RPT.c.resource_provider_id, _RP.c.root_provider_id)
-        .select_from(_RPT.join(_RP, _RP.c.id == _RPT.c.resource_provider_id))
+    rows = ctx.session.execute(
+        sa.select(_RPT.c.resource_provider_id, _RP.c.root_provider_id,
+                  _RPA.c.aggregate_id)
+        .select_from(_RPT.join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
+                     .outerjoin(_RPA, _RPA.c.resource_provider_id == _RP.c.id))
         .where(_RPT.c.trait_id == sharing_trait)).all()
-    anchors = {rp_id: (root_id, {root_id}) for rp_id, root_id in sharing}
-    mine = _RPA.alias('mine')
-    other = _RPA.alias('other')
-    for chunk in _chunks(sorted(anchors)):
-        rows = ctx.session.execute(
-            sa.select(mine.c.resource_provider_id, _RP.c.root_provider_id).distinct()
-            .select_from(mine.join(other, other.c.aggregate_id == mine.c.aggregate_id)
-                         .join(_RP, _RP.c.id == other.c.resource_provider_id))
-            .where(mine.c.resource_provider_id.in_(chunk)))
-        for rp_id, root_id in rows:
-            anchors[rp_id][1].add(root_id)
-    return anchors
+    found = {}
+    for rp_id, root_id, agg_id in rows:
+        found.setdefault(rp_id, (root_id, set()))[1].add(agg_id)
+    return {rp_id: (root_id, frozenset(a for a in aggs if a is not None))
+            for rp_id, (root_id, aggs) in found.items()}
+
+
+def linked_roots(ctx, agg_ids, after=None, upper=None):
+    """[(root id, aggregate id)] for the trees with a provider in ``agg_ids``.
+
+    ``after``/``upper`` bound the root ids (after < root <= upper) so a
+    limited search only reads the links of the trees it visits.
+    """
+    if not agg_ids:
+        return []
+    q = (sa.select(_RP.c.root_provider_id, _RPA.c.aggregate_id).distinct()
+         .select_from(_RPA.join(_RP, _RP.c.id == _RPA.c.resource_provider_id))
+         .where(_RPA.c.aggregate_id.in_(sorted(agg_ids))))
+    if after is not None:
+        q = q.where(_RP.c.root_provider_id > after)
+    if upper is not None:
+        q = q.where(_RP.c.root_provider_id <= upper)
+    return ctx.session.execute(q).all()
 
 
 def has_nested(ctx):

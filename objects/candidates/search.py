@@ -46,7 +46,8 @@ def can_serve(p, rc_id, amount):
 class Search:
     """Candidate search over loaded providers for one compiled Plan."""
 
-    def __init__(self, plan, providers, sharing_anchors, drop_nested=False):
+    def __init__(self, plan, providers, sharing, drop_nested=False):
+        """``sharing``: {sharing provider id: (root id, aggregate ids)}, loaded."""
         self.plan = plan
         self.providers = providers
         self.drop_nested = drop_nested
@@ -54,14 +55,32 @@ class Search:
         for p in sorted(providers.values(), key=lambda p: p.id):
             self.trees.setdefault(p.root_id, []).append(p)
         self.shared = {}
-        for rp_id in sorted(sharing_anchors):
-            p = providers.get(rp_id)
-            if p is None:
-                continue
+        self._by_agg = {}
+        for rp_id in sorted(sharing):
+            p = providers[rp_id]
             p.sharing = True
-            for root_id in sharing_anchors[rp_id][1]:
-                if root_id != p.root_id:
-                    self.shared.setdefault(root_id, []).append(p)
+            for agg_id in sharing[rp_id][1]:
+                self._by_agg.setdefault(agg_id, []).append(p)
+        self._init_caches(plan)
+
+    def link(self, links):
+        """Anchor sharing providers on trees: ``links`` is [(root id, aggregate id)].
+
+        A sharing provider anchors on every tree with a provider in one of
+        its aggregates (its own tree holds it already).
+        """
+        found = {}
+        for root_id, agg_id in links:
+            for p in self._by_agg.get(agg_id, ()):
+                if p.root_id != root_id:
+                    found.setdefault(root_id, set()).add(p)
+        for root_id, more in found.items():
+            have = self.shared.setdefault(root_id, [])
+            have.extend(p for p in more if p not in have)
+            have.sort(key=_by_id)
+        return sorted(found)
+
+    def _init_caches(self, plan):
         self._ok = [{} for _ in plan.groups]
         self._names = plan.class_names
         # groups whose providers need more than a capacity check

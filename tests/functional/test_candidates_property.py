@@ -329,6 +329,9 @@ def test_engine_matches_reference(pctx, data, monkeypatch):
     limit = data.draw(st.integers(1, 4))
     limited, _ = _engine(pctx, req, nested_aware=nested_aware, limit=limit)
     assert limited == found[:limit]
+    # max_allocation_candidates, depth-first: the same prefix
+    first, _ = _engine(pctx, req, nested_aware=nested_aware, max_candidates=limit)
+    assert first == found[:limit]
     # max_allocation_candidates, breadth-first: a subset of the right size
     some, _ = _engine(pctx, req, nested_aware=nested_aware, max_candidates=limit,
                       breadth_first=True)
