@@ -187,6 +187,12 @@ def test_put_all_replaces_and_always_bumps(client, rp):
     assert resp.json() == {'resource_provider_generation': 4, 'inventories': {}}
 
 
+def test_put_all_ignores_generation_inside_a_record(client, rp):
+    resp = _put_all(client, rp, {'VCPU': {'total': 8, 'resource_provider_generation': 42}})
+    assert resp.status_code == 200, resp.text
+    assert resp.json()['resource_provider_generation'] == 1
+
+
 def test_put_all_generation_mismatch(client, rp):
     detail = _error(_put_all(client, rp, {'VCPU': {'total': 8}}, gen=5), 409,
                     'placement.concurrent_update')

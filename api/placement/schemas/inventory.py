@@ -32,9 +32,12 @@ PUT_INVENTORY = {
     'additionalProperties': False,
 }
 
+# a record inside PUT .../inventories; like Placement, a per-record
+# generation is accepted and ignored (the top-level one is checked)
 _RECORD = {
     'type': 'object',
-    'properties': copy.deepcopy(RECORD_FIELDS),
+    'properties': dict(copy.deepcopy(RECORD_FIELDS),
+                       resource_provider_generation=common.GENERATION),
     'required': ['total'],
     'additionalProperties': False,
 }
