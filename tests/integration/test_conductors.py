@@ -7,19 +7,23 @@ into ServiceUnavailable until it is back.  The tests of this module share one
 cluster and run in order.
 """
 
+import collections
 import signal
 import subprocess
 import threading
 import time
+import uuid as uuidlib
 
 import pytest
-
+import requests
 from oslo_config import cfg
 
 from common import conf as berth_conf
 from common import context as berth_context
 from common import exception
 from conductor import rpcapi
+from tests import fixtures
+from tests import services
 from tests.integration import conftest
 
 pytestmark = conftest.MARKS
@@ -52,8 +56,34 @@ class Cluster:
             '[conductor]\nrpc_timeout = 5\nworkers = 8\n'
             '[oslo_messaging_rabbit]\nrabbit_retry_interval = 1\n'
             'rabbit_retry_backoff = 1\n'
-            % (rabbitmq.url, db_url, etcd.url(TOOZ_TIMEOUT)))
+            '[api]\nauth_strategy = noauth2\nplacement_port = %d\nbaremetal_port = %d\n'
+            'workers = 16\n'
+            % (rabbitmq.url, db_url, etcd.url(TOOZ_TIMEOUT), services.free_port(),
+               services.free_port()))
         self.procs = {}
+        self.api_url = None
+
+    def start_api(self):
+        """A berth-api process on this cluster; its Placement URL once it answers."""
+        log_path = self.workdir / 'api.log'
+        log = open(log_path, 'ab')
+        self.procs['api'] = subprocess.Popen(
+            [conftest.bin_path('berth-api'), '--config-file', str(self.config)],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True)
+        log.close()
+        url = 'http://127.0.0.1:%s' % self.config.read_text().split(
+            'placement_port = ')[1].split()[0]
+
+        def answers():
+            try:
+                return requests.get(url, timeout=1).status_code == 200
+            except requests.RequestException:
+                assert self.procs['api'].poll() is None, log_path.read_text()[-3000:]
+                return False
+        wait_for(answers, 'berth-api to answer')
+        self.api_url = url
+        return url
 
     def start(self, host):
         host_conf = self.workdir / ('%s.conf' % host)
@@ -202,19 +232,102 @@ def test_graceful_stop_drops_no_call(cluster, api):
     assert victim not in _ping_all(api, KEYS).values()
 
 
+def test_claims_flow_while_conductors_die_and_join(cluster, api):
+    """Every claim is answered; no provider ends over capacity; 204s are all kept."""
+    client = fixtures.PlacementClient(cluster.start_api(), version='1.28')
+    capacity = 12
+    rps = []
+    for i in range(9):
+        rp = str(uuidlib.uuid4())
+        assert client.post('/resource_providers', version='1.14',
+                           json={'name': 'claims-%d' % i, 'uuid': rp}).status_code == 201
+        resp = client.put('/resource_providers/%s/inventories' % rp, version='1.26', json={
+            'resource_provider_generation': 0,
+            'inventories': {'VCPU': {'total': capacity}}})
+        assert resp.status_code == 200, resp.text
+        rps.append(rp)
+    outcomes = collections.defaultdict(collections.Counter)   # rp -> status -> count
+    lock = threading.Lock()
+    stopping = threading.Event()
+
+    def claimer(n):
+        session = fixtures.PlacementClient(client.base_url, version='1.28')
+        i = n
+        while not stopping.is_set():
+            rp = rps[i % len(rps)]
+            i += 1
+            resp = session.put('/allocations/%s' % uuidlib.uuid4(), json={
+                'allocations': {rp: {'resources': {'VCPU': 1}}},
+                'project_id': 'p', 'user_id': 'u', 'consumer_generation': None})
+            code = resp.status_code
+            if code >= 400:
+                code = '%d %s' % (code, resp.json()['errors'][0].get('code'))
+            with lock:
+                outcomes[rp][code] += 1
+        session.close()
+
+    threads = [threading.Thread(target=claimer, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    try:
+        wait_for(lambda: sum(o[204] for o in outcomes.values()) >= 20, 'claims to flow')
+        victim = api.ring.owner(rps[0])
+        cluster.signal(victim, signal.SIGKILL)
+        wait_for(lambda: victim not in api.ring.members(), 'the ring to drop %s' % victim)
+        cluster.start('c4')
+        wait_for(lambda: 'c4' in api.ring.members(), 'c4 to join')
+        wait_for(lambda: all(sum(o.values()) > capacity for o in outcomes.values()),
+                 'every provider to be asked for more than it has', deadline=180)
+    finally:
+        stopping.set()
+        for t in threads:
+            t.join(60)
+    print('claims per outcome: %s' % dict(sum(outcomes.values(), collections.Counter())))
+    for rp in rps:
+        got = outcomes[rp]
+        assert set(got) <= {204, '409 placement.undefined_code',
+                            '503 berth.service_unavailable'}, got
+        used = client.get('/resource_providers/%s/usages' % rp).json()['usages']['VCPU']
+        # a claim answered 503 (owner killed mid-call) may or may not be written
+        assert got[204] <= used <= min(capacity, got[204] + got['503 berth.service_unavailable'])
+    assert sum(o[204] for o in outcomes.values()) > 0
+    client.close()
+
+
 def test_broker_down_is_service_unavailable_until_it_returns(cluster, api, rabbitmq):
     ctx = berth_context.admin_context()
     api.ping(ctx, KEYS[0])
+    http = fixtures.PlacementClient(cluster.api_url or cluster.start_api(), version='1.28')
+    rp = str(uuidlib.uuid4())
+    assert http.post('/resource_providers', version='1.14',
+                     json={'name': 'broker-test', 'uuid': rp}).status_code == 201
+    assert http.put('/resource_providers/%s/inventories' % rp, version='1.26', json={
+        'resource_provider_generation': 0,
+        'inventories': {'VCPU': {'total': 4}}}).status_code == 200
+
+    def claim():
+        return http.put('/allocations/%s' % uuidlib.uuid4(), json={
+            'allocations': {rp: {'resources': {'VCPU': 1}}},
+            'project_id': 'p', 'user_id': 'u', 'consumer_generation': None})
+
     rabbitmq.stop_broker()
     try:
         with pytest.raises(exception.ServiceUnavailable):
             api.ping(ctx, KEYS[0])
+        resp = claim()
+        assert resp.status_code == 503, resp.text
+        assert resp.json()['errors'][0]['code'] == 'berth.service_unavailable'
     finally:
         rabbitmq.start()
     recovered = wait_for(lambda: _answers(api, ctx), 'calls to work again',
                          deadline=120, interval=0.5)
     print('calls work again %.2fs after the broker is back' % recovered)
-    assert set(_ping_all(api, KEYS).values()) <= {'c0', 'c1', 'c2', 'c3'}
+    # the API process recovers by itself too
+    wait_for(lambda: claim().status_code == 204, 'claims over HTTP to work again',
+             deadline=120, interval=0.5)
+    assert http.get('/resource_providers/%s/usages' % rp).json()['usages']['VCPU'] >= 1
+    http.close()
+    assert set(_ping_all(api, KEYS).values()) <= {'c0', 'c1', 'c2', 'c3', 'c4'}
 
 
 def _answers(api, ctx):
