@@ -5,6 +5,7 @@ Reads go straight to the objects; writes are ``claim_resources`` and
 first provider named (see objects.allocation.routing_tree).
 """
 
+import threading
 import uuid as uuidlib
 
 from oslo_utils import uuidutils
@@ -58,13 +59,45 @@ def _from_list(items):
     return merged
 
 
+class _RootCache:
+    """provider uuid -> root uuid, for routing only.
+
+    A root changes only when a provider is re-parented; a stale entry merely
+    sends a claim to another conductor, and the database still decides.
+    """
+
+    MAX = 100000
+
+    def __init__(self):
+        self._roots = {}
+        self._lock = threading.Lock()
+
+    def tree(self, ctx, providers, consumers):
+        first = min(providers) if providers else None
+        root = self._roots.get(first) if first else None
+        if root is None:
+            root = alloc_obj.routing_tree(ctx, providers, consumers)
+            if first:
+                with self._lock:
+                    if len(self._roots) >= self.MAX:
+                        self._roots.clear()
+                    self._roots[first] = root
+        return root
+
+
+_ROOTS = _RootCache()
+
+
+def routing_tree(req, providers, consumers=()):
+    """The routing key of a write (objects.allocation.routing_tree), cached."""
+    return _ROOTS.tree(req.context, providers, consumers)
+
+
 def claim(req, consumers):
     """Send ``consumers`` (conductor form) to the owner of their tree."""
-    ctx = req.context
-    tree = alloc_obj.routing_tree(
-        ctx, {rp for c in consumers for rp in c['allocations']},
-        [c['uuid'] for c in consumers])
-    conductor(req).claim_resources(ctx, tree, consumers)
+    tree = routing_tree(req, {rp for c in consumers for rp in c['allocations']},
+                        [c['uuid'] for c in consumers])
+    conductor(req).claim_resources(req.context, tree, consumers)
 
 
 @router.endpoint(json_reply=True)
@@ -117,7 +150,6 @@ def post_allocations(req):
 def delete_allocations(req):
     policy.authorize(req, rules.ALLOCATIONS_DELETE)
     consumer_uuid = req.urlvars['consumer_uuid']
-    ctx = req.context
-    tree = alloc_obj.routing_tree(ctx, (), [consumer_uuid])
-    conductor(req).delete_allocations(ctx, tree, consumer_uuid)
+    tree = routing_tree(req, (), [consumer_uuid])
+    conductor(req).delete_allocations(req.context, tree, consumer_uuid)
     return response.no_content()

@@ -11,7 +11,6 @@ from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation as allocation_schema
 from api.placement.schemas import reshaper as schema
 from common import exception
-from objects import allocation as alloc_obj
 
 
 @router.endpoint('1.30', json_body=True)
@@ -21,12 +20,11 @@ def reshape(req):
         req, allocation_schema.for_version(schema.POST_RESHAPER, req.version))
     consumers = [allocation_handler.consumer_request(req, uuid, entry)
                  for uuid, entry in sorted(data['allocations'].items())]
-    ctx = req.context
-    tree = alloc_obj.routing_tree(
-        ctx, set(data['inventories']) | {rp for c in consumers for rp in c['allocations']},
+    tree = allocation_handler.routing_tree(
+        req, set(data['inventories']) | {rp for c in consumers for rp in c['allocations']},
         [c['uuid'] for c in consumers])
     try:
-        allocation_handler.conductor(req).reshape(ctx, tree, data['inventories'],
+        allocation_handler.conductor(req).reshape(req.context, tree, data['inventories'],
                                                   consumers)
     except exception.ReshapeProviderNotFound as exc:
         raise fault.BadRequest(exc.message, code=errors.RESOURCE_PROVIDER_NOT_FOUND)
