@@ -52,10 +52,10 @@ def row_error(exc):
 def migrate_row(ctx, node, rules):
     """Migrate one LegacyNode in a savepoint; ('created'|'updated'|'unchanged').
 
-    Gives the row a uuid when it has none (conditional UPDATE: a concurrent
-    run that got there first makes this row fail, and the next run sees it
-    migrated).  Raises BadComputeNode or a domain error; then nothing of the
-    row is written.
+    Gives the row a uuid when it has none with a conditional UPDATE: when a
+    concurrent run got there first and migrated it, the row counts as
+    'unchanged'.  Raises BadComputeNode or a domain error; then nothing of
+    the row is written.
     """
     new_uuid = node.uuid or uuidutils.generate_uuid()
     plan = legacy_inventory.plan(node, rules, uuid=new_uuid)
@@ -66,10 +66,18 @@ def migrate_row(ctx, node, rules):
         res = ctx.session.execute(_CN.update().where(_CN.c.id == node.id).where(cond)
                                   .values(uuid=new_uuid, updated_at=models._now()))
         if res.rowcount != 1:
+            if _migrated_elsewhere(ctx, node.id):
+                return 'unchanged'
             raise exception.ConcurrentUpdate(
                 what='compute node', reason='row %s changed during the migration'
                                             % node.id)
         return compute_node.apply_plan(ctx, plan, rules)
+
+
+def _migrated_elsewhere(ctx, node_id):
+    return ctx.session.execute(
+        sa.select(_CN.c.id).where(_CN.c.id == node_id).where(_CN.c.uuid.is_not(None))
+        .where(sa.exists().where(_RP.c.uuid == _CN.c.uuid))).first() is not None
 
 
 @db_api.writer

@@ -3,6 +3,7 @@
 import hashlib
 import os
 import sqlite3
+import threading
 
 import pytest
 import sqlalchemy as sa
@@ -186,3 +187,29 @@ def test_unreachable_server_is_a_clear_error():
     with pytest.raises(exception.NotNovaCellDatabase) as exc:
         compute_node_import.Source(url).check()
     assert 'cannot be read' in str(exc.value) and 'secret' not in str(exc.value)
+
+
+def test_two_concurrent_imports_never_duplicate(berth, conf, ctx, client, tmp_path):
+    nova_cell.set_conf(conf)
+    rows = nova_cell.make_rows(100)
+    url, _ = _sqlite_source(tmp_path, rows)
+    conf.set_override('batch_size', 9, group='compute_migration')
+    barrier = threading.Barrier(2)
+    totals = []
+
+    def run():
+        barrier.wait()
+        totals.append(_import(ctx.__class__.from_dict(ctx.to_dict(), db=ctx.db),
+                              conf, url)[0])
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    good = [r for r in rows if r['expect']]
+    assert sum(t.created for t in totals) == len(good)
+    with berth.db.engine.connect() as conn:
+        assert conn.exec_driver_sql('SELECT COUNT(*) FROM compute_nodes').scalar() == len(good)
+    uuids = legacy_helpers.uuids_by_name(berth.db)
+    assert legacy_helpers.check_over_api(client, rows, uuids) == len(good)

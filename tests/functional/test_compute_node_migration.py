@@ -1,5 +1,7 @@
 """Online data migration of legacy compute nodes, end to end over a real SQLite file."""
 
+import threading
+
 import pytest
 
 from cli import manage
@@ -147,3 +149,31 @@ def test_cli_refuses_an_unusable_configuration(berth, conf, tmp_path, capsys):
     argv = ['--config-file', str(path), 'db', 'online_data_migrations']
     assert manage.main(argv) == 2
     assert 'shared_storage_aggregate' in capsys.readouterr().err
+
+
+def test_two_concurrent_runs_migrate_every_row_once(berth, conf, ctx, client):
+    nova_cell.set_conf(conf)
+    rows = nova_cell.make_rows(150)
+    legacy_helpers.insert_legacy_rows(berth.db, rows)
+    conf.set_override('batch_size', 7, group='compute_migration')
+    barrier = threading.Barrier(2)
+    results = []
+
+    def run():
+        barrier.wait()
+        results.append(online_migrations.run(
+            ctx.__class__.from_dict(ctx.to_dict(), db=ctx.db), conf))
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    bad = set(_bad_ids(rows))
+    good = [r for r in rows if r['expect']]
+    for code, (nodes, _) in results:
+        assert code == online_migrations.FAILED_ROWS
+        assert {i for i, _ in nodes.failed} == bad
+    assert sum(nodes.done for _, (nodes, _) in results) >= len(good)
+    uuids = legacy_helpers.uuids_by_name(berth.db)
+    assert legacy_helpers.check_over_api(client, rows, uuids) == len(good)
