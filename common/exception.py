@@ -132,6 +132,21 @@ class InvalidAllocation(Conflict):
     msg_fmt = "Unable to allocate inventory: %(reason)s"
 
 
+class NoValidHost(Conflict):
+    """No candidate can take a schedule-and-claim request (the reason says why)."""
+    msg_fmt = "No valid host was found: %(reason)s"
+
+
+class QuotaExceeded(BerthException):
+    """A write would take a project or user over one of its limits."""
+    msg_fmt = ("Quota exceeded for %(scope)s: %(what)s limit %(limit)d, "
+               "usage would be %(usage)d.")
+
+
+class InvalidQuota(Invalid):
+    msg_fmt = "Invalid quota limit: %(reason)s"
+
+
 class ServiceUnavailable(BerthException):
     """No conductor could take the work (none alive, broker down, timeout, pool full)."""
     msg_fmt = "Service unavailable: %(reason)s"

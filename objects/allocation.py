@@ -20,6 +20,7 @@ from db import api as db_api
 from db import models
 from objects import consumer as consumer_obj
 from objects import generation as gen_obj
+from objects import quota as quota_obj
 
 _RP = models.ResourceProvider.__table__
 _RC = models.ResourceClass.__table__
@@ -190,7 +191,7 @@ def _check_capacity(ctx, wanted, providers, classes, mine_before):
 
 
 @db_api.writer
-def replace(ctx, requests):
+def replace(ctx, requests, enforce_quota=False):
     """Replace the complete allocations of one or several consumers atomically.
 
     ``requests`` is a list of dicts: ``uuid``, ``project_id``, ``user_id``,
@@ -198,10 +199,16 @@ def replace(ctx, requests):
     ``generation`` (the expected consumer generation, None = new consumer)
     and ``allocations`` ``{rp uuid: {class: amount}}`` (empty = remove all).
 
+    With ``enforce_quota`` the projects' limits are checked in this
+    transaction (objects.quota: project rows locked before the write).
+
     Raises ConsumerGenerationConflict (stale client view),
     ConcurrentUpdate (lost a race: retry), AllocationProviderNotFound,
-    AllocationClassNotFound or InvalidAllocation; nothing is written then.
+    AllocationClassNotFound, InvalidAllocation or QuotaExceeded; nothing is
+    written then.
     """
+    quota = quota_obj.lock(ctx, {(r['project_id'], r['user_id']) for r in requests}
+                           ) if enforce_quota else None
     consumers = consumer_obj.get_by_uuids(ctx, [r['uuid'] for r in requests])
     for req in requests:
         if req.get('check_generation'):
@@ -244,6 +251,8 @@ def replace(ctx, requests):
     for rp in sorted(providers.values(), key=lambda p: p.id):
         gen_obj.bump_provider(ctx, rp.id, rp.generation)
     consumer_obj.delete_unused(ctx, cleared)
+    if quota is not None:
+        quota_obj.check(ctx, quota)
 
 
 @db_api.writer

@@ -55,3 +55,34 @@ class ResourceRequest:
             if g.suffix == suffix:
                 return g
         return None
+
+
+def to_primitive(request):
+    """A ResourceRequest as JSON-able dicts and lists (it crosses RPC this way)."""
+    return {
+        'groups': [{'suffix': g.suffix, 'resources': dict(g.resources),
+                    'required': [sorted(s) for s in g.required],
+                    'forbidden': sorted(g.forbidden),
+                    'member_of': [sorted(s) for s in g.member_of],
+                    'forbidden_aggs': sorted(g.forbidden_aggs),
+                    'in_tree': g.in_tree} for g in request.groups],
+        'group_policy': request.group_policy,
+        'limit': request.limit,
+        'root_required': sorted(request.root_required),
+        'root_forbidden': sorted(request.root_forbidden),
+        'same_subtree': [list(s) for s in request.same_subtree],
+    }
+
+
+def from_primitive(data):
+    """The ResourceRequest that :func:`to_primitive` flattened."""
+    groups = [RequestGroup(suffix=g['suffix'], resources=dict(g['resources']),
+                           required=[set(s) for s in g['required']],
+                           forbidden=set(g['forbidden']),
+                           member_of=[set(s) for s in g['member_of']],
+                           forbidden_aggs=set(g['forbidden_aggs']),
+                           in_tree=g['in_tree']) for g in data['groups']]
+    return ResourceRequest(groups=groups, group_policy=data['group_policy'],
+                           limit=data['limit'], root_required=set(data['root_required']),
+                           root_forbidden=set(data['root_forbidden']),
+                           same_subtree=[list(s) for s in data['same_subtree']])

@@ -72,6 +72,8 @@ _BY_EXCEPTION = [
     (exception.ProviderInUse, Conflict, errors.PROVIDER_IN_USE),
     (exception.DuplicateProvider, Conflict, errors.DUPLICATE_NAME),
     (exception.ServiceUnavailable, ServiceUnavailable, errors.SERVICE_UNAVAILABLE),
+    (exception.NoValidHost, Conflict, errors.NO_VALID_HOST),
+    (exception.QuotaExceeded, Forbidden, errors.QUOTA_EXCEEDED),
     (exception.NotFound, NotFound, None),
     (exception.Invalid, BadRequest, None),
     (exception.Conflict, Conflict, None),

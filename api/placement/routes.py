@@ -3,10 +3,12 @@
 from api.placement.handlers import aggregate
 from api.placement.handlers import allocation
 from api.placement.handlers import allocation_candidate
+from api.placement.handlers import claim
 from api.placement.handlers import inventory
 from api.placement.handlers import project_usage
 from api.placement.handlers import provider_allocation
 from api.placement.handlers import provider_trait
+from api.placement.handlers import quota
 from api.placement.handlers import resource_class
 from api.placement.handlers import reshaper
 from api.placement.handlers import resource_provider
@@ -51,6 +53,10 @@ ROUTES = [
     ('/usages', {'GET': project_usage.get_usages}),
     ('/reshaper', {'POST': reshaper.reshape}),
     ('/traits', {'GET': trait.list_traits}),
+    # berth extensions (every microversion)
+    ('/claims', {'POST': claim.create_claims}),
+    ('/quotas/{project_id}', {'GET': quota.get_quota, 'PUT': quota.put_quota,
+                              'DELETE': quota.delete_quota}),
     ('/traits/{name}', {'GET': trait.get_trait, 'PUT': trait.put_trait,
                         'DELETE': trait.delete_trait}),
 ]

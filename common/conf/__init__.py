@@ -12,11 +12,13 @@ from common.conf import coordination
 from common.conf import database
 from common.conf import default
 from common.conf import placement
+from common.conf import quota
+from common.conf import scheduler
 from common.conf import upgrade_levels
 
 # Every module here that defines options; common.conf.opts walks this list.
 MODULES = [default, api, database, placement, conductor, coordination, upgrade_levels,
-           allocation, compute]
+           allocation, compute, scheduler, quota]
 
 
 def register_opts(conf):

@@ -13,6 +13,7 @@ import oslo_messaging as messaging
 from common import exception
 from conductor.manager import claims
 from conductor.manager import node_allocations
+from conductor.manager import scheduling
 from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import version as rpc_version
 
@@ -49,6 +50,7 @@ class ConductorManager:
         self.workers = workers
         self.node_allocator = node_allocations.NodeAllocator.from_conf(conf, host)
         self.claims = claims.Claims(conf)
+        self.scheduler = scheduling.Scheduler(conf, self.claims)
 
     def periodic_tasks(self):
         """``[(callable, spacing_seconds)]`` to run on the periodic worker.
@@ -103,3 +105,11 @@ class ConductorManager:
     def reshape(self, ctx, tree, inventories, consumers):
         """Call (1.2): move inventory and allocations atomically (POST /reshaper)."""
         self.claims.reshape(ctx, tree, inventories, consumers)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def schedule_and_claim(self, ctx, request, consumers, weigher=None,
+                           distinct_roots=False):
+        """Call (1.3): pick candidates for ``consumers`` and claim them (POST /claims)."""
+        return self.scheduler.schedule_and_claim(ctx, request, consumers, weigher,
+                                                 distinct_roots)

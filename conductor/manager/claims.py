@@ -56,6 +56,7 @@ class Claims:
 
     def __init__(self, conf):
         self.retries = conf.placement.allocation_conflict_retry_count
+        self.enforce_quota = conf.quota.enforce
         self.locks = TreeLocks()
 
     def _write(self, ctx, tree, fn, *args):
@@ -82,9 +83,23 @@ class Claims:
                     # a little jitter so two conductors racing do not lock-step
                     time.sleep(random.uniform(0, 0.002 * attempt))
 
+    def _replace(self, ctx, consumers):
+        return alloc_obj.replace(ctx, consumers, enforce_quota=self.enforce_quota)
+
     def claim_resources(self, ctx, tree, consumers):
-        """Replace the allocations of ``consumers`` (see objects.allocation.replace)."""
-        return self._write(ctx, tree, alloc_obj.replace, consumers)
+        """Replace the allocations of ``consumers`` (see objects.allocation.replace).
+
+        With ``[quota] enforce`` the limits are checked in the same transaction.
+        """
+        return self._write(ctx, tree, self._replace, consumers)
+
+    def try_claim(self, ctx, tree, consumers):
+        """One attempt at :meth:`claim_resources`, under the tree's lock, no retry.
+
+        For callers that move on to another candidate when they lose a race.
+        """
+        with self.locks.hold(tree):
+            return self._replace(ctx, consumers)
 
     def delete_allocations(self, ctx, tree, consumer_uuid):
         """Remove every allocation of one consumer, and the consumer."""

@@ -91,6 +91,18 @@ class ConductorAPI:
         return self._call(ctx, tree, 'reshape', '1.2', tree=tree,
                           inventories=inventories, consumers=consumers)
 
+    def schedule_and_claim(self, ctx, request, consumers, weigher=None,
+                           distinct_roots=False):
+        """Search, weigh and claim in one call, on the owner of the first consumer.
+
+        ``request`` is objects.request_group.to_primitive(ResourceRequest);
+        ``consumers`` plain dicts (uuid, project_id, user_id, consumer_type).
+        Returns ``[{'consumer_uuid', 'allocations'}]``.
+        """
+        return self._call(ctx, consumers[0]['uuid'], 'schedule_and_claim', '1.3',
+                          request=request, consumers=consumers, weigher=weigher,
+                          distinct_roots=distinct_roots)
+
 
 class APIConductorClient(ConductorAPI):
     """A ConductorAPI that owns its transport and ring reader (API processes)."""

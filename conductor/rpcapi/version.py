@@ -8,6 +8,8 @@ or a new optional argument, the major version for anything incompatible):
   allocations.
 * 1.2 - ``claim_resources``, ``delete_allocations`` and ``reshape`` (calls):
   Placement allocation writes, routed by the root of the first provider.
+* 1.3 - ``schedule_and_claim`` (call): search, weigh and claim in one call,
+  routed by the first consumer uuid.
 """
 
-RPC_API_VERSION = '1.2'
+RPC_API_VERSION = '1.3'

@@ -4,7 +4,8 @@ import itertools
 
 from api.placement.policies import base
 from api.placement.policies import endpoints
+from api.placement.policies import extensions
 
 
 def list_rules():
-    return list(itertools.chain(base.rules, endpoints.rules))
+    return list(itertools.chain(base.rules, endpoints.rules, extensions.rules))

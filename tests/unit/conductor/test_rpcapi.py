@@ -38,6 +38,11 @@ CASES = [
     ('reshape', {'tree': 'root-1', 'inventories': {'rp': {}}, 'consumers': CONSUMERS},
      'owner-of-root-1', 'reshape',
      {'tree': 'root-1', 'inventories': {'rp': {}}, 'consumers': CONSUMERS}, '1.2', 'call'),
+    ('schedule_and_claim', {'request': {'groups': []}, 'consumers': [{'uuid': 'c-1'}],
+                            'weigher': 'pack', 'distinct_roots': True},
+     'owner-of-c-1', 'schedule_and_claim',
+     {'request': {'groups': []}, 'consumers': [{'uuid': 'c-1'}], 'weigher': 'pack',
+      'distinct_roots': True}, '1.3', 'call'),
 ]
 
 # public methods that send nothing

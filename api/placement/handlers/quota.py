@@ -1,0 +1,51 @@
+"""/quotas/{project_id} (berth extension): quota limits beside their usage.
+
+``?user_id=`` addresses one user's limits inside the project.  Usage is
+counted from allocations and consumers (as GET /usages does), never stored.
+"""
+
+from api.placement import policy
+from api.placement import response
+from api.placement import router
+from api.placement import validation
+from api.placement.policies import extensions as rules
+from api.placement.schemas import quota as schema
+from objects import quota as quota_obj
+
+
+def _scope(req):
+    params = validation.validate_query(req, schema.QUERY)
+    return req.urlvars['project_id'], params.get('user_id')
+
+
+def _body(req, project_id, user_id):
+    body = {'project_id': project_id, 'user_id': user_id}
+    body.update(quota_obj.show(req.context, project_id, user_id))
+    return body
+
+
+@router.endpoint(json_reply=True)
+def get_quota(req):
+    policy.authorize(req, rules.QUOTAS_SHOW)
+    project_id, user_id = _scope(req)
+    return response.send_json(req, _body(req, project_id, user_id), cache=False)
+
+
+@router.endpoint(json_body=True, json_reply=True)
+def put_quota(req):
+    policy.authorize(req, rules.QUOTAS_UPDATE)
+    project_id, user_id = _scope(req)
+    data = validation.extract_json(req, schema.PUT_QUOTA)
+    quota_obj.set_limits(req.context, project_id,
+                         quota_obj.Limits(resources=data.get('resources', {}),
+                                          consumers=data.get('consumers', {})),
+                         user_id)
+    return response.send_json(req, _body(req, project_id, user_id), cache=False)
+
+
+@router.endpoint()
+def delete_quota(req):
+    policy.authorize(req, rules.QUOTAS_DELETE)
+    project_id, user_id = _scope(req)
+    quota_obj.delete_limits(req.context, project_id, user_id)
+    return response.no_content()

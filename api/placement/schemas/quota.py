@@ -1,0 +1,23 @@
+"""Body and query of /quotas/{project_id} (berth extension: quota limits)."""
+
+from api.placement.schemas import common
+
+_LIMITS = {'type': 'object',
+           'additionalProperties': {'type': 'integer', 'minimum': 0,
+                                    'maximum': common.MAX_INT}}
+
+PUT_QUOTA = {
+    'type': 'object',
+    'properties': {
+        'resources': dict(_LIMITS, propertyNames=common.RC_NAME),
+        'consumers': dict(_LIMITS, propertyNames={'pattern': '^[A-Z0-9_]+$',
+                                                  'maxLength': 255}),
+    },
+    'additionalProperties': False,
+}
+
+QUERY = {
+    'type': 'object',
+    'properties': {'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}},
+    'additionalProperties': False,
+}

@@ -1,0 +1,206 @@
+"""Schedule-and-claim on a conductor: search candidates, rank them, claim the best.
+
+The candidate search and the claim write are the ones GET
+/allocation_candidates and PUT /allocations use (objects.allocation_candidate,
+objects.allocation.replace through :class:`conductor.manager.claims.Claims`),
+so capacity, unit rules, consumer generations and quota are checked in the
+claiming transaction as for any claim.  A candidate taken by a concurrent
+claim between the search and the write fails its own transaction; the
+conductor then moves on to the next candidate instead of handing the race
+back to the client, and searches afresh after ``[scheduler] max_attempts``.
+"""
+
+import logging
+
+from oslo_db import exception as db_exc
+
+from common import exception
+from objects import allocation as alloc_obj
+from objects import allocation_candidate as ac_obj
+from objects import request_group
+from objects import weighers
+
+LOG = logging.getLogger(__name__)
+
+# a claim that loses to another writer; the next candidate may still fit
+_LOST = (exception.InvalidAllocation, db_exc.DBDeadlock)
+
+
+def _options(conf):
+    placement = conf.placement
+    return ac_obj.Options(
+        max_candidates=placement.max_allocation_candidates,
+        summary_traits=False, summary_all_classes=False, summary_trees=False)
+
+
+def _roots(cand):
+    """The roots a candidate lands on (its own trees; sharing providers count last)."""
+    own = {p.root_id for p in cand.providers if not p.sharing}
+    return own or {p.root_id for p in cand.providers}
+
+
+def rank(weigher, candidates, summaries):
+    """``candidates`` best first by ``weigher`` (ties keep the search order)."""
+    scored = [(-weigher.weigh(c.allocations, summaries), i, c)
+              for i, c in enumerate(candidates)]
+    scored.sort(key=lambda item: item[:2])
+    return [c for _, _, c in scored]
+
+
+def _fits(cand, summaries):
+    for rp_uuid, alloc in cand.allocations.items():
+        inventories = summaries[rp_uuid]['resources']
+        for rc, amount in alloc['resources'].items():
+            inv = inventories[rc]
+            if inv['used'] + amount > inv['capacity']:
+                return False
+    return True
+
+
+def _take(cand, summaries):
+    for rp_uuid, alloc in cand.allocations.items():
+        for rc, amount in alloc['resources'].items():
+            summaries[rp_uuid]['resources'][rc]['used'] += amount
+
+
+def place_many(weigher, candidates, summaries, count, distinct_roots):
+    """Greedy placement of ``count`` consumers: best candidate each, usage updated.
+
+    Returns the chosen candidates, or None when they do not all fit
+    (``distinct_roots``: no two on one root provider).
+    """
+    chosen, used_roots = [], set()
+    for _ in range(count):
+        for cand in rank(weigher, candidates, summaries):
+            if distinct_roots and _roots(cand) & used_roots:
+                continue
+            if _fits(cand, summaries):
+                break
+        else:
+            return None
+        chosen.append(cand)
+        used_roots |= _roots(cand)
+        _take(cand, summaries)
+    return chosen
+
+
+def _relaxed(request, stage):
+    """``request`` with only the constraints up to ``stage`` (see _STAGES)."""
+    keep = _STAGES[:_STAGES.index(stage) + 1]
+    groups = []
+    for g in request.groups:
+        if not g.resources and 'same_subtree' not in keep:
+            continue
+        groups.append(request_group.RequestGroup(
+            suffix=g.suffix, resources=dict(g.resources),
+            required=list(g.required) if 'traits' in keep else [],
+            forbidden=set(g.forbidden) if 'traits' in keep else set(),
+            member_of=list(g.member_of) if 'member_of' in keep else [],
+            forbidden_aggs=set(g.forbidden_aggs) if 'member_of' in keep else set(),
+            in_tree=g.in_tree if 'in_tree' in keep else None))
+    return request_group.ResourceRequest(
+        groups=groups,
+        group_policy=request.group_policy if 'group_policy' in keep else 'none',
+        root_required=request.root_required if 'root_required' in keep else set(),
+        root_forbidden=request.root_forbidden if 'root_required' in keep else set(),
+        same_subtree=request.same_subtree if 'same_subtree' in keep else [])
+
+
+_STAGES = ['resources', 'group_policy', 'traits', 'member_of', 'in_tree',
+           'root_required', 'same_subtree']
+
+_REASONS = {
+    'resources': 'no provider has enough free capacity (within min_unit, '
+                 'max_unit and step_size) for the requested resources',
+    'group_policy': 'the resources fit, but not with group_policy=isolate',
+    'traits': 'no provider with enough free capacity has the required (and '
+              'lacks the forbidden) traits',
+    'member_of': 'no provider that fits is in the requested aggregates '
+                 '(member_of)',
+    'in_tree': 'no provider that fits is in the requested tree (in_tree)',
+    'root_required': 'no tree that fits has a root with the root_required traits',
+    'same_subtree': 'the groups that fit cannot be served within one subtree '
+                    '(same_subtree)',
+}
+
+
+def explain(ctx, request):
+    """Which constraint empties the candidate set: the first one that, added, does."""
+    options = ac_obj.Options(limit=1, summary_traits=False, summary_all_classes=False,
+                             summary_trees=False)
+    for stage in _STAGES:
+        if not ac_obj.get_candidates(ctx, _relaxed(request, stage), options).candidates:
+            return _REASONS[stage]
+    return 'the candidates disappeared while they were being claimed'
+
+
+class Scheduler:
+    """The schedule-and-claim work of one conductor process."""
+
+    def __init__(self, conf, claims):
+        self.conf = conf
+        self.claims = claims
+        self.max_attempts = conf.scheduler.max_attempts
+        self.max_searches = conf.scheduler.max_searches
+        self.default_weigher = conf.scheduler.default_weigher
+
+    def schedule_and_claim(self, ctx, request, consumers, weigher=None,
+                           distinct_roots=False):
+        """Place and claim ``consumers`` (dicts: uuid, project_id, user_id, consumer_type).
+
+        ``request`` is a ResourceRequest in primitive form
+        (objects.request_group.to_primitive).  Returns one ``{'consumer_uuid',
+        'allocations'}`` per consumer.  Raises NoValidHost (with the reason),
+        QuotaExceeded, ConsumerGenerationConflict (a consumer already holds
+        allocations) or Invalid (unknown weigher); nothing is written then.
+        """
+        request = request_group.from_primitive(request)
+        weigher = weighers.get(weigher or self.default_weigher)
+        tried = 0
+        for _ in range(self.max_searches):
+            result = ac_obj.get_candidates(ctx, request, _options(self.conf))
+            if not result.candidates:
+                raise exception.NoValidHost(reason=explain(ctx, request))
+            for choice in self._choices(weigher, result, len(consumers), distinct_roots):
+                if choice is None:
+                    raise exception.NoValidHost(
+                        reason='%d consumers do not fit on %s'
+                               % (len(consumers), 'distinct root providers'
+                                  if distinct_roots else 'the candidates'))
+                tried += 1
+                if self._claim(ctx, consumers, choice):
+                    return [{'consumer_uuid': c['uuid'], 'allocations': cand.allocations}
+                            for c, cand in zip(consumers, choice)]
+        raise exception.NoValidHost(
+            reason='concurrent claims took every candidate tried (%d attempts)' % tried)
+
+    def _choices(self, weigher, result, count, distinct_roots):
+        """Candidate lists to try, best first, at most ``max_attempts`` of them."""
+        if count == 1:
+            ranked = rank(weigher, result.candidates, result.summaries)
+            for cand in ranked[:self.max_attempts]:
+                yield [cand]
+            return
+        # several consumers: one greedy placement per search, claimed atomically
+        yield place_many(weigher, result.candidates, result.summaries, count,
+                         distinct_roots)
+
+    def _claim(self, ctx, consumers, choice):
+        """Claim one candidate per consumer in one transaction; False if we lost a race."""
+        writes = [{'uuid': c['uuid'], 'project_id': c['project_id'],
+                   'user_id': c['user_id'], 'consumer_type': c.get('consumer_type'),
+                   'check_generation': True, 'generation': None,
+                   'allocations': {rp: dict(a['resources'])
+                                   for rp, a in cand.allocations.items()}}
+                  for c, cand in zip(consumers, choice)]
+        providers = {rp for w in writes for rp in w['allocations']}
+        tree = alloc_obj.routing_tree(ctx, providers)
+        try:
+            self.claims.try_claim(ctx, tree, writes)
+            return True
+        except exception.ConsumerGenerationConflict:
+            raise
+        except (exception.ConcurrentUpdate,) + _LOST as exc:
+            LOG.debug('Lost a race for %s on tree %s, trying the next candidate: %s',
+                      [w['uuid'] for w in writes], tree, exc)
+            return False

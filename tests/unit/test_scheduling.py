@@ -1,0 +1,84 @@
+"""Ranking and greedy placement of schedule-and-claim (conductor.manager.scheduling)."""
+
+import copy
+
+from conductor.manager import scheduling
+from objects import request_group
+from objects import weighers
+
+
+class _P:
+    def __init__(self, root_id, sharing=False):
+        self.root_id = root_id
+        self.sharing = sharing
+
+
+class _Cand:
+    def __init__(self, rp, root_id, vcpu=2):
+        self.allocations = {rp: {'resources': {'VCPU': vcpu}}}
+        self.providers = [_P(root_id)]
+
+
+def _summaries(**used):
+    return {rp: {'resources': {'VCPU': {'capacity': 4, 'used': u}}}
+            for rp, u in used.items()}
+
+
+def test_rank_orders_by_weigher_and_keeps_ties_stable():
+    cands = [_Cand('a', 1), _Cand('b', 2), _Cand('c', 3)]
+    summ = _summaries(a=2, b=0, c=0)
+    ranked = scheduling.rank(weighers.get('spread'), cands, summ)
+    assert [c.allocations.popitem()[0] for c in ranked] == ['b', 'c', 'a']
+
+
+def test_place_many_updates_usage_between_consumers():
+    cands = [_Cand('a', 1), _Cand('b', 2)]
+    summ = _summaries(a=0, b=0)
+    chosen = scheduling.place_many(weighers.get('pack'), cands, copy.deepcopy(summ),
+                                   4, distinct_roots=False)
+    assert [list(c.allocations) for c in chosen] == [['a'], ['a'], ['b'], ['b']]
+    assert scheduling.place_many(weighers.get('pack'), cands, copy.deepcopy(summ), 5,
+                                 distinct_roots=False) is None
+
+
+def test_place_many_distinct_roots():
+    cands = [_Cand('a', 1), _Cand('b', 2), _Cand('a2', 1)]
+    summ = _summaries(a=0, b=0, a2=0)
+    chosen = scheduling.place_many(weighers.get('spread'), cands, summ, 2,
+                                   distinct_roots=True)
+    assert sorted(list(c.allocations)[0] for c in chosen) == ['a', 'b']
+    assert scheduling.place_many(weighers.get('spread'), cands,
+                                 _summaries(a=0, b=0, a2=0), 3, True) is None
+
+
+def test_sharing_providers_do_not_count_as_roots():
+    cand = _Cand('a', 1)
+    cand.providers.append(_P(9, sharing=True))
+    assert scheduling._roots(cand) == {1}
+
+
+def test_relaxed_request_drops_later_constraints():
+    request = request_group.ResourceRequest(
+        groups=[request_group.RequestGroup(resources={'VCPU': 1}, required=[{'A'}],
+                                           member_of=[{'x'}], in_tree='t'),
+                request_group.RequestGroup(suffix='_s', required=[{'B'}])],
+        group_policy='isolate', root_required={'R'}, same_subtree=[['_s']])
+    first = scheduling._relaxed(request, 'resources')
+    assert len(first.groups) == 1 and first.groups[0].required == []
+    assert first.group_policy == 'none' and first.root_required == set()
+    traits = scheduling._relaxed(request, 'traits')
+    assert traits.groups[0].required == [{'A'}] and traits.groups[0].member_of == []
+    full = scheduling._relaxed(request, 'same_subtree')
+    assert len(full.groups) == 2 and full.same_subtree == [['_s']]
+
+
+def test_request_primitive_round_trip_is_json_safe():
+    import json
+    request = request_group.ResourceRequest(
+        groups=[request_group.RequestGroup(resources={'VCPU': 1}, required=[{'A', 'B'}],
+                                           forbidden={'C'}, member_of=[{'x'}],
+                                           forbidden_aggs={'y'}, in_tree='t')],
+        group_policy='none', limit=3, root_required={'R'}, root_forbidden={'S'},
+        same_subtree=[['_a', '_b']])
+    wire = json.loads(json.dumps(request_group.to_primitive(request)))
+    assert request_group.from_primitive(wire) == request
