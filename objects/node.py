@@ -118,7 +118,8 @@ def ident_clause(ident):
     return _NODE.c.name == ident
 
 
-def _get(ctx, ident):
+def get_in_txn(ctx, ident):
+    """The node by uuid or name, inside the caller's transaction."""
     row = ctx.session.execute(_select().where(ident_clause(ident))).first()
     if row is None:
         raise exception.NodeNotFound(node=ident)
@@ -128,7 +129,7 @@ def _get(ctx, ident):
 @db_api.reader
 def get(ctx, ident):
     """The node whose uuid (or, if not uuid-like, name) is ``ident``."""
-    return _get(ctx, ident)
+    return get_in_txn(ctx, ident)
 
 
 def find_in_txn(ctx, *clauses):
@@ -171,13 +172,12 @@ def list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
     if filters.get('associated') is not None:
         col = _NODE.c.instance_uuid
         q = q.where(col.isnot(None) if filters['associated'] else col.is_(None))
-    q = paginate(ctx, q, _NODE, limit, marker, sort_key, sort_dir,
-                 lambda m: _get(ctx, m), exception.NodeNotFound, 'node')
+    q = paginate(q, _NODE, limit, marker, sort_key, sort_dir,
+                 lambda m: get_in_txn(ctx, m), exception.NodeNotFound)
     return _build(ctx, ctx.session.execute(q).all())
 
 
-def paginate(ctx, q, table, limit, marker, sort_key, sort_dir, fetch, not_found,
-             kind):
+def paginate(q, table, limit, marker, sort_key, sort_dir, fetch, not_found):
     """Order by ``sort_key`` then id and keep the rows after ``marker`` (a uuid)."""
     col, id_col = table.c[sort_key], table.c.id
     desc = sort_dir == 'desc'
@@ -266,7 +266,7 @@ def _delete_allocation_of(ctx, node):
 @db_api.writer
 def update(ctx, ident, values):
     """Apply PATCHed ``values``; clearing instance_uuid deletes the node's allocation."""
-    node = _get(ctx, ident)
+    node = get_in_txn(ctx, ident)
     values = dict(values)
     if 'instance_uuid' in values and values['instance_uuid'] != node.instance_uuid:
         new = values['instance_uuid']
@@ -281,13 +281,13 @@ def update(ctx, ident, values):
     guarded_update(ctx, node, values, expect=('instance_uuid', 'allocation_id'))
     if values.get('allocation_id', node.allocation_id) is None:
         _delete_allocation_of(ctx, node)
-    return _get(ctx, node.uuid)
+    return get_in_txn(ctx, node.uuid)
 
 
 @db_api.writer
 def destroy(ctx, ident):
     """Delete a node; a held node only in maintenance (its allocation is orphaned)."""
-    node = _get(ctx, ident)
+    node = get_in_txn(ctx, ident)
     if not node.maintenance:
         if node.instance_uuid is not None:
             raise exception.NodeAssociated(node=node.uuid, instance=node.instance_uuid)
@@ -307,19 +307,19 @@ def destroy(ctx, ident):
 @db_api.writer
 def set_traits(ctx, ident, traits):
     """Replace the node's traits."""
-    node = _get(ctx, ident)
+    node = get_in_txn(ctx, ident)
     guarded_update(ctx, node, {})
     ctx.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node.id))
     now = models._now()
     if traits:
         ctx.session.execute(_TRAIT.insert(), [
             {'node_id': node.id, 'trait': t, 'created_at': now} for t in set(traits)])
-    return _get(ctx, node.uuid)
+    return get_in_txn(ctx, node.uuid)
 
 
 @db_api.writer
 def add_trait(ctx, ident, trait):
-    node = _get(ctx, ident)
+    node = get_in_txn(ctx, ident)
     guarded_update(ctx, node, {})
     if trait not in node.traits:
         ctx.session.execute(_TRAIT.insert().values(node_id=node.id, trait=trait,
@@ -328,7 +328,7 @@ def add_trait(ctx, ident, trait):
 
 @db_api.writer
 def remove_trait(ctx, ident, trait):
-    node = _get(ctx, ident)
+    node = get_in_txn(ctx, ident)
     if trait not in node.traits:
         raise exception.NotFound('Node %s doesn\'t have a trait %s' % (node.uuid, trait))
     guarded_update(ctx, node, {})
@@ -338,7 +338,7 @@ def remove_trait(ctx, ident, trait):
 
 @db_api.writer
 def set_maintenance(ctx, ident, on, reason=None):
-    node = _get(ctx, ident)
+    node = get_in_txn(ctx, ident)
     guarded_update(ctx, node, {'maintenance': on,
                                'maintenance_reason': reason if on else None})
 
@@ -346,7 +346,7 @@ def set_maintenance(ctx, ident, on, reason=None):
 @db_api.writer
 def set_provision_state(ctx, ident, verb):
     """Run a provision verb; ``deleted`` also deletes the node's allocation."""
-    node = _get(ctx, ident)
+    node = get_in_txn(ctx, ident)
     sources, target = PROVISION_VERBS[verb]
     if node.provision_state not in sources:
         raise exception.InvalidStateRequested(action=verb, node=node.uuid,
@@ -363,12 +363,12 @@ def set_provision_state(ctx, ident, verb):
     guarded_update(ctx, node, values, expect=('provision_state', 'allocation_id'))
     if verb in ('deleted', 'undeploy'):
         _delete_allocation_of(ctx, node)
-    return _get(ctx, node.uuid)
+    return get_in_txn(ctx, node.uuid)
 
 
 @db_api.writer
 def set_power_state(ctx, ident, target):
-    node = _get(ctx, ident)
+    node = get_in_txn(ctx, ident)
     state = POWER_ON if target in (POWER_ON, 'rebooting', 'soft rebooting') else POWER_OFF
     guarded_update(ctx, node, {'power_state': state, 'target_power_state': None})
-    return _get(ctx, node.uuid)
+    return get_in_txn(ctx, node.uuid)

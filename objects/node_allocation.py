@@ -108,9 +108,8 @@ def list_allocations(ctx, filters=None, limit=None, marker=None, sort_key='id',
     for key, value in (filters or {}).items():
         if value is not None:
             q = q.where(_ALLOC.c[key] == value)
-    q = node_obj.paginate(ctx, q, _ALLOC, limit, marker, sort_key, sort_dir,
-                          lambda m: get_in_txn(ctx, m),
-                          exception.AllocationNotFound, 'allocation')
+    q = node_obj.paginate(q, _ALLOC, limit, marker, sort_key, sort_dir,
+                          lambda m: get_in_txn(ctx, m), exception.AllocationNotFound)
     return [_from_row(r) for r in ctx.session.execute(q).all()]
 
 

@@ -15,6 +15,7 @@ import dataclasses
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
 
 from common import exception
 from db import api as db_api
@@ -178,10 +179,10 @@ def backfill(ctx, values, node_ident):
     A node that does not fit leaves the allocation in ``error`` (as Ironic
     does) and raises Invalid with the reason.
     """
-    node = node_obj._get(ctx, node_ident)
+    node = node_obj.get_in_txn(ctx, node_ident)
     values = dict(values)
     if values.get('uuid') is None:
-        values['uuid'] = node.instance_uuid or alloc_obj.uuidutils.generate_uuid()
+        values['uuid'] = node.instance_uuid or uuidutils.generate_uuid()
     if values.get('resource_class') is None:
         values['resource_class'] = node.resource_class
     error = _backfill_error(values['uuid'], node, values)
