@@ -153,3 +153,16 @@ def test_burst_from_one_project_never_overshoots(berth, client, ctx):
     assert client.get('/quotas/p1').json()['resources']['VCPU'] == {
         'limit': 10, 'usage': 10}
     assert sum(h.usage(client, rp)['VCPU'] for rp in hosts) == 10
+
+
+def test_usage_still_counted_with_every_conductor_down(berth, client, ctx):
+    rp = h.host(client, ctx)
+    client.put('/quotas/p1', json={'resources': {'VCPU': 5}})
+    assert _put(client, h.new_uuid(), rp, 3).status_code == 204
+    for conductor in berth.conductors:
+        conductor.stop(grace=0)
+    berth.conductor_api.ring.refresh()
+    assert client.get('/quotas/p1').json()['resources']['VCPU'] == {'limit': 5,
+                                                                     'usage': 3}
+    resp = h.claim(client, resources={'VCPU': 1})
+    h.error(resp, 503, 'berth.service_unavailable')
