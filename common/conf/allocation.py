@@ -2,7 +2,13 @@
 
 from oslo_config import cfg
 
-GROUP = cfg.OptGroup('allocation', title='Bare-metal node allocations')
+GROUP_NAME = 'allocation'
+
+
+def _group():
+    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
+    # shared one would leak set_override() between configuration objects
+    return cfg.OptGroup(GROUP_NAME, title='Bare-metal node allocations')
 
 opts = [
     cfg.StrOpt('backend', default='database', choices=[
@@ -30,9 +36,9 @@ opts = [
 
 
 def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(opts, group=GROUP)
+    conf.register_group(_group())
+    conf.register_opts(opts, group=GROUP_NAME)
 
 
 def list_opts():
-    return [(GROUP, opts)]
+    return [(_group(), opts)]

@@ -2,7 +2,13 @@
 
 from oslo_config import cfg
 
-GROUP = cfg.OptGroup('placement', title='Placement API behaviour')
+GROUP_NAME = 'placement'
+
+
+def _group():
+    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
+    # shared one would leak set_override() between configuration objects
+    return cfg.OptGroup(GROUP_NAME, title='Placement API behaviour')
 
 _NIL = '00000000-0000-0000-0000-000000000000'
 
@@ -33,9 +39,9 @@ opts = [
 
 
 def register_opts(conf):
-    conf.register_group(GROUP)
-    conf.register_opts(opts, group=GROUP)
+    conf.register_group(_group())
+    conf.register_opts(opts, group=GROUP_NAME)
 
 
 def list_opts():
-    return [(GROUP, opts)]
+    return [(_group(), opts)]

@@ -34,3 +34,26 @@ def test_sample_config_is_current(tmp_path):
     committed = (ROOT / 'etc/berth/berth.conf.sample').read_text()
     assert out.read_text() == committed, (
         'etc/berth/berth.conf.sample is stale: run "make sample-config" and commit it')
+
+
+def test_overrides_do_not_leak_between_conf_objects():
+    """register_group() copies an OptGroup shallowly; each module builds a fresh one."""
+    def fresh():
+        conf = cfg.ConfigOpts()
+        berth_conf.register_opts(conf)
+        conf([], project='berth', default_config_files=[])
+        return conf
+    first = fresh()
+    for group, options in opts.list_opts():
+        name = getattr(group, 'name', group)
+        for opt in options:
+            if isinstance(opt, cfg.IntOpt) and opt.default is not None:
+                first.set_override(opt.dest, opt.default + 1,
+                                   group=None if name == 'DEFAULT' else name)
+    second = fresh()
+    for group, options in opts.list_opts():
+        name = getattr(group, 'name', group)
+        for opt in options:
+            if isinstance(opt, cfg.IntOpt) and opt.default is not None:
+                section = second if name == 'DEFAULT' else second[name]
+                assert section[opt.dest] == opt.default, (name, opt.dest)
