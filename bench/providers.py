@@ -13,6 +13,28 @@ Prints a table and a final JSON line.
     .venv/bin/python -m bench.providers                       # embedded, 1000,10000
     .venv/bin/python -m bench.providers --sizes 1000 --url http://127.0.0.1:8778
     .venv/bin/python -m bench.providers --budget 600   # cap each load at 10 minutes
+
+Recorded 2026-11-22, embedded berth (SQLite file, synchronous=FULL, 8 API
+threads), 4 writer threads, 20 timed GETs per query, on a 2-CPU machine
+shared with other test runs (load average 20-85, so read these as lower
+bounds, not as berth's capacity):
+
+    run 1 (--budget 600)      N=1000: 14.1 writes/s   N=10000: 70.4 writes/s
+      p50/p95 ms  resources   94/880        3841/6445   (all 10000 match)
+                  required    27/248         825/1908   (3333 match)
+                  member_of   28/602        2578/3724   (6666 match)
+                  all three   25/61          895/1635   (3333 match)
+    run 2 (after caching microversion parsing; heavier load; the 10 minute
+          budget stopped the load at 6368 providers)
+                              N=1000: 27.8 writes/s   N=6368: 35.7 writes/s
+      p50/p95 ms  resources   182/1369      2376/3551
+                  required    97/303         789/1436
+                  member_of   135/773       1313/2347
+                  all three   29/337         395/2366
+
+At 10000 providers a list returning every provider is ~7.8 MB of JSON;
+a profile shows the time split between building the representations
+(links per provider), fetching rows and serialising, not the filter SQL.
 """
 
 import argparse
