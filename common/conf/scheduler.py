@@ -13,6 +13,10 @@ opts = [
                     '"spread" (most free capacity first), "pack" (least free '
                     'capacity first) or "random"; any module of '
                     'objects/weighers/ is a weigher of that name.'),
+    cfg.IntOpt('host_subset_size', default=1, min=1,
+               help='Pick at random among this many best-ranked candidates '
+                    '(1: always the best). A larger subset makes concurrent '
+                    'schedule-and-claim requests collide less on one host.'),
     cfg.IntOpt('max_attempts', default=20, min=1,
                help='Candidates a conductor tries, best first, before it '
                     'searches again; a candidate taken by a concurrent '

@@ -11,6 +11,7 @@ back to the client, and searches afresh after ``[scheduler] max_attempts``.
 """
 
 import logging
+import random
 
 from oslo_db import exception as db_exc
 
@@ -45,6 +46,13 @@ def rank(weigher, candidates, summaries):
               for i, c in enumerate(candidates)]
     scored.sort(key=lambda item: item[:2])
     return [c for _, _, c in scored]
+
+
+def subset_first(ranked, size, rng=random):
+    """``ranked`` with its best ``size`` entries in random order (size 1: unchanged)."""
+    head = ranked[:size]
+    rng.shuffle(head)
+    return head + ranked[size:]
 
 
 def _fits(cand, summaries):
@@ -143,6 +151,7 @@ class Scheduler:
         self.max_attempts = conf.scheduler.max_attempts
         self.max_searches = conf.scheduler.max_searches
         self.default_weigher = conf.scheduler.default_weigher
+        self.subset_size = conf.scheduler.host_subset_size
 
     def schedule_and_claim(self, ctx, request, consumers, weigher=None,
                            distinct_roots=False):
@@ -177,7 +186,8 @@ class Scheduler:
     def _choices(self, weigher, result, count, distinct_roots):
         """Candidate lists to try, best first, at most ``max_attempts`` of them."""
         if count == 1:
-            ranked = rank(weigher, result.candidates, result.summaries)
+            ranked = subset_first(rank(weigher, result.candidates, result.summaries),
+                                  self.subset_size)
             for cand in ranked[:self.max_attempts]:
                 yield [cand]
             return

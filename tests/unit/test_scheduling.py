@@ -31,6 +31,14 @@ def test_rank_orders_by_weigher_and_keeps_ties_stable():
     assert [c.allocations.popitem()[0] for c in ranked] == ['b', 'c', 'a']
 
 
+def test_subset_first_shuffles_only_the_head():
+    import random
+    ranked = list(range(10))
+    assert scheduling.subset_first(ranked, 1) == ranked
+    mixed = scheduling.subset_first(ranked, 4, random.Random(3))
+    assert sorted(mixed[:4]) == [0, 1, 2, 3] and mixed[4:] == ranked[4:]
+
+
 def test_place_many_updates_usage_between_consumers():
     cands = [_Cand('a', 1), _Cand('b', 2)]
     summ = _summaries(a=0, b=0)

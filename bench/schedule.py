@@ -1,0 +1,222 @@
+"""Schedule-and-claim benchmark: POST /claims vs. the classic three-step client flow.
+
+On the placeload topology of bench/claims.py (N computes, 3 shared storage
+providers), ``--workers`` concurrent schedulers place consumers until the
+cloud's VCPU is ``--fill`` full, once per (flow, weigher):
+
+* ``schedule``: one ``POST /claims`` per consumer (the conductor searches,
+  weighs and claims, moving on to the next candidate on a lost race);
+* ``three-step``: ``GET /allocation_candidates`` (limit ``--limit``), weigh
+  the provider summaries locally with the same weigher, ``PUT
+  /allocations``, and start over on 409.
+
+Reports placements/s, p50/p95 per placement, client retries, and the spread
+(std-dev of per-compute VCPU usage).  Then a quota burst: ``[quota]
+enforce`` is on, a project limited to ``--quota`` VCPU fires 4x as many
+claims at once; overshoot must be 0.  A table and a final JSON line.
+
+    .venv/bin/python -m bench.schedule --computes 1000
+"""
+
+import argparse
+import concurrent.futures
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid as uuidlib
+
+from bench import claims as claims_bench
+from objects import weighers
+
+REQUEST = {'VCPU': 4, 'MEMORY_MB': 1024, 'DISK_GB': 40}
+COMPUTE_VCPU = 32
+
+
+def _query(limit):
+    return ('/allocation_candidates?resources=%s&limit=%d' % (
+        ','.join('%s:%d' % kv for kv in sorted(REQUEST.items())), limit))
+
+
+def schedule_once(client, weigher, _limit):
+    """One placement by POST /claims; (placed, retries)."""
+    resp = client.call('POST', '/claims', {
+        'consumer_uuid': str(uuidlib.uuid4()), 'project_id': 'bench', 'user_id': 'bench',
+        'consumer_type': 'INSTANCE', 'resources': REQUEST, 'weigher': weigher})
+    if resp.status_code == 201:
+        return True, 0
+    if resp.status_code == 409:
+        return False, 0
+    if resp.status_code == 503:    # the conductor did not answer in time: try again
+        return None, 1
+    raise RuntimeError('POST /claims -> %d %s' % (resp.status_code, resp.text))
+
+
+def three_step_once(client, weigher_name, limit, max_retries=50):
+    """GET candidates, weigh locally, PUT; start over on 409. (placed, retries)."""
+    weigher = weighers.get(weigher_name)
+    consumer = str(uuidlib.uuid4())
+    for retry in range(max_retries):
+        found = client.ok('GET', _query(limit))
+        requests_ = found['allocation_requests']
+        if not requests_:
+            return False, retry
+        summaries = found['provider_summaries']
+        best = max(requests_, key=lambda r: weigher.weigh(r['allocations'], summaries))
+        resp = client.call('PUT', '/allocations/%s' % consumer, {
+            'allocations': best['allocations'], 'project_id': 'bench',
+            'user_id': 'bench', 'consumer_generation': None,
+            'consumer_type': 'INSTANCE'})
+        if resp.status_code == 204:
+            return True, retry
+        if resp.status_code not in (409, 503):
+            raise RuntimeError('PUT -> %d %s' % (resp.status_code, resp.text))
+    return False, max_retries
+
+
+def run(client, place, weigher, target, workers, limit):
+    """Place until ``target`` consumers are placed (or nothing fits any more)."""
+    lock = threading.Lock()
+    state = {'placed': 0, 'retries': 0, 'failed': 0, 'in_flight': 0, 'unavailable': 0}
+    latencies = []
+
+    def worker():
+        while True:
+            with lock:
+                if (state['placed'] + state['in_flight'] >= target
+                        or state['failed'] > workers):
+                    return
+                state['in_flight'] += 1
+            t0 = time.perf_counter()
+            placed, retries = place(client, weigher, limit)
+            elapsed = time.perf_counter() - t0
+            with lock:
+                state['in_flight'] -= 1
+                state['retries'] += retries
+                if placed is None:
+                    state['unavailable'] += 1
+                elif placed:
+                    state['placed'] += 1
+                    latencies.append(elapsed)
+                else:
+                    state['failed'] += 1
+
+    t0 = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        for future in [pool.submit(worker) for _ in range(workers)]:
+            future.result()
+    return time.perf_counter() - t0, state, latencies
+
+
+def spread(client, targets):
+    """Std-dev and max of the per-compute VCPU usage."""
+    used = [client.ok('GET', '/resource_providers/%s/usages' % rp)['usages'].get('VCPU', 0)
+            for rp, _ in targets]
+    return round(statistics.pstdev(used), 2), max(used), sum(used)
+
+
+def quota_burst(client, limit, workers):
+    """4x ``limit`` one-VCPU claims at once from a project limited to ``limit``."""
+    client.ok('PUT', '/quotas/burst', {'resources': {'VCPU': limit}})
+
+    def one(_):
+        resp = client.call('POST', '/claims', {
+            'consumer_uuid': str(uuidlib.uuid4()), 'project_id': 'burst',
+            'user_id': 'u', 'resources': {'VCPU': 1, 'MEMORY_MB': 128}})
+        return resp.status_code
+
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        statuses = list(pool.map(one, range(4 * limit)))
+    usage = client.ok('GET', '/quotas/burst')['resources']['VCPU']['usage']
+    return {'quota_limit': limit, 'quota_granted': statuses.count(201),
+            'quota_refused_403': statuses.count(403), 'quota_usage': usage,
+            'quota_overshoot': max(0, usage - limit)}
+
+
+def _embedded(conductors):
+    """An embedded berth (noauth2, free ports, ``[quota] enforce``) on a fresh SQLite."""
+    from oslo_config import cfg
+
+    from cli import deployment
+    from common import conf as berth_conf
+    conf = cfg.ConfigOpts()
+    berth_conf.register_opts(conf)
+    conf([], project='berth', default_config_files=[])
+    conf.set_override('state_path', tempfile.mkdtemp(prefix='berth-bench-schedule-'))
+    conf.set_override('auth_strategy', 'noauth2', group='api')
+    conf.set_override('placement_port', 0, group='api')
+    conf.set_override('baremetal_port', 0, group='api')
+    conf.set_override('embedded_conductors', conductors, group='conductor')
+    conf.set_override('enforce', True, group='quota')
+    stack = deployment.Embedded(conf)
+    stack.start()
+    return stack
+
+
+def one_case(args, flow, weigher):
+    stack = _embedded(args.conductors)
+    try:
+        client = claims_bench.Client(stack.placement_url, 'admin')
+        targets = claims_bench.build_topology(client, args.computes, args.workers)
+        quota = {}
+        if flow == 'schedule' and weigher == 'spread':
+            quota = quota_burst(client, args.quota, args.workers)
+        goal = int(args.fill * args.computes * COMPUTE_VCPU) // REQUEST['VCPU']
+        place = schedule_once if flow == 'schedule' else three_step_once
+        elapsed, state, latencies = run(client, place, weigher, goal, args.workers,
+                                        args.limit)
+        std, top, total = spread(client, targets)
+        row = {'flow': flow, 'weigher': weigher, 'placed': state['placed'],
+               'placements_per_s': round(state['placed'] / elapsed, 1),
+               'p50_ms': round(claims_bench._percentile(latencies, 50) * 1000, 1),
+               'p95_ms': round(claims_bench._percentile(latencies, 95) * 1000, 1),
+               'client_retries': state['retries'], 'failed': state['failed'],
+               'unavailable_503': state['unavailable'],
+               'vcpu_used': total, 'usage_stddev': std, 'usage_max': top}
+        row.update(quota)
+        return row
+    finally:
+        stack.stop()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--computes', type=int, default=1000)
+    parser.add_argument('--workers', type=int, default=10)
+    parser.add_argument('--fill', type=float, default=0.9)
+    parser.add_argument('--limit', type=int, default=1000,
+                        help='limit of the three-step GET (nova: max_placement_results)')
+    parser.add_argument('--quota', type=int, default=20)
+    parser.add_argument('--conductors', type=int, default=3)
+    parser.add_argument('--vcpu', type=int, default=REQUEST['VCPU'],
+                        help='VCPU of one placement (MEMORY_MB 256x, DISK_GB 10x)')
+    parser.add_argument('--cases', default='schedule:spread,schedule:pack,'
+                                           'three-step:spread,three-step:pack')
+    args = parser.parse_args(argv)
+    REQUEST.update(VCPU=args.vcpu, MEMORY_MB=256 * args.vcpu, DISK_GB=10 * args.vcpu)
+    rows = []
+    for case in args.cases.split(','):
+        flow, weigher = case.split(':')
+        rows.append(one_case(args, flow, weigher))
+        print('done %s' % case, rows[-1], file=sys.stderr, flush=True)
+    cols = ['flow', 'weigher', 'placed', 'placements_per_s', 'p50_ms', 'p95_ms',
+            'client_retries', 'unavailable_503', 'usage_stddev', 'usage_max',
+            'quota_overshoot']
+    print(' | '.join('%-16s' % c[:16] for c in cols))
+    for row in rows:
+        print(' | '.join('%-16s' % row.get(c, '-') for c in cols))
+    speed = {(r['flow'], r['weigher']): r['placements_per_s'] for r in rows}
+    summary = {'computes': args.computes, 'workers': args.workers, 'fill': args.fill,
+               'request': REQUEST, 'rows': rows}
+    for weigher in ('spread', 'pack'):
+        if ('schedule', weigher) in speed and ('three-step', weigher) in speed:
+            summary['speedup_%s' % weigher] = round(
+                speed[('schedule', weigher)] / max(speed[('three-step', weigher)], 1e-9), 2)
+    print(json.dumps(summary, sort_keys=True))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
