@@ -16,30 +16,11 @@ from api.baremetal import fault
 from api.baremetal import policy
 from api.baremetal import routes
 from api.baremetal import version as api_version
+from api.common import request as berth_request
 from common import context as berth_context
 from common import exception
 
 LOG = logging.getLogger(__name__)
-
-
-class BaremetalRequest(webob.Request):
-    """A webob request with berth's per-request state as attributes."""
-
-    @property
-    def context(self):
-        return self.environ['berth.context']
-
-    @property
-    def version(self):
-        return self.environ['berth.microversion']
-
-    @property
-    def conf(self):
-        return self.environ['berth.conf']
-
-    @property
-    def conductor(self):
-        return self.environ.get('berth.conductor')
 
 
 def _noauth_context(req, db):
@@ -75,7 +56,7 @@ class BaremetalApp:
         environ.update({'berth.request_id': request_id, 'berth.conf': self.conf,
                         'berth.baremetal_enforcer': self.enforcer,
                         'berth.conductor': self.conductor})
-        req = BaremetalRequest(environ)
+        req = berth_request.BerthRequest(environ)
         try:
             resp = self._handle(req)
         except fault.ApiError as exc:

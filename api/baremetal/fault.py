@@ -4,74 +4,24 @@ import http.client
 
 from oslo_serialization import jsonutils
 
+from api.common.errors import (  # noqa: F401  (re-exported for handlers)
+    ApiError, BadRequest, Conflict, Forbidden, MethodNotAllowed, NotAcceptable,
+    NotFound, RequestTooLarge, ServiceUnavailable, Unauthorized, UnsupportedMediaType)
+from api.common import errors as common_errors
 from common import exception
 
 
-class ApiError(Exception):
-    status = 500
-
-    def __init__(self, detail, status=None, headers=None):
-        super().__init__(detail)
-        self.detail = str(detail)
-        if status is not None:
-            self.status = status
-        self.headers = headers or {}
-
-
-class BadRequest(ApiError):
-    status = 400
-
-
-class Unauthorized(ApiError):
-    status = 401
-
-
-class Forbidden(ApiError):
-    status = 403
-
-
-class NotFound(ApiError):
-    status = 404
-
-
-class MethodNotAllowed(ApiError):
-    status = 405
-
-
-class NotAcceptable(ApiError):
-    status = 406
-
-
-class Conflict(ApiError):
-    status = 409
-
-
-class RequestTooLarge(ApiError):
-    status = 413
-
-
-class UnsupportedMediaType(ApiError):
-    status = 415
-
-
-class ServiceUnavailable(ApiError):
-    status = 503
-
-
 _BY_EXCEPTION = [
-    (exception.ServiceUnavailable, ServiceUnavailable),
-    (exception.NotFound, NotFound),
-    (exception.Invalid, BadRequest),
-    (exception.Conflict, Conflict),
+    (exception.ServiceUnavailable, ServiceUnavailable, None),
+    (exception.NotFound, NotFound, None),
+    (exception.Invalid, BadRequest, None),
+    (exception.Conflict, Conflict, None),
 ]
 
 
 def from_domain(exc):
     """The ApiError for a domain exception (500 for one we do not know)."""
-    for cls, api_cls in _BY_EXCEPTION:
-        if isinstance(exc, cls):
-            return api_cls(exc.message)
-    return ApiError('An unexpected error occurred: %s' % type(exc).__name__)
+    return common_errors.translate(exc, _BY_EXCEPTION)
 
 
 def body(status, detail):

@@ -1,26 +1,15 @@
 """Dispatch by a table of routes; the first matching template wins."""
 
 from api.baremetal import fault
+from api.common import routing
 
 
 class Router:
     def __init__(self, routes):
-        self._routes = [(tuple(s for s in t.split('/') if s), m) for t, m in routes]
+        self._table = routing.PathTable(routes)
 
     def match(self, path):
-        parts = [p for p in path.split('/') if p]
-        for segs, methods in self._routes:
-            if len(segs) != len(parts):
-                continue
-            args = {}
-            for seg, part in zip(segs, parts):
-                if seg.startswith('{'):
-                    args[seg[1:-1]] = part
-                elif seg != part:
-                    break
-            else:
-                return methods, args
-        return None, None
+        return self._table.match(path)
 
     def __call__(self, req):
         methods, args = self.match(req.path_info)

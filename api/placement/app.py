@@ -20,6 +20,7 @@ from oslo_middleware import cors
 from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 
+from api.common import request as berth_request
 from api.placement import auth
 from api.placement import fault
 from api.placement import microversion
@@ -29,27 +30,6 @@ from api.placement import routes
 from common import exception
 
 LOG = logging.getLogger(__name__)
-
-
-class PlacementRequest(webob.Request):
-    """A webob request with berth's per-request state as attributes."""
-
-    @property
-    def context(self):
-        return self.environ['berth.context']
-
-    @property
-    def version(self):
-        return self.environ['berth.microversion']
-
-    @property
-    def conf(self):
-        return self.environ['berth.conf']
-
-    @property
-    def conductor(self):
-        """The conductor RPC client (conductor.rpcapi.ConductorAPI) or None."""
-        return self.environ.get('berth.conductor')
 
 
 class PlacementApp:
@@ -70,7 +50,7 @@ class PlacementApp:
         environ.update({'berth.request_id': request_id, 'berth.conf': self.conf,
                         'berth.enforcer': self.enforcer,
                         'berth.conductor': self.conductor})
-        req = PlacementRequest(environ)
+        req = berth_request.BerthRequest(environ)
         try:
             resp = self._handle(req)
         except fault.ApiError as exc:

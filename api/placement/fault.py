@@ -6,61 +6,12 @@ once, adding the request id and, from microversion 1.23, the error code.
 
 import http.client
 
+from api.common.errors import (  # noqa: F401  (re-exported for handlers)
+    ApiError, BadRequest, Conflict, Forbidden, MethodNotAllowed, NotAcceptable,
+    NotFound, RequestTooLarge, ServiceUnavailable, Unauthorized, UnsupportedMediaType)
+from api.common import errors as common_errors
 from api.placement import errors
 from common import exception
-
-
-class ApiError(Exception):
-    status = 500
-
-    def __init__(self, detail, code=None, status=None, headers=None, extra=None):
-        super().__init__(detail)
-        self.detail = str(detail)
-        self.code = code or errors.DEFAULT
-        if status is not None:
-            self.status = status
-        self.headers = headers or {}
-        self.extra = extra or {}
-
-
-class BadRequest(ApiError):
-    status = 400
-
-
-class Unauthorized(ApiError):
-    status = 401
-
-
-class Forbidden(ApiError):
-    status = 403
-
-
-class NotFound(ApiError):
-    status = 404
-
-
-class MethodNotAllowed(ApiError):
-    status = 405
-
-
-class NotAcceptable(ApiError):
-    status = 406
-
-
-class Conflict(ApiError):
-    status = 409
-
-
-class RequestTooLarge(ApiError):
-    status = 413
-
-
-class UnsupportedMediaType(ApiError):
-    status = 415
-
-
-class ServiceUnavailable(ApiError):
-    status = 503
 
 
 # Default translation of domain exceptions; handlers catch and re-raise where
@@ -82,10 +33,7 @@ _BY_EXCEPTION = [
 
 def from_domain(exc):
     """The ApiError for a domain exception (500 for one we do not know)."""
-    for cls, api_cls, code in _BY_EXCEPTION:
-        if isinstance(exc, cls):
-            return api_cls(exc.message, code=code)
-    return ApiError('An unexpected error occurred: %s' % type(exc).__name__)
+    return common_errors.translate(exc, _BY_EXCEPTION)
 
 
 def body(status, detail, request_id, code=None, extra=None):

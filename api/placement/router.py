@@ -4,6 +4,7 @@ A path matches a template segment by segment; ``{name}`` takes any one
 segment.  A known path with an unknown method is a 405 with ``Allow``.
 """
 
+from api.common import routing
 from api.placement import fault
 from api.placement import validation
 
@@ -27,24 +28,10 @@ def endpoint(min_version='1.0', max_version=None, json_body=False, json_reply=Fa
 
 class Router:
     def __init__(self, routes):
-        # {segment count: [(segments, {method: handler})]}
-        self._by_length = {}
-        for template, methods in routes:
-            segs = tuple(s for s in template.split('/') if s)
-            self._by_length.setdefault(len(segs), []).append((segs, methods))
+        self._table = routing.PathTable(routes)
 
     def match(self, path):
-        parts = [p for p in path.split('/') if p]
-        for segs, methods in self._by_length.get(len(parts), ()):
-            args = {}
-            for seg, part in zip(segs, parts):
-                if seg.startswith('{'):
-                    args[seg[1:-1]] = part
-                elif seg != part:
-                    break
-            else:
-                return methods, args
-        return None, None
+        return self._table.match(path)
 
     def __call__(self, req):
         methods, args = self.match(req.path_info)

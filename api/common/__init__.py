@@ -1,0 +1,1 @@
+"""Pieces both REST front-ends share: the request class, HTTP errors, path matching."""
