@@ -61,6 +61,7 @@ class Ring:
         # (members, ring), swapped as one so lock-free readers see a pair
         self._view = (frozenset(), hashring.HashRing([], partitions=self._partitions))
         self._joined = False
+        self._capabilities = {}
         self._last_refresh = 0.0
         self._stopping = threading.Event()
         self._thread = None
@@ -86,13 +87,14 @@ class Ring:
         """Join the group as ``host`` (conductors only); peers see it on their next poll."""
         if self.host is None:
             raise RuntimeError('a ring reader never joins the group')
+        self._capabilities = capabilities or {}
         with self._lock:
             try:
-                self._coord.join_group(GROUP, capabilities=capabilities or {}).get()
+                self._coord.join_group(GROUP, capabilities=self._capabilities).get()
             except coordination.MemberAlreadyExist:
                 # a previous incarnation of this host has not expired yet
                 self._coord.leave_group(GROUP).get()
-                self._coord.join_group(GROUP, capabilities=capabilities or {}).get()
+                self._coord.join_group(GROUP, capabilities=self._capabilities).get()
             self._joined = True
         self.refresh()
         LOG.info('Conductor %s joined %s', self.host, GROUP.decode())
@@ -158,7 +160,27 @@ class Ring:
                             'members', exc, len(self._view[0]))
                 return
             self._last_refresh = time.monotonic()
-            self._set_members({m.decode('utf-8') for m in found})
+            found = {m.decode('utf-8') for m in found}
+            if self._joined and self.host not in found:
+                self._rejoin()
+            self._set_members(found)
+
+    def _rejoin(self):
+        """Join again after the backend forgot us; called with self._lock held.
+
+        A member whose heartbeats did not arrive in time (a stalled process, a
+        restarted backend) expires from the group while it still serves; its
+        peers then stop routing to it until it joins again.
+        """
+        LOG.warning('Conductor %s is missing from %s (membership expired); '
+                    'joining again', self.host, GROUP.decode())
+        try:
+            self._coord.join_group(GROUP, capabilities=self._capabilities).get()
+        except coordination.MemberAlreadyExist:
+            pass
+        except coordination.ToozError as exc:
+            LOG.warning('Conductor %s could not join %s again: %s', self.host,
+                        GROUP.decode(), exc)
 
     def poll(self):
         """Fire the join/leave watchers; rebuild fully when a refresh is due."""

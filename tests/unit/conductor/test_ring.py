@@ -122,3 +122,18 @@ def test_expired_member_leaves_the_ring(rings, conf, tmp_path):
             break
         time.sleep(0.1)
     assert 'cond-a' not in reader.members()
+
+
+def test_a_conductor_the_backend_forgot_joins_again(rings):
+    """Membership lost behind its back (expired heartbeat, backend restart): rejoin."""
+    a = rings('cond-a')
+    reader = rings()
+    assert reader.members() == {'cond-a'}
+    with a._lock:   # the backend drops the member while the conductor still serves
+        a._coord.leave_group(conductor_ring.GROUP).get()
+    reader.refresh()
+    assert reader.members() == frozenset()
+    a.refresh()     # its own next refresh notices and joins again
+    reader.refresh()
+    assert reader.members() == {'cond-a'}
+    assert reader.owner('x') == 'cond-a'
