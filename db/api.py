@@ -5,8 +5,10 @@ request context (oslo.db enginefacade); the context carries the Database in
 ``ctx.db``.
 """
 
+import contextlib
 import functools
 import os
+import threading
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
@@ -29,6 +31,12 @@ class Database:
         self.url = url
         self.is_sqlite = url.startswith('sqlite')
         self._tc = enginefacade.transaction_context()
+        # SQLite has one writer at a time: writers of this process queue on a
+        # lock (FIFO-ish, no sleeping) instead of in SQLite's busy handler,
+        # which backs off in sleeps of up to 100 ms.  Other processes still
+        # meet the busy timeout.  Re-entrant: a writer nested in a writer of
+        # the same thread joins it.
+        self._write_lock = threading.RLock() if self.is_sqlite else None
         if self.is_sqlite:
             if url in ('sqlite://', 'sqlite:///:memory:'):
                 raise ValueError('in-memory SQLite cannot be shared by threads; '
@@ -62,12 +70,21 @@ class Database:
         return self._tc.reader.using(ctx)
 
     def writer(self, ctx):
-        return self._tc.writer.using(ctx)
+        if self._write_lock is None:
+            return self._tc.writer.using(ctx)
+        return _serialised(self._write_lock, self._tc.writer.using(ctx))
 
     def dispose(self):
         self._tc.writer.get_engine().dispose()
         if self.is_sqlite:
             self._tc.reader.get_engine().dispose()
+
+
+@contextlib.contextmanager
+def _serialised(lock, transaction):
+    with lock:
+        with transaction as session:
+            yield session
 
 
 def _tune_sqlite(engine, immediate):
