@@ -5,6 +5,7 @@ import shutil
 import threading
 
 import requests
+from oslo_utils import uuidutils
 from oslo_config import cfg
 from oslo_log import log as oslo_log
 
@@ -25,6 +26,10 @@ def make_conf(state_path, **overrides):
     oslo_log.register_options(conf)
     conf([], project='berth', default_config_files=[])
     conf.set_override('state_path', str(state_path))
+    # a host name of its own per deployment: in-process message queues are
+    # shared by name within a test process, so a message left by one test
+    # must never reach the next test's conductor
+    conf.set_override('host', 'test-%s' % uuidutils.generate_uuid()[:8])
     conf.set_override('auth_strategy', 'noauth2', group='api')
     conf.set_override('placement_port', 0, group='api')
     conf.set_override('baremetal_port', 0, group='api')

@@ -1,10 +1,9 @@
 """Provider races and the listing query on PostgreSQL (READ COMMITTED, real row locks).
 
-Needs ``DB_URL`` (``postgresql+psycopg2://...``, as ci/services.sh exports);
-each test gets a fresh database on that server.
+Runs on the session's PostgreSQL server (tests/integration/conftest.py); each
+test gets a fresh database on it.
 """
 
-import os
 import uuid as uuidlib
 
 import pytest
@@ -15,10 +14,9 @@ from db import api as db_api
 from db import models
 from objects import bootstrap
 from tests.functional import test_provider_races as races
+from tests.integration.conftest import MARKS
 
-pytestmark = pytest.mark.integration
-
-_URL = os.environ.get('DB_URL', '')
+pytestmark = MARKS
 
 # only the tables the scenarios touch: the full schema is the migrations' job
 _TABLES = [models.Base.metadata.tables[name] for name in (
@@ -28,14 +26,13 @@ _TABLES = [models.Base.metadata.tables[name] for name in (
 
 
 @pytest.fixture
-def new_ctx():
-    if not _URL.startswith('postgresql'):
-        pytest.skip('DB_URL does not point at PostgreSQL')
+def new_ctx(postgresql):
+    url = postgresql.url
     name = 'races_%s' % uuidlib.uuid4().hex[:12]
-    admin = sa.create_engine(_URL, isolation_level='AUTOCOMMIT')
+    admin = sa.create_engine(url, isolation_level='AUTOCOMMIT')
     with admin.connect() as conn:
         conn.execute(sa.text('CREATE DATABASE %s' % name))
-    db = db_api.Database(_URL.rsplit('/', 1)[0] + '/' + name)
+    db = db_api.Database(url.rsplit('/', 1)[0] + '/' + name)
     try:
         models.Base.metadata.create_all(db.engine, tables=_TABLES)
         bootstrap.sync_standards(berth_context.admin_context(db))

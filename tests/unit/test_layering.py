@@ -47,11 +47,15 @@ def test_arrows(package):
     assert _violations(package, FORBIDDEN[package]) == []
 
 
+# spelled in pieces so this file does not match its own search
+_BANNED = ('import ' + 'eventlet', 'monkey' + '_patch(', 'cfg.' + 'CONF')
+
+
 def test_no_eventlet_and_no_global_conf():
     bad = []
     for top in ('api', 'cli', 'common', 'conductor', 'db', 'objects'):
         for path in (ROOT / top).rglob('*.py'):
             text = path.read_text()
-            if 'import eventlet' in text or 'monkey_patch(' in text or 'cfg.CONF' in text:
+            if any(marker in text for marker in _BANNED):
                 bad.append(str(path.relative_to(ROOT)))
     assert bad == []
