@@ -7,9 +7,6 @@ every answer carries the version headers.
 
 import logging
 
-import webob
-from oslo_middleware import cors
-from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 
 from api.baremetal import fault
@@ -17,6 +14,7 @@ from api.baremetal import policy
 from api.baremetal import routes
 from api.baremetal import version as api_version
 from api.common import request as berth_request
+from api.common import wsgi as common_wsgi
 from common import context as berth_context
 from common import exception
 
@@ -86,40 +84,14 @@ class BaremetalApp:
             raise fault.NotAcceptable(str(exc))
         if req.path_info.strip('/') not in ('', 'v1'):
             req.environ['berth.context'] = self.identify(req, self.db)
-        self._check_body(req)
+        common_wsgi.limit_body(req, self.max_body)
         return routes.ROUTER(req)
-
-    def _check_body(self, req):
-        length = req.headers.get('content-length')
-        if length is None:
-            if req.is_body_readable and req.method in ('POST', 'PUT', 'PATCH'):
-                data = req.body_file.read(self.max_body + 1)
-                if len(data) > self.max_body:
-                    raise fault.RequestTooLarge('Request is too large.')
-                req.body = data
-            return
-        try:
-            length = int(length)
-        except ValueError:
-            raise fault.BadRequest('content-length header must be an integer')
-        if length > self.max_body:
-            raise fault.RequestTooLarge('Request is too large.')
 
     @staticmethod
     def _error(exc):
-        resp = webob.Response(status=exc.status, content_type='application/json',
-                              charset=None)
-        resp.body = jsonutils.dump_as_bytes(fault.body(exc.status, exc.detail))
-        for name, value in exc.headers.items():
-            resp.headers[name] = value
-        return resp
+        return common_wsgi.json_error(exc, fault.body(exc.status, exc.detail))
 
 
 def loadapp(conf, db, conductor=None):
     """The one factory of the bare-metal WSGI app, with its middleware."""
-    app = BaremetalApp(conf, db, conductor)
-    if conf.api.auth_strategy == 'keystone':
-        from keystonemiddleware import auth_token  # optional extra: [keystone]
-        app = auth_token.AuthProtocol(app, {'oslo_config_config': conf,
-                                            'delay_auth_decision': True})
-    return cors.CORS(app, conf)
+    return common_wsgi.wrap(BaremetalApp(conf, db, conductor), conf)

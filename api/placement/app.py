@@ -15,12 +15,10 @@ CORS (oslo.middleware) and keystonemiddleware wrap the whole when configured.
 
 import logging
 
-import webob
-from oslo_middleware import cors
-from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 
 from api.common import request as berth_request
+from api.common import wsgi as common_wsgi
 from api.placement import auth
 from api.placement import fault
 from api.placement import microversion
@@ -86,50 +84,19 @@ class PlacementApp:
         return self.router(req)
 
     def _check_body(self, req):
-        length = req.headers.get('content-length')
-        if length is None:
-            if req.is_body_readable and req.method in ('POST', 'PUT', 'PATCH'):
-                # chunked body: read at most one byte past the limit
-                data = req.body_file.read(self.max_body + 1)
-                if len(data) > self.max_body:
-                    raise self._too_large()
-                req.body = data
-            return
-        try:
-            length = int(length)
-        except ValueError:
-            raise fault.BadRequest('content-length header must be an integer')
-        if length > self.max_body:
-            raise self._too_large()
-        if length > 0 and not req.headers.get('content-type'):
+        length = common_wsgi.limit_body(req, self.max_body)
+        if length and not req.headers.get('content-type'):
             raise fault.BadRequest('content-type header required when '
                                    'content-length > 0')
-
-    def _too_large(self):
-        return fault.RequestTooLarge(
-            'Request body larger than the limit of %d bytes' % self.max_body,
-            code='berth.request_too_large')
 
     def _error_response(self, req, exc):
         version = req.environ.get('berth.microversion')
         code = exc.code if version is not None and version.matches('1.23') else None
         body = fault.body(exc.status, exc.detail,
                           req.environ.get('berth.request_id'), code, exc.extra)
-        resp = webob.Response(status=exc.status, content_type='application/json',
-                              charset=None)
-        resp.body = jsonutils.dump_as_bytes(body)
-        for name, value in exc.headers.items():
-            resp.headers[name] = value
-        return resp
+        return common_wsgi.json_error(exc, body)
 
 
 def loadapp(conf, db, conductor=None):
     """The one factory of the Placement WSGI app, with its middleware."""
-    app = PlacementApp(conf, db, conductor)
-    if conf.api.auth_strategy == 'keystone':
-        from keystonemiddleware import auth_token  # optional extra: [keystone]
-        # the root document needs no token: decide in PlacementApp
-        app = auth_token.AuthProtocol(app, {'oslo_config_config': conf,
-                                            'delay_auth_decision': True})
-    app = cors.CORS(app, conf)
-    return app
+    return common_wsgi.wrap(PlacementApp(conf, db, conductor), conf)

@@ -1,0 +1,58 @@
+"""Request-body limits, JSON error responses and the outer middleware of both apps."""
+
+import webob
+from oslo_middleware import cors
+from oslo_serialization import jsonutils
+
+from api.common import errors
+
+TOO_LARGE_CODE = 'berth.request_too_large'
+
+
+def limit_body(req, max_body):
+    """413 for a body over ``max_body`` bytes, 400 for a bad Content-Length.
+
+    Returns the declared length (None for a chunked or absent body).  A
+    chunked body is read up to one byte past the limit, never further.
+    """
+    length = req.headers.get('content-length')
+    if length is None:
+        if req.is_body_readable and req.method in ('POST', 'PUT', 'PATCH'):
+            data = req.body_file.read(max_body + 1)
+            if len(data) > max_body:
+                raise _too_large(max_body)
+            req.body = data
+        return None
+    try:
+        length = int(length)
+    except ValueError:
+        raise errors.BadRequest('content-length header must be an integer')
+    if length > max_body:
+        raise _too_large(max_body)
+    return length
+
+
+def _too_large(max_body):
+    return errors.RequestTooLarge(
+        'Request body larger than the limit of %d bytes' % max_body,
+        code=TOO_LARGE_CODE)
+
+
+def json_error(exc, body):
+    """A JSON response for ApiError ``exc`` with the app's envelope ``body``."""
+    resp = webob.Response(status=exc.status, content_type='application/json',
+                          charset=None)
+    resp.body = jsonutils.dump_as_bytes(body)
+    for name, value in exc.headers.items():
+        resp.headers[name] = value
+    return resp
+
+
+def wrap(app, conf):
+    """keystonemiddleware (when [api] auth_strategy = keystone) and CORS around ``app``."""
+    if conf.api.auth_strategy == 'keystone':
+        from keystonemiddleware import auth_token  # optional extra: [keystone]
+        # unauthenticated paths (version documents) are decided by the app itself
+        app = auth_token.AuthProtocol(app, {'oslo_config_config': conf,
+                                            'delay_auth_decision': True})
+    return cors.CORS(app, conf)
