@@ -1,6 +1,8 @@
 """The /v1 API conventions: version documents, negotiation, error envelope, routing."""
 
+import http.client
 import json
+import urllib.parse
 
 import pytest
 
@@ -52,3 +54,27 @@ def test_unknown_path_and_method(bm):
     resp = bm.request('PUT', '/v1/nodes')
     assert resp.status_code == 405
     assert resp.headers['allow'] == 'GET, POST'
+
+
+def test_body_over_limit_is_413_and_nothing_is_stored(bm, berth):
+    limit = berth.conf.api.max_request_body_size
+    resp = bm.post('/v1/nodes', json={'driver': 'fake-hardware',
+                                      'extra': {'pad': 'x' * (limit + 1)}})
+    assert resp.status_code == 413
+    inner = json.loads(resp.json()['error_message'])
+    assert str(limit) in inner['faultstring']
+    assert bm.get('/v1/nodes').json()['nodes'] == []
+
+
+def test_non_integer_content_length_is_400(bm):
+    host, port = urllib.parse.urlsplit(bm.base_url).netloc.split(':')
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        conn.putrequest('POST', '/v1/nodes')
+        conn.putheader('Content-Type', 'application/json')
+        conn.putheader('Content-Length', 'two')
+        conn.endheaders(b'{}')
+        resp = conn.getresponse()
+        assert resp.status == 400
+    finally:
+        conn.close()
