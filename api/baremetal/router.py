@@ -4,22 +4,9 @@ from api.baremetal import fault
 from api.common import routing
 
 
-class Router:
-    def __init__(self, routes):
-        self._table = routing.PathTable(routes)
-
-    def match(self, path):
-        return self._table.match(path)
-
+class Router(routing.PathTable):
     def __call__(self, req):
-        methods, args = self.match(req.path_info)
-        if methods is None:
-            raise fault.NotFound('The resource could not be found.')
-        handler = methods.get(req.method)
-        if handler is None:
-            raise fault.MethodNotAllowed(
-                'The method specified is not allowed for this resource.',
-                headers={'allow': ', '.join(sorted(methods))})
+        handler, args = self.resolve(req)
         min_version = getattr(handler, 'min_version', None)
         if min_version and not req.version.matches(min_version):
             if handler.too_old == 405:

@@ -1,7 +1,10 @@
 """Matching a path against a table of templates; no regexes in path parameters.
 
 A template matches segment by segment; ``{name}`` takes any one segment.
+Each API's router subclasses PathTable and adds its own version rules.
 """
+
+from api.common import errors
 
 
 class PathTable:
@@ -25,3 +28,15 @@ class PathTable:
             else:
                 return methods, args
         return None, None
+
+    def resolve(self, req):
+        """``(handler, urlvars)`` for ``req``: 404 for an unknown path, 405 with Allow."""
+        methods, args = self.match(req.path_info)
+        if methods is None:
+            raise errors.NotFound('The resource could not be found.')
+        handler = methods.get(req.method)
+        if handler is None:
+            raise errors.MethodNotAllowed(
+                'The method specified is not allowed for this resource.',
+                headers={'allow': ', '.join(sorted(methods))})
+        return handler, args

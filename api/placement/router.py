@@ -26,22 +26,9 @@ def endpoint(min_version='1.0', max_version=None, json_body=False, json_reply=Fa
     return decorate
 
 
-class Router:
-    def __init__(self, routes):
-        self._table = routing.PathTable(routes)
-
-    def match(self, path):
-        return self._table.match(path)
-
+class Router(routing.PathTable):
     def __call__(self, req):
-        methods, args = self.match(req.path_info)
-        if methods is None:
-            raise fault.NotFound('The resource could not be found.')
-        handler = methods.get(req.method)
-        if handler is None:
-            raise fault.MethodNotAllowed(
-                'The method specified is not allowed for this resource.',
-                headers={'allow': ', '.join(sorted(methods))})
+        handler, args = self.resolve(req)
         if not req.version.matches(handler.min_version, handler.max_version):
             raise fault.NotFound('The resource could not be found.')
         if handler.json_reply:
