@@ -57,3 +57,20 @@ def test_overrides_do_not_leak_between_conf_objects():
             if isinstance(opt, cfg.IntOpt) and opt.default is not None:
                 section = second if name == 'DEFAULT' else second[name]
                 assert section[opt.dest] == opt.default, (name, opt.dest)
+
+
+def test_configuration_reference_is_current():
+    from common.conf import reference
+    committed = (ROOT / 'doc/configuration.md').read_text()
+    assert reference.render() == committed, (
+        'doc/configuration.md is stale: run "make sample-config" and commit it')
+
+
+def test_configuration_reference_lists_every_option():
+    from common.conf import reference
+    text = reference.render()
+    for group, options in opts.list_opts():
+        name = getattr(group, 'name', group)
+        assert '## `[%s]`' % name in text
+        for opt in options:
+            assert '| `%s` |' % (opt.dest if name == 'DEFAULT' else opt.name) in text
