@@ -29,10 +29,12 @@ test: $(STAMP)
 	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS) || test $$? -eq 5
 	$(VENV)/bin/pytest -m integration $(PYTEST_ARGS) || test $$? -eq 5
 
-# regenerate etc/berth/berth.conf.sample and doc/configuration.md (tests fail when stale)
+# regenerate etc/berth/berth.conf.sample, doc/configuration.md and
+# doc/api/placement-endpoints.md (tests fail when they are stale)
 sample-config: $(STAMP)
 	$(VENV)/bin/oslo-config-generator --config-file etc/berth/berth-config-generator.conf
 	$(PY) -m common.conf.reference doc/configuration.md
+	$(PY) -m api.placement.reference doc/api/placement-endpoints.md
 
 clean:
 	rm -rf $(VENV) berth-data .pytest_cache

@@ -74,3 +74,10 @@ def test_configuration_reference_lists_every_option():
         assert '## `[%s]`' % name in text
         for opt in options:
             assert '| `%s` |' % (opt.dest if name == 'DEFAULT' else opt.name) in text
+
+
+def test_placement_endpoint_reference_is_current():
+    from api.placement import reference
+    committed = (ROOT / 'doc/api/placement-endpoints.md').read_text()
+    assert reference.render() == committed, (
+        'doc/api/placement-endpoints.md is stale: run "make sample-config" and commit it')
