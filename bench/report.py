@@ -1,0 +1,156 @@
+"""Run the benchmarks and write one Markdown report with PNG plots.
+
+    .venv/bin/python -m bench.report                  # run everything, write doc/benchmarks.md
+    .venv/bin/python -m bench.report --quick          # small sizes, a few minutes
+    .venv/bin/python -m bench.report --only claims,candidates
+    .venv/bin/python -m bench.report --from bench/results   # re-plot saved results
+
+Each benchmark is its own process (``python -m bench.<name> …``) whose last
+output line is a JSON summary; the report keeps those lines in
+``bench/results/<experiment>.json``, the machine's load average before and
+after each run, and draws the plots with matplotlib (Agg, no display needed).
+A benchmark that fails or is missing is reported as such, never dropped.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+from bench import report_plots as plots  # noqa: E402  (after ROOT, for -m and tests)
+
+
+def experiments(quick):
+    """``[(name, title, [argv...])]``: what to run; each argv one bench process."""
+    sizes = '100,1000' if quick else '1000,10000,50000'
+    claims = '200' if quick else '1000'
+    runs = [('candidates', 'Allocation candidates: latency vs. providers',
+             [['bench.candidates', '--sizes', sizes, '--repeat', '10' if quick else '50',
+               '--seconds', '2' if quick else '5']])]
+    runs.append(('claims_workers', 'Claims/s vs. concurrent workers (embedded)',
+                 [['bench.claims', '--claims', claims, '--workers', str(w),
+                   '--label', 'workers=%d' % w] for w in ((1, 10) if quick else (1, 5, 10, 20))]))
+    runs.append(('claims_conductors', 'Claims/s vs. conductors (embedded, 10 workers)',
+                 [['bench.claims', '--claims', claims, '--conductors', str(c),
+                   '--label', 'conductors=%d' % c] for c in ((1, 3) if quick else (1, 2, 3))]))
+    runs.append(('node_allocations', 'Node allocations/s vs. conductors (embedded)',
+                 [['bench.node_allocations', '--conductors', '1,2' if quick else '1,2,4',
+                   '--nodes', '60' if quick else '200']]))
+    runs.append(('node_allocations_real',
+                 'Node allocations/s vs. conductors (RabbitMQ + PostgreSQL)',
+                 [['bench.node_allocations_real', '--conductors', '1,2' if quick else '1,2,4',
+                   '--nodes', '60' if quick else '200']]))
+    return runs
+
+
+def loadavg():
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def run_one(argv, timeout):
+    """Run ``python -m argv``; ``{'argv', 'result' | 'error', 'load_before/after', 'seconds'}``."""
+    record = {'argv': ['python', '-m'] + argv, 'load_before': loadavg()}
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run([sys.executable, '-W', 'ignore', '-m'] + argv, cwd=ROOT,
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        record['error'] = 'timed out after %ss' % timeout
+    else:
+        last = _last_json(proc.stdout)
+        if last is None:
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
+            record['error'] = 'exit %d, no JSON summary: %s' % (proc.returncode,
+                                                               ' / '.join(tail))
+        else:
+            record['result'] = last
+            record['exit_code'] = proc.returncode
+    record['seconds'] = round(time.monotonic() - t0, 1)
+    record['load_after'] = loadavg()
+    return record
+
+
+def _last_json(text):
+    for line in reversed(text.strip().splitlines()):
+        line = line.strip()
+        if line.startswith('{'):
+            try:
+                return json.loads(line)
+            except ValueError:
+                continue
+    return None
+
+
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in open('/proc/cpuinfo', encoding='utf-8'):
+            if line.startswith('model name'):
+                cpu = line.split(':', 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {'cpus': os.cpu_count(), 'cpu': cpu, 'python': platform.python_version(),
+            'date': datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}
+
+
+def run_all(selected, quick, results_dir, timeout):
+    results_dir.mkdir(parents=True, exist_ok=True)
+    collected = {}
+    for name, title, argvs in experiments(quick):
+        if selected and name not in selected:
+            continue
+        print('running %s (%d runs)...' % (name, len(argvs)), file=sys.stderr, flush=True)
+        records = [run_one(argv, timeout) for argv in argvs]
+        collected[name] = {'title': title, 'runs': records}
+        (results_dir / ('%s.json' % name)).write_text(json.dumps(collected[name], indent=1))
+    return collected
+
+
+def load_saved(results_dir):
+    collected = {}
+    for path in sorted(results_dir.glob('*.json')):
+        collected[path.stem] = json.loads(path.read_text())
+    return collected
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--quick', action='store_true', help='small sizes, a few minutes')
+    parser.add_argument('--only', default='', help='comma-separated experiment names')
+    parser.add_argument('--from', dest='from_dir', default=None,
+                        help='re-plot saved results from this directory instead of running')
+    parser.add_argument('--results', default=str(ROOT / 'bench' / 'results'))
+    parser.add_argument('--chaos', default=None,
+                        help='JSON summary lines of chaos runs (bench/chaos.py output) to plot')
+    parser.add_argument('--out', default=str(ROOT / 'doc' / 'benchmarks.md'))
+    parser.add_argument('--timeout', type=int, default=1800, help='seconds per bench run')
+    args = parser.parse_args(argv)
+    if args.from_dir:
+        collected = load_saved(pathlib.Path(args.from_dir))
+    else:
+        selected = {s for s in args.only.split(',') if s}
+        collected = run_all(selected, args.quick, pathlib.Path(args.results), args.timeout)
+    chaos = plots.read_chaos(args.chaos) if args.chaos else []
+    out = pathlib.Path(args.out)
+    text = plots.write_report(out, collected, chaos, machine())
+    print(text)
+    print(json.dumps({'benchmark': 'report', 'out': str(out),
+                      'experiments': sorted(collected),
+                      'failed': sorted(n for n, c in collected.items()
+                                       if any('error' in r for r in c['runs']))}))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

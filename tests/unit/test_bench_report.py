@@ -1,0 +1,85 @@
+"""bench/report: tables and plots from benchmark summaries, failures kept visible."""
+
+import json
+
+from bench import report
+from bench import report_plots
+
+
+def _run(result, argv=('bench.x',), load=(1.0, 1.0, 1.0)):
+    return {'argv': ['python', '-m'] + list(argv), 'result': result,
+            'load_before': list(load), 'load_after': list(load), 'seconds': 1.0}
+
+
+def _collected():
+    cand_row = {'N': 1000, 'no limit': {'p50_ms': 20.0, 'p95_ms': 30.0, 'cpu_ms': 15.0,
+                                        'candidates': 1200},
+                'limit=50': {'p50_ms': 4.0, 'p95_ms': 6.0, 'cpu_ms': 3.0, 'candidates': 50},
+                '10 clients req/s (no limit)': 120.0}
+    big = dict(cand_row, N=10000)
+    claims = [_run({'deployment': 'workers=%d' % w, 'workers': w, 'claims_per_s': 100.0 * w,
+                    'p50_ms': 10.0, 'p95_ms': 20.0, 'conflicts_409_concurrent_update': 0,
+                    'other_errors': 0}) for w in (1, 10)]
+    nodes = _run({'benchmark': 'node_allocations', 'scenarios': [
+        {'conductors': c, 'nodes': 200, 'requests': 200, 'active': 200, 'errors': 0,
+         'duplicates': 0, 'allocations_per_s': 50.0 * c, 'p50_ms': 40, 'p95_ms': 90}
+        for c in (1, 2)] + [{'conductors': 2, 'nodes': 200, 'requests': 250, 'active': 200,
+                             'errors': 50, 'duplicates': 0, 'allocations_per_s': 80.0,
+                             'p50_ms': 40, 'p95_ms': 90}]})
+    failed = {'argv': ['python', '-m', 'bench.node_allocations_real'],
+              'error': 'exit 1, no JSON summary: boom', 'load_before': None,
+              'load_after': None, 'seconds': 1.0}
+    return {
+        'candidates': {'title': 'Candidates', 'runs': [_run({'results': [cand_row, big]})]},
+        'claims_workers': {'title': 'Claims vs workers', 'runs': claims},
+        'node_allocations': {'title': 'Nodes', 'runs': [nodes]},
+        'node_allocations_real': {'title': 'Nodes real', 'runs': [failed]},
+    }
+
+
+def test_report_writes_tables_and_plots(tmp_path):
+    out = tmp_path / 'doc' / 'benchmarks.md'
+    chaos = [{'faults': {'kill9_conductor': {'injected': 3, 'requests': 900, '5xx': 0,
+                                             'recovery_p50_s': 4.1, 'recovery_max_s': 6.0,
+                                             'violations': 0}},
+              'timeline': [{'t': 12.0, 'kind': 'kill9_conductor', 'recovery_s': 4.1}]}]
+    machine = {'cpus': 2, 'cpu': 'test cpu', 'python': '3.11', 'date': 'today'}
+    text = report_plots.write_report(out, _collected(), chaos, machine)
+    assert out.read_text() == text
+    assert '| 1000 | no limit | 20.0 | 30.0 | 15.0 | 1200 |' in text
+    assert '| 10 | 1000.0 | 10.0 | 20.0 | 0 | 0 |' in text
+    assert '| 2 | 200 | 250 | 200 | 50 | 0 | 80.0 | 40 | 90 |' in text
+    assert '| kill9_conductor | 3 | 900 | 0 | 4.1 | 6.0 | 0 |' in text
+    assert 'failed: exit 1, no JSON summary: boom' in text
+    assert 'load average (1 min) 1.0–1.0' in text
+    for name in ('bench-candidates.png', 'bench-claims-workers.png',
+                 'bench-node-allocations.png', 'bench-chaos-recovery.png',
+                 'bench-chaos-timeline.png'):
+        png = out.parent / 'images' / name
+        assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n', name
+        assert '(images/%s)' % name in text
+    # a failed experiment draws nothing but is named
+    assert not (out.parent / 'images' / 'bench-node-allocations-real.png').exists()
+
+
+def test_run_one_records_a_bench_without_summary_as_failed():
+    record = report.run_one(['platform'], timeout=60)
+    assert 'result' not in record
+    assert record['error'].startswith('exit 0, no JSON summary')
+    assert record['load_before'] and record['load_after']
+
+
+def test_last_json_line_wins():
+    text = 'table\n{"a": 1}\nnoise\n{"b": 2}\n'
+    assert report._last_json(text) == {'b': 2}
+    assert report._last_json('no json here') is None
+
+
+def test_replot_from_saved_results(tmp_path):
+    saved = tmp_path / 'results'
+    saved.mkdir()
+    for name, entry in _collected().items():
+        (saved / ('%s.json' % name)).write_text(json.dumps(entry))
+    out = tmp_path / 'report.md'
+    assert report.main(['--from', str(saved), '--out', str(out)]) == 0
+    assert '## Candidates' in out.read_text()
