@@ -4,7 +4,9 @@ Every write to a node is a conditional UPDATE that also requires the node
 lock (``reservation``) to be free, so it can never interleave with a
 conductor holding the node (an allocation reserving it, a delete of its
 allocation); zero rows updated is re-read and answered as NodeLocked or
-as a changed state.
+as a changed state.  With ``mirror=True`` (``[allocation] backend =
+placement``) every writer also brings the node's resource provider up to
+date in the same transaction (objects/node_provider.py).
 """
 
 import dataclasses
@@ -17,6 +19,7 @@ from oslo_utils import uuidutils
 from common import exception
 from db import api as db_api
 from db import models
+from objects import node_provider
 
 _NODE = models.Node.__table__
 _TRAIT = models.NodeTrait.__table__
@@ -211,7 +214,7 @@ def _duplicate(exc, values):
 
 
 @db_api.writer
-def create(ctx, values):
+def create(ctx, values, mirror=False):
     """Insert a node; NodeAlreadyExists on a clashing uuid or name."""
     values = dict(values)
     values.setdefault('uuid', uuidutils.generate_uuid())
@@ -224,6 +227,7 @@ def create(ctx, values):
                                           ).inserted_primary_key[0]
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate(exc, values)
+    _mirror(ctx, node_id, mirror)
     return get_by_id(ctx, node_id)
 
 
@@ -257,14 +261,28 @@ def guarded_update(ctx, node, values, expect=()):
                                  % node.uuid)
 
 
-def _delete_allocation_of(ctx, node):
-    """Delete the allocation holding ``node`` (inside the caller's writer)."""
+def _delete_allocation_of(ctx, node, mirror):
+    """Delete the allocation holding ``node`` and its claim (inside the caller's writer)."""
     if node.allocation_id is not None:
         ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.id == node.allocation_id))
+        if mirror:
+            node_provider.release(ctx, node.allocation_uuid)
+
+
+def _mirror(ctx, node_id, mirror):
+    """Bring the node's provider up to date when mirroring (inside the caller's writer)."""
+    if mirror:
+        node_provider.sync(ctx, get_by_id(ctx, node_id))
 
 
 @db_api.writer
-def update(ctx, ident, values):
+def mirror(ctx, node_id):
+    """Bring one node's resource provider up to date (placement backend)."""
+    _mirror(ctx, node_id, True)
+
+
+@db_api.writer
+def update(ctx, ident, values, mirror=False):
     """Apply PATCHed ``values``; clearing instance_uuid deletes the node's allocation."""
     node = get_in_txn(ctx, ident)
     values = dict(values)
@@ -280,12 +298,13 @@ def update(ctx, ident, values):
             values['allocation_id'] = None
     guarded_update(ctx, node, values, expect=('instance_uuid', 'allocation_id'))
     if values.get('allocation_id', node.allocation_id) is None:
-        _delete_allocation_of(ctx, node)
+        _delete_allocation_of(ctx, node, mirror)
+    _mirror(ctx, node.id, mirror)
     return get_in_txn(ctx, node.uuid)
 
 
 @db_api.writer
-def destroy(ctx, ident):
+def destroy(ctx, ident, mirror=False):
     """Delete a node; a held node only in maintenance (its allocation is orphaned)."""
     node = get_in_txn(ctx, ident)
     if not node.maintenance:
@@ -298,6 +317,8 @@ def destroy(ctx, ident):
                        '%s, or set the node into maintenance mode'
                        % (node.uuid, node.provision_state, ', '.join(DELETE_ALLOWED)))
     guarded_update(ctx, node, {'allocation_id': None}, expect=('allocation_id',))
+    if mirror:
+        node_provider.remove(ctx, node)
     ctx.session.execute(_ALLOC.update().where(_ALLOC.c.node_id == node.id)
                         .values(node_id=None))
     ctx.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node.id))
@@ -305,7 +326,7 @@ def destroy(ctx, ident):
 
 
 @db_api.writer
-def set_traits(ctx, ident, traits):
+def set_traits(ctx, ident, traits, mirror=False):
     """Replace the node's traits."""
     node = get_in_txn(ctx, ident)
     guarded_update(ctx, node, {})
@@ -314,37 +335,41 @@ def set_traits(ctx, ident, traits):
     if traits:
         ctx.session.execute(_TRAIT.insert(), [
             {'node_id': node.id, 'trait': t, 'created_at': now} for t in set(traits)])
+    _mirror(ctx, node.id, mirror)
     return get_in_txn(ctx, node.uuid)
 
 
 @db_api.writer
-def add_trait(ctx, ident, trait):
+def add_trait(ctx, ident, trait, mirror=False):
     node = get_in_txn(ctx, ident)
     guarded_update(ctx, node, {})
     if trait not in node.traits:
         ctx.session.execute(_TRAIT.insert().values(node_id=node.id, trait=trait,
                                                    created_at=models._now()))
+    _mirror(ctx, node.id, mirror)
 
 
 @db_api.writer
-def remove_trait(ctx, ident, trait):
+def remove_trait(ctx, ident, trait, mirror=False):
     node = get_in_txn(ctx, ident)
     if trait not in node.traits:
         raise exception.NotFound('Node %s doesn\'t have a trait %s' % (node.uuid, trait))
     guarded_update(ctx, node, {})
     ctx.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node.id,
                                               _TRAIT.c.trait == trait))
+    _mirror(ctx, node.id, mirror)
 
 
 @db_api.writer
-def set_maintenance(ctx, ident, on, reason=None):
+def set_maintenance(ctx, ident, on, reason=None, mirror=False):
     node = get_in_txn(ctx, ident)
     guarded_update(ctx, node, {'maintenance': on,
                                'maintenance_reason': reason if on else None})
+    _mirror(ctx, node.id, mirror)
 
 
 @db_api.writer
-def set_provision_state(ctx, ident, verb):
+def set_provision_state(ctx, ident, verb, mirror=False):
     """Run a provision verb; ``deleted`` also deletes the node's allocation."""
     node = get_in_txn(ctx, ident)
     sources, target = PROVISION_VERBS[verb]
@@ -362,13 +387,15 @@ def set_provision_state(ctx, ident, verb):
                       power_state=POWER_OFF)
     guarded_update(ctx, node, values, expect=('provision_state', 'allocation_id'))
     if verb in ('deleted', 'undeploy'):
-        _delete_allocation_of(ctx, node)
+        _delete_allocation_of(ctx, node, mirror)
+    _mirror(ctx, node.id, mirror)
     return get_in_txn(ctx, node.uuid)
 
 
 @db_api.writer
-def set_power_state(ctx, ident, target):
+def set_power_state(ctx, ident, target, mirror=False):
     node = get_in_txn(ctx, ident)
     state = POWER_ON if target in (POWER_ON, 'rebooting', 'soft rebooting') else POWER_OFF
     guarded_update(ctx, node, {'power_state': state, 'target_power_state': None})
+    _mirror(ctx, node.id, mirror)
     return get_in_txn(ctx, node.uuid)

@@ -7,7 +7,9 @@ reservation (the node's instance and allocation, the allocation's node and
 state), which also frees the lock.  The unique
 constraints on ``nodes.instance_uuid``, ``nodes.allocation_id`` and
 ``node_allocations.node_id`` make a node held twice impossible whatever
-the routing did.
+the routing did.  With the placement backend the conductor passes a
+``hold`` callable that writes the Placement claim in that same transaction,
+and releases and backfills pass ``mirror=True`` (objects/node_provider.py).
 """
 
 import collections
@@ -22,6 +24,7 @@ from db import api as db_api
 from db import models
 from objects import node as node_obj
 from objects import node_allocation as alloc_obj
+from objects import node_provider
 
 _ALLOC = models.NodeAllocation.__table__
 _NODE = models.Node.__table__
@@ -78,14 +81,17 @@ NOT_OURS = 'not ours'  # the allocation was taken over or deleted meanwhile
 
 
 @db_api.writer
-def claim(ctx, alloc, node_id, host):
+def claim(ctx, alloc, node_id, host, hold=None):
     """Lock, re-check and reserve one node for ``alloc`` in one transaction.
 
     The lock is the conditional UPDATE of ``reservation``; the re-check reads
     the node and its traits under it; the reservation sets the node's
     instance, allocation and ``instance_info.traits`` and the allocation's
     node and state (only while its affinity is still ``host``), and frees the
-    lock.  Returns one of LOCKED, SKIPPED, RESERVED, NOT_OURS.
+    lock.  ``hold(ctx, alloc, node)``, when given, runs last in the same
+    transaction (the Placement claim); whatever it raises rolls everything
+    back and reaches the caller.  Returns one of LOCKED, SKIPPED, RESERVED,
+    NOT_OURS.
     """
     res = ctx.session.execute(_NODE.update().where(
         _NODE.c.id == node_id, _NODE.c.reservation.is_(None)).values(reservation=host))
@@ -113,6 +119,8 @@ def claim(ctx, alloc, node_id, host):
     except db_exc.DBDuplicateEntry:
         # the unique constraints refuse a second holder: undo the allocation side
         raise exception.NodeAssociated(node=node.uuid, instance='another allocation')
+    if hold is not None:
+        hold(ctx, alloc, node)
     return RESERVED
 
 
@@ -122,12 +130,12 @@ def _release(ctx, node_id, host):
 
 
 @db_api.writer
-def destroy_allocation(ctx, ident, host):
+def destroy_allocation(ctx, ident, host, mirror=False):
     """Delete an allocation; with a node, under the node lock and Ironic's state rules.
 
     Raises NodeLocked when the node is held, NodeInvalidState when it is
-    active and not in maintenance.  The node's instance is cleared in the same
-    transaction.
+    active and not in maintenance.  The node's instance (and with ``mirror``
+    the Placement claim) is cleared in the same transaction.
     """
     alloc = alloc_obj.get_in_txn(ctx, ident)
     if alloc.node_id is not None:
@@ -148,6 +156,10 @@ def destroy_allocation(ctx, ident, host):
         node_obj.guarded_update(ctx, node, values,
                                 expect=('allocation_id', 'provision_state'))
     ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.id == alloc.id))
+    if mirror:
+        node_provider.release(ctx, alloc.uuid)
+        if alloc.node_id is not None:
+            node_provider.sync(ctx, node_obj.get_by_id(ctx, alloc.node_id))
 
 
 def _backfill_error(alloc_uuid, node, values):
@@ -173,11 +185,13 @@ def _backfill_error(alloc_uuid, node, values):
 
 
 @db_api.writer
-def backfill(ctx, values, node_ident):
+def backfill(ctx, values, node_ident, claim=None):
     """Create an allocation already holding an ``active`` node (Ironic 1.58).
 
     A node that does not fit leaves the allocation in ``error`` (as Ironic
-    does) and raises Invalid with the reason.
+    does) and raises Invalid with the reason.  ``claim`` (placement backend)
+    is a :class:`objects.node_provider.Claimant` writing the Placement claim
+    in this transaction.
     """
     node = node_obj.get_in_txn(ctx, node_ident)
     values = dict(values)
@@ -196,6 +210,8 @@ def backfill(ctx, values, node_ident):
                                         'allocation_id': alloc_id,
                                         'instance_info': info},
                             expect=('instance_uuid', 'allocation_id', 'provision_state'))
+    if claim is not None:
+        claim.hold(ctx, alloc_obj.get_by_id(ctx, alloc_id), node)
     return alloc_obj.get_by_id(ctx, alloc_id), None
 
 

@@ -19,6 +19,11 @@ _STANDARD_TRAITS = frozenset(os_traits.get_traits())
 MAX_LIMIT = 1000
 
 
+def mirrors(req):
+    """Whether node writes also update the nodes' resource providers (placement backend)."""
+    return req.conf.allocation.backend == 'placement'
+
+
 def endpoint(min_version=None, too_old=404):
     """Declare the first version of a handler and what older versions get (404/405)."""
     def decorate(fn):

@@ -13,8 +13,10 @@ def _group():
 opts = [
     cfg.StrOpt('backend', default='database', choices=[
         ('database', 'Conductors pick and reserve nodes in the nodes table.'),
-        ('placement', 'Nodes are mirrored as resource providers and an '
-                      'allocation is a Placement claim (not implemented yet).')],
+        ('placement', 'Nodes are mirrored as resource providers (one unit of '
+                      'CUSTOM_<RESOURCE_CLASS>, their traits, reserved while '
+                      'unusable) and an allocation is also a Placement claim '
+                      'whose consumer is the allocation uuid, quota included.')],
         help='Where node allocations are decided.'),
     cfg.IntOpt('orphan_check_interval', default=10, min=0,
                help='Seconds between checks for allocating rows whose conductor '

@@ -48,8 +48,9 @@ class ConductorManager:
         self.db = db
         self.ring = ring
         self.workers = workers
-        self.node_allocator = node_allocations.NodeAllocator.from_conf(conf, host)
         self.claims = claims.Claims(conf)
+        self.node_allocator = node_allocations.NodeAllocator.from_conf(
+            conf, host, self.claims)
         self.scheduler = scheduling.Scheduler(conf, self.claims)
 
     def periodic_tasks(self):

@@ -5,14 +5,22 @@ host; every write of the allocation is conditional on that (see
 objects/node_reservation.py), so a row taken over by a peer is never
 written by two conductors.  ``allocate`` never raises: the allocation ends
 ``active`` or ``error``, or stays ``allocating`` only when it is not ours.
+
+With ``[allocation] backend = placement`` the reservation of a node also
+writes the Placement claim (consumer = the allocation uuid, one unit of the
+node's provider) through the conductor's claims path, quota included, in
+the same transaction; a node whose claim Placement refuses is skipped.
 """
 
 import logging
 import random
 import time
 
+from oslo_db import exception as db_exc
+
 from common import exception
 from objects import node_allocation as alloc_obj
+from objects import node_provider
 from objects import node_reservation as reservation
 
 LOG = logging.getLogger(__name__)
@@ -22,21 +30,48 @@ def _failure(alloc, reason):
     return exception.AllocationFailed(uuid=alloc.uuid, error=reason).message
 
 
-class NodeAllocator:
-    """Runs node allocations for one conductor host."""
+# what Placement may answer to a claim, and what the allocator does then
+_CLAIM_RETRY = (exception.ConcurrentUpdate, db_exc.DBDeadlock)
+_CLAIM_SKIP = (exception.InvalidAllocation, exception.AllocationProviderNotFound,
+               exception.AllocationClassNotFound)
 
-    def __init__(self, host, lock_attempts=3, lock_interval=0.1):
+
+class _QuotaRefused(Exception):
+    """The claim was over quota: no other node would do better."""
+
+
+class NodeAllocator:
+    """Runs node allocations for one conductor host.
+
+    :param claimant: an :class:`objects.node_provider.Claimant` with the
+        placement backend, None with the database backend.
+    """
+
+    def __init__(self, host, lock_attempts=3, lock_interval=0.1, claimant=None):
         self.host = host
         self.lock_attempts = max(1, lock_attempts)
         self.lock_interval = lock_interval
+        self.claimant = claimant
+
+    @property
+    def mirror(self):
+        """Whether nodes are mirrored as resource providers (placement backend)."""
+        return self.claimant is not None
 
     @classmethod
-    def from_conf(cls, conf, host):
+    def from_conf(cls, conf, host, claims=None):
+        """The allocator of ``host``; ``claims`` (conductor.manager.claims.Claims)
+        is the claims path of the placement backend."""
         a = conf.allocation
-        if a.backend != 'database':
-            LOG.warning('[allocation] backend = %s is not implemented yet; node '
-                        'allocations use the database backend', a.backend)
-        return cls(host, a.node_locked_retry_attempts, a.node_locked_retry_interval)
+        claimant = None
+        if a.backend == 'placement':
+            claimant = node_provider.Claimant(
+                conf.placement.incomplete_consumer_project_id,
+                conf.placement.incomplete_consumer_user_id,
+                enforce_quota=conf.quota.enforce,
+                write=claims.try_claim if claims is not None else None)
+        return cls(host, a.node_locked_retry_attempts, a.node_locked_retry_interval,
+                   claimant)
 
     def allocate(self, ctx, alloc_id):
         """Finish the ``allocating`` row ``alloc_id`` if it is ours; never raises."""
@@ -86,7 +121,10 @@ class NodeAllocator:
                 time.sleep(self.lock_interval)
             locked = []
             for node in nodes:
-                outcome = self._try_node(ctx, alloc, node)
+                try:
+                    outcome = self._try_node(ctx, alloc, node)
+                except _QuotaRefused as exc:
+                    return str(exc)
                 if outcome == 'locked':
                     locked.append(node)
                 elif outcome == 'done':
@@ -98,10 +136,19 @@ class NodeAllocator:
 
     def _try_node(self, ctx, alloc, node):
         """'done', 'locked' (retry later) or 'skip' (the node no longer fits)."""
+        hold = self.claimant.hold if self.claimant is not None else None
         try:
-            outcome = reservation.claim(ctx, alloc, node.id, self.host)
+            outcome = reservation.claim(ctx, alloc, node.id, self.host, hold=hold)
         except (exception.NodeAssociated, exception.NodeNotFound):
             return 'skip'
+        except exception.QuotaExceeded as exc:
+            raise _QuotaRefused(exc.message.rstrip('.'))
+        except _CLAIM_SKIP as exc:
+            LOG.info('Placement refused node %s for allocation %s: %s', node.uuid,
+                     alloc.uuid, exc)
+            return 'skip'
+        except _CLAIM_RETRY:
+            return 'locked'
         if outcome == reservation.LOCKED:
             return 'locked'
         if outcome == reservation.SKIPPED:
@@ -112,4 +159,4 @@ class NodeAllocator:
 
     def destroy(self, ctx, ident):
         """Delete an allocation (NodeLocked / NodeInvalidState / AllocationNotFound)."""
-        reservation.destroy_allocation(ctx, ident, self.host)
+        reservation.destroy_allocation(ctx, ident, self.host, mirror=self.mirror)

@@ -13,6 +13,8 @@ import logging
 from futurist import periodics
 
 from common import context as berth_context
+from common import exception
+from objects import node as node_obj
 from objects import node_allocation as alloc_obj
 
 LOG = logging.getLogger(__name__)
@@ -30,6 +32,22 @@ def resume_own(ctx, allocator):
     if rows:
         LOG.info('Conductor %s resumed %d allocations', allocator.host, len(rows))
     return len(rows)
+
+
+def mirror_nodes(ctx):
+    """Mirror every node as a provider (placement backend, at start); the count mirrored.
+
+    One transaction per node: a conductor starting beside another may lose a
+    race on a node, which that other conductor has then mirrored.
+    """
+    done = 0
+    for node in node_obj.list_nodes(ctx):
+        try:
+            node_obj.mirror(ctx, node.id)
+            done += 1
+        except (exception.Conflict, exception.NotFound) as exc:
+            LOG.debug('Not mirroring node %s now: %s', node.uuid, exc)
+    return done
 
 
 def take_over_orphans(ctx, allocator, ring):
@@ -68,7 +86,10 @@ def tasks(conf, db, allocator, ring):
     a = conf.allocation
 
     def resume_node_allocations():
-        resume_own(berth_context.admin_context(db), allocator)
+        ctx = berth_context.admin_context(db)
+        if allocator.mirror:
+            mirror_nodes(ctx)
+        resume_own(ctx, allocator)
         raise periodics.NeverAgain()  # once, right after the conductor joined
 
     def take_over_orphan_allocations():

@@ -15,6 +15,7 @@ from api.baremetal import version as api_version
 from common import exception
 from objects import node as node_obj
 from objects import node_allocation as alloc_obj
+from objects import node_provider
 from objects import node_reservation
 
 _NULLABLE_STR = {'type': ['string', 'null']}
@@ -119,7 +120,8 @@ def create_allocation(req):
     node_ident = values.pop('node', None)
     if node_ident is not None:
         try:
-            alloc, error = node_reservation.backfill(ctx, values, node_ident)
+            alloc, error = node_reservation.backfill(ctx, values, node_ident,
+                                                     claim=_claimant(req))
         except exception.NodeNotFound as exc:
             raise fault.BadRequest(exc.message)
         if error is not None:
@@ -129,6 +131,16 @@ def create_allocation(req):
     return common.send_json(represent(req, alloc), status=201, headers={
         'location': '%s%s/v1/allocations/%s' % (req.host_url, req.script_name,
                                                 alloc.uuid)})
+
+
+def _claimant(req):
+    """The Placement claim writer of a backfill (placement backend), else None."""
+    if not common.mirrors(req):
+        return None
+    p = req.conf.placement
+    return node_provider.Claimant(p.incomplete_consumer_project_id,
+                                  p.incomplete_consumer_user_id,
+                                  enforce_quota=req.conf.quota.enforce)
 
 
 def _create_and_cast(req, values):

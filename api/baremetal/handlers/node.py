@@ -98,7 +98,7 @@ def create_node(req):
         raise fault.BadRequest('Expected a UUID but received %s.' % values['uuid'])
     if not req.version.matches('1.11'):
         values['provision_state'] = node_obj.AVAILABLE
-    node = node_obj.create(req.context, values)
+    node = node_obj.create(req.context, values, mirror=common.mirrors(req))
     return common.send_json(represent(req, node), status=201, headers={
         'location': '%s%s/v1/nodes/%s' % (req.host_url, req.script_name, node.uuid)})
 
@@ -173,12 +173,13 @@ def update_node(req):
     changed = {k: v for k, v in new.items() if v != doc[k]}
     _check_patched(changed)
     if changed:
-        node = node_obj.update(req.context, node.uuid, changed)
+        node = node_obj.update(req.context, node.uuid, changed,
+                               mirror=common.mirrors(req))
     return common.send_json(represent(req, node))
 
 
 @common.endpoint()
 def delete_node(req):
     policy.authorize(req, policy.NODE_DELETE)
-    node_obj.destroy(req.context, req.urlvars['node'])
+    node_obj.destroy(req.context, req.urlvars['node'], mirror=common.mirrors(req))
     return common.no_content()

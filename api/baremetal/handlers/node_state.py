@@ -39,7 +39,8 @@ def set_provision_state(req):
                                % (target, ', '.join(sorted(node_obj.PROVISION_VERBS))))
     if target in ('manage', 'provide') and not req.version.matches('1.4'):
         raise fault.NotAcceptable('The "%s" target needs API version 1.4' % target)
-    node = node_obj.set_provision_state(req.context, req.urlvars['node'], target)
+    node = node_obj.set_provision_state(req.context, req.urlvars['node'], target,
+                                        mirror=common.mirrors(req))
     return _accepted(req, node)
 
 
@@ -50,7 +51,8 @@ def set_power_state(req):
     if data['target'] not in _POWER_TARGETS:
         raise fault.BadRequest('Invalid power state target %s; valid: %s'
                                % (data['target'], ', '.join(_POWER_TARGETS)))
-    node = node_obj.set_power_state(req.context, req.urlvars['node'], data['target'])
+    node = node_obj.set_power_state(req.context, req.urlvars['node'], data['target'],
+                                    mirror=common.mirrors(req))
     return _accepted(req, node)
 
 
@@ -62,12 +64,14 @@ def set_maintenance(req):
         data = common.json_body(req, {'type': ['object', 'null'], 'properties': {
             'reason': {'type': ['string', 'null']}}})
         reason = (data or {}).get('reason')
-    node_obj.set_maintenance(req.context, req.urlvars['node'], True, reason)
+    node_obj.set_maintenance(req.context, req.urlvars['node'], True, reason,
+                             mirror=common.mirrors(req))
     return common.no_content(202)
 
 
 @common.endpoint()
 def unset_maintenance(req):
     policy.authorize(req, policy.NODE_MAINTENANCE)
-    node_obj.set_maintenance(req.context, req.urlvars['node'], False)
+    node_obj.set_maintenance(req.context, req.urlvars['node'], False,
+                             mirror=common.mirrors(req))
     return common.no_content(202)

@@ -22,7 +22,8 @@ def set_traits(req):
     traits = common.json_body(req, _SET_SCHEMA)['traits']
     for trait in traits:
         common.check_trait(trait)
-    node_obj.set_traits(req.context, req.urlvars['node'], traits)
+    node_obj.set_traits(req.context, req.urlvars['node'], traits,
+                        mirror=common.mirrors(req))
     return common.no_content()
 
 
@@ -30,19 +31,21 @@ def set_traits(req):
 def add_trait(req):
     policy.authorize(req, policy.NODE_TRAITS_SET)
     common.check_trait(req.urlvars['trait'])
-    node_obj.add_trait(req.context, req.urlvars['node'], req.urlvars['trait'])
+    node_obj.add_trait(req.context, req.urlvars['node'], req.urlvars['trait'],
+                       mirror=common.mirrors(req))
     return common.no_content()
 
 
 @common.endpoint('1.37', too_old=405)
 def remove_traits(req):
     policy.authorize(req, policy.NODE_TRAITS_DELETE)
-    node_obj.set_traits(req.context, req.urlvars['node'], [])
+    node_obj.set_traits(req.context, req.urlvars['node'], [], mirror=common.mirrors(req))
     return common.no_content()
 
 
 @common.endpoint('1.37', too_old=405)
 def remove_trait(req):
     policy.authorize(req, policy.NODE_TRAITS_DELETE)
-    node_obj.remove_trait(req.context, req.urlvars['node'], req.urlvars['trait'])
+    node_obj.remove_trait(req.context, req.urlvars['node'], req.urlvars['trait'],
+                          mirror=common.mirrors(req))
     return common.no_content()

@@ -1,0 +1,214 @@
+"""``[allocation] backend = placement``: nodes mirrored as providers, allocations as claims."""
+
+import concurrent.futures
+import threading
+
+import pytest
+
+from common import context as berth_context
+from conductor.manager import claims
+from conductor.manager import node_allocations
+from objects import node_allocation as alloc_obj
+from tests.functional import baremetal_helpers as h
+
+
+@pytest.fixture
+def conf(conf):
+    conf.set_override('backend', 'placement', group='allocation')
+    conf.set_override('enforce', True, group='quota')
+    return conf
+
+
+def _inventory(client, node_uuid):
+    resp = client.get('/resource_providers/%s/inventories' % node_uuid)
+    assert resp.status_code == 200, resp.text
+    return resp.json()['inventories']
+
+
+def _reserved(client, node_uuid, rc='CUSTOM_GOLD'):
+    return _inventory(client, node_uuid)[rc]['reserved']
+
+
+def _claim(client, alloc_uuid):
+    return {rp: a['resources'] for rp, a in
+            client.get('/allocations/%s' % alloc_uuid).json()['allocations'].items()}
+
+
+def test_a_node_is_mirrored_through_its_life(bm, client):
+    resp = bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'm1',
+                                      'resource_class': 'baremetal-gold.v2'})
+    node = resp.json()
+    rp = client.get('/resource_providers/%s' % node['uuid']).json()
+    assert rp['name'] == node['uuid']
+    inv = _inventory(client, node['uuid'])
+    assert list(inv) == ['CUSTOM_BAREMETAL_GOLD_V2']
+    assert inv['CUSTOM_BAREMETAL_GOLD_V2'] == {
+        'total': 1, 'reserved': 1, 'min_unit': 1, 'max_unit': 1, 'step_size': 1,
+        'allocation_ratio': 1.0}  # enroll, no power state: unusable
+    path = '/v1/nodes/%s' % node['uuid']
+    for verb, reserved in (('manage', 1), ('provide', 0)):
+        bm.put(path + '/states/provision', json={'target': verb})
+        assert _reserved(client, node['uuid'], 'CUSTOM_BAREMETAL_GOLD_V2') == reserved
+    bm.put(path + '/maintenance', json={'reason': 'disk'})
+    assert _reserved(client, node['uuid'], 'CUSTOM_BAREMETAL_GOLD_V2') == 1
+    bm.delete(path + '/maintenance')
+    assert _reserved(client, node['uuid'], 'CUSTOM_BAREMETAL_GOLD_V2') == 0
+    bm.put(path + '/traits', json={'traits': ['CUSTOM_RAID', 'HW_CPU_X86_AVX2']})
+    traits = client.get('/resource_providers/%s/traits' % node['uuid']).json()['traits']
+    assert sorted(traits) == ['CUSTOM_RAID', 'HW_CPU_X86_AVX2']
+    bm.delete(path + '/traits/CUSTOM_RAID')
+    bm.put(path + '/traits/CUSTOM_FAST')
+    traits = client.get('/resource_providers/%s/traits' % node['uuid']).json()['traits']
+    assert sorted(traits) == ['CUSTOM_FAST', 'HW_CPU_X86_AVX2']
+    bm.patch(path, json=[{'op': 'replace', 'path': '/resource_class', 'value': 'silver'}])
+    assert list(_inventory(client, node['uuid'])) == ['CUSTOM_SILVER']
+    bm.patch(path, json=[{'op': 'add', 'path': '/instance_uuid',
+                          'value': '2d8a3a9c-57b3-4f27-8d43-0d9fa1e7f7c5'}])
+    assert _reserved(client, node['uuid'], 'CUSTOM_SILVER') == 1  # has an instance
+    bm.patch(path, json=[{'op': 'remove', 'path': '/instance_uuid'}])
+    bm.put(path + '/states/power', json={'target': 'power on'})
+    assert _reserved(client, node['uuid'], 'CUSTOM_SILVER') == 0
+    assert bm.delete(path).status_code == 204
+    assert client.get('/resource_providers/%s' % node['uuid']).status_code == 404
+
+
+def test_allocation_is_a_claim_and_delete_releases_it(bm, client):
+    node = h.make_node(bm, 'n1', traits=['CUSTOM_RAID'])
+    alloc = h.allocate(bm, resource_class='gold', traits=['CUSTOM_RAID'])
+    assert alloc['state'] == 'active' and alloc['node_uuid'] == node['uuid']
+    assert _claim(client, alloc['uuid']) == {node['uuid']: {'CUSTOM_GOLD': 1}}
+    assert _reserved(client, node['uuid']) == 1  # in use
+    usages = client.get('/resource_providers/%s/usages' % node['uuid']).json()
+    assert usages['usages'] == {'CUSTOM_GOLD': 1}
+    assert bm.delete('/v1/allocations/%s' % alloc['uuid']).status_code == 204
+    assert _claim(client, alloc['uuid']) == {}
+    assert _reserved(client, node['uuid']) == 0
+    again = h.allocate(bm, resource_class='gold')
+    assert again['node_uuid'] == node['uuid']
+    assert _claim(client, again['uuid']) == {node['uuid']: {'CUSTOM_GOLD': 1}}
+
+
+def test_undeploy_and_node_delete_release_the_claim(bm, client):
+    node = h.make_node(bm, 'n1')
+    path = '/v1/nodes/%s' % node['uuid']
+    alloc = h.allocate(bm, resource_class='gold')
+    bm.put(path + '/states/provision', json={'target': 'active'})
+    assert bm.delete('/v1/allocations/%s' % alloc['uuid']).status_code == 409
+    assert _claim(client, alloc['uuid']) == {node['uuid']: {'CUSTOM_GOLD': 1}}
+    bm.put(path + '/states/provision', json={'target': 'deleted'})
+    assert bm.get('/v1/allocations/%s' % alloc['uuid']).status_code == 404
+    assert _claim(client, alloc['uuid']) == {}
+    assert _reserved(client, node['uuid']) == 0
+    alloc = h.allocate(bm, resource_class='gold')
+    bm.put(path + '/maintenance', json={})
+    assert bm.delete(path).status_code == 204  # allowed in maintenance: orphaned
+    assert _claim(client, alloc['uuid']) == {}
+    assert client.get('/resource_providers/%s' % node['uuid']).status_code == 404
+
+
+def test_no_node_is_an_error_and_claims_nothing(bm, client):
+    h.make_node(bm, 'n1', resource_class='silver')
+    alloc = h.allocate(bm, resource_class='gold')
+    assert alloc['state'] == 'error'
+    assert 'no available nodes match the resource class gold' in alloc['last_error']
+    assert _claim(client, alloc['uuid']) == {}
+
+
+def test_a_node_placement_refuses_is_skipped_and_left_untouched(bm, client):
+    """A unit taken directly in Placement makes the claim fail: the node stays free."""
+    node = h.make_node(bm, 'n1')
+    resp = client.put('/allocations/6b0d4fd9-4b1a-4a42-a8a2-0d7d6a1e3f10', json={
+        'allocations': {node['uuid']: {'resources': {'CUSTOM_GOLD': 1}}},
+        'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
+        'consumer_type': 'INSTANCE'})
+    assert resp.status_code == 204, resp.text
+    alloc = h.allocate(bm, resource_class='gold')
+    assert alloc['state'] == 'error'
+    assert 'all nodes were filtered out during reservation' in alloc['last_error']
+    after = bm.get('/v1/nodes/%s' % node['uuid']).json()
+    assert after['instance_uuid'] is None and after['allocation_uuid'] is None
+    assert _claim(client, alloc['uuid']) == {}
+
+
+def test_quota_is_enforced_on_node_allocations(bm, client):
+    for i in range(2):
+        h.make_node(bm, 'q%d' % i, owner='p1')  # an owner only gets its own nodes
+    h.make_node(bm, 'q2', owner='p2')
+    assert client.put('/quotas/p1', json={'resources': {'CUSTOM_GOLD': 1}}
+                      ).status_code == 200
+    first = h.allocate(bm, resource_class='gold', owner='p1')
+    assert first['state'] == 'active'
+    second = h.allocate(bm, resource_class='gold', owner='p1')
+    assert second['state'] == 'error'
+    assert 'Quota exceeded for project p1: CUSTOM_GOLD limit 1' in second['last_error']
+    assert second['node_uuid'] is None
+    other = h.allocate(bm, resource_class='gold', owner='p2')
+    assert other['state'] == 'active'
+    held = [n for n in bm.get('/v1/nodes').json()['nodes']
+            if n['instance_uuid'] is not None]
+    assert len(held) == 2
+
+
+def test_backfill_claims_the_active_node(bm, client):
+    node = h.make_node(bm, 'n1', state='active')
+    resp = bm.post('/v1/allocations', json={'node': node['uuid']})
+    assert resp.status_code == 201, resp.text
+    alloc = resp.json()
+    assert alloc['state'] == 'active'
+    assert _claim(client, alloc['uuid']) == {node['uuid']: {'CUSTOM_GOLD': 1}}
+    assert _reserved(client, node['uuid']) == 1
+
+
+def test_resource_class_of_a_held_node_cannot_change(bm, client):
+    node = h.make_node(bm, 'n1')
+    h.allocate(bm, resource_class='gold')
+    resp = bm.patch('/v1/nodes/%s' % node['uuid'], json=[
+        {'op': 'replace', 'path': '/resource_class', 'value': 'silver'}])
+    assert resp.status_code == 409
+    assert 'CUSTOM_GOLD' in h.fault(resp)
+    assert bm.get('/v1/nodes/%s' % node['uuid']).json()['resource_class'] == 'gold'
+    assert list(_inventory(client, node['uuid'])) == ['CUSTOM_GOLD']
+
+
+def test_conductors_racing_for_the_last_nodes(bm, client, ctx, conf):
+    """Allocators of four hosts claim at once; each node has one allocation and one claim."""
+    nodes = [h.make_node(bm, 'r%d' % i) for i in range(4)]
+    hosts = ['racer-%d' % i for i in range(4)]
+    rows = [alloc_obj.create(ctx, {'resource_class': 'gold',
+                                   'conductor_affinity': hosts[i % 4]})
+            for i in range(10)]
+    allocators = {}
+    for host in hosts:
+        allocators[host] = node_allocations.NodeAllocator.from_conf(
+            conf, host, claims.Claims(conf))
+        allocators[host].lock_interval = 0.01
+    start = threading.Barrier(len(rows))
+
+    def run(row):
+        start.wait()
+        allocators[row.conductor_affinity].allocate(
+            berth_context.admin_context(ctx.db), row.id)
+
+    with concurrent.futures.ThreadPoolExecutor(len(rows)) as pool:
+        list(pool.map(run, rows))
+    allocs = [bm.get('/v1/allocations/%s' % r.uuid).json() for r in rows]
+    assert all(a['state'] in ('active', 'error') for a in allocs)
+    active = [a for a in allocs if a['state'] == 'active']
+    assert sorted(a['node_uuid'] for a in active) == sorted(n['uuid'] for n in nodes)
+    for a in allocs:
+        want = {a['node_uuid']: {'CUSTOM_GOLD': 1}} if a['state'] == 'active' else {}
+        assert _claim(client, a['uuid']) == want
+    for n in nodes:
+        usages = client.get('/resource_providers/%s/usages' % n['uuid']).json()
+        assert usages['usages'] == {'CUSTOM_GOLD': 1}
+
+
+def test_conductor_start_mirrors_existing_nodes(bm, client, ctx):
+    from conductor.periodic import node_allocations as periodic
+    from objects import node as node_obj
+    node = node_obj.create(ctx, {'driver': 'fake-hardware', 'resource_class': 'gold',
+                                 'provision_state': 'available',
+                                 'power_state': 'power off'})
+    assert client.get('/resource_providers/%s' % node.uuid).status_code == 404
+    assert periodic.mirror_nodes(ctx) == 1
+    assert _reserved(client, node.uuid) == 0
