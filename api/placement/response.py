@@ -39,6 +39,14 @@ def send_json(req, body, status=200, last_modified=None, cache=True):
     return resp
 
 
+def send_encoded(req, body, status=200):
+    """A JSON response whose body is already encoded (bytes), with cache headers."""
+    resp = webob.Response(status=status, charset=None,
+                          content_type='application/json')
+    resp.body = body
+    return set_cache_headers(req, resp)
+
+
 def no_content(status=204, location=None):
     """A response without body and without a content-type header."""
     resp = webob.Response(status=status)

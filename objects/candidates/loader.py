@@ -117,24 +117,25 @@ def load_trees_with_classes(ctx, class_ids, with_aggregates, into):
 
 def _load(ctx, where, with_aggregates, into):
     """Read the providers matching ``where`` (not yet in ``into``) into ``into``."""
+    # providers with their inventories (and usage) in one statement
     rows = ctx.session.execute(
         sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
-                  _RP.c.root_provider_id).where(where)).all()
-    new = {}
-    for rp_id, uuid, parent_id, root_id in rows:
-        if rp_id not in into:
-            new[rp_id] = Provider(rp_id, uuid, parent_id, root_id)
-    get = new.get
-    rows = ctx.session.execute(
-        sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+                  _RP.c.root_provider_id, _INV.c.resource_class_id,
                   _INV.c.total, _INV.c.reserved, _INV.c.min_unit,
                   _INV.c.max_unit, _INV.c.step_size, _INV.c.allocation_ratio,
                   _usage())
-        .select_from(_INV.join(_RP, _RP.c.id == _INV.c.resource_provider_id))
+        .select_from(_RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id))
         .where(where)).all()
-    for rp_id, rc_id, total, reserved, min_unit, max_unit, step, ratio, used in rows:
+    new = {}
+    get = new.get
+    for (rp_id, uuid, parent_id, root_id, rc_id, total, reserved, min_unit,
+         max_unit, step, ratio, used) in rows:
         p = get(rp_id)
-        if p is not None:
+        if p is None:
+            if rp_id in into:
+                continue
+            p = new[rp_id] = Provider(rp_id, uuid, parent_id, root_id)
+        if rc_id is not None:
             capacity = int((total - reserved) * ratio)
             used = used or 0
             p.inv[rc_id] = (min_unit, max_unit, step, capacity - used, capacity, used)

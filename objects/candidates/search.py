@@ -24,11 +24,13 @@ class Candidate:
     """
     __slots__ = ('allocations', 'mappings', 'providers', 'shared_only')
 
-    def __init__(self, allocations, mappings, providers):
+    def __init__(self, allocations, mappings, providers, shared_only=None):
         self.allocations = allocations
         self.mappings = mappings
         self.providers = providers
-        self.shared_only = all(p.sharing for p in providers)
+        if shared_only is None:
+            shared_only = all(p.sharing for p in providers)
+        self.shared_only = shared_only
 
     def key(self):
         return (tuple((u, tuple(sorted(r['resources'].items())))
@@ -91,6 +93,10 @@ class Search:
         self._named = [tuple((rc_id, self._names[rc_id], amount)
                              for rc_id, amount in g.amounts) for g in plan.groups]
 
+    def _single_resources(self):
+        """{class name: amount} of the unsuffixed group (a fresh dict)."""
+        return {name: amount for _, name, amount in self._named[0]}
+
     def add_trees(self, providers):
         """Make newly loaded providers (another batch of trees) searchable."""
         for p in sorted(providers, key=lambda p: p.id):
@@ -129,8 +135,10 @@ class Search:
     # -- options ------------------------------------------------------------
 
     def _unsuffixed_options(self, gi, g, pool):
-        per_class = []
         filtered = self._filtered[gi]
+        if len(pool) == 1:
+            return self._lone_options(gi, g, pool[0], filtered)
+        per_class = []
         for rc_id, amount in g.amounts:
             found = []
             for p in pool:
@@ -148,14 +156,22 @@ class Search:
             combos = itertools.product(*per_class)
         if not g.required:
             return combos if isinstance(combos, list) else list(combos)
-        options = []
-        for combo in combos:
-            traits = set()
-            for p in set(combo):
-                traits.update(p.traits)
-            if all(not any_of.isdisjoint(traits) for any_of in g.required):
-                options.append(combo)
-        return options
+        return [combo for combo in combos if _has_required(g, combo)]
+
+    def _lone_options(self, gi, g, p, filtered):
+        """_unsuffixed_options for a pool of one provider (a lone tree, no sharing)."""
+        inv = p.inv
+        for rc_id, amount in g.amounts:
+            found = inv.get(rc_id)
+            if (found is None or not found[0] <= amount <= found[1]
+                    or amount > found[3] or amount % found[2]):
+                return []
+        if filtered and not self._passes(gi, p):
+            return []
+        combo = (p,) * len(g.amounts)
+        if g.required and not _has_required(g, combo):
+            return []
+        return [combo]
 
     def _granular_options(self, gi, g, pool):
         return [p for p in pool if self._passes(gi, p)
@@ -205,6 +221,11 @@ class Search:
 
     def _build_single(self, combo):
         """A candidate of a request made of the unsuffixed group alone."""
+        first = combo[0]
+        if combo.count(first) == len(combo):
+            # one provider serves every class: the common case, kept cheap
+            return Candidate({first.uuid: {'resources': self._single_resources()}},
+                             {'': [first.uuid]}, (first,), first.sharing)
         per = {}
         for p, (_, name, amount) in zip(combo, self._named[0]):
             found = per.get(p)
@@ -212,9 +233,6 @@ class Search:
                 per[p] = {name: amount}
             else:
                 found[name] = amount
-        if len(per) == 1:
-            ((p, resources),) = per.items()
-            return Candidate({p.uuid: {'resources': resources}}, {'': [p.uuid]}, (p,))
         if self.drop_nested and len({p.root_id for p in per}) != len(per):
             return None
         used = sorted(per, key=_by_id)
@@ -271,6 +289,14 @@ class Search:
 
 def _by_id(p):
     return p.id
+
+
+def _has_required(g, combo):
+    """Whether the providers of ``combo`` together have every required any-of set."""
+    traits = set()
+    for p in set(combo):
+        traits.update(p.traits)
+    return all(not any_of.isdisjoint(traits) for any_of in g.required)
 
 
 def _ancestors(p, providers):

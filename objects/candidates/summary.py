@@ -27,15 +27,23 @@ def summarize(candidates, providers, trees, class_names, requested, *,
         for cand in candidates:
             chosen.update(p for p in cand.providers if p.uuid in cand.allocations)
     out = {}
-    for p in sorted(chosen, key=lambda p: p.id):
-        resources = {}
-        for rc_id, inv in p.inv.items():
-            if all_classes or rc_id in requested:
-                resources[class_names[rc_id]] = {'capacity': inv[_CAPACITY],
-                                                 'used': inv[_USED]}
+    traits_of = {}     # trait sets repeat across providers: sort each once
+    for p in sorted(chosen, key=_by_id):
+        if all_classes:
+            resources = {class_names[rc_id]: {'capacity': inv[_CAPACITY],
+                                              'used': inv[_USED]}
+                         for rc_id, inv in p.inv.items()}
+        else:
+            resources = {class_names[rc_id]: {'capacity': inv[_CAPACITY],
+                                              'used': inv[_USED]}
+                         for rc_id, inv in p.inv.items() if rc_id in requested}
         summary = {'resources': resources}
         if traits:
-            summary['traits'] = sorted(p.traits.values())
+            key = frozenset(p.traits)
+            names = traits_of.get(key)
+            if names is None:
+                names = traits_of[key] = sorted(p.traits.values())
+            summary['traits'] = list(names)
         if tree_uuids:
             parent = providers.get(p.parent_id) if p.parent_id is not None else None
             root = providers.get(p.root_id)
@@ -43,3 +51,7 @@ def summarize(candidates, providers, trees, class_names, requested, *,
             summary['root_provider_uuid'] = root.uuid if root else p.uuid
         out[p.uuid] = summary
     return out
+
+
+def _by_id(p):
+    return p.id
