@@ -26,6 +26,14 @@ opts = [
                help='Seconds between sweeps of this conductor\'s own stale '
                     'allocating rows (a cast lost to a broker restart); '
                     '0 disables the sweep.'),
+    cfg.FloatOpt('redrive_interval', default=2.0, min=0,
+                 help='Seconds between re-drives of this conductor\'s own '
+                      'allocating rows that are neither running nor queued '
+                      '(a cast that arrived when the backlog was full); '
+                      '0 disables it.'),
+    cfg.IntOpt('backlog', default=256, min=0,
+               help='Allocations a busy conductor queues for its workers; '
+                    'more wait in the database for the re-drive.'),
     cfg.IntOpt('stale_timeout', default=60, min=1,
                help='Age in seconds after which an allocating row is treated '
                     'as lost and driven again by its conductor.'),

@@ -11,6 +11,7 @@ import logging
 import oslo_messaging as messaging
 
 from common import exception
+from conductor.manager import allocation_queue
 from conductor.manager import claims
 from conductor.manager import node_allocations
 from conductor.manager import scheduling
@@ -51,6 +52,8 @@ class ConductorManager:
         self.claims = claims.Claims(conf)
         self.node_allocator = node_allocations.NodeAllocator.from_conf(
             conf, host, self.claims)
+        self.allocation_queue = allocation_queue.AllocationQueue(
+            workers, self.node_allocator, conf.allocation.backlog)
         self.scheduler = scheduling.Scheduler(conf, self.claims)
 
     def periodic_tasks(self):
@@ -61,7 +64,7 @@ class ConductorManager:
         """
         tasks = []
         tasks += allocation_periodics.tasks(self.conf, self.db, self.node_allocator,
-                                            self.ring)
+                                            self.ring, self.allocation_queue)
         return tasks
 
     @messaging.expected_exceptions(exception.BerthException)
@@ -74,14 +77,10 @@ class ConductorManager:
     def create_allocation(self, ctx, allocation_id):
         """Cast (1.1): reserve a node for an ``allocating`` row of ours, in the background.
 
-        With no free worker the row stays ``allocating`` and the stale sweep
-        drives it later; a cast has nobody to answer to.
+        With no free worker it waits in the bounded backlog, or beyond that
+        in the database for the re-drive (conductor/manager/allocation_queue.py).
         """
-        try:
-            self.workers.spawn(self.node_allocator.allocate, ctx, allocation_id)
-        except exception.NoFreeWorker:
-            LOG.warning('Conductor %s is busy; allocation %s waits for the sweep',
-                        self.host, allocation_id)
+        self.allocation_queue.submit(ctx, allocation_id)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted

@@ -81,7 +81,7 @@ def sweep_stale(ctx, allocator, timeout):
     return swept
 
 
-def tasks(conf, db, allocator, ring):
+def tasks(conf, db, allocator, ring, queue=None):
     """``[(callable, spacing)]`` for the conductor's periodic worker."""
     a = conf.allocation
 
@@ -98,6 +98,12 @@ def tasks(conf, db, allocator, ring):
     def sweep_stale_allocations():
         sweep_stale(berth_context.admin_context(db), allocator, a.stale_timeout)
 
-    return [(resume_node_allocations, 0.5),
-            (take_over_orphan_allocations, a.orphan_check_interval),
-            (sweep_stale_allocations, a.sweep_interval)]
+    def redrive_waiting_allocations():
+        queue.redrive(berth_context.admin_context(db))
+
+    found = [(resume_node_allocations, 0.5),
+             (take_over_orphan_allocations, a.orphan_check_interval),
+             (sweep_stale_allocations, a.sweep_interval)]
+    if queue is not None:
+        found.append((redrive_waiting_allocations, a.redrive_interval))
+    return found

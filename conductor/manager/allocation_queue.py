@@ -1,0 +1,129 @@
+"""A conductor's node allocations in flight: started at once, queued when busy, re-driven.
+
+A cast (``create_allocation``) has nobody to answer to, so a busy conductor
+must not drop it.  Work that finds every worker slot taken waits in a
+bounded backlog that the running allocation workers drain before they give
+their slot back (a slot freed by other work is picked up by the re-drive's
+:meth:`AllocationQueue.kick`); what overflows the backlog stays in the
+database as an ``allocating`` row of ours and the re-drive (a periodic task
+every ``[allocation] redrive_interval`` seconds) submits it again.  So time-to-active stays
+bounded by the work ahead of it, never by the stale sweep.
+
+Driving a row twice is harmless (every write is conditional on the row
+still being ``allocating`` and ours), but wasteful: the queue knows the ids
+it holds, queued or running, and ignores a second submission of one.
+"""
+
+import collections
+import datetime
+import logging
+import threading
+
+from common import context as berth_context
+from common import exception
+from objects import node_allocation as alloc_obj
+
+LOG = logging.getLogger(__name__)
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+class AllocationQueue:
+    """Admission of one conductor's allocations onto its workers.
+
+    :param workers: the conductor's :class:`conductor.workers.Workers`.
+    :param allocator: its :class:`conductor.manager.node_allocations.NodeAllocator`.
+    :param bound: how many allocations may wait for a worker; more are left
+        to the re-drive.
+    """
+
+    def __init__(self, workers, allocator, bound):
+        self.workers = workers
+        self.allocator = allocator
+        self.bound = bound
+        self._lock = threading.Lock()
+        self._backlog = collections.deque()
+        self._held = set()   # ids queued or running here
+
+    @property
+    def waiting(self):
+        """How many allocations wait in the backlog."""
+        with self._lock:
+            return len(self._backlog)
+
+    def submit(self, ctx, alloc_id):
+        """Start ``alloc_id`` now, or queue it; 'started', 'queued', 'held' or 'left'.
+
+        'held': already queued or running here; 'left': the backlog is full and
+        the row waits for the re-drive.  Never raises NoFreeWorker.
+        """
+        with self._lock:
+            if alloc_id in self._held:
+                return 'held'
+            self._held.add(alloc_id)
+        try:
+            self.workers.spawn(self._drain, ctx, alloc_id)
+            return 'started'
+        except exception.NoFreeWorker:
+            pass
+        with self._lock:
+            if len(self._backlog) >= self.bound:
+                self._held.discard(alloc_id)
+                LOG.warning('Conductor %s: backlog full (%d); allocation %s waits '
+                            'for the re-drive', self.allocator.host, self.bound,
+                            alloc_id)
+                return 'left'
+            self._backlog.append((ctx, alloc_id))
+        self.kick()  # a worker may have finished between the refusal and the append
+        return 'queued'
+
+    def kick(self):
+        """Start a drainer on every free slot while work waits; how many started."""
+        started = 0
+        while self.waiting > started:
+            try:
+                self.workers.spawn(self._drain, None, None)
+            except exception.NoFreeWorker:
+                break   # the running drainers take it when they are done
+            started += 1
+        return started
+
+    def _next(self, done_id):
+        with self._lock:
+            self._held.discard(done_id)
+            if self._backlog:
+                return self._backlog.popleft()
+            return None, None
+
+    def _drain(self, ctx, alloc_id):
+        """Run one allocation, then whatever waits, on the same worker slot."""
+        if alloc_id is None:
+            ctx, alloc_id = self._next(None)
+        while alloc_id is not None:
+            try:
+                self.allocator.allocate(ctx, alloc_id)
+            finally:
+                ctx, alloc_id = self._next(alloc_id)
+
+    def redrive(self, ctx, min_age=1.0):
+        """Submit our ``allocating`` rows older than ``min_age`` s that are not held here.
+
+        Returns how many were submitted.  Rows the backlog cannot take are
+        left for the next run.
+        """
+        self.kick()
+        cutoff = _now() - datetime.timedelta(seconds=min_age)
+        submitted = 0
+        for row in alloc_obj.list_allocating(ctx, affinity=self.allocator.host,
+                                             older_than=cutoff):
+            outcome = self.submit(berth_context.admin_context(ctx.db), row.id)
+            if outcome == 'left':
+                break
+            if outcome != 'held':
+                submitted += 1
+        if submitted:
+            LOG.info('Conductor %s re-drove %d waiting allocations',
+                     self.allocator.host, submitted)
+        return submitted
