@@ -14,6 +14,8 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 
+from db import change
+
 
 def connection_url(conf):
     """[database] connection, or the embedded SQLite file in state_path."""
@@ -46,9 +48,11 @@ class Database:
             # write lock up front (see _tune_sqlite)
             options.update(slave_connection=url, synchronous_reader=False)
         self._tc.configure(connection=url, **options)
+        self._watcher = None
         if self.is_sqlite:
             _tune_sqlite(self._tc.writer.get_engine(), immediate=True)
             _tune_sqlite(self._tc.reader.get_engine(), immediate=False)
+            self._watcher = change.SqliteWatcher(sa.engine.make_url(url).database)
 
     @classmethod
     def from_conf(cls, conf):
@@ -74,7 +78,18 @@ class Database:
             return self._tc.writer.using(ctx)
         return _serialised(self._write_lock, self._tc.writer.using(ctx))
 
+    def change_token(self):
+        """A token that changes whenever anything is committed, or None.
+
+        Equal tokens read at two moments mean nothing was committed in
+        between, by any connection or process (SQLite: db/change.py).  Other
+        backends have no such cheap exact detector: None, cache nothing.
+        """
+        return self._watcher.token() if self._watcher is not None else None
+
     def dispose(self):
+        if self._watcher is not None:
+            self._watcher.close()
         self._tc.writer.get_engine().dispose()
         if self.is_sqlite:
             self._tc.reader.get_engine().dispose()

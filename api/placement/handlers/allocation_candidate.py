@@ -1,5 +1,6 @@
 """GET /allocation_candidates: parse the request language, search, reply by version."""
 
+import dataclasses
 import re
 
 import orjson
@@ -15,6 +16,7 @@ from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation_candidate as schema
 from common import exception
 from objects import allocation_candidate as ac_obj
+from objects import answer_cache
 from objects import request_group
 
 _GROUP_KEY = re.compile('^(%s)(.*)$' % '|'.join(schema.GROUP_KEYS))
@@ -169,19 +171,30 @@ def _requests(req, candidates):
     return [{'allocations': c.allocations} for c in candidates]
 
 
+def _answer(req, request, options):
+    """The encoded answer (orjson: it can hold thousands of candidates)."""
+    result = ac_obj.get_candidates(req.context, request, options)
+    return orjson.dumps({'allocation_requests': _requests(req, result.candidates),
+                         'provider_summaries': result.summaries})
+
+
 @router.endpoint('1.10', json_reply=True)
 def list_allocation_candidates(req):
     policy.authorize(req, rules.ALLOCATION_CANDIDATES_LIST)
     request = parse_request(req)
+    options = _options(req, request.limit)
     try:
-        result = ac_obj.get_candidates(req.context, request,
-                                       _options(req, request.limit))
+        if options.randomize:
+            body = _answer(req, request, options)
+        else:
+            cache = answer_cache.for_database(
+                req.context.db, req.conf.placement.allocation_candidates_cache_size)
+            key = (str(req.version), req.query_string, dataclasses.astuple(options))
+            body = cache.get(req.context.db, key,
+                             lambda: _answer(req, request, options))
     except exception.ResourceClassNotFound as exc:
         raise fault.BadRequest(
             'Invalid resource class in resources parameter: %s' % exc.message)
     except exception.TraitNotFound as exc:
         raise fault.BadRequest('Invalid query string parameters: %s' % exc.message)
-    # orjson: the answer can hold thousands of candidates (issue 4's speed targets)
-    return response.send_encoded(req, orjson.dumps({
-        'allocation_requests': _requests(req, result.candidates),
-        'provider_summaries': result.summaries}))
+    return response.send_encoded(req, body)

@@ -1,0 +1,78 @@
+"""Answers of read-only queries, kept while the database has not changed.
+
+Each entry is keyed on the database's change token (db.api.Database.
+change_token: SQLite's data_version, which moves on every commit from any
+connection or process) plus the caller's key.  An answer is stored only when
+the token read before its computation equals the token read after it: no
+commit happened in between, so the computation saw exactly the state the
+token names; a later request that reads the same token sees that state too.
+Backends without an exact detector (token None) cache nothing.  A new token
+drops every older entry.
+"""
+
+import collections
+import threading
+import weakref
+
+_CACHES = weakref.WeakKeyDictionary()
+_CACHES_LOCK = threading.Lock()
+
+
+class AnswerCache:
+    """At most ``entries`` answers (bytes, ``max_bytes`` in all) of one change token.
+
+    Least recently used answers go first.
+    """
+
+    def __init__(self, entries, max_bytes=64 * 1024 * 1024):
+        self.entries = entries
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._token = None
+        self._answers = collections.OrderedDict()
+        self._bytes = 0
+        self.hits = self.misses = 0
+
+    def get(self, db, key, compute):
+        """``compute()``'s answer for ``key`` at the database's current state.
+
+        ``compute`` must open its own read transaction (none may be open
+        around this call, or its snapshot could predate the token).
+        """
+        token = db.change_token()
+        if token is None or self.entries <= 0:
+            return compute()
+        with self._lock:
+            if token == self._token and key in self._answers:
+                self._answers.move_to_end(key)
+                self.hits += 1
+                return self._answers[key]
+            self.misses += 1
+        answer = compute()
+        if db.change_token() != token or len(answer) > self.max_bytes:
+            return answer              # something committed meanwhile: not provably current
+        with self._lock:
+            if self._token is None or token > self._token:
+                self._token = token
+                self._answers.clear()
+                self._bytes = 0
+            elif token < self._token:
+                return answer          # newer answers are already kept
+            old = self._answers.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old)
+            self._answers[key] = answer
+            self._bytes += len(answer)
+            while len(self._answers) > self.entries or self._bytes > self.max_bytes:
+                self._bytes -= len(self._answers.popitem(last=False)[1])
+        return answer
+
+
+def for_database(db, entries):
+    """The process's AnswerCache of ``db`` (made on first use with ``entries``)."""
+    with _CACHES_LOCK:
+        cache = _CACHES.get(db)
+        if cache is None:
+            cache = _CACHES[db] = AnswerCache(entries)
+        cache.entries = entries
+        return cache

@@ -1,0 +1,76 @@
+"""objects.answer_cache: when an answer is kept, served and dropped."""
+
+from objects import answer_cache
+
+
+class FakeDb:
+    """Change tokens from a script: each change_token() call takes the next one."""
+
+    def __init__(self, *tokens):
+        self.tokens = list(tokens)
+
+    def change_token(self):
+        return self.tokens.pop(0) if len(self.tokens) > 1 else self.tokens[0]
+
+
+def _compute(answer, calls):
+    def compute():
+        calls.append(answer)
+        return answer
+    return compute
+
+
+def test_hit_while_the_token_stays():
+    cache, calls = answer_cache.AnswerCache(4), []
+    db = FakeDb(1)
+    assert cache.get(db, 'q', _compute(b'a', calls)) == b'a'
+    assert cache.get(db, 'q', _compute(b'b', calls)) == b'a'
+    assert calls == [b'a'] and (cache.hits, cache.misses) == (1, 1)
+
+
+def test_a_commit_during_the_computation_keeps_nothing():
+    cache, calls = answer_cache.AnswerCache(4), []
+    db = FakeDb(1, 2, 2)        # before, after (moved), next request
+    cache.get(db, 'q', _compute(b'a', calls))
+    assert cache.get(db, 'q', _compute(b'b', calls)) == b'b'
+    assert calls == [b'a', b'b']
+
+
+def test_a_new_token_drops_older_answers():
+    cache, calls = answer_cache.AnswerCache(4), []
+    db = FakeDb(1, 1, 2)
+    cache.get(db, 'q', _compute(b'a', calls))
+    assert cache.get(db, 'q', _compute(b'b', calls)) == b'b'
+    assert cache.get(db, 'q', _compute(b'c', calls)) == b'b'
+
+
+def test_an_older_token_never_replaces_newer_answers():
+    cache, calls = answer_cache.AnswerCache(4), []
+    cache.get(FakeDb(5), 'q', _compute(b'new', calls))
+    cache.get(FakeDb(4), 'q', _compute(b'old', calls))      # a slow, earlier request
+    assert cache.get(FakeDb(5), 'q', _compute(b'x', calls)) == b'new'
+
+
+def test_no_detector_means_no_cache():
+    cache, calls = answer_cache.AnswerCache(4), []
+    db = FakeDb(None)
+    cache.get(db, 'q', _compute(b'a', calls))
+    cache.get(db, 'q', _compute(b'b', calls))
+    assert calls == [b'a', b'b']
+
+
+def test_bounded_by_entries_and_bytes():
+    cache, calls = answer_cache.AnswerCache(2, max_bytes=10), []
+    db = FakeDb(1)
+    for key in 'abc':
+        cache.get(db, key, _compute(key.encode() * 3, calls))
+    cache.get(db, 'a', _compute(b'A', calls))              # 'a' was evicted (LRU)
+    assert calls[-1] == b'A'
+    cache.get(db, 'big', _compute(b'x' * 11, calls))       # larger than max_bytes
+    cache.get(db, 'big', _compute(b'y' * 11, calls))
+    assert calls[-1] == b'y' * 11
+
+
+def test_one_cache_per_database():
+    db = FakeDb(1)
+    assert answer_cache.for_database(db, 3) is answer_cache.for_database(db, 3)
