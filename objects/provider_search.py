@@ -23,10 +23,9 @@ from db import models
 from objects import resource_class as rc_obj
 from objects import resource_provider as rp_obj
 from objects import trait as trait_obj
+from objects.candidates import capacity
 
 _RP = models.ResourceProvider.__table__
-_INV = models.Inventory.__table__
-_ALLOC = models.Allocation.__table__
 _AGG = models.PlacementAggregate.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
@@ -43,21 +42,6 @@ def _in_aggregates(rp_id, agg_uuids):
 def _has_any_trait(rp_id, trait_ids):
     return (sa.exists().where(_RP_TRAIT.c.resource_provider_id == rp_id)
             .where(_RP_TRAIT.c.trait_id.in_(sorted(trait_ids))))
-
-
-def serves(rp_id, rc_id, amount):
-    """EXISTS clause: provider ``rp_id`` can take ``amount`` of class ``rc_id`` now."""
-    used = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
-            .where(_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id)
-            .where(_ALLOC.c.resource_class_id == _INV.c.resource_class_id)
-            .scalar_subquery())
-    capacity = (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio
-    return (sa.exists().where(_INV.c.resource_provider_id == rp_id)
-            .where(_INV.c.resource_class_id == rc_id)
-            .where(_INV.c.min_unit <= amount)
-            .where(_INV.c.max_unit >= amount)
-            .where(sa.literal(amount) % _INV.c.step_size == 0)
-            .where(used + amount <= capacity))
 
 
 @db_api.reader
@@ -104,6 +88,7 @@ def _filter_group(ctx, query, group):
         if max(group.resources.values()) > MAX_INT:
             return None  # beyond any max_unit
         rc_ids = rc_obj.ids_by_name(ctx, group.resources)
-        for rc_name, amount in sorted(group.resources.items()):
-            query = query.where(serves(_RP.c.id, rc_ids[rc_name], amount))
+        # the capacity rule of the candidate search (objects/candidates/capacity.py)
+        query = query.where(_RP.c.id.in_(capacity.providers_query(
+            {rc_ids[name]: amount for name, amount in group.resources.items()})))
     return query

@@ -25,13 +25,17 @@ def serves(rc_id, amount):
         used + amount <= (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio)
 
 
+def providers_query(amounts):
+    """SELECT of the ids of the providers that can each serve every {class id: amount}."""
+    return (sa.select(_INV.c.resource_provider_id)
+            .where(sa.or_(*(serves(rc_id, amount)
+                            for rc_id, amount in sorted(amounts.items()))))
+            .group_by(_INV.c.resource_provider_id)
+            .having(sa.func.count() == len(amounts)))
+
+
 def provider_ids(ctx, amounts):
     """Ids of the providers that can each serve every {class id: amount} by themselves."""
     if not amounts:
         return set()
-    q = (sa.select(_INV.c.resource_provider_id)
-         .where(sa.or_(*(serves(rc_id, amount)
-                         for rc_id, amount in sorted(amounts.items()))))
-         .group_by(_INV.c.resource_provider_id)
-         .having(sa.func.count() == len(amounts)))
-    return set(ctx.session.execute(q).scalars().all())
+    return set(ctx.session.execute(providers_query(amounts)).scalars().all())

@@ -16,13 +16,20 @@ _LINKS = [('self', '', '1.0'), ('inventories', '/inventories', '1.0'),
           ('traits', '/traits', '1.6'), ('allocations', '/allocations', '1.11')]
 
 
-def represent(req, rp):
-    """A provider as Placement shows it at the request's microversion."""
-    base = '/resource_providers/%s' % rp.uuid
+def _links(req):
+    """(rel, suffix) of the links a provider has at the request's microversion."""
+    return [(rel, suffix) for rel, suffix, since in _LINKS if req.version.matches(since)]
+
+
+def represent(req, rp, links=None):
+    """A provider as Placement shows it at the request's microversion.
+
+    ``links`` is ``_links(req)``, computed once by a listing.
+    """
+    base = response.link(req, '/resource_providers/%s' % rp.uuid)
     body = {'uuid': rp.uuid, 'name': rp.name, 'generation': rp.generation,
-            'links': [{'rel': rel, 'href': response.link(req, base + suffix)}
-                      for rel, suffix, since in _LINKS
-                      if req.version.matches(since)]}
+            'links': [{'rel': rel, 'href': base + suffix}
+                      for rel, suffix in (links if links is not None else _links(req))]}
     if req.version.matches('1.14'):
         body['parent_provider_uuid'] = rp.parent_provider_uuid
         body['root_provider_uuid'] = rp.root_provider_uuid
@@ -43,8 +50,9 @@ def list_resource_providers(req):
         req.context, name=params.get('name'),
         uuid=query.normalize_uuid(uuid) if uuid is not None else None,
         group=group)
+    links = _links(req)
     return response.send_json(
-        req, {'resource_providers': [represent(req, rp) for rp in providers]},
+        req, {'resource_providers': [represent(req, rp, links) for rp in providers]},
         last_modified=response.newest(*(rp.last_modified for rp in providers)))
 
 
