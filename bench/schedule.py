@@ -52,6 +52,7 @@ once against a limit of 20) ended at exactly 20 in both runs.
 import argparse
 import concurrent.futures
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -59,11 +60,15 @@ import threading
 import time
 import uuid as uuidlib
 
+import sqlalchemy as sa
+
 from bench import claims as claims_bench
+from bench import placeload
+from db import models
 from objects import weighers
 
 REQUEST = {'VCPU': 4, 'MEMORY_MB': 1024, 'DISK_GB': 40}
-COMPUTE_VCPU = 32
+COMPUTE_VCPU = 32           # placeload: VCPU 32 (max_unit 16) per compute
 
 
 def _query(limit):
@@ -107,9 +112,11 @@ def three_step_once(client, weigher_name, limit, max_retries=50):
     return False, max_retries
 
 
-def run(client, place, weigher, target, workers, limit):
-    """Place until ``target`` consumers are placed (or nothing fits any more)."""
+def run(client, place, weigher, target, workers, limit, max_seconds=None):
+    """Place until ``target`` consumers are placed (or nothing fits any more,
+    or ``max_seconds`` have passed)."""
     lock = threading.Lock()
+    deadline = time.monotonic() + max_seconds if max_seconds else None
     state = {'placed': 0, 'retries': 0, 'failed': 0, 'in_flight': 0, 'unavailable': 0}
     latencies = []
 
@@ -117,7 +124,8 @@ def run(client, place, weigher, target, workers, limit):
         while True:
             with lock:
                 if (state['placed'] + state['in_flight'] >= target
-                        or state['failed'] > workers):
+                        or state['failed'] > workers
+                        or (deadline and time.monotonic() > deadline)):
                     return
                 state['in_flight'] += 1
             t0 = time.perf_counter()
@@ -141,32 +149,51 @@ def run(client, place, weigher, target, workers, limit):
     return time.perf_counter() - t0, state, latencies
 
 
-def spread(client, targets):
-    """Std-dev and max of the per-compute VCPU usage."""
-    used = [client.ok('GET', '/resource_providers/%s/usages' % rp)['usages'].get('VCPU', 0)
-            for rp, _ in targets]
-    return round(statistics.pstdev(used), 2), max(used), sum(used)
+def spread(engine):
+    """Std-dev, max and sum of the per-compute VCPU usage (read from the database)."""
+    rp, inv, alloc, rc = (models.ResourceProvider.__table__, models.Inventory.__table__,
+                          models.Allocation.__table__, models.ResourceClass.__table__)
+    with engine.connect() as conn:
+        vcpu = conn.execute(sa.select(rc.c.id).where(rc.c.name == 'VCPU')).scalar_one()
+        used = sa.select(sa.func.coalesce(sa.func.sum(alloc.c.used), 0)).where(
+            alloc.c.resource_provider_id == rp.c.id,
+            alloc.c.resource_class_id == vcpu).scalar_subquery()
+        rows = conn.execute(sa.select(used).select_from(rp.join(
+            inv, inv.c.resource_provider_id == rp.c.id)).where(
+            inv.c.resource_class_id == vcpu)).scalars().all()
+    return round(statistics.pstdev(rows), 2), max(rows), sum(rows)
 
 
-def quota_burst(client, limit, workers):
+def _burst_claim(client, flow, rp):
+    """One one-VCPU claim of project ``burst``, by POST /claims or PUT /allocations."""
+    consumer = str(uuidlib.uuid4())
+    if flow == 'schedule':
+        return client.call('POST', '/claims', {
+            'consumer_uuid': consumer, 'project_id': 'burst', 'user_id': 'u',
+            'resources': {'VCPU': 1, 'MEMORY_MB': 128}}).status_code
+    return client.call('PUT', '/allocations/%s' % consumer, {
+        'allocations': {rp: {'resources': {'VCPU': 1, 'MEMORY_MB': 128}}},
+        'project_id': 'burst', 'user_id': 'u', 'consumer_generation': None,
+        'consumer_type': 'INSTANCE'}).status_code
+
+
+def quota_burst(client, flow, targets, limit, workers):
     """4x ``limit`` one-VCPU claims at once from a project limited to ``limit``."""
     client.ok('PUT', '/quotas/burst', {'resources': {'VCPU': limit}})
 
-    def one(_):
-        resp = client.call('POST', '/claims', {
-            'consumer_uuid': str(uuidlib.uuid4()), 'project_id': 'burst',
-            'user_id': 'u', 'resources': {'VCPU': 1, 'MEMORY_MB': 128}})
-        return resp.status_code
+    def one(i):
+        return _burst_claim(client, flow, targets[i % len(targets)])
 
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         statuses = list(pool.map(one, range(4 * limit)))
     usage = client.ok('GET', '/quotas/burst')['resources']['VCPU']['usage']
-    return {'quota_limit': limit, 'quota_granted': statuses.count(201),
+    return {'quota_limit': limit,
+            'quota_granted': statuses.count(201) + statuses.count(204),
             'quota_refused_403': statuses.count(403), 'quota_usage': usage,
             'quota_overshoot': max(0, usage - limit)}
 
 
-def _embedded(conductors, subset=1):
+def _embedded(conductors, subset, synchronous):
     """An embedded berth (noauth2, free ports, ``[quota] enforce``) on a fresh SQLite."""
     from oslo_config import cfg
 
@@ -181,26 +208,46 @@ def _embedded(conductors, subset=1):
     conf.set_override('baremetal_port', 0, group='api')
     conf.set_override('embedded_conductors', conductors, group='conductor')
     conf.set_override('enforce', True, group='quota')
-    conf.set_override('host_subset_size', subset, group='scheduler')
+    conf.set_override('sqlite_synchronous', synchronous, group='database')
+    if subset:
+        conf.set_override('host_subset_size', subset, group='scheduler')
     stack = deployment.Embedded(conf)
     stack.start()
     return stack
 
 
+def _computes(engine):
+    rp = models.ResourceProvider.__table__
+    with engine.connect() as conn:
+        return conn.execute(sa.select(rp.c.uuid).where(rp.c.name.like('compute-%'))
+                            .order_by(rp.c.id)).scalars().all()
+
+
+def _lost_races(stack):
+    return sum(c.manager.scheduler.lost_races for c in stack.conductors)
+
+
 def one_case(args, flow, weigher):
-    stack = _embedded(args.conductors, args.subset)
+    stack = _embedded(args.conductors, args.subset, args.sqlite_synchronous)
     try:
         client = claims_bench.Client(stack.placement_url, 'admin')
-        targets = claims_bench.build_topology(client, args.computes, args.workers)
-        quota = {}
-        if flow == 'schedule' and weigher == 'spread':
-            quota = quota_burst(client, args.quota, args.workers)
+        placeload.load(stack.db.engine, args.computes)
         goal = int(args.fill * args.computes * COMPUTE_VCPU) // REQUEST['VCPU']
         place = schedule_once if flow == 'schedule' else three_step_once
+        lost_before = _lost_races(stack)
+        cpu = time.process_time()
         elapsed, state, latencies = run(client, place, weigher, goal, args.workers,
-                                        args.limit)
-        std, top, total = spread(client, targets)
+                                        args.limit, args.max_seconds)
+        cpu = time.process_time() - cpu
+        std, top, total = spread(stack.db.engine)
+        # the burst after the fill, on the last computes (pack fills the first ones)
+        quota = quota_burst(client, flow, _computes(stack.db.engine)[-20:], args.quota,
+                            args.workers)
         row = {'flow': flow, 'weigher': weigher, 'placed': state['placed'],
+               'goal': goal, 'fill_reached': round(total / (args.computes * COMPUTE_VCPU), 3),
+               'seconds': round(elapsed, 1), 'loadavg_after': os.getloadavg()[0],
+               'cpu_ms_per_placement': round(cpu * 1000 / max(state['placed'], 1), 1),
+               'server_lost_races': _lost_races(stack) - lost_before,
                'placements_per_s': round(state['placed'] / elapsed, 1),
                'p50_ms': round(claims_bench._percentile(latencies, 50) * 1000, 1),
                'p95_ms': round(claims_bench._percentile(latencies, 95) * 1000, 1),
@@ -222,10 +269,16 @@ def main(argv=None):
                         help='limit of the three-step GET (nova: max_placement_results)')
     parser.add_argument('--quota', type=int, default=20)
     parser.add_argument('--conductors', type=int, default=3)
-    parser.add_argument('--subset', type=int, default=1,
-                        help='[scheduler] host_subset_size of the conductors')
+    parser.add_argument('--subset', type=int, default=0,
+                        help='[scheduler] host_subset_size of the conductors '
+                             '(0: the configured default)')
     parser.add_argument('--vcpu', type=int, default=REQUEST['VCPU'],
                         help='VCPU of one placement (MEMORY_MB 256x, DISK_GB 10x)')
+    parser.add_argument('--max-seconds', type=float, default=None,
+                        help='stop a case after this long (the row says the fill reached)')
+    parser.add_argument('--sqlite-synchronous', action='store_true',
+                        help='fsync every SQLite commit (default: off, as the tests; '
+                             'measures berth, not the disk)')
     parser.add_argument('--cases', default='schedule:spread,schedule:pack,'
                                            'three-step:spread,three-step:pack')
     args = parser.parse_args(argv)
@@ -235,15 +288,15 @@ def main(argv=None):
         flow, weigher = case.split(':')
         rows.append(one_case(args, flow, weigher))
         print('done %s' % case, rows[-1], file=sys.stderr, flush=True)
-    cols = ['flow', 'weigher', 'placed', 'placements_per_s', 'p50_ms', 'p95_ms',
-            'client_retries', 'unavailable_503', 'usage_stddev', 'usage_max',
-            'quota_overshoot']
-    print(' | '.join('%-16s' % c[:16] for c in cols))
+    cols = ['flow', 'weigher', 'placed', 'fill_reached', 'placements_per_s', 'p50_ms', 'p95_ms',
+            'client_retries', 'server_lost_races', 'unavailable_503', 'usage_stddev',
+            'usage_max', 'cpu_ms_per_placement', 'quota_overshoot']
+    print(' | '.join(c for c in cols))
     for row in rows:
-        print(' | '.join('%-16s' % row.get(c, '-') for c in cols))
+        print(' | '.join('%s' % row.get(c, '-') for c in cols))
     speed = {(r['flow'], r['weigher']): r['placements_per_s'] for r in rows}
     summary = {'computes': args.computes, 'workers': args.workers, 'fill': args.fill,
-               'request': REQUEST, 'rows': rows}
+               'request': REQUEST, 'loadavg': os.getloadavg(), 'rows': rows}
     for weigher in ('spread', 'pack'):
         if ('schedule', weigher) in speed and ('three-step', weigher) in speed:
             summary['speedup_%s' % weigher] = round(

@@ -32,6 +32,7 @@ class Options:
     summary_traits: bool = True          # 1.17
     summary_all_classes: bool = True     # 1.27
     summary_trees: bool = True           # 1.29
+    start_after: int = None              # a limited search skips roots <= this id
 
 
 @dataclasses.dataclass
@@ -80,7 +81,8 @@ def get_candidates(ctx, request, options=None):
         else:
             found = list(_unique(search, roots))
     else:
-        found = _take(_paged(ctx, plan, search, providers, shared_aggs, stop), stop)
+        found = _take(_paged(ctx, plan, search, providers, shared_aggs, stop,
+                             after=options.start_after), stop)
     found = _finish(found, options)
     summaries = summary_mod.summarize(
         found, providers, search.trees, plan.class_names, plan.class_ids,
@@ -134,9 +136,9 @@ def _breadth_first(search, roots, stop):
     return found
 
 
-def _paged(ctx, plan, search, providers, shared_aggs, stop):
-    """Candidates in root order, reading trees in growing batches."""
-    after, size, seen = None, max(_FIRST_BATCH, stop), set()
+def _paged(ctx, plan, search, providers, shared_aggs, stop, after=None):
+    """Candidates in root order (from the first root above ``after``), in growing batches."""
+    size, seen = max(_FIRST_BATCH, stop), set()
     while True:
         sql_roots, more = loader.roots_with_classes(ctx, plan.class_ids, after=after,
                                                     limit=size)

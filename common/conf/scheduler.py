@@ -14,9 +14,20 @@ opts = [
                     'capacity first) or "random"; any module of '
                     'objects/weighers/ is a weigher of that name.'),
     cfg.IntOpt('host_subset_size', default=1, min=1,
-               help='Pick at random among this many best-ranked candidates '
-                    '(1: always the best). A larger subset makes concurrent '
-                    'schedule-and-claim requests collide less on one host.'),
+               help='Pick at random among this many best-ranked candidates. '
+                    'The default, 1, honours the weigher exactly (as Nova\'s '
+                    'default): concurrent requests of one conductor already '
+                    'avoid each other through its record of claims in '
+                    'flight, and spread requests look at random windows; a '
+                    'larger subset (about the number of conductors) only '
+                    'helps bursts of "pack" requests over many conductors, '
+                    'at the price of filling that many hosts at once.'),
+    cfg.IntOpt('search_limit', default=50, min=1,
+               help='Candidates one schedule-and-claim search gathers and ranks '
+                    '(a window of trees: the first ones for "pack", from a '
+                    'random tree for "spread" and "random"), instead of the '
+                    'full answer of GET /allocation_candidates. A larger '
+                    'window ranks more hosts per request and costs more.'),
     cfg.IntOpt('max_attempts', default=20, min=1,
                help='Candidates a conductor tries, best first, before it '
                     'searches again; a candidate taken by a concurrent '

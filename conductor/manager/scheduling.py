@@ -1,23 +1,32 @@
 """Schedule-and-claim on a conductor: search candidates, rank them, claim the best.
 
-The candidate search and the claim write are the ones GET
-/allocation_candidates and PUT /allocations use (objects.allocation_candidate,
-objects.allocation.replace through :class:`conductor.manager.claims.Claims`),
-so capacity, unit rules, consumer generations and quota are checked in the
-claiming transaction as for any claim.  A candidate taken by a concurrent
-claim between the search and the write fails its own transaction; the
-conductor then moves on to the next candidate instead of handing the race
-back to the client, and searches afresh after ``[scheduler] max_attempts``.
+The candidate search is the limited search of GET /allocation_candidates
+over a window of ``[scheduler] search_limit`` candidates
+(objects.candidate_window: the first trees for pack, a random start for
+spread and random), never the full answer.  The claim write is the one of
+PUT /allocations (objects.allocation.replace through
+:class:`conductor.manager.claims.Claims`), so capacity, unit rules, consumer
+generations and quota are checked in the claiming transaction as for any
+claim.  Candidates are ranked on the usage read plus what this conductor is
+claiming meanwhile (conductor.manager.inflight), so concurrent requests on
+one conductor stop choosing the same host.  A candidate taken by a
+concurrent claim between the search and the write fails its own
+transaction; the conductor then moves on to the next candidate instead of
+handing the race back to the client, and searches afresh after
+``[scheduler] max_attempts``.
 """
 
 import logging
 import random
+import threading
 
 from oslo_db import exception as db_exc
 
 from common import exception
+from conductor.manager import inflight
 from objects import allocation as alloc_obj
 from objects import allocation_candidate as ac_obj
+from objects import candidate_window
 from objects import request_group
 from objects import weighers
 
@@ -27,17 +36,32 @@ LOG = logging.getLogger(__name__)
 _LOST = (exception.InvalidAllocation, db_exc.DBDeadlock)
 
 
-def _options(conf):
-    placement = conf.placement
-    return ac_obj.Options(
-        max_candidates=placement.max_allocation_candidates,
-        summary_traits=False, summary_all_classes=False, summary_trees=False)
-
-
 def _roots(cand):
     """The roots a candidate lands on (its own trees; sharing providers count last)."""
     own = {p.root_id for p in cand.providers if not p.sharing}
     return own or {p.root_id for p in cand.providers}
+
+
+def _units(choice):
+    """``{rp uuid: {class: units}}`` of the candidates of ``choice``, summed."""
+    units = {}
+    for cand in choice:
+        for rp, alloc in cand.allocations.items():
+            per_rp = units.setdefault(rp, {})
+            for rc, amount in alloc['resources'].items():
+                per_rp[rc] = per_rp.get(rc, 0) + amount
+    return units
+
+
+def _tree_key(choice, providers):
+    """The routing key of a claim (objects.allocation.routing_tree) when the
+    candidates already tell it: the first provider (sorted) is a root."""
+    first = min(providers)
+    for cand in choice:
+        for p in cand.providers:
+            if p.uuid == first and p.parent_id is None:
+                return p.uuid
+    return None
 
 
 def rank(weigher, candidates, summaries):
@@ -53,6 +77,31 @@ def subset_first(ranked, size, rng=random):
     head = ranked[:size]
     rng.shuffle(head)
     return head + ranked[size:]
+
+
+def with_pending(summaries, pending):
+    """A copy of ``summaries`` with the units of ``pending`` ({rp: {class: n}}) used."""
+    adjusted = {}
+    for rp_uuid, summary in summaries.items():
+        extra = pending.get(rp_uuid, {})
+        adjusted[rp_uuid] = {'resources': {
+            rc: dict(inv, used=inv['used'] + extra.get(rc, 0))
+            for rc, inv in summary['resources'].items()}}
+    return adjusted
+
+
+def best_first(weigher, candidates, summaries, size=1, rng=random):
+    """``candidates`` in the order to try them.
+
+    Those that still fit on ``summaries`` (usage plus claims in flight)
+    come first, ranked by ``weigher`` with the best ``size`` shuffled
+    (``[scheduler] host_subset_size``); those that seem full come last, in
+    case the claims that fill them fail.
+    """
+    ranked = rank(weigher, candidates, summaries)
+    fitting = [c for c in ranked if _fits(c, summaries)]
+    seem_full = [c for c in ranked if not _fits(c, summaries)]
+    return subset_first(fitting, size, rng) + seem_full
 
 
 def _fits(cand, summaries):
@@ -148,10 +197,15 @@ class Scheduler:
     def __init__(self, conf, claims):
         self.conf = conf
         self.claims = claims
+        self.inflight = inflight.InFlight()
         self.max_attempts = conf.scheduler.max_attempts
         self.max_searches = conf.scheduler.max_searches
         self.default_weigher = conf.scheduler.default_weigher
         self.subset_size = conf.scheduler.host_subset_size
+        self.search_limit = conf.scheduler.search_limit
+        self.max_candidates = conf.placement.max_allocation_candidates
+        self.lost_races = 0          # claims that lost to a concurrent writer
+        self._stats_lock = threading.Lock()
 
     def schedule_and_claim(self, ctx, request, consumers, weigher=None,
                            distinct_roots=False):
@@ -167,50 +221,87 @@ class Scheduler:
         weigher = weighers.get(weigher or self.default_weigher)
         tried = 0
         for _ in range(self.max_searches):
-            result = ac_obj.get_candidates(ctx, request, _options(self.conf))
-            if not result.candidates:
-                raise exception.NoValidHost(reason=explain(ctx, request))
-            for choice in self._choices(weigher, result, len(consumers), distinct_roots):
-                if choice is None:
-                    raise exception.NoValidHost(
-                        reason='%d consumers do not fit on %s'
-                               % (len(consumers), 'distinct root providers'
-                                  if distinct_roots else 'the candidates'))
-                tried += 1
-                if self._claim(ctx, consumers, choice):
+            with self.inflight.view() as since:
+                result = self._search(ctx, request, weigher, self.search_limit)
+                if not result.candidates:
+                    raise exception.NoValidHost(reason=explain(ctx, request))
+                if len(consumers) == 1:
+                    claimed, attempts = self._claim_one(ctx, consumers[0], weigher,
+                                                        result, since)
+                else:
+                    claimed, attempts = self._claim_many(ctx, request, consumers, weigher,
+                                                         result, since, distinct_roots)
+                tried += attempts
+                if claimed:
                     return [{'consumer_uuid': c['uuid'], 'allocations': cand.allocations}
-                            for c, cand in zip(consumers, choice)]
+                            for c, cand in zip(consumers, claimed)]
         raise exception.NoValidHost(
             reason='concurrent claims took every candidate tried (%d attempts)' % tried)
 
-    def _choices(self, weigher, result, count, distinct_roots):
-        """Candidate lists to try, best first, at most ``max_attempts`` of them."""
-        if count == 1:
-            ranked = subset_first(rank(weigher, result.candidates, result.summaries),
-                                  self.subset_size)
-            for cand in ranked[:self.max_attempts]:
-                yield [cand]
-            return
-        # several consumers: one greedy placement per search, claimed atomically
-        yield place_many(weigher, result.candidates, result.summaries, count,
-                         distinct_roots)
+    def _search(self, ctx, request, weigher, limit):
+        opts = candidate_window.options(limit, self.max_candidates)
+        return candidate_window.search(ctx, request, opts, weigher.start)
 
-    def _claim(self, ctx, consumers, choice):
-        """Claim one candidate per consumer in one transaction; False if we lost a race."""
+    def _claim_one(self, ctx, consumer, weigher, result, since):
+        """Try candidates best first, re-ranked after every lost race; (choice, tries)."""
+        left = list(result.candidates)
+        for attempt in range(1, self.max_attempts + 1):
+            if not left:
+                return None, attempt - 1
+            with self.inflight.choosing(since) as pending:
+                summaries = with_pending(result.summaries, pending)
+                cand = best_first(weigher, left, summaries, self.subset_size)[0]
+                token = self.inflight.hold(_units([cand]))
+            if self._claim(ctx, [consumer], [cand], token):
+                return [cand], attempt
+            left.remove(cand)
+        return None, self.max_attempts
+
+    def _claim_many(self, ctx, request, consumers, weigher, result, since, distinct_roots):
+        """One greedy placement of every consumer, claimed atomically; (choice, 1)."""
+        def place(found):
+            with self.inflight.choosing(since) as pending:
+                choice = place_many(weigher, found.candidates,
+                                    with_pending(found.summaries, pending),
+                                    len(consumers), distinct_roots)
+                return choice, choice and self.inflight.hold(_units(choice))
+
+        choice, token = place(result)
+        if choice is None:
+            # the window may be too narrow for them all: look at every candidate
+            choice, token = place(self._search(ctx, request, weigher, None))
+        if choice is None:
+            raise exception.NoValidHost(
+                reason='%d consumers do not fit on %s'
+                       % (len(consumers), 'distinct root providers'
+                          if distinct_roots else 'the candidates'))
+        return (choice if self._claim(ctx, consumers, choice, token) else None), 1
+
+    def _claim(self, ctx, consumers, choice, token):
+        """Claim one candidate per consumer in one transaction; False if we lost a race.
+
+        ``token`` holds the choice in the in-flight record; released here.
+        """
         writes = [{'uuid': c['uuid'], 'project_id': c['project_id'],
                    'user_id': c['user_id'], 'consumer_type': c.get('consumer_type'),
                    'check_generation': True, 'generation': None,
                    'allocations': {rp: dict(a['resources'])
                                    for rp, a in cand.allocations.items()}}
                   for c, cand in zip(consumers, choice)]
-        providers = {rp for w in writes for rp in w['allocations']}
-        tree = alloc_obj.routing_tree(ctx, providers)
+        committed = False
         try:
+            providers = {rp for w in writes for rp in w['allocations']}
+            tree = _tree_key(choice, providers) or alloc_obj.routing_tree(ctx, providers)
             self.claims.try_claim(ctx, tree, writes)
+            committed = True
             return True
         except exception.ConsumerGenerationConflict:
             raise
         except (exception.ConcurrentUpdate,) + _LOST as exc:
+            with self._stats_lock:
+                self.lost_races += 1
             LOG.debug('Lost a race for %s on tree %s, trying the next candidate: %s',
                       [w['uuid'] for w in writes], tree, exc)
             return False
+        finally:
+            self.inflight.release(token, committed)

@@ -2,7 +2,15 @@
 
 
 class Weigher:
-    """Scores one candidate; a higher score is a better choice."""
+    """Scores one candidate; a higher score is a better choice.
+
+    ``start`` tells where the conductor's window of candidates begins
+    (objects.candidate_window): ``'random'`` (a random tree: a different
+    part of the cloud each time) or ``'first'`` (the first trees in root
+    order, for weighers that fill hosts one after another).
+    """
+
+    start = 'random'
 
     def weigh(self, allocations, summaries):
         """The score of a candidate.

@@ -4,6 +4,9 @@ from objects.weighers import base
 
 
 class PackWeigher(base.Weigher):
+    # fill the first trees in root order, so every request ranks the same fullest hosts
+    start = 'first'
+
     def weigh(self, allocations, summaries):
         return -base.free_ratio(allocations, summaries)
 

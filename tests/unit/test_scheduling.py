@@ -90,3 +90,33 @@ def test_request_primitive_round_trip_is_json_safe():
         same_subtree=[['_a', '_b']])
     wire = json.loads(json.dumps(request_group.to_primitive(request)))
     assert request_group.from_primitive(wire) == request
+
+
+def test_with_pending_adds_held_units_to_a_copy():
+    summ = _summaries(a=1, b=0)
+    adjusted = scheduling.with_pending(summ, {'a': {'VCPU': 2}, 'gone': {'VCPU': 9}})
+    assert adjusted['a']['resources']['VCPU'] == {'capacity': 4, 'used': 3}
+    assert adjusted['b']['resources']['VCPU'] == {'capacity': 4, 'used': 0}
+    assert 'gone' not in adjusted
+    assert summ['a']['resources']['VCPU']['used'] == 1
+
+
+def test_best_first_puts_what_seems_full_last():
+    cands = [_Cand('a', 1), _Cand('b', 2), _Cand('c', 3)]
+    # 'a' is the emptiest by the database but claims in flight fill it
+    summ = scheduling.with_pending(_summaries(a=0, b=1, c=2), {'a': {'VCPU': 4}})
+    order = scheduling.best_first(weighers.get('spread'), cands, summ)
+    assert [list(c.allocations)[0] for c in order] == ['b', 'c', 'a']
+    order = scheduling.best_first(weighers.get('pack'), cands, summ)
+    assert [list(c.allocations)[0] for c in order] == ['c', 'b', 'a']
+
+
+def test_tree_key_from_a_root_candidate_only():
+    class _Rp:
+        def __init__(self, uuid, parent_id=None):
+            self.uuid, self.parent_id = uuid, parent_id
+
+    root, child = _Cand('r1', 1), _Cand('c1', 1)
+    root.providers, child.providers = [_Rp('r1')], [_Rp('c1', parent_id=7)]
+    assert scheduling._tree_key([root], {'r1'}) == 'r1'
+    assert scheduling._tree_key([child], {'c1'}) is None

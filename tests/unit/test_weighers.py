@@ -64,3 +64,10 @@ def test_free_ratio_averages_every_claimed_inventory():
 def test_base_weigher_is_abstract():
     with pytest.raises(NotImplementedError):
         base.Weigher().weigh({}, {})
+
+
+def test_every_weigher_says_where_its_window_starts():
+    from objects import candidate_window
+    assert {name: weighers.get(name).start for name in weighers.names()} == {
+        'pack': 'first', 'random': 'random', 'spread': 'random'}
+    assert base.Weigher.start in candidate_window.STARTS
