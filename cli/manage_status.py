@@ -20,7 +20,7 @@ from objects import online_migrations
 Code = upgradecheck.Code
 Result = upgradecheck.Result
 
-IN_PROCESS_TRANSPORTS = ('kombu+memory', 'fake')
+IN_PROCESS_TRANSPORTS = ('inproc', 'kombu+memory', 'fake')
 SHOWN_IDS = 10
 
 

@@ -1,9 +1,11 @@
-"""The API's RPC client against in-process conductors (kombu memory transport)."""
+"""The API's RPC client against in-process conductors (the embedded in-process transport)."""
 
 import pytest
 
 from common import context as berth_context
 from common import exception
+from common import rpc
+from common import rpc_inproc
 from tests import fixtures
 from tests.functional import alloc_helpers
 
@@ -40,6 +42,24 @@ def test_embedded_default_is_one_conductor(berth):
     assert [c.host for c in berth.conductors] == ['%s-c0' % berth.conf.host]
     reply = berth.conductor_api.ping(berth_context.admin_context(), 'anything')
     assert reply['host'] == berth.conductors[0].host
+
+
+def test_embedded_default_transport_is_in_process(berth):
+    assert isinstance(berth.transport._driver, rpc_inproc.InProcessDriver)
+
+
+def test_kombu_memory_transport_still_works_when_configured(tmp_path_factory, tmp_path):
+    conf = fixtures.make_conf(tmp_path / 'state')
+    rpc.register_opts(conf)
+    conf.set_override('transport_url', 'kombu+memory:////')
+    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
+    stack = fixtures.start_embedded(conf)
+    try:
+        assert not isinstance(stack.transport._driver, rpc_inproc.InProcessDriver)
+        reply = stack.conductor_api.ping(berth_context.admin_context(), 'k')
+        assert reply['host'] == stack.conductors[0].host
+    finally:
+        stack.stop()
 
 
 def test_pool_full_is_service_unavailable(trio):
