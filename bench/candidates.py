@@ -1,18 +1,29 @@
 """Allocation candidates benchmark on the placeload topology.
 
-For each size N: a fresh SQLite deployment of the Placement API, the
-placeload topology written with bulk inserts (bench/placeload.py), then
-``GET /allocation_candidates`` timed over HTTP (persistent connections):
-no limit, limit=50, required=STORAGE_DISK_SSD, member_of=in:A,B,
-member_of=!C, and 10 concurrent clients.  At N=1,000 the unlimited answer
-must hold exactly 1,200 candidates (900 local disks + 100 diskless x 3
-sharing providers).  ``cpu ms/req`` is the process CPU time per sequential
-request (server and client share the process): unlike wall time it hardly
-grows when other work shares the machine.  Prints a table and a final JSON
-line (with the load average, for that reason).
+For each size N: a fresh SQLite file holding the placeload topology
+(bench/placeload.py, bulk inserts), served by the Placement API either
+embedded (berth's threaded server, in this process) or under gunicorn
+(``--gunicorn W``: W sync worker processes, ``api.wsgi:application``).
+``GET /allocation_candidates`` is timed over HTTP with persistent
+connections: no limit, limit=50, required=STORAGE_DISK_SSD,
+member_of=in:A,B, member_of=!C, then 10 concurrent clients.  Every query
+runs twice: with the answer cache off (``[placement]
+allocation_candidates_cache_size = 0``: every request searches) and on
+(the default: nothing is written during the run, so repeated questions are
+answered from the cache).  At N=1,000 the unlimited answer must hold exactly
+1,200 candidates.  ``cpu ms/req`` is the CPU time of the serving process(es)
+per sequential uncached request (embedded: this process, client included):
+unlike wall time it hardly grows when other work shares the machine.
+Prints a table and a final JSON line with the load average.
 
-    .venv/bin/python -m bench.candidates                    # N = 1000,10000,50000
-    .venv/bin/python -m bench.candidates --sizes 1000 --repeat 200
+    .venv/bin/python -m bench.candidates                      # N = 1000,10000,50000
+    .venv/bin/python -m bench.candidates --sizes 1000 --repeat 100
+    .venv/bin/python -m bench.candidates --sizes 1000 --gunicorn 4
+
+RESULTS
+
+The first version (before orjson, the lean search and the cache), recorded
+earlier the same day:
 
 Recorded 2026-11-22 with ``--sizes 1000,10000,50000 --repeat 30 --seconds 3``
 on the shared 2-CPU VM while other engineers' test suites ran (load average
@@ -57,7 +68,10 @@ import argparse
 import http.client
 import json
 import os
+import signal
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -76,42 +90,137 @@ QUERIES = [
                                                           placeload.AGGS['B'])),
     ('member_of=!C', BASE + '&member_of=!%s' % placeload.AGGS['C']),
 ]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONFIG = """[DEFAULT]
+state_path = {state}
+[api]
+auth_strategy = noauth2
+[database]
+connection = sqlite:///{state}/berth.sqlite
+sqlite_synchronous = false
+[placement]
+allocation_candidates_cache_size = {cache}
+"""
 
 
-def _deploy(n):
-    """Start a Placement API over a fresh SQLite file holding the topology for n."""
+def _conf(state):
     from oslo_config import cfg
 
-    from api import server as http_server
-    from api.placement import app as placement_app
     from common import conf as berth_conf
-    from common import context as berth_context
-    from objects import bootstrap
-    from objects import database
 
     conf = cfg.ConfigOpts()
     berth_conf.register_opts(conf)
     conf([], project='berth', default_config_files=[])
-    conf.set_override('state_path', tempfile.mkdtemp(prefix='berth-bench-candidates-'))
+    conf.set_override('state_path', state)
     conf.set_override('auth_strategy', 'noauth2', group='api')
     conf.set_override('sqlite_synchronous', False, group='database')
-    db = database.open_database(conf)
+    return conf
+
+
+def _load(n):
+    """A state directory whose SQLite file holds the topology for n."""
+    from common import context as berth_context
+    from objects import bootstrap
+    from objects import database
+
+    state = tempfile.mkdtemp(prefix='berth-bench-candidates-')
+    db = database.open_database(_conf(state))
     database.upgrade(db)
     bootstrap.sync_standards(berth_context.admin_context(db))
     t0 = time.perf_counter()
     placeload.load(db.engine, n)
     print('N=%d loaded in %.1fs' % (n, time.perf_counter() - t0), file=sys.stderr)
-    app = placement_app.loadapp(conf, db, conductor=None)
-    server = http_server.HttpServer(app, '127.0.0.1', 0, threads=16, name='bench')
-    host, port = server.start()
-    return server, db, host, port
+    db.dispose()
+    return state
+
+
+class Embedded:
+    """The Placement API in this process (berth's threaded server)."""
+
+    def __init__(self, state):
+        from api import server as http_server
+        from api.placement import app as placement_app
+        from objects import database
+
+        self.conf = _conf(state)
+        self.db = database.open_database(self.conf)
+        app = placement_app.loadapp(self.conf, self.db, conductor=None)
+        self.server = http_server.HttpServer(app, '127.0.0.1', 0, threads=16,
+                                             name='bench')
+        self.host, self.port = self.server.start()
+
+    def set_cache(self, size):
+        self.conf.set_override('allocation_candidates_cache_size', size,
+                               group='placement')
+
+    def cpu(self):
+        return time.process_time()
+
+    def stop(self):
+        self.server.stop()
+        self.db.dispose()
+
+
+class Gunicorn:
+    """The Placement API under gunicorn: ``workers`` sync worker processes."""
+
+    def __init__(self, state, workers):
+        self.state, self.workers, self.proc = state, workers, None
+        self.host = '127.0.0.1'
+
+    def set_cache(self, size):
+        self.stop()
+        path = os.path.join(self.state, 'berth-%d.conf' % size)
+        with open(path, 'w') as f:
+            f.write(CONFIG.format(state=self.state, cache=size))
+        with socket.socket() as sock:
+            sock.bind((self.host, 0))
+            self.port = sock.getsockname()[1]
+        env = dict(os.environ, BERTH_CONFIG_FILE=path)
+        self.proc = subprocess.Popen(
+            [os.path.join(os.path.dirname(sys.executable), 'gunicorn'),
+             '--workers', str(self.workers), '--bind', '%s:%d' % (self.host, self.port),
+             '--log-level', 'warning', 'api.wsgi:application'],
+            cwd=ROOT, env=env, start_new_session=True)
+        for _ in range(300):
+            try:
+                Client(self.host, self.port).get(BASE + '&limit=1')
+                break
+            except OSError:
+                time.sleep(0.1)
+        for _ in range(4 * self.workers):     # every worker builds its app
+            Client(self.host, self.port).get(BASE + '&limit=1')
+
+    def cpu(self):
+        """CPU seconds used so far by the worker processes."""
+        total = 0
+        tick = os.sysconf('SC_CLK_TCK')
+        try:
+            with open('/proc/%d/task/%d/children' % (self.proc.pid, self.proc.pid)) as f:
+                pids = [int(p) for p in f.read().split()]
+        except OSError:
+            return 0.0
+        for pid in pids:
+            try:
+                with open('/proc/%d/stat' % pid) as f:
+                    fields = f.read().rsplit(')', 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / tick
+            except OSError:
+                pass
+        return total
+
+    def stop(self):
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=60)
+            self.proc = None
 
 
 class Client:
     """One persistent HTTP connection."""
 
     def __init__(self, host, port):
-        self.conn = http.client.HTTPConnection(host, port)
+        self.conn = http.client.HTTPConnection(host, port, timeout=600)
         self.headers = {'X-Auth-Token': 'admin',
                         'OpenStack-API-Version': 'placement %s' % VERSION}
 
@@ -129,29 +238,30 @@ def _pct(values, pct):
     return values[min(len(values) - 1, int(round(pct / 100.0 * (len(values) - 1))))]
 
 
-def time_query(client, query, repeat, warmup=3):
+def time_query(server, query, repeat, warmup):
+    client = Client(server.host, server.port)
     for _ in range(warmup):
         body = client.get(query)
     times = []
-    cpu = time.process_time()
+    cpu = server.cpu()
     for _ in range(repeat):
         t = time.perf_counter()
         client.get(query)
         times.append((time.perf_counter() - t) * 1000)
-    cpu = (time.process_time() - cpu) * 1000 / repeat
+    cpu = (server.cpu() - cpu) * 1000 / repeat
     count = len(json.loads(body)['allocation_requests'])
     return {'p50_ms': round(statistics.median(times), 2),
             'p95_ms': round(_pct(times, 95), 2), 'cpu_ms': round(cpu, 2),
             'candidates': count}
 
 
-def concurrent(host, port, query, clients, seconds):
+def concurrent(server, query, clients, seconds):
     """Requests per second with ``clients`` threads each looping for ``seconds``."""
     done = []
     stop = time.perf_counter() + seconds
 
     def loop():
-        c, n = Client(host, port), 0
+        c, n = Client(server.host, server.port), 0
         while time.perf_counter() < stop:
             c.get(query)
             n += 1
@@ -166,41 +276,58 @@ def concurrent(host, port, query, clients, seconds):
     return round(sum(done) / (time.perf_counter() - t0), 1)
 
 
-def run_size(n, repeat, seconds):
-    server, db, host, port = _deploy(n)
+def _phase(server, n, repeat, seconds, cached):
+    row = {}
+    big = n > 10000
+    for label, query in QUERIES:
+        reps = repeat if n <= 1000 else max(3, repeat // (n // 1000))
+        if cached and label != 'limit=50':
+            reps = repeat      # served from memory: as cheap at any N
+        row[label] = time_query(server, query, reps, warmup=1 if big else 3)
+    # 50,000 uncached whole answers take seconds each: 10 clients of them say nothing new
+    row['10 clients req/s (no limit)'] = (
+        concurrent(server, BASE, 10, seconds) if cached or not big else None)
+    row['10 clients req/s (limit=50)'] = concurrent(server, BASE + '&limit=50', 10,
+                                                     seconds)
+    return row
+
+
+def run_size(n, repeat, seconds, workers):
+    state = _load(n)
+    server = Gunicorn(state, workers) if workers else Embedded(state)
     try:
-        client = Client(host, port)
-        row = {'N': n}
-        for label, query in QUERIES:
-            reps = repeat if n <= 1000 else max(3, repeat // (n // 1000))
-            row[label] = time_query(client, query, reps, warmup=3 if n <= 10000 else 1)
-        if n == 1000 and row['no limit']['candidates'] != 1200:
-            raise RuntimeError('expected 1200 candidates, got %d'
-                               % row['no limit']['candidates'])
-        # the whole answer at 50,000 takes seconds: 10 clients of it measure nothing new
-        row['10 clients req/s (no limit)'] = (
-            concurrent(host, port, BASE, 10, seconds) if n <= 10000 else None)
-        row['10 clients req/s (limit=50)'] = concurrent(
-            host, port, BASE + '&limit=50', 10, seconds)
+        row = {'N': n, 'server': 'gunicorn x%d' % workers if workers else 'embedded'}
+        server.set_cache(0)
+        row['uncached'] = _phase(server, n, repeat, seconds, cached=False)
+        server.set_cache(32)
+        row['cached'] = _phase(server, n, repeat, seconds, cached=True)
+        if n == 1000:
+            for phase in ('uncached', 'cached'):
+                got = row[phase]['no limit']['candidates']
+                if got != 1200:
+                    raise RuntimeError('expected 1200 candidates, got %d' % got)
+        row['loadavg'] = os.getloadavg()
         return row
     finally:
         server.stop()
-        db.dispose()
 
 
 def print_table(rows):
-    labels = [label for label, _ in QUERIES]
-    print('%-8s %-18s %10s %10s %12s %11s' % ('N', 'query', 'p50 ms', 'p95 ms',
-                                               'cpu ms/req', 'candidates'))
-    print('-' * 74)
+    print('%-7s %-12s %-18s %9s %9s %9s %9s %9s %7s' % (
+        'N', 'server', 'query', 'p50 ms', 'p95 ms', 'cpu ms', 'p50 hit', 'p95 hit',
+        'cands'))
+    print('-' * 98)
     for row in rows:
-        for label in labels:
-            r = row[label]
-            print('%-8d %-18s %10.2f %10.2f %12.2f %11d' % (
-                row['N'], label, r['p50_ms'], r['p95_ms'], r['cpu_ms'], r['candidates']))
+        un, ca = row['uncached'], row['cached']
+        for label, _ in QUERIES:
+            print('%-7d %-12s %-18s %9.2f %9.2f %9.2f %9.2f %9.2f %7d' % (
+                row['N'], row['server'], label, un[label]['p50_ms'], un[label]['p95_ms'],
+                un[label]['cpu_ms'], ca[label]['p50_ms'], ca[label]['p95_ms'],
+                un[label]['candidates']))
         for key in ('10 clients req/s (no limit)', '10 clients req/s (limit=50)'):
-            print('%-8d %-30s %18s' % (row['N'], key, row[key]))
-    print('load average during the run: %s' % (os.getloadavg(),))
+            print('%-7d %-12s %-30s uncached %8s   cached %8s' % (
+                row['N'], row['server'], key, un[key], ca[key]))
+        print('%-7d load average after this size: %s' % (row['N'], row['loadavg']))
     print()
 
 
@@ -211,10 +338,12 @@ def main(argv=None):
                         help='timed requests per query at N=1000 (fewer when larger)')
     parser.add_argument('--seconds', type=float, default=5.0,
                         help='duration of each concurrent run')
+    parser.add_argument('--gunicorn', type=int, default=0, metavar='WORKERS',
+                        help='serve with gunicorn and this many workers (default: embedded)')
     args = parser.parse_args(argv)
     rows = []
     for n in args.sizes.split(','):
-        rows.append(run_size(int(n), args.repeat, args.seconds))
+        rows.append(run_size(int(n), args.repeat, args.seconds, args.gunicorn))
         print(json.dumps(rows[-1], sort_keys=True), file=sys.stderr, flush=True)
     print_table(rows)
     print(json.dumps({'benchmark': 'allocation_candidates', 'version': VERSION,
