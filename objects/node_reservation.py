@@ -1,11 +1,12 @@
 """Reserving a node for an allocation, releasing it, and backfilling.
 
 The steps a conductor takes (see conductor/manager/node_allocations.py):
-``find_candidates``, then per node ``claim``: in one transaction the lock
-(conditional UPDATE of ``reservation``), the ``fits`` re-check and the
+``prepare`` (the row and its candidates), then per node ``claim``: in one
+transaction the lock (a conditional UPDATE of ``reservation`` that also
+re-checks that the node still fits), the traits re-check and the
 reservation (the node's instance and allocation, the allocation's node and
-state), which also frees the lock.  The unique
-constraints on ``nodes.instance_uuid``, ``nodes.allocation_id`` and
+state), which also frees the lock.  The unique constraints on
+``nodes.instance_uuid``, ``nodes.allocation_id`` and
 ``node_allocations.node_id`` make a node held twice impossible whatever
 the routing did.  With the placement backend the conductor passes a
 ``hold`` callable that writes the Placement claim in that same transaction,
@@ -66,12 +67,21 @@ def find_candidates(ctx, alloc):
     return [Candidate(r.id, r.uuid, r.name, frozenset(traits[r.id])) for r in rows]
 
 
-def fits(node, alloc):
-    """Whether ``node`` (freshly read) can still take ``alloc``."""
-    return (node.provision_state == node_obj.AVAILABLE and not node.maintenance
-            and node.instance_uuid is None and node.power_state is not None
-            and node.resource_class == alloc.resource_class
-            and set(alloc.traits) <= set(node.traits))
+def _fit_clauses(alloc):
+    """The columns of a node that must hold for it to take ``alloc`` (traits apart)."""
+    return (_NODE.c.provision_state == node_obj.AVAILABLE,
+            _NODE.c.maintenance == sa.false(), _NODE.c.instance_uuid.is_(None),
+            _NODE.c.power_state.isnot(None),
+            _NODE.c.resource_class == alloc.resource_class)
+
+
+@db_api.reader
+def prepare(ctx, alloc_id):
+    """(allocation, candidates) in one read; no candidates unless it is ``allocating``."""
+    alloc = alloc_obj.get_by_id(ctx, alloc_id)
+    if alloc.state != alloc_obj.ALLOCATING:
+        return alloc, []
+    return alloc, find_candidates(ctx, alloc)
 
 
 LOCKED = 'locked'      # another operation holds the node: try it again later
@@ -93,12 +103,16 @@ def claim(ctx, alloc, node_id, host, hold=None):
     back and reaches the caller.  Returns one of LOCKED, SKIPPED, RESERVED,
     NOT_OURS.
     """
-    res = ctx.session.execute(_NODE.update().where(
-        _NODE.c.id == node_id, _NODE.c.reservation.is_(None)).values(reservation=host))
-    if res.rowcount != 1:
-        return LOCKED
-    node = node_obj.get_by_id(ctx, node_id)
-    if not fits(node, alloc):
+    outcome = _lock(ctx, alloc, node_id, host)
+    if outcome is not None:
+        return outcome
+    if hold is not None:
+        node = node_obj.get_by_id(ctx, node_id)
+    else:
+        node = ctx.session.execute(sa.select(
+            _NODE.c.id, _NODE.c.uuid, _NODE.c.instance_info).where(
+                _NODE.c.id == node_id)).first()
+    if alloc.traits and not set(alloc.traits) <= _traits(ctx, node_id):
         _release(ctx, node_id, host)
         return SKIPPED
     now = models._now()
@@ -111,17 +125,44 @@ def claim(ctx, alloc, node_id, host, hold=None):
         return NOT_OURS
     info = dict(node.instance_info or {}, traits=list(alloc.traits))
     try:
-        with ctx.session.begin_nested():
-            ctx.session.execute(_NODE.update().where(
-                _NODE.c.id == node.id, _NODE.c.reservation == host).values(
-                    instance_uuid=alloc.uuid, allocation_id=alloc.id,
-                    instance_info=info, reservation=None, updated_at=now))
+        # no savepoint: a refusal here rolls the whole transaction back
+        ctx.session.execute(_NODE.update().where(
+            _NODE.c.id == node.id, _NODE.c.reservation == host).values(
+                instance_uuid=alloc.uuid, allocation_id=alloc.id,
+                instance_info=info, reservation=None, updated_at=now))
     except db_exc.DBDuplicateEntry:
         # the unique constraints refuse a second holder: undo the allocation side
         raise exception.NodeAssociated(node=node.uuid, instance='another allocation')
     if hold is not None:
         hold(ctx, alloc, node)
     return RESERVED
+
+
+def _lock(ctx, alloc, node_id, host):
+    """Take the node's lock iff it still fits; None when taken, else LOCKED or SKIPPED.
+
+    The lock is a conditional UPDATE carrying the fit conditions.  On
+    PostgreSQL a node row another transaction is writing (a concurrent claim)
+    is skipped at once (SKIP LOCKED) rather than waited for.
+    """
+    q = _NODE.update().where(_NODE.c.id == node_id, _NODE.c.reservation.is_(None),
+                             *_fit_clauses(alloc))
+    if ctx.session.get_bind().dialect.name == 'postgresql':
+        q = q.where(_NODE.c.id.in_(sa.select(_NODE.c.id).where(_NODE.c.id == node_id)
+                                   .with_for_update(skip_locked=True)))
+    if ctx.session.execute(q.values(reservation=host)).rowcount == 1:
+        return None
+    row = ctx.session.execute(sa.select(_NODE.c.reservation, *[
+        c.label('fit%d' % i) for i, c in enumerate(_fit_clauses(alloc))]).where(
+            _NODE.c.id == node_id)).first()
+    if row is None or not all(row[1:]):
+        return SKIPPED
+    return LOCKED   # held by another operation, or row-locked by a concurrent writer
+
+
+def _traits(ctx, node_id):
+    return set(ctx.session.execute(sa.select(_TRAIT.c.trait).where(
+        _TRAIT.c.node_id == node_id)).scalars())
 
 
 def _release(ctx, node_id, host):

@@ -76,7 +76,7 @@ class NodeAllocator:
     def allocate(self, ctx, alloc_id):
         """Finish the ``allocating`` row ``alloc_id`` if it is ours; never raises."""
         try:
-            alloc = alloc_obj.get_by_id(ctx, alloc_id)
+            alloc, nodes = reservation.prepare(ctx, alloc_id)
         except exception.AllocationNotFound:
             return  # deleted before we got to it
         except Exception:
@@ -86,7 +86,7 @@ class NodeAllocator:
                 or alloc.conductor_affinity != self.host):
             return
         try:
-            reason = self._allocate(ctx, alloc)
+            reason = self._allocate(ctx, alloc, nodes)
         except Exception as exc:
             LOG.exception('Unexpected exception during allocation %s', alloc.uuid)
             reason = 'Unexpected exception during allocation: %s' % exc
@@ -99,9 +99,8 @@ class NodeAllocator:
             LOG.exception('Cannot save the error of allocation %s; the sweep '
                           'will retry it', alloc.uuid)
 
-    def _allocate(self, ctx, alloc):
-        """Reserve a node; None on success (or when no longer ours), else the reason."""
-        nodes = reservation.find_candidates(ctx, alloc)
+    def _allocate(self, ctx, alloc, nodes):
+        """Reserve one of ``nodes``; None on success (or when no longer ours), else the reason."""
         if not nodes:
             if alloc.candidate_nodes:
                 return ('none of the requested nodes are available and match the '
