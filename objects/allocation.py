@@ -108,7 +108,46 @@ def routing_tree(ctx, provider_uuids, consumer_uuids=()):
     return found or candidates[0]
 
 
-def _providers(ctx, uuids=(), ids=()):
+# The claim path runs prebuilt Core statements on the session's connection:
+# building a statement and its cache key per call cost more than running it.
+_PROVIDERS_LOCKED = (
+    sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
+    .where(sa.or_(_RP.c.uuid.in_(sa.bindparam('uuids', expanding=True)),
+                  _RP.c.id.in_(sa.bindparam('ids', expanding=True))))
+    .order_by(_RP.c.id).with_for_update())
+
+_MINE_BEFORE = (
+    sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
+              sa.func.sum(_ALLOC.c.used))
+    .where(_ALLOC.c.consumer_id.in_(sa.bindparam('consumers', expanding=True)))
+    .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id))
+
+_CLEARED_PROVIDERS = sa.select(_ALLOC.c.resource_provider_id).where(
+    _ALLOC.c.consumer_id.in_(sa.bindparam('consumers', expanding=True)))
+
+_INV_ALLOC = _ALLOC.alias('used_alloc')
+# inventory, class id and current usage of the (provider, class) pairs written
+_INVENTORY_AND_USAGE = (
+    sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+              _RC.c.name.label('class_name'), _INV.c.total, _INV.c.reserved,
+              _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
+              _INV.c.allocation_ratio,
+              sa.select(sa.func.coalesce(sa.func.sum(_INV_ALLOC.c.used), 0))
+              .where(_INV_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id)
+              .where(_INV_ALLOC.c.resource_class_id == _INV.c.resource_class_id)
+              .scalar_subquery().label('used'))
+    .join(_RC, _RC.c.id == _INV.c.resource_class_id)
+    .where(_INV.c.resource_provider_id.in_(sa.bindparam('rp_ids', expanding=True)))
+    .where(_RC.c.name.in_(sa.bindparam('names', expanding=True))))
+
+_CLASS_NAMES = sa.select(_RC.c.name).where(
+    _RC.c.name.in_(sa.bindparam('names', expanding=True)))
+
+_DELETE_MINE = _ALLOC.delete().where(
+    _ALLOC.c.consumer_id.in_(sa.bindparam('consumers', expanding=True)))
+
+
+def _providers(conn, uuids=(), ids=()):
     """{uuid: row(id, uuid, generation)} for providers named by uuid or id.
 
     The rows are locked (in id order, so writers never deadlock) where the
@@ -116,56 +155,37 @@ def _providers(ctx, uuids=(), ids=()):
     this one instead of losing its compare-and-swap.  SQLite writers are
     serialised anyway.
     """
-    cond = []
-    if uuids:
-        cond.append(_RP.c.uuid.in_(list(uuids)))
-    if ids:
-        cond.append(_RP.c.id.in_(list(ids)))
-    if not cond:
+    if not uuids and not ids:
         return {}
-    rows = ctx.session.execute(
-        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation).where(sa.or_(*cond))
-        .order_by(_RP.c.id).with_for_update())
+    rows = conn.execute(_PROVIDERS_LOCKED, {'uuids': list(uuids), 'ids': list(ids)})
     return {r.uuid: r for r in rows}
 
 
-def _class_ids(ctx, names):
-    names = set(names)
-    found = dict(ctx.session.execute(
-        sa.select(_RC.c.name, _RC.c.id).where(_RC.c.name.in_(names))).all())
-    for name in sorted(names - set(found)):
-        raise exception.AllocationClassNotFound(name=name)
+def _inventories(conn, rp_ids, names):
+    """{(rp id, class name): inventory row with class id and current ``used``}.
+
+    Raises AllocationClassNotFound for a class that does not exist at all.
+    """
+    found = {(r.resource_provider_id, r.class_name): r for r in conn.execute(
+        _INVENTORY_AND_USAGE, {'rp_ids': sorted(rp_ids), 'names': sorted(names)})}
+    missing = set(names) - {name for _, name in found}
+    if missing:
+        known = set(conn.execute(_CLASS_NAMES, {'names': sorted(missing)}).scalars())
+        for name in sorted(missing - known):
+            raise exception.AllocationClassNotFound(name=name)
     return found
 
 
-def _usage(ctx, rp_ids, consumer_uuids=None):
-    """{(rp id, class id): sum(used)} on ``rp_ids`` (optionally only some consumers)."""
-    query = (sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
-                       sa.func.sum(_ALLOC.c.used))
-             .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id))
-    if consumer_uuids is not None:
-        query = query.where(_ALLOC.c.consumer_id.in_(list(consumer_uuids)))
-    else:
-        query = query.where(_ALLOC.c.resource_provider_id.in_(list(rp_ids)))
-    return {(r[0], r[1]): int(r[2]) for r in ctx.session.execute(query)}
-
-
-def _check_capacity(ctx, wanted, providers, classes, mine_before):
+def _check_capacity(wanted, inventories, uuid_of, mine_before):
     """Raise InvalidAllocation unless every (provider, class) total fits.
 
-    ``wanted`` is {(rp id, class id): [amounts]}; ``mine_before`` the current
-    usage of the consumers being rewritten.
+    ``wanted`` is {(rp id, class name): [amounts]}, ``inventories`` as from
+    :func:`_inventories`; ``mine_before`` the current usage of the consumers
+    being rewritten, by (rp id, class id).
     """
-    rp_ids = {rp for rp, _ in wanted}
-    inventories = {(r.resource_provider_id, r.resource_class_id): r
-                   for r in ctx.session.execute(
-                       sa.select(_INV).where(_INV.c.resource_provider_id.in_(rp_ids)))}
-    used_before = _usage(ctx, rp_ids)
-    uuid_of = {p.id: p.uuid for p in providers.values()}
-    name_of = {cid: name for name, cid in classes.items()}
     for key in sorted(wanted):
-        rp_id, rc_id = key
-        rp_uuid, rc_name = uuid_of[rp_id], name_of[rc_id]
+        rp_id, rc_name = key
+        rp_uuid = uuid_of[rp_id]
         inv = inventories.get(key)
         if inv is None:
             raise exception.InvalidAllocation(
@@ -179,8 +199,9 @@ def _check_capacity(ctx, wanted, providers, classes, mine_before):
                            "max_unit %d and a multiple of step_size %d."
                            % (amount, rc_name, rp_uuid, inv.min_unit,
                               inv.max_unit, inv.step_size))
-        before = used_before.get(key, 0)
-        after = before - mine_before.get(key, 0) + sum(wanted[key])
+        before = int(inv.used)
+        after = (before - mine_before.get((rp_id, inv.resource_class_id), 0)
+                 + sum(wanted[key]))
         capacity = (inv.total - inv.reserved) * inv.allocation_ratio
         # a provider already over capacity accepts writes that do not add to it
         if after > capacity and after > before:
@@ -209,48 +230,56 @@ def replace(ctx, requests, enforce_quota=False):
     """
     quota = quota_obj.lock(ctx, {(r['project_id'], r['user_id']) for r in requests}
                            ) if enforce_quota else None
-    consumers = consumer_obj.get_by_uuids(ctx, [r['uuid'] for r in requests])
+    conn = ctx.session.connection()
+    uuids = [r['uuid'] for r in requests]
+    consumers = consumer_obj.get_by_uuids(ctx, uuids)
     for req in requests:
         if req.get('check_generation'):
             consumer_obj.check_generation(req['uuid'], consumers.get(req['uuid']),
                                           req.get('generation'))
-    uuids = [r['uuid'] for r in requests]
-    mine_before = _usage(ctx, (), consumer_uuids=uuids)
+    # a consumer that does not exist yet holds nothing
+    mine_before = {(r[0], r[1]): int(r[2]) for r in conn.execute(
+        _MINE_BEFORE, {'consumers': uuids})} if consumers else {}
     named = {rp for r in requests for rp in r['allocations']}
     cleared = [r['uuid'] for r in requests if not r['allocations']]
     # providers whose allocations are cleared count as written (3.2.1)
-    cleared_ids = set(ctx.session.execute(
-        sa.select(_ALLOC.c.resource_provider_id).where(
-            _ALLOC.c.consumer_id.in_(cleared))).scalars()) if cleared else set()
+    cleared_ids = set()
+    if cleared and consumers:
+        cleared_ids = set(conn.execute(_CLEARED_PROVIDERS,
+                                       {'consumers': cleared}).scalars())
     # generations first: any usage change after this read fails the swap below
-    providers = _providers(ctx, uuids=named, ids=cleared_ids)
+    providers = _providers(conn, uuids=named, ids=cleared_ids)
     for rp_uuid in sorted(named - set(providers)):
         raise exception.AllocationProviderNotFound(uuid=rp_uuid)
-    classes = _class_ids(ctx, {rc for r in requests
-                               for res in r['allocations'].values() for rc in res})
     wanted = collections.defaultdict(list)
-    rows = []
     for req in requests:
         for rp_uuid, resources in req['allocations'].items():
-            rp_id = providers[rp_uuid].id
             for rc_name, amount in resources.items():
-                wanted[(rp_id, classes[rc_name])].append(amount)
-                rows.append({'resource_provider_id': rp_id,
-                             'resource_class_id': classes[rc_name],
-                             'consumer_id': req['uuid'], 'used': amount})
-    _check_capacity(ctx, wanted, providers, classes, mine_before)
+                wanted[(providers[rp_uuid].id, rc_name)].append(amount)
+    inventories = _inventories(conn, {rp for rp, _ in wanted},
+                               {rc for _, rc in wanted}) if wanted else {}
+    _check_capacity(wanted, inventories, {p.id: p.uuid for p in providers.values()},
+                    mine_before)
     for req in requests:
         consumer_obj.prepare(ctx, req['uuid'], consumers.get(req['uuid']),
                              req['project_id'], req['user_id'], req.get('consumer_type'))
     if mine_before:
-        ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.consumer_id.in_(uuids)))
+        conn.execute(_DELETE_MINE, {'consumers': uuids})
+    now = models._now()
+    rows = [{'resource_provider_id': providers[rp_uuid].id,
+             'resource_class_id': inventories[(providers[rp_uuid].id,
+                                               rc_name)].resource_class_id,
+             'consumer_id': req['uuid'], 'used': amount, 'created_at': now}
+            for req in requests
+            for rp_uuid, resources in req['allocations'].items()
+            for rc_name, amount in resources.items()]
     if rows:
-        now = models._now()
-        ctx.session.execute(_ALLOC.insert(), [dict(r, created_at=now) for r in rows])
+        conn.execute(_ALLOC.insert(), rows)
     # ordered by id so that concurrent writers lock provider rows in one order
     for rp in sorted(providers.values(), key=lambda p: p.id):
         gen_obj.bump_provider(ctx, rp.id, rp.generation)
-    consumer_obj.delete_unused(ctx, cleared)
+    if cleared:
+        consumer_obj.delete_unused(ctx, cleared)
     if quota is not None:
         quota_obj.check(ctx, quota)
 

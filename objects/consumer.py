@@ -49,6 +49,31 @@ def _external_id(ctx, table, external_id):
             what=table.name, reason='%s was created concurrently' % external_id)
 
 
+def _scalar_id(table, column, param):
+    return (sa.select(table.c.id).where(column == sa.bindparam(param))
+            .scalar_subquery())
+
+
+# the project, user and type ids of a write in one round trip (NULL = new)
+_OWNER_IDS = sa.select(_scalar_id(_PROJECT, _PROJECT.c.external_id, 'project'),
+                       _scalar_id(_USER, _USER.c.external_id, 'user'),
+                       _scalar_id(_TYPE, _TYPE.c.name, 'type'))
+
+
+def _owner_ids(ctx, project_id, user_id, consumer_type):
+    """(project pk, user pk, type pk or None), creating the rows still missing."""
+    project_pk, user_pk, type_pk = ctx.session.connection().execute(
+        _OWNER_IDS, {'project': project_id, 'user': user_id,
+                     'type': consumer_type or ''}).one()
+    if project_pk is None:
+        project_pk = _external_id(ctx, _PROJECT, project_id)
+    if user_pk is None:
+        user_pk = _external_id(ctx, _USER, user_id)
+    if consumer_type is not None and type_pk is None:
+        type_pk = _type_id(ctx, consumer_type)
+    return project_pk, user_pk, type_pk
+
+
 def _type_id(ctx, name):
     sel = sa.select(_TYPE.c.id).where(_TYPE.c.name == name)
     found = ctx.session.execute(sel).scalar()
@@ -81,10 +106,14 @@ def _from_row(row):
                     row.type_name, row.updated_at or row.created_at)
 
 
+# built once: executing a prebuilt statement skips its construction and cache key
+_BY_UUIDS = _select().where(_CONSUMER.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
+
+
 @db_api.reader
 def get_by_uuids(ctx, uuids):
     """{uuid: Consumer} of the consumers that exist."""
-    rows = ctx.session.execute(_select().where(_CONSUMER.c.uuid.in_(list(uuids))))
+    rows = ctx.session.connection().execute(_BY_UUIDS, {'uuids': list(uuids)})
     return {r.uuid: _from_row(r) for r in rows}
 
 
@@ -111,16 +140,15 @@ def prepare(ctx, uuid, existing, project_id, user_id, consumer_type=None):
     project, user and (when given) type are set to the request's values.
     Returns the consumer's new generation.  Must run in a writer transaction.
     """
-    project_pk = _external_id(ctx, _PROJECT, project_id)
-    user_pk = _external_id(ctx, _USER, user_id)
+    project_pk, user_pk, type_pk = _owner_ids(ctx, project_id, user_id, consumer_type)
     values = {'project_id': project_pk, 'user_id': user_pk}
     if consumer_type is not None:
-        values['consumer_type_id'] = _type_id(ctx, consumer_type)
+        values['consumer_type_id'] = type_pk
     if existing is None:
         # generation 0, bumped by this same write: stored as 1 in one INSERT
         try:
-            ctx.session.execute(_CONSUMER.insert().values(
-                uuid=uuid, generation=1, created_at=models._now(), **values))
+            ctx.session.connection().execute(_CONSUMER.insert(), dict(
+                values, uuid=uuid, generation=1, created_at=models._now()))
         except db_exc.DBDuplicateEntry:
             # created by a concurrent write: retried, then checked again
             raise exception.ConcurrentUpdate(

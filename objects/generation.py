@@ -24,15 +24,22 @@ def provider_by_uuid(ctx, uuid):
     return row
 
 
+# prebuilt: the swap runs on every allocation and inventory write
+_BUMP = (_RP.update().where(_RP.c.id == sa.bindparam('rp_id'))
+         .where(_RP.c.generation == sa.bindparam('expected'))
+         .values(generation=sa.bindparam('new_generation'),
+                 updated_at=sa.bindparam('now')))
+
+
 def bump_provider(ctx, rp_id, expected):
     """Set the generation to expected + 1 iff it is still ``expected``; return it.
 
     Raises ConcurrentUpdate when the provider's generation moved.  Must run
     inside a writer transaction.
     """
-    res = ctx.session.execute(
-        _RP.update().where(_RP.c.id == rp_id).where(_RP.c.generation == expected)
-        .values(generation=expected + 1, updated_at=models._now()))
+    res = ctx.session.connection().execute(_BUMP, {
+        'rp_id': rp_id, 'expected': expected, 'new_generation': expected + 1,
+        'now': models._now()})
     if res.rowcount != 1:
         raise exception.ConcurrentUpdate(
             what='resource provider',
