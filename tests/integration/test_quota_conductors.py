@@ -1,0 +1,135 @@
+"""Quota across real processes: three berth-conductors, a berth-api, RabbitMQ, etcd, PostgreSQL.
+
+A burst of POST /claims from one project, routed by consumer uuid over the
+three conductor processes, ends exactly at the project's limit: each claim
+transaction locks the project's rows before it counts (objects.quota), so
+no two conductors can both see room for the last unit.  Usage is then read
+from the database by the API itself, so GET /quotas keeps counting right
+with a conductor killed and with the broker stopped (only the writes, which
+need a conductor, answer 503 and write nothing).
+"""
+
+import collections
+import concurrent.futures
+import signal
+import threading
+import uuid as uuidlib
+
+import pytest
+
+from conductor import rpcapi
+from tests import fixtures
+from tests.integration import conftest
+from tests.integration import test_conductors
+
+pytestmark = conftest.MARKS
+
+HOSTS = ('q0', 'q1', 'q2')
+LIMIT = 12
+CLAIMS = 40
+THREADS = 10
+
+
+@pytest.fixture(scope='module')
+def cluster(rabbitmq, etcd, pg_synced, tmp_path_factory):
+    c = test_conductors.Cluster(tmp_path_factory.mktemp('quota-cluster'), rabbitmq, etcd,
+                                pg_synced)
+    with open(c.config, 'a') as f:
+        f.write('[quota]\nenforce = true\n')
+    for host in HOSTS:
+        c.start(host)
+    client = rpcapi.APIConductorClient(c.client_conf(tmp_path_factory.mktemp('quota-api')))
+    try:
+        test_conductors.wait_for(lambda: client.ring.members() == set(HOSTS),
+                                 'three conductors in the ring')
+        c.start_api()
+        c.ring = client.ring
+        yield c
+    finally:
+        client.stop()
+        c.stop_all()
+
+
+@pytest.fixture(scope='module')
+def http(cluster):
+    client = fixtures.PlacementClient(cluster.api_url, version='1.38')
+    yield client
+    client.close()
+
+
+def _host(http, vcpu=100):
+    rp = str(uuidlib.uuid4())
+    assert http.post('/resource_providers', version='1.14',
+                     json={'name': 'quota-%s' % rp, 'uuid': rp}).status_code == 201
+    resp = http.put('/resource_providers/%s/inventories' % rp, version='1.26', json={
+        'resource_provider_generation': 0, 'inventories': {'VCPU': {'total': vcpu}}})
+    assert resp.status_code == 200, resp.text
+    return rp
+
+
+def _claim(session, project, consumer):
+    resp = session.post('/claims', json={
+        'consumer_uuid': consumer, 'project_id': project, 'user_id': 'u',
+        'consumer_type': 'INSTANCE', 'resources': {'VCPU': 1}})
+    code = resp.json()['errors'][0]['code'] if resp.status_code >= 400 else None
+    return resp.status_code, code
+
+
+def _usage(http, project):
+    resp = http.get('/quotas/%s' % project)
+    assert resp.status_code == 200, resp.text
+    return resp.json()['resources']['VCPU']
+
+
+def test_burst_through_three_conductor_processes_stops_at_the_limit(cluster, http):
+    hosts = [_host(http) for _ in range(4)]
+    project = 'quota-%s' % uuidlib.uuid4().hex[:8]
+    assert http.put('/quotas/%s' % project,
+                    json={'resources': {'VCPU': LIMIT}}).status_code == 200
+    consumers = [str(uuidlib.uuid4()) for _ in range(CLAIMS)]
+    # routed by consumer uuid: the burst reaches every conductor process
+    assert {cluster.ring.owner(c) for c in consumers} == set(HOSTS)
+    start = threading.Barrier(THREADS)
+    local = threading.local()
+
+    def one(consumer):
+        if not hasattr(local, 'session'):
+            local.session = fixtures.PlacementClient(cluster.api_url, version='1.38')
+            start.wait()
+        return _claim(local.session, project, consumer)
+
+    with concurrent.futures.ThreadPoolExecutor(THREADS) as pool:
+        results = collections.Counter(pool.map(one, consumers))
+    assert results == {(201, None): LIMIT, (403, 'berth.quota.exceeded'): CLAIMS - LIMIT}
+    assert _usage(http, project) == {'limit': LIMIT, 'usage': LIMIT}
+    used = [http.get('/resource_providers/%s/usages' % rp).json()['usages']['VCPU']
+            for rp in hosts]
+    assert sum(used) == LIMIT
+    cluster.project = project
+
+
+def test_usage_is_counted_with_a_conductor_and_then_the_broker_down(cluster, http,
+                                                                    rabbitmq):
+    project = cluster.project
+    victim = cluster.ring.owner(project)
+    cluster.signal(victim, signal.SIGKILL)
+    assert _usage(http, project) == {'limit': LIMIT, 'usage': LIMIT}
+    usages = http.get('/usages?project_id=%s' % project).json()['usages']
+    assert usages == {'INSTANCE': {'VCPU': LIMIT, 'consumer_count': LIMIT}}
+    rabbitmq.stop_broker()
+    try:
+        assert _usage(http, project) == {'limit': LIMIT, 'usage': LIMIT}
+        assert http.put('/quotas/%s' % project,
+                        json={'resources': {'VCPU': LIMIT + 1}}).status_code == 200
+        assert _usage(http, project) == {'limit': LIMIT + 1, 'usage': LIMIT}
+        consumer = str(uuidlib.uuid4())
+        assert _claim(http, project, consumer) == (503, 'berth.service_unavailable')
+        assert http.get('/allocations/%s' % consumer).json()['allocations'] == {}
+    finally:
+        rabbitmq.start()
+    assert _usage(http, project) == {'limit': LIMIT + 1, 'usage': LIMIT}
+
+
+def test_no_orphan_processes(cluster):
+    cluster.stop_all()
+    assert cluster.procs == {}
