@@ -14,6 +14,7 @@ from oslo_log import log as oslo_log
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
 from common import conf as berth_conf
+from common import context as berth_context
 from conductor import rpcapi
 from objects import database
 
@@ -28,6 +29,7 @@ def init_application(config_files=None, factory=None):
         config_files = [os.environ.get('BERTH_CONFIG_FILE', '/etc/berth/berth.conf')]
     conf([], project='berth', default_config_files=[f for f in config_files
                                                     if os.path.exists(f)])
+    berth_context.set_log_defaults(conf)
     oslo_log.setup(conf, 'berth')
     return factory(conf, database.open_database(conf),
                    conductor=rpcapi.APIConductorClient(conf))

@@ -1,10 +1,15 @@
-"""``berth-conductor``: one conductor process (RPC server, ring member, periodic tasks)."""
+"""``berth-conductor``: one conductor process (RPC server, ring member, periodic tasks).
+
+With ``[metrics] conductor_port`` set it also serves Prometheus metrics at
+``http://<[metrics] conductor_host>:<port>/metrics``.
+"""
 
 import signal
 import sys
 import threading
 
 from cli import config
+from common import metrics
 from conductor import service as conductor_service
 from objects import database
 
@@ -19,6 +24,11 @@ def main(argv=None):
     signal.signal(signal.SIGINT, lambda *_: stopping.set())
     conductor = conductor_service.ConductorService(conf, conf.host, db).start()
     print('berth-conductor: %s serving' % conf.host, flush=True)
+    if conf.metrics.conductor_port is not None:
+        listener = metrics.start_listener(conf.metrics.conductor_host,
+                                          conf.metrics.conductor_port)
+        print('berth-conductor: metrics on http://%s:%d/metrics'
+              % (conf.metrics.conductor_host, listener.server_port), flush=True)
     while not stopping.wait(0.5):
         pass
     print('berth-conductor: %s stopping' % conf.host, flush=True)

@@ -6,6 +6,7 @@ from oslo_config import cfg
 from oslo_log import log as oslo_log
 
 from common import conf as berth_conf
+from common import context as berth_context
 
 
 def make_conf(argv, description=None, cli_opts=(), default_config_files=None):
@@ -23,4 +24,5 @@ def make_conf(argv, description=None, cli_opts=(), default_config_files=None):
 
 
 def setup_logging(conf):
+    berth_context.set_log_defaults(conf)
     oslo_log.setup(conf, 'berth')

@@ -25,6 +25,31 @@ class RequestContext(o_context.RequestContext):
         return super().from_dict(values, **kwargs)
 
 
+# oslo.log prints a context's resource_uuid (the consumer, allocation or
+# provider a request works on) with this format on every line of the request
+RESOURCE_LOG_FORMAT = '[resource: %(uuid)s] '
+
+
+def set_log_defaults(conf):
+    """berth's defaults for oslo.log's options (already registered on ``conf``)."""
+    conf.set_default('instance_uuid_format', RESOURCE_LOG_FORMAT)
+
+
+def bind_request(request_id):
+    """Make a context holding only ``request_id`` this thread's current one.
+
+    oslo.log reads the thread's current context for every line it formats;
+    an API sets this first thing in a request, and the full context once the
+    caller is known (``ctx.update_store()``).
+    """
+    return RequestContext(request_id=request_id, overwrite=True)
+
+
+def current():
+    """This thread's current context (the request it works on), or None."""
+    return o_context.get_current()
+
+
 def admin_context(db=None):
     """A context for the service's own work (periodic tasks, start-up sync)."""
     return RequestContext(user_id='berth', project_id='berth', roles=['admin'],

@@ -14,6 +14,7 @@ from oslo_messaging.rpc import dispatcher
 
 from common import context as berth_context
 from common import exception
+from common import metrics
 
 LOG = logging.getLogger(__name__)
 
@@ -94,12 +95,18 @@ def get_server(transport, host, endpoints, db):
 
 @contextlib.contextmanager
 def translate_errors(server, method):
-    """Turn messaging failures of one call into ServiceUnavailable (503)."""
+    """Turn messaging failures of one call into ServiceUnavailable (503).
+
+    Also times the call (``berth_rpc_duration_seconds``) and counts its
+    timeouts, by RPC method.
+    """
     try:
-        yield
+        with metrics.Timer(metrics.RPC_LATENCY.labels(method)):
+            yield
     except exception.BerthException:
         raise
     except messaging.MessagingTimeout:
+        metrics.RPC_TIMEOUTS.labels(method).inc()
         LOG.warning('Conductor %s did not answer %s in time', server, method)
         raise exception.ServiceUnavailable(
             reason='conductor %s did not answer in time' % server)

@@ -15,10 +15,12 @@ import threading
 import time
 import uuid
 
+import tooz
 from tooz import coordination
 from tooz import hashring
 
 from common import exception
+from common import metrics
 
 LOG = logging.getLogger(__name__)
 
@@ -62,6 +64,7 @@ class Ring:
         self._view = (frozenset(), hashring.HashRing([], partitions=self._partitions))
         self._joined = False
         self._capabilities = {}
+        self._heartbeats = True
         self._last_refresh = 0.0
         self._stopping = threading.Event()
         self._thread = None
@@ -87,7 +90,7 @@ class Ring:
         """Join the group as ``host`` (conductors only); peers see it on their next poll."""
         if self.host is None:
             raise RuntimeError('a ring reader never joins the group')
-        self._capabilities = capabilities or {}
+        self._capabilities = dict(capabilities or {}, joined_at=time.time())
         with self._lock:
             try:
                 self._coord.join_group(GROUP, capabilities=self._capabilities).get()
@@ -163,7 +166,49 @@ class Ring:
             found = {m.decode('utf-8') for m in found}
             if self._joined and self.host not in found:
                 self._rejoin()
+            elif self._joined:
+                self._publish_heartbeat()
             self._set_members(found)
+
+    def _publish_heartbeat(self):
+        """Stamp our capabilities with the time (for /status); self._lock held.
+
+        Backends that cannot update capabilities (tooz's file driver) keep
+        the ones given at join, whose ``joined_at`` is then all we know.
+        """
+        if not self._heartbeats:
+            return
+        caps = dict(self._capabilities, heartbeat_at=time.time())
+        try:
+            self._coord.update_capabilities(GROUP, caps).get()
+        except tooz.NotImplemented:
+            self._heartbeats = False
+            LOG.info('The coordination backend of conductor %s cannot update '
+                     'capabilities: no heartbeat timestamps on /status', self.host)
+        except coordination.ToozError as exc:
+            LOG.warning('Conductor %s could not publish its heartbeat: %s',
+                        self.host, exc)
+
+    def describe(self):
+        """``[{'host', 'capabilities'}]`` of the live members, by host.
+
+        Each conductor's capabilities carry the ``rpc_api_version`` it speaks,
+        ``joined_at`` and, where the backend can update capabilities,
+        ``heartbeat_at`` (epoch seconds) refreshed every
+        ``ring_refresh_interval``.  One backend read per member: for status
+        pages, not for routing.
+        """
+        described = []
+        for host in sorted(self.members()):
+            with self._lock:
+                try:
+                    caps = self._coord.get_member_capabilities(
+                        GROUP, host.encode('utf-8')).get()
+                except coordination.ToozError as exc:
+                    LOG.debug('No capabilities for conductor %s: %s', host, exc)
+                    caps = None
+            described.append({'host': host, 'capabilities': caps or {}})
+        return described
 
     def _rejoin(self):
         """Join again after the backend forgot us; called with self._lock held.
@@ -209,6 +254,9 @@ class Ring:
             return
         self._view = (members, hashring.HashRing(sorted(members),
                                                  partitions=self._partitions))
+        ring_name = self.host or 'reader'
+        metrics.RING_MEMBERS.labels(ring_name).set(len(members))
+        metrics.RING_REBALANCES.labels(ring_name).inc()
         added, gone = members - old, old - members
         LOG.info('Conductor ring (%s): %d members; joined %s, left %s',
                  self.host or 'reader', len(members), sorted(added), sorted(gone))

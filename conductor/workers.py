@@ -16,7 +16,9 @@ import threading
 
 import futurist
 
+from common import context as berth_context
 from common import exception
+from common import metrics
 
 LOG = logging.getLogger(__name__)
 
@@ -34,6 +36,8 @@ class Workers:
         self._busy = 0
         self._idle = threading.Condition()
         self._executor = futurist.ThreadPoolExecutor(max_workers=size)
+        self._depth = metrics.QUEUE_DEPTH.labels(host)
+        metrics.WORKER_SLOTS.labels(host).set(size)
 
     @property
     def rpc_pool_size(self):
@@ -47,11 +51,17 @@ class Workers:
 
     def _take(self):
         if not self._slots.acquire(blocking=False):
+            metrics.REJECTIONS.labels(self.host).inc()
             raise exception.NoFreeWorker(host=self.host)
         with self._idle:
             self._busy += 1
+            busy = self._busy
+        self._depth.inc()
+        LOG.debug('Conductor %s: work admitted (%d of %d slots busy)', self.host,
+                  busy, self.size)
 
     def _give_back(self):
+        self._depth.dec()
         with self._idle:
             self._busy -= 1
             self._idle.notify_all()
@@ -76,7 +86,10 @@ class Workers:
         """
         self._take()
         try:
-            future = self._executor.submit(func, *args, **kwargs)
+            # the request's context follows the work, so its log lines keep
+            # the request id
+            future = self._executor.submit(_in_context, berth_context.current(),
+                                           func, *args, **kwargs)
         except Exception:
             self._give_back()
             raise
@@ -97,3 +110,10 @@ class Workers:
 
     def shutdown(self):
         self._executor.shutdown(wait=True)
+
+
+def _in_context(ctx, func, *args, **kwargs):
+    """Run ``func`` with ``ctx`` as this thread's current context (for the logs)."""
+    if ctx is not None:
+        ctx.update_store()
+    return func(*args, **kwargs)

@@ -13,7 +13,9 @@ from api.baremetal import fault
 from api.baremetal import policy
 from api.baremetal import routes
 from api.baremetal import version as api_version
+from api.common import metrics as api_metrics
 from api.common import request as berth_request
+from api.common import request_log
 from api.common import wsgi as common_wsgi
 from common import context as berth_context
 from common import exception
@@ -51,6 +53,7 @@ class BaremetalApp:
 
     def __call__(self, environ, start_response):
         request_id = 'req-' + uuidutils.generate_uuid()
+        berth_context.bind_request(request_id)
         environ.update({'berth.request_id': request_id, 'berth.conf': self.conf,
                         'berth.baremetal_enforcer': self.enforcer,
                         'berth.conductor': self.conductor})
@@ -72,6 +75,7 @@ class BaremetalApp:
         resp.headers[api_version.MAX_HEADER] = str(api_version.MAX_VERSION)
         if environ.get('berth.microversion') is not None:
             resp.headers[api_version.HEADER] = str(environ['berth.microversion'])
+        request_log.log_request(LOG, req, resp)
         return resp(environ, start_response)
 
     def _handle(self, req):
@@ -84,6 +88,7 @@ class BaremetalApp:
             raise fault.NotAcceptable(str(exc))
         if req.path_info.strip('/') not in ('', 'v1'):
             req.environ['berth.context'] = self.identify(req, self.db)
+            req.context.update_store()
         common_wsgi.limit_body(req, self.max_body)
         return routes.ROUTER(req)
 
@@ -94,4 +99,5 @@ class BaremetalApp:
 
 def loadapp(conf, db, conductor=None):
     """The one factory of the bare-metal WSGI app, with its middleware."""
-    return common_wsgi.wrap(BaremetalApp(conf, db, conductor), conf)
+    app = common_wsgi.wrap(BaremetalApp(conf, db, conductor), conf)
+    return api_metrics.wrap(app, conf, 'baremetal', db)

@@ -17,7 +17,9 @@ import logging
 
 from oslo_utils import uuidutils
 
+from api.common import metrics as api_metrics
 from api.common import request as berth_request
+from api.common import request_log
 from api.common import wsgi as common_wsgi
 from api.placement import auth
 from api.placement import fault
@@ -25,6 +27,7 @@ from api.placement import microversion
 from api.placement import policy
 from api.placement import router
 from api.placement import routes
+from common import context as berth_context
 from common import exception
 
 LOG = logging.getLogger(__name__)
@@ -45,6 +48,7 @@ class PlacementApp:
 
     def __call__(self, environ, start_response):
         request_id = 'req-' + uuidutils.generate_uuid()
+        berth_context.bind_request(request_id)
         environ.update({'berth.request_id': request_id, 'berth.conf': self.conf,
                         'berth.enforcer': self.enforcer,
                         'berth.conductor': self.conductor})
@@ -65,12 +69,14 @@ class PlacementApp:
         if version is not None:
             resp.headers['openstack-api-version'] = 'placement %s' % version
             resp.headers['vary'] = 'openstack-api-version'
+        request_log.log_request(LOG, req, resp)
         return resp(environ, start_response)
 
     def _handle(self, req):
         is_root = req.path_info.strip('/') == ''
         if not is_root:
             req.environ['berth.context'] = self.identify(req, self.db)
+            req.context.update_store()
         try:
             req.environ['berth.microversion'] = microversion.negotiate(
                 req.headers.get(microversion.HEADER))
@@ -99,4 +105,5 @@ class PlacementApp:
 
 def loadapp(conf, db, conductor=None):
     """The one factory of the Placement WSGI app, with its middleware."""
-    return common_wsgi.wrap(PlacementApp(conf, db, conductor), conf)
+    app = common_wsgi.wrap(PlacementApp(conf, db, conductor), conf)
+    return api_metrics.wrap(app, conf, 'placement', db)

@@ -13,6 +13,7 @@ from api.placement.handlers import resource_class
 from api.placement.handlers import reshaper
 from api.placement.handlers import resource_provider
 from api.placement.handlers import root
+from api.placement.handlers import status
 from api.placement.handlers import trait
 from api.placement.handlers import usage
 
@@ -55,6 +56,8 @@ ROUTES = [
     ('/traits', {'GET': trait.list_traits}),
     # berth extensions (every microversion)
     ('/claims', {'POST': claim.create_claims}),
+    ('/status', {'GET': status.show_page}),
+    ('/status.json', {'GET': status.show_json}),
     ('/quotas/{project_id}', {'GET': quota.get_quota, 'PUT': quota.put_quota,
                               'DELETE': quota.delete_quota}),
     ('/traits/{name}', {'GET': trait.get_trait, 'PUT': trait.put_trait,

@@ -11,6 +11,7 @@ from common.conf import conductor
 from common.conf import coordination
 from common.conf import database
 from common.conf import default
+from common.conf import metrics
 from common.conf import placement
 from common.conf import quota
 from common.conf import scheduler
@@ -18,7 +19,7 @@ from common.conf import upgrade_levels
 
 # Every module here that defines options; common.conf.opts walks this list.
 MODULES = [default, api, database, placement, conductor, coordination, upgrade_levels,
-           allocation, compute, scheduler, quota]
+           allocation, compute, scheduler, quota, metrics]
 
 
 def register_opts(conf):

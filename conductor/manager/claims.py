@@ -20,6 +20,7 @@ import time
 from oslo_db import exception as db_exc
 
 from common import exception
+from common import metrics
 from objects import allocation as alloc_obj
 from objects import reshaper as reshaper_obj
 
@@ -65,11 +66,13 @@ class Claims:
             attempt = 0
             while True:
                 try:
-                    return fn(ctx, *args)
+                    result = fn(ctx, *args)
                 except exception.ConsumerGenerationConflict:
+                    metrics.claim_conflict(fn.__name__, 'consumer_generation')
                     raise
                 except _RETRYABLE as exc:
                     if attempt >= self.retries:
+                        metrics.claim_conflict(fn.__name__, 'retries_exhausted')
                         LOG.info('Giving up on %s for tree %s after %d retries: %s',
                                  fn.__name__, tree, attempt, exc)
                         if isinstance(exc, exception.ConcurrentUpdate):
@@ -78,10 +81,14 @@ class Claims:
                             what='resource provider',
                             reason='the write kept racing with others; retry')
                     attempt += 1
+                    metrics.claim_retry(fn.__name__)
                     LOG.debug('Retrying %s for tree %s (attempt %d): %s',
                               fn.__name__, tree, attempt, exc)
                     # a little jitter so two conductors racing do not lock-step
                     time.sleep(random.uniform(0, 0.002 * attempt))
+                else:
+                    metrics.claim_done(fn.__name__)
+                    return result
 
     def _replace(self, ctx, consumers):
         return alloc_obj.replace(ctx, consumers, enforce_quota=self.enforce_quota)

@@ -13,6 +13,7 @@ import logging
 from futurist import periodics
 
 from common import context as berth_context
+from common import metrics
 from common import exception
 from objects import node as node_obj
 from objects import node_allocation as alloc_obj
@@ -63,6 +64,7 @@ def take_over_orphans(ctx, allocator, ring):
             continue
         if alloc_obj.take_over(ctx, row.id, old, me):
             LOG.info('Conductor %s took over allocation %s from %s', me, row.uuid, old)
+            metrics.ORPHAN_TAKEOVERS.labels(me).inc()
             taken += 1
             allocator.allocate(ctx, row.id)
     return taken
@@ -76,6 +78,7 @@ def sweep_stale(ctx, allocator, timeout):
                                          older_than=cutoff):
         if alloc_obj.touch(ctx, row.id, allocator.host):
             LOG.warning('Allocation %s was left allocating; driving it again', row.uuid)
+            metrics.STALE_REDRIVES.labels(allocator.host).inc()
             swept += 1
             allocator.allocate(ctx, row.id)
     return swept

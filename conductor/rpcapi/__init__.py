@@ -6,7 +6,11 @@ version history lives in :mod:`conductor.rpcapi.version`.
 """
 
 import logging
+import time
 
+import oslo_messaging as messaging
+
+from common import exception
 from common import rpc
 from conductor import ring as conductor_ring
 from conductor.rpcapi import version as rpc_version
@@ -57,6 +61,35 @@ class ConductorAPI:
         """Ask the owner of ``routing_key`` who it is: ``{'host', 'members'}``."""
         return self._call(ctx, routing_key, 'ping', '1.0')
 
+    def conductors(self, ctx, ping_timeout=1):
+        """The live conductors, each pinged: for status pages, not for routing.
+
+        ``[{'host', 'rpc_api_version', 'joined_age', 'heartbeat_age',
+        'ping_ms', 'ping_error'}]`` by host; ages in seconds (None when the
+        coordination backend does not publish them); a conductor that does
+        not answer within ``ping_timeout`` seconds has ``ping_error``.
+        """
+        now = time.time()
+        found = []
+        for member in self.ring.describe():
+            caps = member['capabilities']
+            entry = {'host': member['host'],
+                     'rpc_api_version': caps.get('rpc_api_version'),
+                     'joined_age': _age(now, caps.get('joined_at')),
+                     'heartbeat_age': _age(now, caps.get('heartbeat_at')),
+                     'ping_ms': None, 'ping_error': None}
+            cctxt = self.client.prepare(server=member['host'], version='1.0',
+                                        timeout=ping_timeout)
+            start = time.monotonic()
+            try:
+                with rpc.translate_errors(member['host'], 'ping'):
+                    cctxt.call(ctx, 'ping')
+                entry['ping_ms'] = round((time.monotonic() - start) * 1000, 1)
+            except (exception.BerthException, messaging.MessagingException) as exc:
+                entry['ping_error'] = str(exc)
+            found.append(entry)
+        return found
+
     def allocation_owner(self, allocation_uuid):
         """The conductor that will own a new node allocation (its affinity host)."""
         return self.ring.owner(allocation_uuid)
@@ -102,6 +135,10 @@ class ConductorAPI:
         return self._call(ctx, consumers[0]['uuid'], 'schedule_and_claim', '1.3',
                           request=request, consumers=consumers, weigher=weigher,
                           distinct_roots=distinct_roots)
+
+
+def _age(now, stamp):
+    return None if stamp is None else round(max(0.0, now - stamp), 1)
 
 
 class APIConductorClient(ConductorAPI):

@@ -25,7 +25,23 @@ def test_405_lists_allowed_methods():
     class Req:
         path_info = '/a'
         method = 'DELETE'
+        environ = {}
     r = router.Router([('/a', {'GET': 'x', 'POST': 'y'})])
     with pytest.raises(fault.MethodNotAllowed) as err:
         r(Req())
     assert err.value.headers['allow'] == 'GET, POST'
+
+
+def test_resolve_records_the_template_and_tags_the_context():
+    """Metrics label by template (never the raw path); logs name the consumer."""
+    class Ctx:
+        resource_uuid = None
+
+    class Req:
+        path_info = '/allocations/c-1'
+        method = 'GET'
+        environ = {'berth.context': Ctx()}
+    r = router.Router([('/allocations/{consumer_uuid}', {'GET': 'h'})])
+    assert r.resolve(Req()) == ('h', {'consumer_uuid': 'c-1'})
+    assert Req.environ['berth.route'] == '/allocations/{consumer_uuid}'
+    assert Req.environ['berth.context'].resource_uuid == 'c-1'

@@ -8,6 +8,7 @@ CLAIMS_CREATE = 'placement:claims:create'
 QUOTAS_SHOW = 'placement:quotas:show'
 QUOTAS_UPDATE = 'placement:quotas:update'
 QUOTAS_DELETE = 'placement:quotas:delete'
+STATUS_SHOW = 'placement:status:show'
 
 
 def _rule(name, check, description, method, path):
@@ -29,4 +30,7 @@ rules = [
     _rule(QUOTAS_DELETE, base.ADMIN,
           'Remove the quota limits of a project or user (berth extension).',
           'DELETE', '/quotas/{project_id}'),
+    _rule(STATUS_SHOW, base.ADMIN,
+          'Show the status page and its data: conductors, node allocations, '
+          'capacity (berth extension).', 'GET', '/status'),
 ]

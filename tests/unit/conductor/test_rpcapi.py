@@ -5,6 +5,7 @@ One table drives the checks; add a row for every new RPC method.
 
 from unittest import mock
 
+import oslo_messaging as messaging
 import pytest
 
 from common import context as berth_context
@@ -47,6 +48,8 @@ CASES = [
 
 # public methods that send nothing
 LOCAL = {'can_send_version', 'allocation_owner'}
+# public methods that send to every conductor (tested on their own below)
+FAN_OUT = {'conductors'}
 
 
 @pytest.fixture
@@ -77,7 +80,7 @@ def test_rpc_methods(api, method, args, server, rpc_method, rpc_kwargs, version,
 def test_every_public_method_has_a_row():
     public = {name for name in vars(rpcapi.ConductorAPI)
               if not name.startswith('_') and callable(getattr(rpcapi.ConductorAPI, name))}
-    missing = public - LOCAL - {c[0] for c in CASES}
+    missing = public - LOCAL - FAN_OUT - {c[0] for c in CASES}
     assert not missing, 'add a row to CASES (tests/unit/conductor/test_rpcapi.py) for %s' % (
         sorted(missing))
 
@@ -103,3 +106,32 @@ def test_version_cap_from_upgrade_levels(conf, transport):
     assert api.version_cap == '1.0'
     assert api.can_send_version('1.0')
     assert not api.can_send_version('1.1')
+
+
+class DescribedRing(FakeRing):
+    """Two members; the second joined on a backend without heartbeats."""
+
+    def describe(self):
+        return [{'host': 'c-a', 'capabilities': {'rpc_api_version': '1.3',
+                                                 'joined_at': 1.0, 'heartbeat_at': 2.0}},
+                {'host': 'c-b', 'capabilities': {'rpc_api_version': '1.2',
+                                                 'joined_at': 1.0}}]
+
+
+def test_conductors_pings_every_member(conf, transport):
+    api = rpcapi.ConductorAPI(conf, transport, DescribedRing())
+    ctx = berth_context.admin_context()
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        prepare.return_value.call.side_effect = [
+            {'host': 'c-a'}, messaging.MessagingTimeout('no answer')]
+        found = api.conductors(ctx, ping_timeout=0.5)
+    assert [c.kwargs for c in prepare.call_args_list] == [
+        {'server': 'c-a', 'version': '1.0', 'timeout': 0.5},
+        {'server': 'c-b', 'version': '1.0', 'timeout': 0.5}]
+    prepare.return_value.call.assert_called_with(ctx, 'ping')
+    a, b = found
+    assert (a['host'], a['rpc_api_version'], a['ping_error']) == ('c-a', '1.3', None)
+    assert a['ping_ms'] >= 0 and abs(a['joined_age'] - a['heartbeat_age'] - 1) < 0.2
+    assert (b['host'], b['rpc_api_version'], b['ping_ms']) == ('c-b', '1.2', None)
+    assert 'did not answer in time' in b['ping_error']
+    assert b['heartbeat_age'] is None

@@ -1,0 +1,107 @@
+"""``/metrics`` on the API ports, and the count and latency of every answer.
+
+The outermost middleware of both apps: it times each request and labels it by
+the route template the router matched (``/allocations/{consumer_uuid}``, never
+the raw path, so the number of series stays bounded), and answers
+``GET /metrics`` itself, before authentication and microversions, as
+``[metrics] api_access`` allows.
+"""
+
+import ipaddress
+import logging
+import time
+
+from common import context as berth_context
+from common import metrics
+from objects import status as status_obj
+
+LOG = logging.getLogger(__name__)
+
+PATH = '/metrics'
+UNMATCHED = 'unmatched'
+_METHODS = frozenset(('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'))
+
+
+def _is_loopback(addr):
+    try:
+        return ipaddress.ip_address((addr or '').split('%')[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def _plain(start_response, status, text, headers=()):
+    body = text.encode('utf-8')
+    start_response(status, [('Content-Type', 'text/plain; charset=utf-8'),
+                            ('Content-Length', str(len(body)))] + list(headers))
+    return [body]
+
+
+class MetricsMiddleware:
+    """Counts and times every answer of ``app``; serves ``/metrics``.
+
+    :param api: the API's name, the ``api`` label (placement, baremetal).
+    :param db: the process's database, to read node allocations by state
+        when scraped (None: those gauges are not refreshed).
+    """
+
+    def __init__(self, app, conf, api, db=None):
+        self.app = app
+        self.api = api
+        self.db = db
+        self.access = conf.metrics.api_access
+
+    def __call__(self, environ, start_response):
+        if self.access != 'disabled' and environ.get('PATH_INFO') == PATH:
+            return self.serve(environ, start_response)
+        method = environ.get('REQUEST_METHOD', '')
+        method = method if method in _METHODS else 'other'
+        status = []
+
+        def _start(code, headers, exc_info=None):
+            status.append(code.split(' ', 1)[0])
+            return start_response(code, headers, exc_info)
+
+        start = time.monotonic()
+        try:
+            return self.app(environ, _start)
+        finally:
+            route = environ.get('berth.route') or UNMATCHED
+            metrics.API_LATENCY.labels(self.api, method, route).observe(
+                time.monotonic() - start)
+            metrics.API_REQUESTS.labels(self.api, method, route,
+                                        status[0] if status else '500').inc()
+
+    def serve(self, environ, start_response):
+        """The text exposition; 403 off loopback when access is ``loopback``."""
+        if environ.get('REQUEST_METHOD') not in ('GET', 'HEAD'):
+            return _plain(start_response, '405 Method Not Allowed',
+                          'Only GET and HEAD are allowed on /metrics.\n',
+                          [('Allow', 'GET, HEAD')])
+        if self.access == 'loopback' and not _is_loopback(environ.get('REMOTE_ADDR')):
+            return _plain(start_response, '403 Forbidden',
+                          '/metrics is served to loopback clients only '
+                          '([metrics] api_access = loopback).\n')
+        self._refresh_gauges()
+        body, content_type = metrics.exposition()
+        start_response('200 OK', [('Content-Type', content_type),
+                                  ('Content-Length', str(len(body)))])
+        return [b''] if environ.get('REQUEST_METHOD') == 'HEAD' else [body]
+
+    def _refresh_gauges(self):
+        """Set the gauges read from the database; a failed read keeps the old values."""
+        if self.db is None:
+            return
+        try:
+            summary = status_obj.node_allocation_summary(
+                berth_context.admin_context(self.db))
+        except Exception as exc:  # the scrape must answer even with the DB down
+            LOG.warning('Cannot read node allocations for /metrics: %s', exc)
+            return
+        for state, count in summary.counts.items():
+            metrics.NODE_ALLOCATIONS.labels(state).set(count)
+        metrics.OLDEST_ALLOCATING.set(summary.oldest_allocating_age or 0)
+
+
+def wrap(app, conf, api, db=None):
+    """``app`` inside the metrics middleware."""
+    return MetricsMiddleware(app, conf, api, db)

@@ -1,0 +1,50 @@
+"""GET /status (an HTML page for operators) and GET /status.json (its data); admin only.
+
+berth extension, every microversion, read-only.  The page refreshes itself
+from status.json; the data comes from objects.status (database) and the
+conductor ring (conductor.rpcapi; the API reads the ring, never joins it).
+"""
+
+import dataclasses
+import datetime
+
+import webob
+
+from api.placement import policy
+from api.placement import response
+from api.placement import router
+from api.placement import status_page
+from api.placement.handlers import allocation
+from api.placement.policies import extensions
+from objects import status as status_obj
+
+TOP_CONSUMERS = 5
+
+
+@router.endpoint()
+def show_page(req):
+    policy.authorize(req, extensions.STATUS_SHOW)
+    resp = webob.Response(status=200, content_type='text/html', charset='utf-8')
+    resp.text = status_page.PAGE
+    resp.headers['cache-control'] = 'no-store'
+    resp.headers['content-security-policy'] = status_page.CSP
+    resp.headers['x-content-type-options'] = 'nosniff'
+    return resp
+
+
+@router.endpoint(json_reply=True)
+def show_json(req):
+    policy.authorize(req, extensions.STATUS_SHOW)
+    ctx = req.context
+    body = {
+        'generated_at': datetime.datetime.now(datetime.timezone.utc)
+        .strftime('%Y-%m-%dT%H:%M:%SZ'),
+        'refresh_seconds': status_page.REFRESH_SECONDS,
+        'conductors': allocation.conductor(req).conductors(ctx),
+        'node_allocations': dataclasses.asdict(status_obj.node_allocation_summary(ctx)),
+        'capacity': [dataclasses.asdict(c) for c in
+                     status_obj.capacity_by_class(ctx, top=TOP_CONSUMERS)],
+    }
+    resp = response.send_json(req, body, cache=False)
+    resp.headers['cache-control'] = 'no-store'
+    return resp

@@ -1,0 +1,48 @@
+"""Options of the ``[metrics]`` group: Prometheus exposition at ``/metrics``."""
+
+from oslo_config import cfg
+
+GROUP_NAME = 'metrics'
+
+
+def _group():
+    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
+    # shared one would leak set_override() between configuration objects
+    return cfg.OptGroup(GROUP_NAME, title='Prometheus metrics',
+                        help='Every berth process exposes Prometheus metrics at '
+                             '/metrics. Under gunicorn (several worker processes) '
+                             'set the PROMETHEUS_MULTIPROC_DIR environment '
+                             'variable to an empty directory, the same for every '
+                             'worker, and empty it on each start.')
+
+
+opts = [
+    cfg.StrOpt('api_access', default='loopback', choices=[
+        ('open', 'Anyone who reaches the API port may read /metrics, without '
+                 'a token (the usual Prometheus scrape; restrict it in the '
+                 'network or the load balancer).'),
+        ('loopback', 'Only clients on the loopback interface (a scraper or '
+                     'exporter on the same host); others get 403.'),
+        ('disabled', 'The API answers 404 at /metrics.')],
+        help='Who may read /metrics on the Placement and bare-metal API ports. '
+             'The answer never needs a token: Prometheus scrapes without one.'),
+    cfg.HostAddressOpt('conductor_host', default='127.0.0.1',
+                       help='Address the metrics listener of berth-conductor '
+                            'binds to.'),
+    cfg.PortOpt('conductor_port', default=None,
+                help='Port of the metrics listener of berth-conductor '
+                     '(http://<conductor_host>:<port>/metrics). Unset: no '
+                     'listener. 0: a free port, printed and logged at start. '
+                     'The conductors of "berth serve" share the API process '
+                     'and its /metrics instead.'),
+]
+
+
+def register_opts(conf):
+    group = _group()
+    conf.register_group(group)
+    conf.register_opts(opts, group=group)
+
+
+def list_opts():
+    return [(_group(), opts)]

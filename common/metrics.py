@@ -1,0 +1,150 @@
+"""Every Prometheus metric berth exports, and how a process exposes them.
+
+The metrics live in prometheus_client's default registry, so the API and the
+conductors of one process (``berth serve``) share one ``/metrics``.  With the
+``PROMETHEUS_MULTIPROC_DIR`` environment variable set before the process
+starts (gunicorn with several workers), every process writes its values to
+files there and any of them answers ``/metrics`` for all; the gauges say how
+values of several processes combine (``multiprocess_mode``).
+"""
+
+import os
+import time
+
+import prometheus_client as prom
+from prometheus_client import multiprocess
+
+MULTIPROC_ENV = 'PROMETHEUS_MULTIPROC_DIR'
+CONTENT_TYPE = prom.CONTENT_TYPE_LATEST
+
+# --- API processes ---
+
+API_REQUESTS = prom.Counter(
+    'berth_api_requests', 'HTTP requests answered, by API, method, route template '
+    'and status code.', ['api', 'method', 'route', 'status'])
+API_LATENCY = prom.Histogram(
+    'berth_api_request_duration_seconds', 'Time to answer an HTTP request, by API, '
+    'method and route template.', ['api', 'method', 'route'])
+RPC_LATENCY = prom.Histogram(
+    'berth_rpc_duration_seconds', 'Time of a conductor RPC as seen by the caller: '
+    'until the answer for a call, until sent for a cast; by RPC method.',
+    ['method'])
+RPC_TIMEOUTS = prom.Counter(
+    'berth_rpc_timeouts', 'RPC calls a conductor did not answer within '
+    '[conductor] rpc_timeout (the client got 503), by RPC method.', ['method'])
+NODE_ALLOCATIONS = prom.Gauge(
+    'berth_node_allocations', 'Node allocations by state (read from the database '
+    'when /metrics is scraped).', ['state'], multiprocess_mode='livemostrecent')
+OLDEST_ALLOCATING = prom.Gauge(
+    'berth_node_allocation_oldest_allocating_seconds', 'Age of the oldest node '
+    'allocation still allocating (0: none); read when /metrics is scraped.',
+    multiprocess_mode='livemostrecent')
+
+# --- conductors ---
+
+CLAIMS = prom.Counter(
+    'berth_claims', 'Allocation writes a conductor finished, by operation '
+    '(replace, delete_consumer, reshape) and outcome (success, conflict).',
+    ['operation', 'outcome'])
+CLAIM_RETRIES = prom.Counter(
+    'berth_claim_retries', 'Allocation writes tried again after losing a race '
+    '(provider generation swap, database deadlock), by operation.', ['operation'])
+CLAIM_CONFLICTS = prom.Counter(
+    'berth_claim_conflicts', 'Allocation writes answered 409, by operation and '
+    'reason (consumer_generation: the client\'s own stale view; '
+    'retries_exhausted: kept losing races).', ['operation', 'reason'])
+ORPHAN_TAKEOVERS = prom.Counter(
+    'berth_orphan_takeovers', 'Allocating node allocations of a departed conductor '
+    'taken over, by the conductor that took them.', ['conductor'])
+STALE_REDRIVES = prom.Counter(
+    'berth_stale_allocations_redriven', 'Own node allocations left allocating past '
+    '[allocation] stale_timeout and driven again, by conductor.', ['conductor'])
+RING_MEMBERS = prom.Gauge(
+    'berth_ring_members', 'Live conductors on the hash ring as one ring sees them '
+    '(ring: the conductor host, or "reader" in an API process).', ['ring'],
+    multiprocess_mode='livemostrecent')
+RING_REBALANCES = prom.Counter(
+    'berth_ring_rebalances', 'Ring rebuilds after the set of members changed '
+    '(a conductor joined or left), by ring.', ['ring'])
+QUEUE_DEPTH = prom.Gauge(
+    'berth_conductor_queue_depth', 'Work holding one of a conductor\'s worker '
+    'slots: RPC calls running and background tasks queued or running.',
+    ['conductor'], multiprocess_mode='livesum')
+WORKER_SLOTS = prom.Gauge(
+    'berth_conductor_worker_slots', 'Worker slots of a conductor ([conductor] '
+    'workers).', ['conductor'], multiprocess_mode='livesum')
+REJECTIONS = prom.Counter(
+    'berth_conductor_rejections', 'Work a conductor refused because every worker '
+    'slot was taken (the client got 503), by conductor.', ['conductor'])
+
+
+def _operation(name):
+    return name.lstrip('_')
+
+
+def claim_done(operation):
+    """An allocation write (``operation``: the function's name) succeeded."""
+    CLAIMS.labels(_operation(operation), 'success').inc()
+
+
+def claim_retry(operation):
+    """An allocation write lost a race and is tried again."""
+    CLAIM_RETRIES.labels(_operation(operation)).inc()
+
+
+def claim_conflict(operation, reason):
+    """An allocation write ends in 409 for ``reason``."""
+    CLAIMS.labels(_operation(operation), 'conflict').inc()
+    CLAIM_CONFLICTS.labels(_operation(operation), reason).inc()
+
+
+class Timer:
+    """``with Timer(histogram.labels(...)):`` observes the block's duration."""
+
+    def __init__(self, child):
+        self._child = child
+        self._start = None
+
+    def __enter__(self):
+        self._start = time.monotonic()
+        return self
+
+    def __exit__(self, *exc_info):
+        self._child.observe(time.monotonic() - self._start)
+        return False
+
+
+def multiprocess_dir():
+    """The multiprocess directory of this process, or None (single process)."""
+    return os.environ.get(MULTIPROC_ENV) or None
+
+
+def registry():
+    """The registry to expose: every process's files in multiprocess mode."""
+    path = multiprocess_dir()
+    if path is None:
+        return prom.REGISTRY
+    reg = prom.CollectorRegistry()
+    multiprocess.MultiProcessCollector(reg, path=path)
+    return reg
+
+
+def exposition():
+    """The text exposition of every metric: ``(body bytes, content type)``."""
+    return prom.generate_latest(registry()), CONTENT_TYPE
+
+
+def mark_process_dead(pid):
+    """Drop the live gauges of a dead worker (gunicorn's ``child_exit`` hook)."""
+    if multiprocess_dir() is not None:
+        multiprocess.mark_process_dead(pid)
+
+
+def start_listener(host, port):
+    """Serve ``/metrics`` on ``host:port`` from a daemon thread.
+
+    Returns the server: ``server.server_port`` is the bound port (``port`` 0
+    picks a free one), ``server.shutdown()`` stops it.
+    """
+    server, _thread = prom.start_http_server(port, addr=host, registry=registry())
+    return server

@@ -1,0 +1,104 @@
+"""Read-only summaries for operators: node allocations by state, capacity per class.
+
+What ``/status`` and ``/metrics`` show; every function is one reader
+transaction of a few aggregate queries, never a walk over rows.
+"""
+
+import dataclasses
+import datetime
+
+import sqlalchemy as sa
+
+from db import api as db_api
+from db import models
+from objects import node_allocation as node_alloc_obj
+
+_NALLOC = models.NodeAllocation.__table__
+_INV = models.Inventory.__table__
+_RC = models.ResourceClass.__table__
+_ALLOC = models.Allocation.__table__
+_CONSUMER = models.Consumer.__table__
+_PROJECT = models.Project.__table__
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+@dataclasses.dataclass
+class NodeAllocationSummary:
+    """Node allocations per state, and the oldest one still ``allocating``."""
+    counts: dict
+    oldest_allocating_uuid: str = None
+    oldest_allocating_conductor: str = None
+    oldest_allocating_age: float = None
+
+
+@dataclasses.dataclass
+class ClassCapacity:
+    """One resource class across every provider with inventory of it.
+
+    ``capacity`` is the sum of (total - reserved) * allocation_ratio;
+    ``top_consumers`` the largest holders, largest first:
+    ``[{'consumer_uuid', 'project_id', 'used'}]``.
+    """
+    resource_class: str
+    capacity: int
+    used: int
+    providers: int
+    top_consumers: list
+
+
+@db_api.reader
+def node_allocation_summary(ctx):
+    """Counts of node allocations by state (every state present) and the oldest allocating."""
+    counts = dict.fromkeys(node_alloc_obj.STATES, 0)
+    rows = ctx.session.execute(sa.select(_NALLOC.c.state, sa.func.count())
+                               .group_by(_NALLOC.c.state))
+    for state, count in rows:
+        counts[state] = int(count)
+    summary = NodeAllocationSummary(counts=counts)
+    oldest = ctx.session.execute(
+        sa.select(_NALLOC.c.uuid, _NALLOC.c.conductor_affinity, _NALLOC.c.created_at)
+        .where(_NALLOC.c.state == node_alloc_obj.ALLOCATING)
+        .order_by(_NALLOC.c.created_at, _NALLOC.c.id).limit(1)).first()
+    if oldest is not None:
+        summary.oldest_allocating_uuid = oldest.uuid
+        summary.oldest_allocating_conductor = oldest.conductor_affinity
+        summary.oldest_allocating_age = max(
+            0.0, (_now() - oldest.created_at).total_seconds())
+    return summary
+
+
+@db_api.reader
+def capacity_by_class(ctx, top=5):
+    """A :class:`ClassCapacity` per resource class with inventory, by class name."""
+    capacity = ctx.session.execute(
+        sa.select(_RC.c.id, _RC.c.name,
+                  sa.func.sum((_INV.c.total - _INV.c.reserved)
+                              * _INV.c.allocation_ratio),
+                  sa.func.count(_INV.c.resource_provider_id.distinct()))
+        .select_from(_INV.join(_RC, _RC.c.id == _INV.c.resource_class_id))
+        .group_by(_RC.c.id, _RC.c.name).order_by(_RC.c.name)).all()
+    used = dict(ctx.session.execute(
+        sa.select(_ALLOC.c.resource_class_id, sa.func.sum(_ALLOC.c.used))
+        .group_by(_ALLOC.c.resource_class_id)).all())
+    result = []
+    for rc_id, name, cap, providers in capacity:
+        result.append(ClassCapacity(
+            resource_class=name, capacity=int(cap or 0), used=int(used.get(rc_id) or 0),
+            providers=int(providers), top_consumers=_top_consumers(ctx, rc_id, top)))
+    return result
+
+
+def _top_consumers(ctx, rc_id, top):
+    total = sa.func.sum(_ALLOC.c.used).label('used')
+    rows = ctx.session.execute(
+        sa.select(_ALLOC.c.consumer_id, _PROJECT.c.external_id, total)
+        .select_from(_ALLOC.outerjoin(_CONSUMER, _CONSUMER.c.uuid == _ALLOC.c.consumer_id)
+                     .outerjoin(_PROJECT, _PROJECT.c.id == _CONSUMER.c.project_id))
+        .where(_ALLOC.c.resource_class_id == rc_id)
+        .group_by(_ALLOC.c.consumer_id, _PROJECT.c.external_id)
+        .order_by(total.desc(), _ALLOC.c.consumer_id).limit(top))
+    return [{'consumer_uuid': consumer, 'project_id': project, 'used': int(amount)}
+            for consumer, project, amount in rows]

@@ -1,0 +1,109 @@
+"""GET /status and /status.json: admin only, read-only, the ring, allocations, capacity."""
+
+import pytest
+
+from api import server as http_server
+from api.placement import app as placement_app
+from tests import fixtures
+from tests.functional import status_helpers
+
+pytestmark = pytest.mark.usefixtures('berth')
+
+
+@pytest.fixture
+def conf(tmp_path):
+    return status_helpers.make_conf(tmp_path)
+
+
+def test_status_json(berth, client, ctx):
+    made = status_helpers.populate(client, ctx)
+    resp = client.get('/status.json', version='')
+    assert resp.status_code == 200, resp.text
+    assert resp.headers['cache-control'] == 'no-store'
+    body = resp.json()
+    assert body['refresh_seconds'] > 0
+    conductors = body['conductors']
+    assert [c['host'] for c in conductors] == sorted(c.host for c in berth.conductors)
+    for conductor in conductors:
+        assert conductor['rpc_api_version']
+        assert conductor['ping_error'] is None and conductor['ping_ms'] >= 0
+        assert conductor['joined_age'] >= 0
+    allocations = body['node_allocations']
+    assert allocations['counts'] == {'allocating': 2, 'active': 1, 'error': 1}
+    assert allocations['oldest_allocating_uuid'] == made['oldest']
+    assert allocations['oldest_allocating_conductor'] == 'departed-host'
+    assert allocations['oldest_allocating_age'] >= 0
+    by_class = {c['resource_class']: c for c in body['capacity']}
+    assert sorted(by_class) == ['DISK_GB', 'MEMORY_MB', 'VCPU']
+    assert (by_class['DISK_GB']['used'], by_class['DISK_GB']['top_consumers']) == (0, [])
+    vcpu = by_class['VCPU']
+    assert (vcpu['capacity'], vcpu['used'], vcpu['providers']) == (20, 7, 2)
+    assert [(t['consumer_uuid'], t['project_id'], t['used'])
+            for t in vcpu['top_consumers']] == [(made['big'], 'proj-a', 6),
+                                                (made['small'], 'proj-b', 1)]
+    memory = by_class['MEMORY_MB']
+    assert (memory['capacity'], memory['used'], memory['providers']) == (1536, 1500, 1)
+
+
+def test_status_page_is_self_contained(client):
+    resp = client.get('/status', version='', headers={'accept': 'text/html'})
+    assert resp.status_code == 200, resp.text
+    assert resp.headers['content-type'].startswith('text/html')
+    assert resp.headers['cache-control'] == 'no-store'
+    csp = resp.headers['content-security-policy']
+    assert "default-src 'none'" in csp and "connect-src 'self'" in csp
+    page = resp.text
+    assert '<title>berth status</title>' in page
+    assert 'status.json' in page
+    # no external assets: no URL, no src= or <link> pointing anywhere
+    for marker in ('http://', 'https://', 'src=', '<link'):
+        assert marker not in page
+
+
+@pytest.mark.parametrize('path', ['/status', '/status.json'])
+def test_non_admin_is_forbidden(client, path):
+    resp = client.get(path, token='someone:proj', version='1.39')
+    assert resp.status_code == 403, resp.text
+    assert resp.json()['errors'][0]['code'] == 'placement.undefined_code'
+    assert 'placement:status:show' in resp.json()['errors'][0]['detail']
+
+
+@pytest.mark.parametrize('path', ['/status', '/status.json'])
+def test_no_token_is_unauthorized(client, path):
+    assert client.get(path, token='', version='').status_code == 401
+
+
+@pytest.mark.parametrize('path', ['/status', '/status.json'])
+def test_read_only(client, path):
+    resp = client.post(path, json={}, version='')
+    assert resp.status_code == 405
+    assert resp.headers['allow'] == 'GET'
+
+
+def test_json_only_for_json_accept(client):
+    resp = client.get('/status.json', version='', headers={'accept': 'text/html'})
+    assert resp.status_code == 406
+
+
+def test_no_conductor_is_503(berth, client, tmp_path):
+    """An API process without a conductor client answers 503, not 500."""
+    app = placement_app.loadapp(berth.conf, berth.db, conductor=None)
+    server = http_server.HttpServer(app, '127.0.0.1', 0, threads=2, name='bare')
+    host, port = server.start()
+    try:
+        bare = fixtures.PlacementClient('http://%s:%d' % (host, port), version='')
+        resp = bare.get('/status.json')
+        bare.close()
+    finally:
+        server.stop()
+    assert resp.status_code == 503, resp.text
+
+
+def test_a_conductor_that_does_not_answer(berth, client):
+    """A member that is in the group but does not answer the ping is shown as such."""
+    berth.conductors[1]._server.stop()   # still a member; no longer serving RPC
+    body = client.get('/status.json', version='').json()
+    by_host = {c['host']: c for c in body['conductors']}
+    assert by_host[berth.conductors[1].host]['ping_error']
+    assert by_host[berth.conductors[1].host]['ping_ms'] is None
+    assert by_host[berth.conductors[0].host]['ping_error'] is None
