@@ -132,6 +132,15 @@ def test_consumer_that_already_holds_allocations_is_409(client, hosts):
 
 BAD_INPUT = [
     ({'weigher': 'heaviest'}, "Unknown weigher 'heaviest'"),
+    ({'weigher': 7}, "is not of type 'string'"),
+    ({'resources': {'VCPU': -1}}, 'minimum'),
+    ({'resources': {'VCPU': 1.5}}, "is not of type 'integer'"),
+    ({'resources': {'VCPU': '2'}}, "is not of type 'integer'"),
+    ({'count': 0}, 'minimum'),
+    ({'count': 'two'}, "is not of type 'integer'"),
+    ({'group_policy': 'sometimes'}, "is not one of"),
+    ({'root_required': ['CUSTOM_NOPE']}, 'CUSTOM_NOPE'),
+    ({'member_of': ['in:']}, 'valid UUID'),
     ({'resources': {'VCPU': 0}}, 'minimum'),
     ({'resources': {'NO_SUCH_CLASS': 1}}, 'NO_SUCH_CLASS'),
     ({'required': ['CUSTOM_NOPE']}, 'CUSTOM_NOPE'),

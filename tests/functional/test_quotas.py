@@ -58,6 +58,7 @@ def test_available_at_every_microversion_and_admin_only(client):
     ({'resources': {'NO_SUCH_CLASS': 3}}, 'NO_SUCH_CLASS'),
     ({'resources': {'vcpu': 3}}, 'does not match'),
     ({'consumers': {'INSTANCE': -2}}, 'minimum'),
+    ({'consumers': {'INSTANCE': 0.5}}, "is not of type 'integer'"),
     ({'limits': {}}, 'Additional properties'),
 ])
 def test_bad_limits_are_400_and_change_nothing(client, body, text):
@@ -66,6 +67,17 @@ def test_bad_limits_are_400_and_change_nothing(client, body, text):
     assert text in h.error(resp, 400, 'placement.undefined_code')
     assert client.get('/quotas/p1').json()['resources'] == {
         'VCPU': {'limit': 4, 'usage': 0}}
+
+
+def test_bad_user_limits_are_400_and_change_nothing(client):
+    assert client.put('/quotas/p1?user_id=u1',
+                      json={'resources': {'VCPU': 2}}).status_code == 200
+    for body in ({'resources': {'NO_SUCH_CLASS': 1}}, {'resources': {'VCPU': -1}},
+                 {'resources': {'VCPU': 'x'}}):
+        h.error(client.put('/quotas/p1?user_id=u1', json=body), 400,
+                'placement.undefined_code')
+    assert client.get('/quotas/p1?user_id=u1').json()['resources'] == {
+        'VCPU': {'limit': 2, 'usage': 0}}
 
 
 def test_bad_query_is_400(client):
