@@ -76,6 +76,18 @@ def get_in_txn(ctx, ident):
     return _from_row(row)
 
 
+def get_for_update(ctx, ident):
+    """The allocation, its row locked until the caller's writer ends (destroy).
+
+    A writer that decides from the row must lock it first: otherwise a
+    conductor's reservation can commit between the read (no node yet) and
+    the write, and the node is left pointing at a deleted allocation.
+    """
+    ctx.session.execute(sa.select(_ALLOC.c.id).where(_ident_clause(ident))
+                        .with_for_update())
+    return get_in_txn(ctx, ident)
+
+
 @db_api.reader
 def get(ctx, ident):
     """The allocation whose uuid (or, if not uuid-like, name) is ``ident``."""

@@ -178,7 +178,7 @@ def destroy_allocation(ctx, ident, host, mirror=False):
     active and not in maintenance.  The node's instance (and with ``mirror``
     the Placement claim) is cleared in the same transaction.
     """
-    alloc = alloc_obj.get_in_txn(ctx, ident)
+    alloc = alloc_obj.get_for_update(ctx, ident)   # a reservation may be committing
     if alloc.node_id is not None:
         node = node_obj.get_by_id(ctx, alloc.node_id)
         if node.reservation is not None:
