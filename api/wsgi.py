@@ -7,6 +7,7 @@ to reach the conductors over ``[DEFAULT] transport_url`` for allocation writes.
 """
 
 import os
+import threading
 
 from oslo_config import cfg
 from oslo_log import log as oslo_log
@@ -41,15 +42,24 @@ def init_baremetal_application(config_files=None):
 
 
 class _Lazy:
-    """Build the app on first request, in the worker process (after fork)."""
+    """Build the app on first request, in the worker process (after fork).
+
+    Threaded workers (gunicorn gthread, uwsgi threads) send their first
+    requests concurrently: the app is built once, under a lock, or every
+    racing thread would open its own database pool, broker connection and
+    ring watcher and leak all but one.
+    """
 
     def __init__(self, init=init_application):
         self._app = None
         self._init = init
+        self._lock = threading.Lock()
 
     def __call__(self, environ, start_response):
         if self._app is None:
-            self._app = self._init()
+            with self._lock:
+                if self._app is None:
+                    self._app = self._init()
         return self._app(environ, start_response)
 
 
