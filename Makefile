@@ -22,12 +22,14 @@ install: $(STAMP)
 run: $(STAMP)
 	$(VENV)/bin/berth serve
 
-# Two passes: the unit/functional tiers in parallel, then the integration tier
+# Three passes: the unit/functional tiers in parallel, then the integration tier
 # (real RabbitMQ/etcd/Redis/PostgreSQL and conductor processes) on its own, so
-# its heartbeats and timeouts do not compete with the parallel tiers for CPU.
+# its heartbeats and timeouts do not compete with the parallel tiers for CPU,
+# then the short chaos run (tests/chaos, under 8 minutes; it prints its table).
 test: $(STAMP)
 	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS) || test $$? -eq 5
-	$(VENV)/bin/pytest -m integration $(PYTEST_ARGS) || test $$? -eq 5
+	$(VENV)/bin/pytest -m "integration and not chaos" $(PYTEST_ARGS) || test $$? -eq 5
+	$(VENV)/bin/pytest -m chaos -s $(PYTEST_ARGS) || test $$? -eq 5
 
 # regenerate etc/berth/berth.conf.sample, doc/configuration.md and
 # doc/api/placement-endpoints.md (tests fail when they are stale)

@@ -90,6 +90,11 @@ class Service:
         _stop_pid(self.proc, self.stop_signal, timeout)
         self.proc = None
 
+    def stop_server(self, timeout=20):
+        """Stop the server process only; its files stay for a later ``start``."""
+        _stop_pid(self.proc, self.stop_signal, timeout)
+        self.proc = None
+
 
 def _stop_pid(proc, sig, timeout):
     """Signal one process we started, wait for it, SIGKILL it if it lingers."""
@@ -278,6 +283,15 @@ class PostgreSQL(Service):
                 PG_BIN + '/initdb', '-D', data, '-U', 'postgres', '--auth=trust',
                 '-E', 'UTF8', '--locale=C.UTF-8']), stdout=log, stderr=subprocess.STDOUT,
                 check=True)
+        self.start_server()
+        subprocess.run([PG_BIN + '/psql', '-q', '-h', '127.0.0.1', '-p', str(self.port),
+                        '-U', 'postgres', '-c', 'CREATE DATABASE berth'], check=True,
+                       stdout=subprocess.DEVNULL)
+        return self
+
+    def start_server(self):
+        """Start the postmaster on the existing cluster (after ``stop_server``)."""
+        data = os.path.join(self.dir, 'data')
         self.proc = self._spawn(self._as_postgres([
             PG_BIN + '/postgres', '-D', data, '-p', str(self.port), '-k', self.dir,
             '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off',
@@ -286,9 +300,6 @@ class PostgreSQL(Service):
         self._wait_ready(lambda: subprocess.run(
             [PG_BIN + '/pg_isready', '-q', '-h', '127.0.0.1', '-p', str(self.port)],
             check=False).returncode == 0)
-        subprocess.run([PG_BIN + '/psql', '-q', '-h', '127.0.0.1', '-p', str(self.port),
-                        '-U', 'postgres', '-c', 'CREATE DATABASE berth'], check=True,
-                       stdout=subprocess.DEVNULL)
         return self
 
     def stop(self, timeout=20):
