@@ -15,6 +15,7 @@ from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 
 from db import change
+from db import dialect
 
 
 def connection_url(conf):
@@ -45,13 +46,13 @@ class Database:
                                  'use a file')
             options.setdefault('sqlite_fk', True)
             # readers get an engine of their own so only writers take the
-            # write lock up front (see _tune_sqlite)
+            # write lock up front (see db.dialect)
             options.update(slave_connection=url, synchronous_reader=False)
         self._tc.configure(connection=url, **options)
         self._watcher = None
+        dialect.configure(self._tc.writer.get_engine(), sqlite_writer=True)
         if self.is_sqlite:
-            _tune_sqlite(self._tc.writer.get_engine(), immediate=True)
-            _tune_sqlite(self._tc.reader.get_engine(), immediate=False)
+            dialect.configure(self._tc.reader.get_engine())
             self._watcher = change.SqliteWatcher(sa.engine.make_url(url).database)
 
     @classmethod
@@ -102,34 +103,6 @@ def _serialised(lock, transaction):
             yield session
 
 
-def _tune_sqlite(engine, immediate):
-    """Make a SQLite file safe for many threads.
-
-    WAL lets readers run beside the one writer; every write transaction
-    takes the write lock up front (BEGIN IMMEDIATE) and waits for it, instead
-    of failing with "database is locked" when a read lock cannot be upgraded.
-    """
-
-    @sa.event.listens_for(engine, 'connect')
-    def _on_connect(dbapi_con, _record):
-        dbapi_con.execute('PRAGMA journal_mode=WAL')
-        dbapi_con.execute('PRAGMA busy_timeout=30000')
-
-    if not immediate:
-        return
-
-    # oslo.db emits a deferred BEGIN for SQLite; writers replace it.
-    for listener in list(engine.dispatch.begin):
-        if getattr(listener, '__name__', '') == '_sqlite_emit_begin':
-            sa.event.remove(engine, 'begin', listener)
-
-    @sa.event.listens_for(engine, 'begin')
-    def _on_begin(conn):
-        if 'in_transaction' not in conn.info:
-            conn.exec_driver_sql('BEGIN IMMEDIATE')
-            conn.info['in_transaction'] = True
-
-
 def reader(fn):
     """Run ``fn(ctx, ...)`` in a read transaction; the session is ``ctx.session``."""
     @functools.wraps(fn)
@@ -140,12 +113,32 @@ def reader(fn):
 
 
 def writer(fn):
-    """Run ``fn(ctx, ...)`` in a write transaction, committed on return."""
+    """Run ``fn(ctx, ...)`` in a write transaction, committed on return.
+
+    The outermost writer is retried when the engine makes it a deadlock
+    victim (a nested one joins its caller's transaction, which is retried).
+    """
     @functools.wraps(fn)
-    def wrapper(ctx, *args, **kwargs):
+    def run(ctx, *args, **kwargs):
         with ctx.db.writer(ctx):
             return fn(ctx, *args, **kwargs)
+
+    retried = dialect.retry_on_deadlock(run)
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args, **kwargs):
+        if in_transaction(ctx):
+            return run(ctx, *args, **kwargs)
+        return retried(ctx, *args, **kwargs)
     return wrapper
+
+
+def in_transaction(ctx):
+    """Whether this thread is inside a reader or writer of ``ctx``."""
+    try:
+        return ctx.transaction_ctx is not None
+    except db_exc.NoEngineContextEstablished:
+        return False
 
 
 def is_duplicate(exc):

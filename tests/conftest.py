@@ -3,7 +3,39 @@
 import pytest
 
 from common import context as berth_context
+from tests import dbengines
 from tests import fixtures
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        'markers', 'sqlite_only(reason): runs on SQLite only; skipped with its reason '
+        'under BERTH_TEST_DB=postgresql|mysql')
+
+
+def pytest_collection_modifyitems(config, items):
+    """``sqlite_only`` tests skip (with their reason) on another engine."""
+    if not dbengines.is_server():
+        return
+    for item in items:
+        mark = item.get_closest_marker('sqlite_only')
+        if mark is not None:
+            reason = mark.kwargs.get('reason') or (mark.args[0] if mark.args else '')
+            item.add_marker(pytest.mark.skip(
+                reason='SQLite only (BERTH_TEST_DB=%s): %s' % (dbengines.ENGINE, reason)))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a test's fixtures are torn down, its leased databases are free again."""
+    yield
+    dbengines.release('function')
+    if nextitem is None or nextitem.module is not item.module:
+        dbengines.release('module')
+
+
+def pytest_sessionfinish(session):
+    dbengines.shutdown()
 
 
 @pytest.fixture
@@ -13,8 +45,8 @@ def conf(tmp_path):
 
 @pytest.fixture
 def berth(conf, tmp_path_factory, tmp_path):
-    """A running embedded berth on a migrated SQLite file; stopped after the test."""
-    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
+    """A running embedded berth on a fresh database (BERTH_TEST_DB); stopped after the test."""
+    fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     stack = fixtures.start_embedded(conf)
     yield stack
     stack.stop()

@@ -14,6 +14,7 @@ from common import conf as berth_conf
 from common import context as berth_context
 from objects import bootstrap
 from objects import database
+from tests import dbengines
 
 _TEMPLATE_LOCK = threading.Lock()
 _TEMPLATES = {}
@@ -39,6 +40,22 @@ def make_conf(state_path, **overrides):
         group, _, name = key.rpartition('.')
         conf.set_override(name, value, group=group or None)
     return conf
+
+
+def fresh_database(tmp_root, conf, scope='function'):
+    """Point ``conf`` at a migrated database with the standard classes and traits.
+
+    On SQLite (the default) a copy of a once-migrated file in ``conf.state_path``;
+    with ``BERTH_TEST_DB=postgresql|mysql`` a clean database on this process's
+    server, leased until the pytest ``scope`` (of the calling fixture) ends.
+    Returns the connection URL.
+    """
+    if not dbengines.is_server():
+        migrated_sqlite(tmp_root, conf.state_path)
+        return 'sqlite:///' + os.path.join(str(conf.state_path), 'berth.sqlite')
+    url = dbengines.lease(scope)
+    conf.set_override('connection', url, group='database')
+    return url
 
 
 def migrated_sqlite(tmp_root, state_path):

@@ -64,7 +64,7 @@ def test_a_restarted_conductor_resumes_its_rows(bm, berth, ctx):
 def two_conductors(conf, tmp_path_factory):
     conf.set_override('embedded_conductors', 2, group='conductor')
     conf.set_override('orphan_check_interval', 1, group='allocation')
-    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
+    fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     stack = fixtures.start_embedded(conf)
     yield stack
     stack.stop()

@@ -29,8 +29,8 @@ SHARES = helpers.SHARES
 @pytest.fixture(scope='module')
 def pctx(tmp_path_factory):
     state = tmp_path_factory.mktemp('candidates-property')
-    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), state)
     conf = fixtures.make_conf(state)
+    fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf, scope='module')
     db = database.open_database(conf)
     ctx = berth_context.admin_context(db)
     helpers.add_provider(ctx, name='seed', traits=TRAITS)   # create the custom traits

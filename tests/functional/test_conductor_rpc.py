@@ -15,7 +15,7 @@ def trio(tmp_path_factory, tmp_path):
     """An embedded berth with three conductors, all in every ring."""
     conf = fixtures.make_conf(tmp_path / 'state', **{'conductor.embedded_conductors': 3,
                                                      'conductor.rpc_timeout': 2})
-    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
+    fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     stack = fixtures.start_embedded(conf)
     hosts = {c.host for c in stack.conductors}
     for ring in [stack.conductor_api.ring] + [c.ring for c in stack.conductors]:
@@ -154,7 +154,7 @@ def test_http_503_when_the_owner_has_no_free_worker(berth, client, claim):
 def impatient(tmp_path_factory, tmp_path):
     """An embedded berth whose API waits one second for a conductor."""
     conf = fixtures.make_conf(tmp_path / 'state', **{'conductor.rpc_timeout': 1})
-    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
+    fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     stack = fixtures.start_embedded(conf)
     client = fixtures.PlacementClient(stack.placement_url, version='latest')
     yield stack, client

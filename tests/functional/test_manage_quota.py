@@ -1,4 +1,4 @@
-"""``berth-manage quota set|show|delete`` against a migrated SQLite database."""
+"""``berth-manage quota set|show|delete`` against a migrated database (BERTH_TEST_DB)."""
 
 import json
 
@@ -11,9 +11,11 @@ from tests import fixtures
 @pytest.fixture
 def cfg(tmp_path, tmp_path_factory):
     state = tmp_path / 'state'
-    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), str(state))
+    conf = fixtures.make_conf(state)
+    url = fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     path = tmp_path / 'berth.conf'
-    path.write_text('[DEFAULT]\nstate_path = %s\n' % state)
+    path.write_text('[DEFAULT]\nstate_path = %s\n[database]\nconnection = %s\n'
+                    % (state, url))
     return str(path)
 
 

@@ -23,7 +23,7 @@ ROUNDS = 15
 @pytest.fixture
 def new_ctx(conf, tmp_path_factory):
     """A factory of admin contexts (one per thread) on a fresh migrated database."""
-    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
+    fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     db = database.open_database(conf)
     yield lambda: berth_context.admin_context(db)
     db.dispose()

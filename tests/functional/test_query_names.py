@@ -14,7 +14,7 @@ V = microversion.Version.parse('1.39')
 
 @pytest.fixture
 def ctx(conf, tmp_path_factory):
-    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
+    fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     db = database.open_database(conf)
     yield berth_context.admin_context(db)
     db.dispose()

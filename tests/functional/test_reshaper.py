@@ -156,7 +156,7 @@ def test_policy_legacy_admin_may_reshape(tmp_path, tmp_path_factory):
     for group, opts in policy_opts.list_opts():
         conf.register_opts(opts, group=group)
     conf.set_override('enforce_new_defaults', False, group='oslo_policy')
-    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
+    fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     stack = fixtures.start_embedded(conf)
     client = fixtures.PlacementClient(stack.placement_url, version='latest')
     try:

@@ -1,0 +1,129 @@
+"""Everything berth does differently per database engine, in one place.
+
+berth runs on SQLite (small sites), PostgreSQL and MySQL/MariaDB with the same
+answers.  Queries are written once in SQLAlchemy Core; what cannot be is here:
+
+- **Isolation.**  PostgreSQL and MySQL sessions run READ COMMITTED, set by berth
+  on every new connection (MySQL's default is REPEATABLE READ, whose snapshot
+  would keep re-reading a stale generation after a lost compare-and-swap, and
+  whose gap locks deadlock more).  SQLite writers serialise (BEGIN IMMEDIATE).
+- **Deadlocks.**  InnoDB and PostgreSQL may pick a transaction as a deadlock
+  victim; the outermost writer is retried (``retry_on_deadlock``).
+- **Row locks.**  ``lock_rows`` is ``SELECT ... FOR UPDATE [SKIP LOCKED]`` on the
+  servers; SQLite has no row locks, and needs none: its one writer holds the
+  database's write lock for the whole transaction.
+- **Collation.**  MySQL compares strings case- and trailing-space-insensitively
+  by default; berth's tables use a binary collation (migration 0002) so names,
+  uuids and traits are unique and matched exactly as on the other engines.
+"""
+
+import sqlalchemy as sa
+from oslo_db import api as oslo_db_api
+
+SQLITE = 'sqlite'
+POSTGRESQL = 'postgresql'
+MYSQL = 'mysql'
+READ_COMMITTED = 'READ COMMITTED'
+# MariaDB's NO PAD binary collation; MySQL 8's utf8mb4_0900_bin is NO PAD too
+MYSQL_COLLATIONS = ('utf8mb4_nopad_bin', 'utf8mb4_0900_bin', 'utf8mb4_bin')
+DEADLOCK_RETRIES = 5
+
+
+def name(bind):
+    """The engine family of an Engine or Connection: sqlite, postgresql or mysql."""
+    return bind.dialect.name if bind.dialect.name != 'mariadb' else MYSQL
+
+
+def configure(engine, sqlite_writer=False):
+    """Per-connection settings of a new engine (call before it serves requests)."""
+    if name(engine) == SQLITE:
+        _tune_sqlite(engine, immediate=sqlite_writer)
+    else:
+        @sa.event.listens_for(engine, 'connect')
+        def _on_connect(dbapi_con, _record):
+            engine.dialect.set_isolation_level(dbapi_con, READ_COMMITTED)
+
+    # the connection oslo.db opened to test the URL predates the listeners
+    engine.dispose()
+
+
+def _tune_sqlite(engine, immediate):
+    """Make a SQLite file safe for many threads.
+
+    WAL lets readers run beside the one writer; every write transaction
+    takes the write lock up front (BEGIN IMMEDIATE) and waits for it, instead
+    of failing with "database is locked" when a read lock cannot be upgraded.
+    """
+
+    @sa.event.listens_for(engine, 'connect')
+    def _on_connect(dbapi_con, _record):
+        dbapi_con.execute('PRAGMA journal_mode=WAL')
+        dbapi_con.execute('PRAGMA busy_timeout=30000')
+
+    if not immediate:
+        return
+
+    # oslo.db emits a deferred BEGIN for SQLite; writers replace it.
+    for listener in list(engine.dispatch.begin):
+        if getattr(listener, '__name__', '') == '_sqlite_emit_begin':
+            sa.event.remove(engine, 'begin', listener)
+
+    @sa.event.listens_for(engine, 'begin')
+    def _on_begin(conn):
+        if 'in_transaction' not in conn.info:
+            conn.exec_driver_sql('BEGIN IMMEDIATE')
+            conn.info['in_transaction'] = True
+
+
+def isolation_level(connection):
+    """The isolation level of a Connection, as the engine names it."""
+    return connection.get_isolation_level()
+
+
+def lock_rows(query, skip_locked=False):
+    """``query`` with ``FOR UPDATE`` (``SKIP LOCKED``: rows others hold are left out).
+
+    PostgreSQL and MySQL 8 / MariaDB 10.6+ lock the selected rows until the
+    transaction ends; SQLite ignores the clause (its writer holds the database).
+    """
+    return query.with_for_update(skip_locked=skip_locked)
+
+
+def retry_on_deadlock(fn):
+    """Retry ``fn`` (a whole transaction) when the engine picked it as a deadlock victim."""
+    return oslo_db_api.wrap_db_retry(max_retries=DEADLOCK_RETRIES, retry_interval=0.05,
+                                     inc_retry_interval=True, max_retry_interval=0.5,
+                                     retry_on_deadlock=True, jitter=True)(fn)
+
+
+def binary_collation(connection):
+    """The exact (binary, preferably NO PAD) utf8mb4 collation this MySQL server has."""
+    have = {row[0] for row in connection.exec_driver_sql(
+        "SHOW COLLATION WHERE Charset = 'utf8mb4'")}
+    for collation in MYSQL_COLLATIONS:
+        if collation in have:
+            return collation
+    raise RuntimeError('MySQL server without a utf8mb4 binary collation')
+
+
+def convert_to_binary_collation(connection, tables):
+    """ALTER ``tables`` to utf8mb4 with the binary collation (MySQL only; else no-op)."""
+    if name(connection) != MYSQL:
+        return None
+    collation = binary_collation(connection)
+    for table in tables:
+        connection.exec_driver_sql(
+            'ALTER TABLE %s CONVERT TO CHARACTER SET utf8mb4 COLLATE %s'
+            % (connection.dialect.identifier_preparer.quote(table), collation))
+    return collation
+
+
+def column_collation(connection, table, column):
+    """The collation of one string column (MySQL), or None on other engines."""
+    if name(connection) != MYSQL:
+        return None
+    return connection.execute(sa.text(
+        'SELECT collation_name FROM information_schema.columns WHERE '
+        'table_schema = DATABASE() AND table_name = :t AND column_name = :c'),
+        {'t': table, 'c': column}).scalar()
+
