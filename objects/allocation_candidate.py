@@ -10,6 +10,8 @@ See objects/candidates/ for the parts.
 import dataclasses
 import random
 
+import orjson
+
 from db import api as db_api
 from objects import resource_class as rc_obj
 from objects.candidates import capacity
@@ -35,11 +37,29 @@ class Options:
     start_after: int = None              # a limited search skips roots <= this id
 
 
-@dataclasses.dataclass
 class Result:
-    """Candidates (search.Candidate, in answer order) and their provider summaries."""
-    candidates: list
-    summaries: dict
+    """Candidates (search.Candidate, in answer order) and their provider summaries.
+
+    ``summaries`` is given as a dict or as a summary.Summaries, turned into
+    the dict on first use or written straight as JSON by summaries_json().
+    """
+
+    def __init__(self, candidates, summaries):
+        self.candidates = candidates
+        self._summaries = summaries
+
+    @property
+    def summaries(self):
+        """{provider uuid: summary}."""
+        if isinstance(self._summaries, summary_mod.Summaries):
+            self._summaries = self._summaries.as_dict()
+        return self._summaries
+
+    def summaries_json(self):
+        """The summaries as JSON bytes."""
+        if isinstance(self._summaries, summary_mod.Summaries):
+            return self._summaries.as_json()
+        return orjson.dumps(self._summaries)
 
 
 def _hopeless(plan):
@@ -84,7 +104,7 @@ def get_candidates(ctx, request, options=None):
         found = _take(_paged(ctx, plan, search, providers, shared_aggs, stop,
                              after=options.start_after), stop)
     found = _finish(found, options)
-    summaries = summary_mod.summarize(
+    summaries = summary_mod.Summaries(
         found, providers, search.trees, plan.class_names, plan.class_ids,
         whole_trees=options.summary_trees, all_classes=options.summary_all_classes,
         traits=options.summary_traits, tree_uuids=options.summary_trees)

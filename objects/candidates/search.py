@@ -14,28 +14,39 @@ _MAX_UNIT = loader.MAX_UNIT
 
 
 class Candidate:
-    """One allocation request.
+    """One allocation request, in tuples (cheap to make, thousands per answer).
 
-    ``allocations`` maps provider uuid -> {'resources': {class name: amount}}
-    (the wire form from 1.12; providers in id order); ``mappings`` maps group
-    suffix -> [provider uuid, ...]; ``providers`` are the Provider objects
-    named by either; ``shared_only`` is true when all of them are sharing
-    providers (only such candidates can come out of two anchors).
+    ``parts`` is ((Provider, ((class name, amount), ...)), ...) in provider
+    id order; ``groups`` is ((suffix, (provider uuid, ...)), ...); the
+    ``allocations`` and ``mappings`` properties give the 1.12+ wire dicts.
+    ``providers`` are the Provider objects named by either; ``shared_only``
+    is true when all of them are sharing providers (only such candidates
+    can come out of two anchors).
     """
-    __slots__ = ('allocations', 'mappings', 'providers', 'shared_only')
+    __slots__ = ('parts', 'groups', 'providers', 'shared_only')
 
-    def __init__(self, allocations, mappings, providers, shared_only=None):
-        self.allocations = allocations
-        self.mappings = mappings
+    def __init__(self, parts, groups, providers, shared_only=None):
+        self.parts = parts
+        self.groups = groups
         self.providers = providers
         if shared_only is None:
             shared_only = all(p.sharing for p in providers)
         self.shared_only = shared_only
 
+    @property
+    def allocations(self):
+        """{provider uuid: {'resources': {class name: amount}}}, a fresh dict."""
+        return {p.uuid: {'resources': dict(resources)} for p, resources in self.parts}
+
+    @property
+    def mappings(self):
+        """{group suffix: [provider uuid, ...]}, a fresh dict."""
+        return {suffix: list(uuids) for suffix, uuids in self.groups}
+
     def key(self):
-        return (tuple((u, tuple(sorted(r['resources'].items())))
-                      for u, r in sorted(self.allocations.items())),
-                tuple((s, tuple(v)) for s, v in sorted(self.mappings.items())))
+        return (tuple(sorted((p.uuid, tuple(sorted(resources)))
+                             for p, resources in self.parts)),
+                tuple(sorted(self.groups)))
 
 
 def can_serve(p, rc_id, amount):
@@ -93,9 +104,8 @@ class Search:
         self._named = [tuple((rc_id, self._names[rc_id], amount)
                              for rc_id, amount in g.amounts) for g in plan.groups]
 
-    def _single_resources(self):
-        """{class name: amount} of the unsuffixed group (a fresh dict)."""
-        return {name: amount for _, name, amount in self._named[0]}
+        # the unsuffixed group's resources when one provider serves them all
+        self._single_resources = tuple((name, amount) for _, name, amount in self._named[0])
 
     def add_trees(self, providers):
         """Make newly loaded providers (another batch of trees) searchable."""
@@ -224,20 +234,16 @@ class Search:
         first = combo[0]
         if combo.count(first) == len(combo):
             # one provider serves every class: the common case, kept cheap
-            return Candidate({first.uuid: {'resources': self._single_resources()}},
-                             {'': [first.uuid]}, (first,), first.sharing)
+            return Candidate(((first, self._single_resources),),
+                             (('', (first.uuid,)),), (first,), first.sharing)
         per = {}
         for p, (_, name, amount) in zip(combo, self._named[0]):
-            found = per.get(p)
-            if found is None:
-                per[p] = {name: amount}
-            else:
-                found[name] = amount
+            per.setdefault(p, []).append((name, amount))
         if self.drop_nested and len({p.root_id for p in per}) != len(per):
             return None
         used = sorted(per, key=_by_id)
-        return Candidate({p.uuid: {'resources': per[p]} for p in used},
-                         {'': sorted(p.uuid for p in used)}, tuple(used))
+        return Candidate(tuple((p, tuple(per[p])) for p in used),
+                         (('', tuple(sorted(p.uuid for p in used))),), tuple(used))
 
     def _build(self, choice):
         plan = self.plan
@@ -250,10 +256,10 @@ class Search:
             if not _same_subtree({choice[i] for i in names}, self.providers):
                 return None
         totals = {}
-        mappings = {}
+        mappings = []
         for g, c in zip(groups, choice):
             if g.granular:
-                mappings[g.suffix] = [c.uuid]
+                mappings.append((g.suffix, (c.uuid,)))
                 if g.amounts:
                     per = totals.setdefault(c, {})
                     for rc_id, amount in g.amounts:
@@ -265,7 +271,7 @@ class Search:
                     per[rc_id] = per.get(rc_id, 0) + amount
                     if p not in used:
                         used.append(p)
-                mappings[''] = sorted(p.uuid for p in used)
+                mappings.append(('', tuple(sorted(p.uuid for p in used))))
         if len(groups) > 1:
             for p, per in totals.items():
                 for rc_id, amount in per.items():
@@ -276,15 +282,13 @@ class Search:
             if len({p.root_id for p in totals}) != len(totals):
                 return None
         names = self._names
-        allocations = {}
-        for p in sorted(totals, key=_by_id):
-            allocations[p.uuid] = {'resources': {names[rc_id]: amount
-                                                 for rc_id, amount in totals[p].items()}}
+        parts = tuple((p, tuple((names[rc_id], amount) for rc_id, amount in totals[p].items()))
+                      for p in sorted(totals, key=_by_id))
         providers = set(totals)
         for g, c in zip(groups, choice):
             if g.granular and not g.amounts:
                 providers.add(c)
-        return Candidate(allocations, mappings, providers)
+        return Candidate(parts, tuple(mappings), providers)
 
 
 def _by_id(p):

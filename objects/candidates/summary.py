@@ -1,56 +1,88 @@
 """Provider summaries of the providers that make up a set of candidates (3.10)."""
 
+import orjson
+
 from objects.candidates import loader
 
 _CAPACITY = loader.CAPACITY
 _USED = loader.USED
 
 
-def summarize(candidates, providers, trees, class_names, requested, *,
-              whole_trees, all_classes, traits, tree_uuids):
-    """{provider uuid: summary} for ``candidates``.
+class Summaries:
+    """The summaries of ``candidates``, as a dict or straight as JSON.
 
     ``whole_trees`` (1.29) lists every provider of every tree that
     contributes, else only the providers in the allocations; ``all_classes``
     (1.27) reports every inventoried class, else only ``requested`` ones;
     ``traits`` (1.17) and ``tree_uuids`` (1.29) add those keys.
     """
-    chosen = set()
-    if whole_trees:
-        roots = set()
-        for cand in candidates:
-            for p in cand.providers:
-                roots.add(p.root_id)
-        for root_id in roots:
-            chosen.update(trees.get(root_id, ()))
-    else:
-        for cand in candidates:
-            chosen.update(p for p in cand.providers if p.uuid in cand.allocations)
-    out = {}
-    traits_of = {}     # trait sets repeat across providers: sort each once
-    for p in sorted(chosen, key=_by_id):
-        if all_classes:
-            resources = {class_names[rc_id]: {'capacity': inv[_CAPACITY],
-                                              'used': inv[_USED]}
-                         for rc_id, inv in p.inv.items()}
+
+    def __init__(self, candidates, providers, trees, class_names, requested, *,
+                 whole_trees, all_classes, traits, tree_uuids):
+        self.candidates = candidates
+        self.providers = providers
+        self.trees = trees
+        self.class_names = class_names
+        self.requested = requested
+        self.whole_trees = whole_trees
+        self.all_classes = all_classes
+        self.traits = traits
+        self.tree_uuids = tree_uuids
+
+    def chosen(self):
+        """The providers to summarise, in id order."""
+        chosen = set()
+        if self.whole_trees:
+            roots = set()
+            for cand in self.candidates:
+                for p in cand.providers:
+                    roots.add(p.root_id)
+            for root_id in roots:
+                chosen.update(self.trees.get(root_id, ()))
         else:
-            resources = {class_names[rc_id]: {'capacity': inv[_CAPACITY],
-                                              'used': inv[_USED]}
-                         for rc_id, inv in p.inv.items() if rc_id in requested}
-        summary = {'resources': resources}
-        if traits:
-            key = frozenset(p.traits)
-            names = traits_of.get(key)
-            if names is None:
-                names = traits_of[key] = sorted(p.traits.values())
-            summary['traits'] = list(names)
-        if tree_uuids:
-            parent = providers.get(p.parent_id) if p.parent_id is not None else None
-            root = providers.get(p.root_id)
-            summary['parent_provider_uuid'] = parent.uuid if parent else None
-            summary['root_provider_uuid'] = root.uuid if root else p.uuid
-        out[p.uuid] = summary
-    return out
+            for cand in self.candidates:
+                chosen.update(p for p, _ in cand.parts)
+        return sorted(chosen, key=_by_id)
+
+    def _summaries(self):
+        """(provider uuid, summary dict) pairs; each dict is made on demand."""
+        names, requested = self.class_names, self.requested
+        all_classes = self.all_classes
+        providers = self.providers
+        traits_of = {}     # trait sets repeat across providers: sort each once
+        for p in self.chosen():
+            resources = {names[rc_id]: {'capacity': inv[_CAPACITY], 'used': inv[_USED]}
+                         for rc_id, inv in p.inv.items()
+                         if all_classes or rc_id in requested}
+            summary = {'resources': resources}
+            if self.traits:
+                key = frozenset(p.traits)
+                found = traits_of.get(key)
+                if found is None:
+                    found = traits_of[key] = sorted(p.traits.values())
+                summary['traits'] = list(found)
+            if self.tree_uuids:
+                parent = providers.get(p.parent_id) if p.parent_id is not None else None
+                root = providers.get(p.root_id)
+                summary['parent_provider_uuid'] = parent.uuid if parent else None
+                summary['root_provider_uuid'] = root.uuid if root else p.uuid
+            yield p.uuid, summary
+
+    def as_dict(self):
+        """{provider uuid: summary}."""
+        return dict(self._summaries())
+
+    def as_json(self):
+        """The same as JSON bytes, each summary encoded as soon as it is made."""
+        dumps = orjson.dumps
+        return b'{%s}' % b','.join(dumps(uuid) + b':' + dumps(summary)
+                                   for uuid, summary in self._summaries())
+
+
+def summarize(candidates, providers, trees, class_names, requested, **flags):
+    """{provider uuid: summary} for ``candidates`` (see :class:`Summaries`)."""
+    return Summaries(candidates, providers, trees, class_names, requested,
+                     **flags).as_dict()
 
 
 def _by_id(p):

@@ -3,8 +3,6 @@
 import dataclasses
 import re
 
-import orjson
-
 from api.placement import errors
 from api.placement import fault
 from api.placement import policy
@@ -18,6 +16,7 @@ from common import exception
 from objects import allocation_candidate as ac_obj
 from objects import answer_cache
 from objects import request_group
+from objects.candidates import wire
 
 _GROUP_KEY = re.compile('^(%s)(.*)$' % '|'.join(schema.GROUP_KEYS))
 
@@ -159,23 +158,17 @@ def _options(req, limit):
         summary_trees=version.matches('1.29'))
 
 
-def _requests(req, candidates):
+def _shape(req):
     if not req.version.matches('1.12'):
-        return [{'allocations': [{'resource_provider': {'uuid': uuid},
-                                  'resources': alloc['resources']}
-                                 for uuid, alloc in c.allocations.items()]}
-                for c in candidates]
-    if req.version.matches('1.34'):
-        return [{'allocations': c.allocations, 'mappings': c.mappings}
-                for c in candidates]
-    return [{'allocations': c.allocations} for c in candidates]
+        return wire.LIST
+    return wire.MAPPINGS if req.version.matches('1.34') else wire.DICT
 
 
 def _answer(req, request, options):
-    """The encoded answer (orjson: it can hold thousands of candidates)."""
+    """The answer as JSON bytes, written from the search's tuples (objects.candidates.wire)."""
     result = ac_obj.get_candidates(req.context, request, options)
-    return orjson.dumps({'allocation_requests': _requests(req, result.candidates),
-                         'provider_summaries': result.summaries})
+    return b'{"allocation_requests":%s,"provider_summaries":%s}' % (
+        wire.requests_json(result.candidates, _shape(req)), result.summaries_json())
 
 
 @router.endpoint('1.10', json_reply=True)
