@@ -6,6 +6,7 @@ The configuration file comes from ``BERTH_CONFIG_FILE`` (default
 to reach the conductors over ``[DEFAULT] transport_url`` for allocation writes.
 """
 
+import gc
 import os
 import threading
 
@@ -60,6 +61,10 @@ class _Lazy:
             with self._lock:
                 if self._app is None:
                     self._app = self._init()
+                    # what is loaded by now lives as long as the worker: keep
+                    # it out of the collector's full passes, which the
+                    # thousands of objects of a large answer trigger often
+                    gc.freeze()
         return self._app(environ, start_response)
 
 
