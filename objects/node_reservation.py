@@ -91,6 +91,36 @@ NOT_OURS = 'not ours'  # the allocation was taken over or deleted meanwhile
 
 
 @db_api.writer
+def reserve(ctx, alloc_id, host, order):
+    """Read an allocation and its candidates and reserve one, all in one transaction.
+
+    ``order(alloc, candidates)`` returns the candidates to try in order, or
+    why there are none (a string).  A lock that fails holds nothing, so the
+    candidates are tried one after the other in this transaction.  Returns
+    ``(alloc, outcome, locked)``: outcome is RESERVED, NOT_OURS (not
+    ``allocating`` or not ``host``'s), the reason from ``order``, or None
+    when nothing was reserved; ``locked`` then lists the candidates another
+    operation held, worth another try.  Raises AllocationNotFound, and
+    NodeAssociated (everything rolled back) when a unique constraint
+    refused the reservation.
+    """
+    alloc = alloc_obj.get_by_id(ctx, alloc_id)
+    if alloc.state != alloc_obj.ALLOCATING or alloc.conductor_affinity != host:
+        return alloc, NOT_OURS, []
+    chosen = order(alloc, find_candidates(ctx, alloc))
+    if isinstance(chosen, str):
+        return alloc, chosen, []
+    locked = []
+    for node in chosen:
+        outcome = claim(ctx, alloc, node.id, host)
+        if outcome == LOCKED:
+            locked.append(node)
+        elif outcome in (RESERVED, NOT_OURS):
+            return alloc, outcome, locked
+    return alloc, None, locked
+
+
+@db_api.writer
 def claim(ctx, alloc, node_id, host, hold=None):
     """Lock, re-check and reserve one node for ``alloc`` in one transaction.
 

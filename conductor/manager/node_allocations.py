@@ -76,17 +76,17 @@ class NodeAllocator:
     def allocate(self, ctx, alloc_id):
         """Finish the ``allocating`` row ``alloc_id`` if it is ours; never raises."""
         try:
-            alloc, nodes = reservation.prepare(ctx, alloc_id)
+            alloc, todo = self._first_pass(ctx, alloc_id)
         except exception.AllocationNotFound:
             return  # deleted before we got to it
         except Exception:
             LOG.exception('Cannot read allocation %s; the sweep will retry', alloc_id)
             return
-        if (alloc.state != alloc_obj.ALLOCATING
+        if (alloc is None or alloc.state != alloc_obj.ALLOCATING
                 or alloc.conductor_affinity != self.host):
             return
         try:
-            reason = self._allocate(ctx, alloc, nodes)
+            reason = todo if isinstance(todo, str) else self._allocate(ctx, alloc, todo)
         except Exception as exc:
             LOG.exception('Unexpected exception during allocation %s', alloc.uuid)
             reason = 'Unexpected exception during allocation: %s' % exc
@@ -99,8 +99,34 @@ class NodeAllocator:
             LOG.exception('Cannot save the error of allocation %s; the sweep '
                           'will retry it', alloc.uuid)
 
-    def _allocate(self, ctx, alloc, nodes):
-        """Reserve one of ``nodes``; None on success (or when no longer ours), else the reason."""
+    def _first_pass(self, ctx, alloc_id):
+        """(allocation, what is left): a reason, candidates to try, or (None, None) when done.
+
+        With the database backend the first pass over the candidates runs in
+        the transaction that reads them (objects.node_reservation.reserve);
+        the Placement claim needs a transaction per node, so that backend (and
+        a first pass lost to a unique constraint) goes node by node.
+        """
+        if self.claimant is None:
+            try:
+                alloc, outcome, locked = reservation.reserve(ctx, alloc_id, self.host,
+                                                             self._order)
+            except (exception.NodeAssociated, db_exc.DBError) as exc:
+                # the whole first pass rolled back: node by node below
+                LOG.debug('First pass of allocation %s rolled back: %s', alloc_id, exc)
+            else:
+                if outcome in (reservation.RESERVED, reservation.NOT_OURS):
+                    return None, None
+                if outcome is not None:
+                    return alloc, outcome
+                if not locked:
+                    return alloc, 'all nodes were filtered out during reservation'
+                return alloc, locked
+        return reservation.prepare(ctx, alloc_id)
+
+    @staticmethod
+    def _order(alloc, nodes):
+        """The candidates to try, in order (shuffled, its name first), or why there are none."""
         if not nodes:
             if alloc.candidate_nodes:
                 return ('none of the requested nodes are available and match the '
@@ -114,6 +140,13 @@ class NodeAllocator:
         random.shuffle(nodes)
         if alloc.name:
             nodes.sort(key=lambda n: n.name != alloc.name)  # stable: name first
+        return nodes
+
+    def _allocate(self, ctx, alloc, nodes):
+        """Reserve one of ``nodes``; None on success (or when no longer ours), else the reason."""
+        nodes = self._order(alloc, nodes)
+        if isinstance(nodes, str):
+            return nodes
         total = len(nodes)
         for attempt in range(self.lock_attempts):
             if attempt:
