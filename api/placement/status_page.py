@@ -84,16 +84,22 @@ function fill(id, rows) {
   while (body.firstChild) { body.removeChild(body.firstChild); }
   rows.forEach(function (r) { body.appendChild(r); });
 }
-function conductors(list) {
+function conductors(list, interval) {
   fill("conductor-rows", list.map(function (c) {
     var ping = c.ping_error ? el("span", {"class": "bad", title: c.ping_error},
                                  ["no answer"])
                             : el("span", {"class": "ok"}, [c.ping_ms + " ms"]);
-    var stale = c.heartbeat_age !== null && c.heartbeat_age > 30;
+    // a heartbeat is stamped every ring refresh; three missed ones look wrong
+    var stale = c.heartbeat_age !== null && c.heartbeat_age > 3 * interval;
+    var beat = c.heartbeat_age === null
+      ? el("span", {"class": "small", title: "this coordination backend publishes " +
+                    "no heartbeat times; membership itself is kept alive by it"},
+           ["n/a"])
+      : age(c.heartbeat_age);
     return el("tr", {"data-host": c.host}, [
       el("td", {}, [c.host]), el("td", {}, [c.rpc_api_version || "?"]),
       el("td", {}, [age(c.joined_age)]),
-      el("td", {"class": stale ? "warn" : ""}, [age(c.heartbeat_age)]),
+      el("td", {"class": stale ? "warn" : ""}, [beat]),
       el("td", {}, [ping])]);
   }));
   if (!list.length) {
@@ -139,7 +145,7 @@ function refresh() {
       return resp.json();
     })
     .then(function (data) {
-      conductors(data.conductors);
+      conductors(data.conductors, data.heartbeat_interval);
       allocations(data.node_allocations);
       capacity(data.capacity);
       document.getElementById("updated").textContent = "updated " + data.generated_at;

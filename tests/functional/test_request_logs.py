@@ -9,6 +9,7 @@ from oslo_utils import uuidutils
 
 from common import context as berth_context
 from tests.functional import alloc_helpers
+from tests.functional import baremetal_helpers
 
 
 class Capture(logging.Handler):
@@ -94,3 +95,24 @@ def test_each_request_has_its_own_id(berth, client, capture):
     assert len(request_lines) == 2
     for rid, line in zip(ids, request_lines):
         assert rid in line and 'status: 200' in line
+
+
+def test_a_node_allocation_keeps_its_ids_in_the_conductor_background(berth, bm, capture):
+    """The cast's work runs on the conductor's executor; its lines keep the ids."""
+    resp = bm.post('/v1/allocations', json={'resource_class': 'logs-nothing'})
+    assert resp.status_code == 201, resp.text
+    request_id = resp.headers['x-openstack-request-id']
+    uuid = resp.json()['uuid']
+    assert baremetal_helpers.wait_allocation(bm, uuid)['state'] == 'error'
+    # (the conductor's resume-at-start task may drive the row too, from its
+    # periodic thread and without a request: not this request's path)
+    failed = [(t, line) for t, name, line in capture.lines
+              if name == 'conductor.manager.node_allocations' and 'failed' in line
+              and not t.startswith('periodic')]
+    api = [(t, line) for t, name, line in capture.lines
+           if name == 'api.baremetal.app' and '"POST /v1/allocations"' in line]
+    assert len(failed) == 1 and len(api) == 1, capture.lines
+    assert failed[0][0] != api[0][0]         # another thread, across the RPC hop
+    for _thread, line in failed + api:
+        assert request_id in line, line
+        assert '[resource: %s]' % uuid in line, line

@@ -19,6 +19,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
+from objects import node_allocation as node_alloc_obj
 from tests.functional import status_helpers
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -81,7 +82,16 @@ def _wait_loaded(driver):
 
 
 def _text(driver, selector):
-    return driver.find_element(By.CSS_SELECTOR, selector).text
+    """The rendered text of ``selector``, read in one step (the page redraws itself)."""
+    return driver.execute_script(
+        'var n = document.querySelector(arguments[0]); return n ? n.innerText : null;',
+        selector)
+
+
+def _attribute(driver, selector, name):
+    return driver.execute_script(
+        'return document.querySelector(arguments[0]).getAttribute(arguments[1]);',
+        selector, name)
 
 
 def _close(colour, want, tolerance=6):
@@ -126,11 +136,10 @@ def test_status_page_in_chromium(berth, client, ctx, browser, tmp_path):
     assert '1500 / 1536' in _text(browser, 'tr[data-class="MEMORY_MB"]')
     assert '0 / 500' in _text(browser, 'tr[data-class="DISK_GB"]')
     assert 'proj-a' in _text(browser, 'tr[data-class="VCPU"]')
-    fill = browser.find_element(By.CSS_SELECTOR, 'tr[data-class="VCPU"] .fill')
-    width = re.search(r'width:\s*([\d.]+)%', fill.get_attribute('style')).group(1)
-    assert float(width) == 35.0
-    high = browser.find_element(By.CSS_SELECTOR, 'tr[data-class="MEMORY_MB"] .fill')
-    assert 'high' in high.get_attribute('class')   # 97.7% used: drawn red
+    style = _attribute(browser, 'tr[data-class="VCPU"] .fill', 'style')
+    assert float(re.search(r'width:\s*([\d.]+)%', style).group(1)) == 35.0
+    # 97.7% used: drawn red
+    assert 'high' in _attribute(browser, 'tr[data-class="MEMORY_MB"] .fill', 'class')
 
     shot = tmp_path / 'status.png'
     assert browser.save_screenshot(str(shot))
@@ -138,6 +147,15 @@ def test_status_page_in_chromium(berth, client, ctx, browser, tmp_path):
     if os.environ.get('BERTH_UPDATE_SCREENSHOTS') == '1':
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, SCREENSHOT)
+
+    # it refreshes itself: a new allocating row shows up without a reload
+    node_alloc_obj.create(ctx, {'conductor_affinity': 'departed-host'})
+    WebDriverWait(browser, LOAD_DEADLINE).until(
+        lambda d: _text(d, '[data-state="allocating"] b') == '3')
+    # ... and a refused refresh is shown, not swallowed
+    _with_token(browser, 'someone:proj')
+    WebDriverWait(browser, LOAD_DEADLINE).until(
+        lambda d: '403' in (_text(d, '#error') or ''))
 
 
 def test_committed_screenshot_shows_the_page():

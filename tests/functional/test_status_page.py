@@ -22,6 +22,7 @@ def test_status_json(berth, client, ctx):
     assert resp.headers['cache-control'] == 'no-store'
     body = resp.json()
     assert body['refresh_seconds'] > 0
+    assert body['heartbeat_interval'] == berth.conf.coordination.ring_refresh_interval
     conductors = body['conductors']
     assert [c['host'] for c in conductors] == sorted(c.host for c in berth.conductors)
     for conductor in conductors:

@@ -49,3 +49,25 @@ def _poll_until(ring, predicate, attempts=300):
             return True
         time.sleep(0.1)
     return False
+
+
+def test_heartbeats_reach_a_reader(conf, backend_url):
+    """A conductor stamps its capabilities on every refresh; a reader sees the stamp."""
+    conf.set_override('backend_url', backend_url, group='coordination')
+    conf.set_override('watch_interval', 3600, group='coordination')   # refresh by hand
+    member = conductor_ring.Ring(conf, host='ring-hb').start()
+    reader = conductor_ring.Ring(conf).start()
+    try:
+        member.join({'rpc_api_version': '1.3'})
+        reader.refresh()
+        [first] = [m for m in reader.describe() if m['host'] == 'ring-hb']
+        caps = first['capabilities']
+        assert caps['rpc_api_version'] == '1.3'
+        assert caps['joined_at'] <= caps['heartbeat_at'] <= time.time()
+        time.sleep(0.05)
+        member.refresh()
+        [again] = [m for m in reader.describe() if m['host'] == 'ring-hb']
+        assert again['capabilities']['heartbeat_at'] > caps['heartbeat_at']
+    finally:
+        reader.stop()
+        member.stop()

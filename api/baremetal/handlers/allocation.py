@@ -147,6 +147,7 @@ def _create_and_cast(req, values):
     """Store the row for its ring owner and cast; 503 leaves nothing behind."""
     conductor = _conductor(req)
     values.setdefault('uuid', uuidutils.generate_uuid())
+    req.context.resource_uuid = values['uuid']      # on every log line from here
     host = conductor.allocation_owner(values['uuid'])
     alloc = alloc_obj.create(req.context, dict(values, state=alloc_obj.ALLOCATING,
                                                conductor_affinity=host))

@@ -40,6 +40,7 @@ def show_json(req):
         'generated_at': datetime.datetime.now(datetime.timezone.utc)
         .strftime('%Y-%m-%dT%H:%M:%SZ'),
         'refresh_seconds': status_page.REFRESH_SECONDS,
+        'heartbeat_interval': req.conf.coordination.ring_refresh_interval,
         'conductors': allocation.conductor(req).conductors(ctx),
         'node_allocations': dataclasses.asdict(status_obj.node_allocation_summary(ctx)),
         'capacity': [dataclasses.asdict(c) for c in
