@@ -26,6 +26,7 @@ PostgreSQL.
 import argparse
 import collections
 import concurrent.futures
+import http.client
 import json
 import os
 import statistics
@@ -33,13 +34,13 @@ import sys
 import tempfile
 import threading
 import time
-
-import requests
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from common import context as berth_context  # noqa: E402
 from objects import node as node_obj  # noqa: E402
+from objects import node_allocation as alloc_obj  # noqa: E402
 from tests import fixtures  # noqa: E402
 
 HEADER = {'X-OpenStack-Ironic-API-Version': '1.60'}
@@ -52,41 +53,86 @@ def _percentile(values, pct):
     return values[min(len(values) - 1, int(round(pct / 100.0 * (len(values) - 1))))]
 
 
-def make_nodes(db, count):
+def make_nodes(db, count, backend='database'):
+    """``count`` available nodes (mirrored as providers with the placement backend)."""
     ctx = berth_context.admin_context(db)
     for i in range(count):
         node_obj.create(ctx, {'driver': 'fake-hardware', 'name': 'bench-%d' % i,
                               'resource_class': 'baremetal',
                               'provision_state': node_obj.AVAILABLE,
-                              'power_state': node_obj.POWER_OFF})
+                              'power_state': node_obj.POWER_OFF},
+                        mirror=backend == 'placement')
 
 
-def _one(session, url):
+POLL = {'first': 0.01, 'every': 0.01}
+
+
+class _Client:
+    """One keep-alive HTTP/1.1 connection (http.client: a light load generator,
+    so that the clients' own CPU does not starve the service on a small box)."""
+
+    def __init__(self, url):
+        parts = urllib.parse.urlsplit(url)
+        self.host, self.port = parts.hostname, parts.port
+        self.conn = None
+
+    def call(self, method, path, body=None):
+        """(status, decoded JSON or None); one reconnect for a dropped keep-alive."""
+        data = json.dumps(body).encode() if body is not None else None
+        headers = dict(HEADER, **({'Content-Type': 'application/json'} if data else {}))
+        for attempt in (0, 1):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+            try:
+                self.conn.request(method, path, body=data, headers=headers)
+                resp = self.conn.getresponse()
+                raw = resp.read()
+            except (ConnectionError, http.client.HTTPException):
+                self.conn.close()
+                self.conn = None
+                if attempt or method != 'GET':
+                    raise
+                continue
+            return resp.status, (json.loads(raw) if raw else None)
+
+
+def _one(client):
     start = time.monotonic()
-    resp = session.post(url + '/v1/allocations', headers=HEADER,
-                        json={'resource_class': 'baremetal'})
-    if resp.status_code != 201:
-        return {'status': resp.status_code, 'state': 'http-%d' % resp.status_code}
-    uuid = resp.json()['uuid']
-    body = resp.json()
+    try:
+        status, body = client.call('POST', '/v1/allocations',
+                                   {'resource_class': 'baremetal'})
+    except (ConnectionError, http.client.HTTPException) as exc:  # counted, never hidden
+        print('POST failed: %s' % exc, file=sys.stderr)
+        return {'status': 599, 'state': 'connection-error'}
+    if status != 201:
+        return {'status': status, 'state': 'http-%d' % status}
+    uuid = body['uuid']
+    pause = POLL['first']
     while body['state'] == 'allocating':
-        time.sleep(0.01)
-        got = session.get(url + '/v1/allocations/' + uuid, headers=HEADER)
-        if got.status_code >= 500:
-            return {'status': got.status_code, 'state': 'http-%d' % got.status_code}
-        body = got.json()
+        time.sleep(pause)
+        pause = POLL['every']
+        status, body = client.call('GET', '/v1/allocations/' + uuid)
+        if status >= 500:
+            return {'status': status, 'state': 'http-%d' % status}
     return {'status': 201, 'state': body['state'], 'node': body['node_uuid'],
             'uuid': uuid, 'seconds': time.monotonic() - start}
 
 
-def burst(url, count, clients):
-    """``count`` allocations from ``clients`` threads; (results, wall seconds)."""
+def burst(urls, count, clients):
+    """``count`` allocations from ``clients`` threads; (results, wall seconds).
+
+    ``urls``: one API URL, or several that the clients spread over.
+    """
+    urls = [urls] if isinstance(urls, str) else list(urls)
     local = threading.local()
+    numbering = iter(range(clients))
+    lock = threading.Lock()
 
     def task(_):
-        if not hasattr(local, 'session'):
-            local.session = requests.Session()
-        return _one(local.session, url)
+        if not hasattr(local, 'client'):
+            with lock:
+                local.client = _Client(urls[next(numbering) % len(urls)])
+        return _one(local.client)
 
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(clients) as pool:
@@ -94,11 +140,19 @@ def burst(url, count, clients):
     return results, time.monotonic() - start
 
 
-def summarize(results, wall, held, **labels):
+def server_times(db):
+    """Seconds from insert to active of every active allocation (the server's part)."""
+    ctx = berth_context.admin_context(db)
+    return [(a.updated_at - a.created_at).total_seconds()
+            for a in alloc_obj.list_allocations(ctx, {'state': 'active'})]
+
+
+def summarize(results, wall, held, server=(), **labels):
     """The scenario's row: throughput, latency percentiles, duplicates, errors."""
     active = [r for r in results if r['state'] == 'active']
     per_node = collections.Counter(r['node'] for r in active)
     times = [r['seconds'] for r in active]
+    server = sorted(server)
     return dict(labels, **{
         'requests': len(results), 'active': len(active),
         'errors': sum(1 for r in results if r['state'] == 'error'),
@@ -107,24 +161,28 @@ def summarize(results, wall, held, **labels):
         'allocations_per_s': round(len(active) / wall, 1) if wall else None,
         'p50_ms': round(1000 * statistics.median(times), 1) if times else None,
         'p95_ms': round(1000 * _percentile(times, 95), 1) if times else None,
-        'wall_s': round(wall, 2),
+        'srv_p50_ms': round(1000 * statistics.median(server), 1) if server else None,
+        'srv_p95_ms': round(1000 * _percentile(server, 95), 1) if server else None,
+        'wall_s': round(wall, 2), 'load_avg': round(os.getloadavg()[0], 1),
     })
 
 
-def run_scenario(conductors, nodes, requests_count, clients):
+def run_scenario(conductors, nodes, requests_count, clients, backend='database'):
     with tempfile.TemporaryDirectory() as tmp:
         conf = fixtures.make_conf(os.path.join(tmp, 'state'))
         conf.set_override('embedded_conductors', conductors, group='conductor')
+        conf.set_override('backend', backend, group='allocation')
         conf.set_override('workers', max(16, clients * 2), group='api')
         stack = fixtures.start_embedded(conf)
         try:
-            make_nodes(stack.db, nodes)
+            make_nodes(stack.db, nodes, backend)
             results, wall = burst(stack.baremetal_url, requests_count, clients)
             held = held_in_db(stack.db)
+            server = server_times(stack.db)
         finally:
             stack.stop()
-    return summarize(results, wall, held, conductors=conductors, nodes=nodes,
-                     clients=clients)
+    return summarize(results, wall, held, server, conductors=conductors, nodes=nodes,
+                     clients=clients, backend=backend)
 
 
 def held_in_db(db):
@@ -142,12 +200,14 @@ def main(argv=None):
     parser.add_argument('--clients', type=int, default=16)
     parser.add_argument('--nodes', type=int, default=200)
     parser.add_argument('--conductors', default='1,2,4')
+    add_poll_args(parser)
     args = parser.parse_args(argv)
+    set_poll(args)
     scenarios = [(int(c), args.nodes, args.nodes) for c in args.conductors.split(',')]
     scenarios.append((2, args.nodes, args.nodes + 50))
     rows = []
     for conductors, nodes, count in scenarios:
-        rows.append(run_scenario(conductors, nodes, count, args.clients))
+        rows.append(run_scenario(conductors, nodes, count, args.clients, args.backend))
         print('.', end='', file=sys.stderr, flush=True)
     print(file=sys.stderr)
     print_table(rows, {'transport': 'embedded', 'database': 'sqlite'})
@@ -157,14 +217,34 @@ def main(argv=None):
     return 0 if ok else 1
 
 
+def add_poll_args(parser):
+    parser.add_argument('--backend', default='database',
+                        choices=('database', 'placement'),
+                        help='[allocation] backend of the service')
+    parser.add_argument('--poll-first-ms', type=float, default=20,
+                        help='client pause before its first GET after the POST')
+    parser.add_argument('--poll-ms', type=float, default=20,
+                        help='client pause between two GETs of one allocation')
+
+
+def set_poll(args):
+    POLL.update(first=args.poll_first_ms / 1000.0, every=args.poll_ms / 1000.0)
+
+
 def print_table(rows, labels):
     """The table, then one JSON line with every row."""
     cols = ('conductors', 'nodes', 'requests', 'active', 'errors', 'http_errors',
-            'duplicates', 'allocations_per_s', 'p50_ms', 'p95_ms', 'wall_s')
+            'duplicates', 'allocations_per_s', 'p50_ms', 'p95_ms', 'srv_p50_ms',
+            'srv_p95_ms', 'wall_s', 'load_avg')
     print(' | '.join('%-10s' % c[:10] for c in cols))
     for row in rows:
         print(' | '.join('%-10s' % row[c] for c in cols))
-    print(json.dumps(dict(labels, benchmark='node_allocations',
+    for row in rows:
+        if 'cpu_ms_per_request' in row:
+            print('CPU ms per request, %d conductors, %d requests: %s' % (
+                row['conductors'], row['requests'], ', '.join(
+                    '%s %s' % kv for kv in row['cpu_ms_per_request'].items())))
+    print(json.dumps(dict(labels, benchmark='node_allocations', poll_ms=POLL,
                           load_avg=round(os.getloadavg()[0], 1), scenarios=rows)))
 
 

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 
+import psutil
 import requests
 import sqlalchemy as sa
 
@@ -42,6 +43,9 @@ from tests import services  # noqa: E402
 BIN = os.path.dirname(sys.executable)
 
 
+BACKEND = {'name': 'database'}
+
+
 def _conf(tmp, name, rabbit, redis, pg_url, bm_port):
     path = os.path.join(tmp, '%s.conf' % name)
     with open(path, 'w') as f:
@@ -50,39 +54,47 @@ def _conf(tmp, name, rabbit, redis, pg_url, bm_port):
                 '[coordination]\nbackend_url = %s\n'
                 '[api]\nauth_strategy = noauth2\nworkers = 32\n'
                 'placement_port = %d\nbaremetal_port = %d\n'
-                % (name, rabbit.url, pg_url, redis.url(), services.free_port(), bm_port))
+                '[allocation]\nbackend = %s\n'
+                % (name, rabbit.url, pg_url, redis.url(), services.free_port(), bm_port,
+                   BACKEND['name']))
     return path
 
 
 class Cluster:
     """berth-api plus N berth-conductor processes on the shared servers."""
 
-    def __init__(self, tmp, conductors, rabbit, redis, pg_url):
+    def __init__(self, tmp, conductors, rabbit, redis, pg_url, apis=1):
         self.procs = []
-        self.port = services.free_port()
-        for i in range(conductors):
-            self._spawn(tmp, 'bench-c%d' % i, 'berth-conductor', rabbit, redis, pg_url)
-        self._spawn(tmp, 'bench-api', 'berth-api', rabbit, redis, pg_url)
-        self.url = 'http://127.0.0.1:%d' % self.port
+        self.conductors = [self._spawn(tmp, 'bench-c%d' % i, 'berth-conductor', rabbit,
+                                       redis, pg_url, 0) for i in range(conductors)]
+        self.apis, self.urls = [], []
+        for i in range(apis):
+            port = services.free_port()
+            self.apis.append(self._spawn(tmp, 'bench-api%d' % i, 'berth-api', rabbit,
+                                         redis, pg_url, port))
+            self.urls.append('http://127.0.0.1:%d' % port)
         deadline = time.monotonic() + 120
-        while True:
-            try:
-                if requests.get(self.url + '/v1', timeout=1).ok:
-                    break
-            except requests.ConnectionError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError('berth-api did not start (logs in %s)' % tmp)
-            time.sleep(0.2)
+        for url in self.urls:
+            while True:
+                try:
+                    if requests.get(url + '/v1', timeout=1).ok:
+                        break
+                except requests.ConnectionError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError('berth-api did not start (logs in %s)' % tmp)
+                time.sleep(0.2)
         time.sleep(3)  # let every conductor's join reach the API's ring
 
-    def _spawn(self, tmp, name, binary, rabbit, redis, pg_url):
-        conf = _conf(tmp, name, rabbit, redis, pg_url, self.port)
+    def _spawn(self, tmp, name, binary, rabbit, redis, pg_url, bm_port):
+        conf = _conf(tmp, name, rabbit, redis, pg_url, bm_port)
         log = open(os.path.join(tmp, '%s.log' % name), 'wb')
-        self.procs.append(subprocess.Popen(
+        proc = subprocess.Popen(
             [os.path.join(BIN, binary), '--config-file', conf], stdout=log,
-            stderr=subprocess.STDOUT, start_new_session=True))
+            stderr=subprocess.STDOUT, start_new_session=True)
         log.close()
+        self.procs.append(proc)
+        return proc
 
     def stop(self):
         for proc in self.procs:
@@ -101,6 +113,24 @@ def _reset(db):
         conn.execute(sa.text('DELETE FROM node_allocations'))
         conn.execute(sa.text('DELETE FROM node_traits'))
         conn.execute(sa.text('DELETE FROM nodes'))
+        for table in ('allocations', 'consumers', 'inventories',
+                      'resource_provider_traits', 'resource_providers'):
+            conn.execute(sa.text('DELETE FROM %s' % table))  # the placement mirror
+
+
+def cpu_seconds(pids, descendants=True):
+    """User + system CPU seconds of ``pids`` (and their descendants)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            root = psutil.Process(pid)
+            family = root.children(recursive=True) if descendants else []
+            for proc in [root] + family:
+                times = proc.cpu_times()
+                total += times.user + times.system
+        except psutil.NoSuchProcess:
+            pass
+    return total
 
 
 def main(argv=None):
@@ -108,7 +138,13 @@ def main(argv=None):
     parser.add_argument('--clients', type=int, default=16)
     parser.add_argument('--nodes', type=int, default=200)
     parser.add_argument('--conductors', default='1,2,4')
+    parser.add_argument('--apis', type=int, default=1,
+                        help='berth-api processes (clients spread over them, as '
+                             'behind a load balancer)')
+    bench.add_poll_args(parser)
     args = parser.parse_args(argv)
+    bench.set_poll(args)
+    BACKEND['name'] = args.backend
     tmp = tempfile.mkdtemp(prefix='berth-bench-')
     os.chmod(tmp, 0o755)  # PostgreSQL runs as its own user
     servers = [services.RabbitMQ(tmp).start(), services.Redis(tmp).start(),
@@ -124,15 +160,29 @@ def main(argv=None):
         scenarios.append((2, args.nodes + 50))
         for conductors, count in scenarios:
             _reset(db)
-            bench.make_nodes(db, args.nodes)
-            cluster = Cluster(tmp, conductors, rabbit, redis, pg.url)
+            bench.make_nodes(db, args.nodes, args.backend)
+            cluster = Cluster(tmp, conductors, rabbit, redis, pg.url, args.apis)
+            groups = {'api': [p.pid for p in cluster.apis],
+                      'conductors': [p.pid for p in cluster.conductors],
+                      'postgresql': [pg.proc.pid], 'rabbitmq': [rabbit.proc.pid],
+                      'clients': [os.getpid()]}   # this process only: the servers are its children
+
+            def cpu():
+                return {k: cpu_seconds(v, k != 'clients') for k, v in groups.items()}
             try:
-                results, wall = bench.burst(cluster.url, count, args.clients)
+                before = cpu()
+                results, wall = bench.burst(cluster.urls, count, args.clients)
+                used = {k: v - before[k] for k, v in cpu().items()}
             finally:
                 cluster.stop()
-            rows.append(bench.summarize(results, wall, bench.held_in_db(db),
-                                        conductors=conductors, nodes=args.nodes,
-                                        clients=args.clients))
+            row = bench.summarize(results, wall, bench.held_in_db(db),
+                                  bench.server_times(db), conductors=conductors,
+                                  apis=args.apis, nodes=args.nodes, clients=args.clients,
+                                  backend=args.backend)
+            # CPU milliseconds per request, per part: what one allocation costs
+            row['cpu_ms_per_request'] = {k: round(1000 * v / count, 2)
+                                         for k, v in used.items()}
+            rows.append(row)
             print('.', end='', file=sys.stderr, flush=True)
         db.dispose()
     finally:
