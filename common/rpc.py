@@ -24,6 +24,8 @@ TOPIC = 'berth-conductor'
 # Modules whose exceptions a conductor may raise to its caller: they are
 # re-raised in the API process as (subclasses of) the same classes.
 ALLOWED_EXMODS = [exception.__name__]
+# a conductor's database errors that mean "unreachable, retry later" (503, not 500)
+DATABASE_UNREACHABLE = ('DBConnectionError', 'OperationalError')
 
 # The transport of ``berth serve``: calls handed to the conductor in this
 # process without a broker or polling (common.rpc_inproc).  ``kombu+memory:////``
@@ -116,6 +118,10 @@ def translate_errors(server, method):
         raise exception.ServiceUnavailable(
             reason='the message broker cannot be reached')
     except messaging.MessagingException as exc:
+        if (isinstance(exc, messaging.RemoteError)
+                and exc.exc_type in DATABASE_UNREACHABLE):
+            LOG.warning('Conductor %s cannot reach the database for %s', server, method)
+            raise exception.ServiceUnavailable(reason='the database cannot be reached')
         if isinstance(exc, (messaging.RemoteError, messaging.UnsupportedVersion)):
             raise
         LOG.warning('Messaging failure calling %s on %s: %s', method, server, exc)

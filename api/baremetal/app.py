@@ -13,6 +13,7 @@ from api.baremetal import fault
 from api.baremetal import policy
 from api.baremetal import routes
 from api.baremetal import version as api_version
+from api.common import errors as common_errors
 from api.common import metrics as api_metrics
 from api.common import request as berth_request
 from api.common import request_log
@@ -64,6 +65,11 @@ class BaremetalApp:
             resp = self._error(exc)
         except exception.BerthException as exc:
             resp = self._error(fault.from_domain(exc))
+        except common_errors.DATABASE_UNREACHABLE:
+            # retryable, like a conductor that cannot be reached (not a bug: no 500)
+            LOG.warning('The database cannot be reached for %s %s', req.method, req.path)
+            resp = self._error(fault.from_domain(exception.ServiceUnavailable(
+                reason='the database cannot be reached')))
         except Exception:
             LOG.exception('Unexpected error handling %s %s', req.method, req.path)
             resp = self._error(fault.ApiError(

@@ -1,8 +1,15 @@
 """HTTP errors raised by handlers of either API; each app renders its own envelope."""
 
+from oslo_db import exception as db_exc
+from sqlalchemy import exc as sa_exc
+
 # Placement's "no specific code" (api.placement.errors.DEFAULT); the bare-metal
 # envelope has no code field and ignores it.
 UNDEFINED_CODE = 'placement.undefined_code'
+
+# the database could not be reached or dropped the connection (oslo.db does
+# not recognise every driver's wording, hence OperationalError): 503, retry
+DATABASE_UNREACHABLE = (db_exc.DBConnectionError, sa_exc.OperationalError)
 
 
 class ApiError(Exception):

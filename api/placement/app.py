@@ -7,8 +7,9 @@ One explicit pipeline, in this order (each step may answer on its own):
 3. microversion negotiation (400 garbage, 406 out of range);
 4. body-size limit (413) and Content-Length/Content-Type sanity (400);
 5. routing and the handler (404/405, then the handler's own answers);
-6. any domain exception is mapped to its HTTP error; anything else is a 500,
-   logged with its traceback, never shown to the client.
+6. any domain exception is mapped to its HTTP error, a database that cannot
+   be reached to 503; anything else is a 500, logged with its traceback,
+   never shown to the client.
 
 CORS (oslo.middleware) and keystonemiddleware wrap the whole when configured.
 """
@@ -17,6 +18,7 @@ import logging
 
 from oslo_utils import uuidutils
 
+from api.common import errors as common_errors
 from api.common import metrics as api_metrics
 from api.common import request as berth_request
 from api.common import request_log
@@ -59,6 +61,11 @@ class PlacementApp:
             resp = self._error_response(req, exc)
         except exception.BerthException as exc:
             resp = self._error_response(req, fault.from_domain(exc))
+        except common_errors.DATABASE_UNREACHABLE:
+            # retryable, like a conductor that cannot be reached (not a bug: no 500)
+            LOG.warning('The database cannot be reached for %s %s', req.method, req.path)
+            resp = self._error_response(req, fault.from_domain(exception.ServiceUnavailable(
+                reason='the database cannot be reached')))
         except Exception:
             LOG.exception('Unexpected error handling %s %s', req.method, req.path)
             resp = self._error_response(req, fault.ApiError(
