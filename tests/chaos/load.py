@@ -6,12 +6,14 @@ the invariant checker relies on (see :func:`classify`):
 * ``ok``: a 2xx answer; the write is in the database.
 * ``refused``: the answer guarantees nothing was written: any 4xx; a 503 whose
   detail says the request was refused before the write (no conductor alive or
-  configured, no free conductor worker); and any 503 of
-  ``POST /v1/allocations`` (the API deletes the row it stored when the cast
-  cannot be sent: "503 leaves nothing behind").
+  configured, no free conductor worker); and a 503 of
+  ``POST /v1/allocations`` that is not a database error (the API deletes
+  the row it stored when the cast cannot be sent: "503 leaves nothing
+  behind").
 * ``ambiguous``: the write may or may not have happened: other 5xx (a
   conductor that did not answer in time may still commit; a broker that
-  failed mid-publish may have delivered), and no answer at all (connection
+  failed mid-publish may have delivered, a database connection lost during
+  the commit may have committed), and no answer at all (connection
   reset by a killed API worker, client timeout).  The checker accepts either
   state for these, but never a partial or different one.
 """
@@ -52,7 +54,8 @@ def classify(kind, op, status, detail):
     if 400 <= status < 500:
         return 'refused'
     if status == 503 and (any(text in detail for text in REFUSED_503)
-                          or (kind == 'node' and op == 'create')):
+                          or (kind == 'node' and op == 'create'
+                              and 'database' not in detail)):
         return 'refused'
     return 'ambiguous'
 
@@ -118,17 +121,21 @@ class PlacementClaimer(Worker):
         super().__init__(recorder, seed, stop, hold)
         self.url = url
         self.providers = providers
+        self.refused = False
         self.session.headers.update({'X-Auth-Token': 'admin',
                                      'OpenStack-API-Version':
                                      'placement %s' % PLACEMENT_VERSION})
 
     def step(self):
-        if len(self.held) >= self.hold:
+        # delete the oldest at the limit, or when the last claim found no room
+        # (else full providers and threads under their limit starve the load)
+        if self.held and (len(self.held) >= self.hold or self.refused):
             consumer = self.held.popleft()
             self.rec.call(self.session, self.kind, 'delete', consumer, 'DELETE',
                           '%s/allocations/%s' % (self.url, consumer))
+            self.refused = False
             return
-        self.claim()
+        self.refused = self.claim() == 'refused'
 
     def claim(self):
         consumer = str(uuidlib.uuid4())
@@ -141,6 +148,7 @@ class PlacementClaimer(Worker):
                   'consumer_generation': None})
         if record['outcome'] == 'ok':
             self.held.append(consumer)
+        return record['outcome']
 
 
 class ScheduleClaimer(PlacementClaimer):
@@ -158,6 +166,7 @@ class ScheduleClaimer(PlacementClaimer):
             # what the answer says was claimed is what must be stored
             record['expect'] = body['claims'][0]['allocations']
             self.held.append(consumer)
+        return record['outcome']
 
 
 class NodeAllocator(Worker):
