@@ -83,8 +83,9 @@ class Database:
         """A token that changes whenever anything is committed, or None.
 
         Equal tokens read at two moments mean nothing was committed in
-        between, by any connection or process (SQLite: db/change.py).  Other
-        backends have no such cheap exact detector: None, cache nothing.
+        between, by any connection or process (SQLite: db/change.py; tokens
+        are (pid, n), n growing within the process).  Other backends have no
+        such cheap exact detector: None, cache nothing.
         """
         return self._watcher.token() if self._watcher is not None else None
 

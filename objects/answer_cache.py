@@ -52,12 +52,12 @@ class AnswerCache:
         if db.change_token() != token or len(answer) > self.max_bytes:
             return answer              # something committed meanwhile: not provably current
         with self._lock:
-            if self._token is None or token > self._token:
+            if _older(token, self._token):
+                return answer          # newer answers are already kept
+            if token != self._token:
                 self._token = token
                 self._answers.clear()
                 self._bytes = 0
-            elif token < self._token:
-                return answer          # newer answers are already kept
             old = self._answers.pop(key, None)
             if old is not None:
                 self._bytes -= len(old)
@@ -66,6 +66,15 @@ class AnswerCache:
             while len(self._answers) > self.entries or self._bytes > self.max_bytes:
                 self._bytes -= len(self._answers.popitem(last=False)[1])
         return answer
+
+
+def _older(token, than):
+    """Whether ``token`` names an earlier state than ``than`` (tokens: (pid, version)).
+
+    Versions grow within a process; a token of another process (a forked
+    worker inherits its parent's cache) is never older: it replaces.
+    """
+    return than is not None and token[0] == than[0] and token < than
 
 
 def for_database(db, entries):

@@ -22,7 +22,7 @@ def _compute(answer, calls):
 
 def test_hit_while_the_token_stays():
     cache, calls = answer_cache.AnswerCache(4), []
-    db = FakeDb(1)
+    db = FakeDb((1, 1))
     assert cache.get(db, 'q', _compute(b'a', calls)) == b'a'
     assert cache.get(db, 'q', _compute(b'b', calls)) == b'a'
     assert calls == [b'a'] and (cache.hits, cache.misses) == (1, 1)
@@ -30,7 +30,7 @@ def test_hit_while_the_token_stays():
 
 def test_a_commit_during_the_computation_keeps_nothing():
     cache, calls = answer_cache.AnswerCache(4), []
-    db = FakeDb(1, 2, 2)        # before, after (moved), next request
+    db = FakeDb((1, 1), (1, 2), (1, 2))        # before, after (moved), next request
     cache.get(db, 'q', _compute(b'a', calls))
     assert cache.get(db, 'q', _compute(b'b', calls)) == b'b'
     assert calls == [b'a', b'b']
@@ -38,7 +38,7 @@ def test_a_commit_during_the_computation_keeps_nothing():
 
 def test_a_new_token_drops_older_answers():
     cache, calls = answer_cache.AnswerCache(4), []
-    db = FakeDb(1, 1, 2)
+    db = FakeDb((1, 1), (1, 1), (1, 2))
     cache.get(db, 'q', _compute(b'a', calls))
     assert cache.get(db, 'q', _compute(b'b', calls)) == b'b'
     assert cache.get(db, 'q', _compute(b'c', calls)) == b'b'
@@ -46,9 +46,17 @@ def test_a_new_token_drops_older_answers():
 
 def test_an_older_token_never_replaces_newer_answers():
     cache, calls = answer_cache.AnswerCache(4), []
-    cache.get(FakeDb(5), 'q', _compute(b'new', calls))
-    cache.get(FakeDb(4), 'q', _compute(b'old', calls))      # a slow, earlier request
-    assert cache.get(FakeDb(5), 'q', _compute(b'x', calls)) == b'new'
+    cache.get(FakeDb((1, 5)), 'q', _compute(b'new', calls))
+    cache.get(FakeDb((1, 4)), 'q', _compute(b'old', calls))      # a slow, earlier request
+    assert cache.get(FakeDb((1, 5)), 'q', _compute(b'x', calls)) == b'new'
+
+
+def test_a_forked_process_starts_afresh():
+    cache, calls = answer_cache.AnswerCache(4), []
+    cache.get(FakeDb((100, 5)), 'q', _compute(b'parent', calls))
+    # the child's own watcher counts from 1 again: never the parent's answers
+    assert cache.get(FakeDb((7, 5)), 'q', _compute(b'child', calls)) == b'child'
+    assert cache.get(FakeDb((7, 5)), 'q', _compute(b'x', calls)) == b'child'
 
 
 def test_no_detector_means_no_cache():
@@ -61,7 +69,7 @@ def test_no_detector_means_no_cache():
 
 def test_bounded_by_entries_and_bytes():
     cache, calls = answer_cache.AnswerCache(2, max_bytes=10), []
-    db = FakeDb(1)
+    db = FakeDb((1, 1))
     for key in 'abc':
         cache.get(db, key, _compute(key.encode() * 3, calls))
     cache.get(db, 'a', _compute(b'A', calls))              # 'a' was evicted (LRU)
@@ -72,5 +80,5 @@ def test_bounded_by_entries_and_bytes():
 
 
 def test_one_cache_per_database():
-    db = FakeDb(1)
+    db = FakeDb((1, 1))
     assert answer_cache.for_database(db, 3) is answer_cache.for_database(db, 3)
