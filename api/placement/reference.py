@@ -10,7 +10,7 @@ import sys
 from api.placement import policies
 from api.placement import routes
 
-EXTENSIONS = {'/claims', '/quotas/{project_id}'}
+EXTENSIONS = {'/claims', '/quotas/{project_id}', '/status', '/status.json'}
 
 HEADER = """# Placement port: endpoints
 

@@ -30,7 +30,10 @@ rules = [
     _rule(QUOTAS_DELETE, base.ADMIN,
           'Remove the quota limits of a project or user (berth extension).',
           'DELETE', '/quotas/{project_id}'),
-    _rule(STATUS_SHOW, base.ADMIN,
-          'Show the status page and its data: conductors, node allocations, '
-          'capacity (berth extension).', 'GET', '/status'),
+    policy.DocumentedRuleDefault(
+        STATUS_SHOW, base.ADMIN,
+        'Show the status page and its data: conductors, node allocations, '
+        'capacity (berth extension).',
+        [{'method': 'GET', 'path': '/status'}, {'method': 'GET', 'path': '/status.json'}],
+        scope_types=['project']),
 ]
