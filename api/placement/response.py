@@ -39,12 +39,12 @@ def send_json(req, body, status=200, last_modified=None, cache=True):
     return resp
 
 
-def send_encoded(req, body, status=200):
+def send_encoded(req, body, status=200, last_modified=None):
     """A JSON response whose body is already encoded (bytes), with cache headers."""
     resp = webob.Response(status=status, charset=None,
                           content_type='application/json')
     resp.body = body
-    return set_cache_headers(req, resp)
+    return set_cache_headers(req, resp, last_modified)
 
 
 def no_content(status=204, location=None):
