@@ -78,7 +78,9 @@ class Embedded:
                  '  Placement API: %s' % self.placement_url,
                  '  Bare metal API: %s' % self.baremetal_url,
                  '  auth: %s' % self.conf.api.auth_strategy,
-                 '  conductors: %s' % ', '.join(c.host for c in self.conductors)]
+                 '  conductors: %s' % ', '.join(c.host for c in self.conductors),
+                 '  status page: %s/status (admin); metrics: %s/metrics'
+                 % (self.placement_url, self.placement_url)]
         if self.conf.api.auth_strategy == 'noauth2':
             lines += ['  try: curl -H "X-Auth-Token: admin" %s/resource_providers'
                       % self.placement_url,

@@ -134,6 +134,16 @@ def exposition():
     return prom.generate_latest(registry()), CONTENT_TYPE
 
 
+def clear_multiprocess_dir():
+    """Remove the value files of earlier processes (call before any worker starts)."""
+    path = multiprocess_dir()
+    if path is None:
+        return
+    for name in os.listdir(path):
+        if name.endswith('.db'):
+            os.unlink(os.path.join(path, name))
+
+
 def mark_process_dead(pid):
     """Drop the live gauges of a dead worker (gunicorn's ``child_exit`` hook)."""
     if multiprocess_dir() is not None:

@@ -51,7 +51,7 @@ class ClassCapacity:
 
 @db_api.reader
 def node_allocation_summary(ctx):
-    """Counts of node allocations by state (every state present) and the oldest allocating."""
+    """Node allocations by state (every state present) and the oldest allocating."""
     counts = dict.fromkeys(node_alloc_obj.STATES, 0)
     rows = ctx.session.execute(sa.select(_NALLOC.c.state, sa.func.count())
                                .group_by(_NALLOC.c.state))

@@ -31,6 +31,8 @@ def gunicorn(tmp_path, tmp_path_factory):
                       '[api]\nauth_strategy = noauth2\n' % state)
     multiproc = tmp_path / 'prometheus'
     multiproc.mkdir()
+    # a value file of an earlier run: gunicorn's on_starting hook removes it
+    (multiproc / 'counter_1.db').write_bytes(b'left over')
     port = services.free_port()
     env = dict(os.environ, BERTH_CONFIG_FILE=str(config), BERTH_WORKERS='2',
                BERTH_BIND='127.0.0.1:%d' % port, PROMETHEUS_MULTIPROC_DIR=str(multiproc))
@@ -76,6 +78,7 @@ def _workers_with_counters(multiproc):
 
 def test_two_workers_report_one_total(gunicorn):
     url, multiproc = gunicorn
+    assert not (multiproc / 'counter_1.db').exists()
     sent = 0
     # until both workers have served (each new connection goes to whichever
     # worker accepts it first); bounded, and in practice a few rounds

@@ -77,8 +77,9 @@ def _with_token(driver, token):
 
 
 def _wait_loaded(driver):
-    WebDriverWait(driver, LOAD_DEADLINE).until(expected_conditions.presence_of_element_located(
-        (By.CSS_SELECTOR, 'body[data-loaded="true"]')))
+    WebDriverWait(driver, LOAD_DEADLINE).until(
+        expected_conditions.presence_of_element_located(
+            (By.CSS_SELECTOR, 'body[data-loaded="true"]')))
 
 
 def _text(driver, selector):
