@@ -155,5 +155,12 @@ class Claimant:
                 sa.select(_RP.c.id).where(_RP.c.uuid == node.uuid)).first():
             sync(ctx, node, reserved=0)
         self._write(ctx, node.uuid, self.requests(alloc, node))
-        sync(ctx, dataclasses.replace(node, instance_uuid=alloc.uuid,
-                                      allocation_id=alloc.id))
+        _reserve_unit(ctx, dataclasses.replace(node, instance_uuid=alloc.uuid,
+                                               allocation_id=alloc.id))
+
+
+def _reserve_unit(ctx, node):
+    """After a claim only the reserved unit changes: class and traits are mirrored."""
+    rp = generation.provider_by_uuid(ctx, node.uuid)
+    for inv in inventory_of(node):
+        inv_obj.update_one(ctx, node.uuid, rp.generation, inv, allow_zero_capacity=True)
