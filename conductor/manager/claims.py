@@ -21,6 +21,7 @@ from oslo_db import exception as db_exc
 
 from common import exception
 from common import metrics
+from conductor.manager import claim_batch
 from objects import allocation as alloc_obj
 from objects import reshaper as reshaper_obj
 
@@ -59,6 +60,10 @@ class Claims:
         self.retries = conf.placement.allocation_conflict_retry_count
         self.enforce_quota = conf.quota.enforce
         self.locks = TreeLocks()
+        self.batches = claim_batch.GroupCommitter(
+            self._replace, self._claim_alone, self.locks.hold, _RETRYABLE,
+            on_done=self._batched,
+            on_conflict=lambda: metrics.claim_conflict('_replace', 'consumer_generation'))
 
     def _write(self, ctx, tree, fn, *args):
         """Run ``fn(ctx, *args)`` under the tree's lock, retrying lost races."""
@@ -93,12 +98,22 @@ class Claims:
     def _replace(self, ctx, consumers):
         return alloc_obj.replace(ctx, consumers, enforce_quota=self.enforce_quota)
 
+    def _claim_alone(self, ctx, tree, consumers):
+        return self._write(ctx, tree, self._replace, consumers)
+
+    @staticmethod
+    def _batched(count):
+        for _ in range(count):
+            metrics.claim_done('_replace')
+
     def claim_resources(self, ctx, tree, consumers):
         """Replace the allocations of ``consumers`` (see objects.allocation.replace).
 
-        With ``[quota] enforce`` the limits are checked in the same transaction.
+        Claims waiting together are written in one transaction, each in a
+        savepoint (conductor.manager.claim_batch).  With ``[quota] enforce``
+        the limits are checked in the same transaction.
         """
-        return self._write(ctx, tree, self._replace, consumers)
+        return self.batches.claim(ctx, tree, consumers)
 
     def try_claim(self, ctx, tree, consumers):
         """One attempt at :meth:`claim_resources`, under the tree's lock, no retry.

@@ -1,0 +1,146 @@
+"""Group commit on a conductor: claims queued together share one transaction, each judged alone.
+
+The first claim's write is held until the others have queued behind it, so
+the second transaction deterministically carries all of them.
+"""
+
+import threading
+
+import pytest
+
+from common import exception
+from conductor.manager import claim_batch
+from conductor.manager import claims as conductor_claims
+from objects import allocation as alloc_obj
+from tests.functional import alloc_helpers as h
+
+
+def _consumer(rp, vcpu, generation=None, check=False, uuid=None):
+    return {'uuid': uuid or h.new_uuid(), 'project_id': 'p1', 'user_id': 'u1',
+            'consumer_type': None, 'check_generation': check, 'generation': generation,
+            'allocations': {rp: {'VCPU': vcpu}}}
+
+
+class Harness:
+    """A GroupCommitter over the real writes, whose first write waits for a queue."""
+
+    def __init__(self, conf, queued_behind, fail=None):
+        claims = conductor_claims.Claims(conf)
+        self.batches = []
+        self.alone = []
+        self.fail = fail or {}
+        self._first = threading.Event()
+        self._queued_behind = queued_behind
+        self.committer = claim_batch.GroupCommitter(
+            self._write, self._write_alone, claims.locks.hold,
+            conductor_claims._RETRYABLE, on_done=self.batches.append)
+
+    def _queued(self):
+        return self.committer.waiting()
+
+    def _write(self, ctx, consumers):
+        if not self._first.is_set():
+            self._first.set()
+            while self._queued() < self._queued_behind:
+                threading.Event().wait(0.01)
+        uuid = consumers[0]['uuid']
+        if uuid in self.fail:
+            raise self.fail.pop(uuid)
+        alloc_obj.replace(ctx, consumers)
+
+    def _write_alone(self, ctx, tree, consumers):
+        self.alone.append(consumers[0]['uuid'])
+        alloc_obj.replace(ctx, consumers)
+
+    def run(self, ctx_factory, requests):
+        """Claim ``requests`` from one thread each, the first one first."""
+        outcomes = [None] * len(requests)
+
+        def claim(i):
+            try:
+                self.committer.claim(ctx_factory(), 'tree', [requests[i]])
+                outcomes[i] = 'granted'
+            except exception.BerthException as exc:
+                outcomes[i] = type(exc).__name__
+
+        threads = [threading.Thread(target=claim, args=(i,)) for i in range(len(requests))]
+        threads[0].start()
+        assert self._first.wait(60)
+        for t in threads[1:]:
+            t.start()
+        for t in threads:
+            t.join(120)
+        return outcomes
+
+
+@pytest.fixture
+def rp(client, ctx):
+    return h.provider(client, ctx, {'VCPU': {'total': 10, 'max_unit': 10}})
+
+
+def _used(ctx, rp):
+    _, allocations, _ = alloc_obj.get_for_provider(ctx, rp)
+    return sum(a['resources']['VCPU'] for a in allocations.values())
+
+
+def _new_ctx(ctx):
+    return lambda: ctx.__class__.from_dict(ctx.to_dict(), db=ctx.db)
+
+
+def test_claims_queued_together_commit_in_one_transaction(berth, ctx, rp):
+    harness = Harness(berth.conf, queued_behind=4)
+    outcomes = harness.run(_new_ctx(ctx), [_consumer(rp, 1) for _ in range(5)])
+    assert outcomes == ['granted'] * 5
+    assert harness.batches == [1, 4]
+    assert harness.alone == []
+    assert _used(ctx, rp) == 5
+
+
+def test_one_bad_claim_fails_alone_and_the_others_commit(berth, ctx, rp, client):
+    gen = h.generation(client, rp)
+    requests = [_consumer(rp, 2), _consumer(rp, 3), _consumer(rp, 9), _consumer(rp, 4)]
+    harness = Harness(berth.conf, queued_behind=3)
+    outcomes = harness.run(_new_ctx(ctx), requests)
+    # 2 + 3 + 4 fit into 10; the 9 is judged against what the batch wrote before it
+    assert outcomes[0] == 'granted'
+    assert sorted(outcomes[1:]) == ['InvalidAllocation', 'granted', 'granted']
+    assert outcomes[2] == 'InvalidAllocation'
+    assert harness.batches == [1, 2]
+    assert _used(ctx, rp) == 9
+    assert h.generation(client, rp) == gen + 3
+
+
+def test_stale_consumer_generation_in_a_batch_is_a_conflict_for_that_claim(
+        berth, ctx, rp, client):
+    existing = h.new_uuid()
+    assert h.put(client, existing, {rp: {'VCPU': 1}}).status_code == 204
+    requests = [_consumer(rp, 1), _consumer(rp, 1, generation=7, check=True,
+                                            uuid=existing), _consumer(rp, 1)]
+    harness = Harness(berth.conf, queued_behind=2)
+    outcomes = harness.run(_new_ctx(ctx), requests)
+    assert outcomes == ['granted', 'ConsumerGenerationConflict', 'granted']
+    assert _used(ctx, rp) == 3
+
+
+def test_a_claim_that_lost_a_race_in_a_batch_is_retried_alone(berth, ctx, rp):
+    requests = [_consumer(rp, 1) for _ in range(3)]
+    lost = requests[1]['uuid']
+    harness = Harness(berth.conf, queued_behind=2, fail={
+        lost: exception.ConcurrentUpdate(what='resource provider', reason='test')})
+    outcomes = harness.run(_new_ctx(ctx), requests)
+    assert outcomes == ['granted'] * 3
+    assert harness.batches == [1, 1]
+    assert harness.alone == [lost]
+    assert _used(ctx, rp) == 3
+
+
+def test_a_batch_failing_as_a_whole_is_written_claim_by_claim(berth, ctx, rp):
+    requests = [_consumer(rp, 1) for _ in range(4)]
+    harness = Harness(berth.conf, queued_behind=3, fail={
+        requests[2]['uuid']: RuntimeError('connection lost mid-batch')})
+    outcomes = harness.run(_new_ctx(ctx), requests)
+    assert outcomes == ['granted'] * 4
+    # the second transaction rolled back entirely, then each claim went alone
+    assert harness.batches == [1]
+    assert sorted(harness.alone) == sorted(r['uuid'] for r in requests[1:])
+    assert _used(ctx, rp) == 4
