@@ -24,6 +24,7 @@ from common import exception
 from conductor import rpcapi
 from tests import fixtures
 from tests import services
+from tests.functional import metrics_helpers as mh
 from tests.integration import conftest
 
 pytestmark = conftest.MARKS
@@ -85,9 +86,9 @@ class Cluster:
         self.api_url = url
         return url
 
-    def start(self, host):
+    def start(self, host, extra=''):
         host_conf = self.workdir / ('%s.conf' % host)
-        host_conf.write_text('[DEFAULT]\nhost = %s\n' % host)
+        host_conf.write_text('[DEFAULT]\nhost = %s\n%s' % (host, extra))
         log = open(self.workdir / ('%s.log' % host), 'ab')
         self.procs[host] = subprocess.Popen(
             [conftest.bin_path('berth-conductor'), '--config-file', str(self.config),
@@ -341,3 +342,17 @@ def _answers(api, ctx):
 def test_no_orphan_processes(cluster):
     cluster.stop_all()
     assert cluster.procs == {}
+
+
+def test_conductor_metrics_listener(cluster, api):
+    """berth-conductor with [metrics] conductor_port = 0 serves its own /metrics."""
+    cluster.start('cm', extra='[metrics]\nconductor_port = 0\n')
+    log = cluster.workdir / 'cm.log'
+    wait_for(lambda: 'metrics on http://' in log.read_text(), 'the metrics listener')
+    url = log.read_text().split('metrics on ')[1].split()[0]
+    wait_for(lambda: 'cm' in api.ring.members(), 'cm to join')
+    text = requests.get(url, timeout=30).text
+    assert mh.value(text, 'berth_conductor_worker_slots', conductor='cm') == 8
+    assert mh.value(text, 'berth_ring_members', ring='cm') >= 1
+    assert mh.value(text, 'berth_ring_rebalances_total', ring='cm') >= 1
+    assert cluster.signal('cm', signal.SIGTERM) == 0
