@@ -32,10 +32,12 @@ RECOVERY_DEADLINE = 120   # seconds after a repair before a fault counts as unre
 class Continuous(threading.Thread):
     """Runs the snapshot invariants every ``interval`` s; keeps violations with times."""
 
-    def __init__(self, checker, interval=2.0):
+    def __init__(self, checker, interval=2.0, out=None):
         super().__init__(daemon=True)
         self.checker = checker
         self.interval = interval
+        self.out = out
+        self.seen = set()
         self.stopping = threading.Event()
         self.violations = []          # (monotonic time, message)
 
@@ -47,6 +49,10 @@ class Continuous(threading.Thread):
         found = self.checker.check()
         now = time.monotonic()
         self.violations += [(now, v) for v in found or ()]
+        for line in set(found or ()) - self.seen:      # say it as soon as it is seen
+            self.seen.add(line)
+            if self.out is not None:
+                self.out('chaos: VIOLATION seen: %s' % line)
         return found
 
     def stop(self):
@@ -154,7 +160,7 @@ def run(workdir, seed, minutes=None, each_once=False, kinds=chaos_faults.KINDS,
     try:
         providers, probe_rps = _topology(dep)
         checker = invariants.Checker(dep.db_url)
-        continuous = Continuous(checker)
+        continuous = Continuous(checker, out=out)
         continuous.start()
         recorder, probes = chaos_load.Recorder(), chaos_load.Recorder()
         prober = chaos_faults.Prober(probes, dep.placement_url, dep.baremetal_url, probe_rps)
