@@ -11,6 +11,9 @@ from cheroot import wsgi
 
 LOG = logging.getLogger(__name__)
 
+# idle keep-alive connections kept open per server thread
+KEEP_ALIVE_PER_THREAD = 16
+
 
 class HttpServer:
     """One listening socket serving one WSGI app from a pool of threads."""
@@ -18,6 +21,10 @@ class HttpServer:
     def __init__(self, app, host, port, threads=16, name='berth'):
         self._server = wsgi.Server((host, port), app, numthreads=threads,
                                    server_name=name, shutdown_timeout=5)
+        # cheroot closes idle keep-alive connections beyond 10 by default: a
+        # client with more connections open then gets a reset on its next
+        # request, which it may not retry (a POST).  Idle ones cost a socket.
+        self._server.keep_alive_conn_limit = KEEP_ALIVE_PER_THREAD * threads
         self._thread = None
         self.name = name
 
