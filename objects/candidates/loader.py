@@ -53,10 +53,25 @@ def _chunks(ids):
         yield ids[i:i + CHUNK]
 
 
-def _roots_query(class_ids):
-    return (sa.select(_RP.c.root_provider_id).distinct()
-            .select_from(_RP.join(_INV, _INV.c.resource_provider_id == _RP.c.id))
-            .where(_INV.c.resource_class_id.in_(sorted(class_ids))))
+_NO_UPPER = 2 ** 62
+
+
+# Statements are built once (bind parameters for what varies): building them
+# per request cost more than running the small ones.
+_CLASSES = sa.bindparam('classes', expanding=True)
+_TREE_RP = _RP.alias('tree_rp')
+_TREE_INV = _INV.alias('tree_inv')
+# the roots of the trees holding inventory of the classes
+_ROOTS = (sa.select(_TREE_RP.c.root_provider_id).distinct()
+          .select_from(_TREE_RP.join(_TREE_INV,
+                                     _TREE_INV.c.resource_provider_id == _TREE_RP.c.id))
+          .where(_TREE_INV.c.resource_class_id.in_(_CLASSES)))
+_ALL_ROOTS = _ROOTS.where(_TREE_RP.c.root_provider_id > sa.bindparam('after'))
+_ROOT_PAGE = (sa.select(_RP.c.root_provider_id)
+              .where(sa.exists().where(_INV.c.resource_provider_id == _RP.c.id)
+                     .where(_INV.c.resource_class_id.in_(_CLASSES)))
+              .where(_RP.c.root_provider_id > sa.bindparam('after'))
+              .order_by(_RP.c.root_provider_id).limit(sa.bindparam('limit')))
 
 
 def roots_with_classes(ctx, class_ids, after=None, limit=None):
@@ -67,18 +82,11 @@ def roots_with_classes(ctx, class_ids, after=None, limit=None):
     so a limited search reads about what it returns; ``more`` tells whether
     it stopped early.
     """
+    params = {'classes': sorted(class_ids), 'after': after if after is not None else -1}
     if limit is None:
-        q = _roots_query(class_ids)
-        if after is not None:
-            q = q.where(_RP.c.root_provider_id > after)
-        return sorted(ctx.session.execute(q).scalars().all()), False
-    q = (sa.select(_RP.c.root_provider_id)
-         .where(sa.exists().where(_INV.c.resource_provider_id == _RP.c.id)
-                .where(_INV.c.resource_class_id.in_(sorted(class_ids))))
-         .order_by(_RP.c.root_provider_id).limit(limit))
-    if after is not None:
-        q = q.where(_RP.c.root_provider_id > after)
-    rows = ctx.session.execute(q).scalars().all()
+        return sorted(ctx.session.execute(_ALL_ROOTS, params).scalars().all()), False
+    params['limit'] = limit
+    rows = ctx.session.execute(_ROOT_PAGE, params).scalars().all()
     return sorted(set(rows)), len(rows) == limit
 
 
@@ -87,6 +95,29 @@ def _usage():
             .where(_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id)
             .where(_ALLOC.c.resource_class_id == _INV.c.resource_class_id)
             .scalar_subquery())
+
+
+def _statements(where):
+    """(providers with inventories, traits, aggregates) of the trees ``where`` picks."""
+    return (
+        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
+                  _RP.c.root_provider_id, _INV.c.resource_class_id,
+                  _INV.c.total, _INV.c.reserved, _INV.c.min_unit,
+                  _INV.c.max_unit, _INV.c.step_size, _INV.c.allocation_ratio,
+                  _usage())
+        .select_from(_RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id))
+        .where(where),
+        sa.select(_RPT.c.resource_provider_id, _RPT.c.trait_id, _TRAIT.c.name)
+        .select_from(_RPT.join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
+                     .join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
+        .where(where),
+        sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id)
+        .select_from(_RPA.join(_RP, _RP.c.id == _RPA.c.resource_provider_id))
+        .where(where))
+
+
+_BY_ROOTS = _statements(_RP.c.root_provider_id.in_(sa.bindparam('roots', expanding=True)))
+_BY_CLASSES = _statements(_RP.c.root_provider_id.in_(_ROOTS))
 
 
 def load_trees(ctx, root_ids, with_aggregates, into):
@@ -100,8 +131,7 @@ def load_trees(ctx, root_ids, with_aggregates, into):
     roots = [r for r in root_ids if r not in into]
     loaded = []
     for chunk in _chunks(roots):
-        loaded.extend(_load(ctx, _RP.c.root_provider_id.in_(chunk), with_aggregates,
-                            into))
+        loaded.extend(_load(ctx, _BY_ROOTS, {'roots': chunk}, with_aggregates, into))
     return loaded
 
 
@@ -111,21 +141,13 @@ def load_trees_with_classes(ctx, class_ids, with_aggregates, into):
     One statement per table, the trees chosen by a sub-select: no id lists.
     Trees already in ``into`` are kept as they are.
     """
-    return _load(ctx, _RP.c.root_provider_id.in_(_roots_query(class_ids)),
-                 with_aggregates, into)
+    return _load(ctx, _BY_CLASSES, {'classes': sorted(class_ids)}, with_aggregates, into)
 
 
-def _load(ctx, where, with_aggregates, into):
-    """Read the providers matching ``where`` (not yet in ``into``) into ``into``."""
-    # providers with their inventories (and usage) in one statement
-    rows = ctx.session.execute(
-        sa.select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id,
-                  _RP.c.root_provider_id, _INV.c.resource_class_id,
-                  _INV.c.total, _INV.c.reserved, _INV.c.min_unit,
-                  _INV.c.max_unit, _INV.c.step_size, _INV.c.allocation_ratio,
-                  _usage())
-        .select_from(_RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id))
-        .where(where)).all()
+def _load(ctx, statements, params, with_aggregates, into):
+    """Read the providers ``statements`` pick (not yet in ``into``) into ``into``."""
+    with_inventories, with_traits, with_aggs = statements
+    rows = ctx.session.execute(with_inventories, params).all()
     new = {}
     get = new.get
     for (rp_id, uuid, parent_id, root_id, rc_id, total, reserved, min_unit,
@@ -139,22 +161,13 @@ def _load(ctx, where, with_aggregates, into):
             capacity = int((total - reserved) * ratio)
             used = used or 0
             p.inv[rc_id] = (min_unit, max_unit, step, capacity - used, capacity, used)
-    rows = ctx.session.execute(
-        sa.select(_RPT.c.resource_provider_id, _RPT.c.trait_id, _TRAIT.c.name)
-        .select_from(_RPT.join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
-                     .join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
-        .where(where)).all()
-    for rp_id, trait_id, name in rows:
+    for rp_id, trait_id, name in ctx.session.execute(with_traits, params).all():
         p = get(rp_id)
         if p is not None:
             p.traits[trait_id] = name
     if with_aggregates:
         aggs = {}
-        rows = ctx.session.execute(
-            sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id)
-            .select_from(_RPA.join(_RP, _RP.c.id == _RPA.c.resource_provider_id))
-            .where(where)).all()
-        for rp_id, agg_id in rows:
+        for rp_id, agg_id in ctx.session.execute(with_aggs, params).all():
             if rp_id in new:
                 aggs.setdefault(rp_id, set()).add(agg_id)
         for rp_id, found in aggs.items():
@@ -163,21 +176,29 @@ def _load(ctx, where, with_aggregates, into):
     return list(new.values())
 
 
+_SHARING = (sa.select(_RPT.c.resource_provider_id, _RP.c.root_provider_id,
+                      _RPA.c.aggregate_id)
+            .select_from(_RPT.join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
+                         .outerjoin(_RPA, _RPA.c.resource_provider_id == _RP.c.id))
+            .where(_RPT.c.trait_id == sa.bindparam('trait')))
+
+
 def sharing_providers(ctx, sharing_trait):
     """{sharing provider id: (its root id, frozenset of its aggregate ids)}."""
     if sharing_trait is None:
         return {}
-    rows = ctx.session.execute(
-        sa.select(_RPT.c.resource_provider_id, _RP.c.root_provider_id,
-                  _RPA.c.aggregate_id)
-        .select_from(_RPT.join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
-                     .outerjoin(_RPA, _RPA.c.resource_provider_id == _RP.c.id))
-        .where(_RPT.c.trait_id == sharing_trait)).all()
     found = {}
-    for rp_id, root_id, agg_id in rows:
+    for rp_id, root_id, agg_id in ctx.session.execute(_SHARING, {'trait': sharing_trait}):
         found.setdefault(rp_id, (root_id, set()))[1].add(agg_id)
     return {rp_id: (root_id, frozenset(a for a in aggs if a is not None))
             for rp_id, (root_id, aggs) in found.items()}
+
+
+_LINKS = (sa.select(_RP.c.root_provider_id, _RPA.c.aggregate_id).distinct()
+          .select_from(_RPA.join(_RP, _RP.c.id == _RPA.c.resource_provider_id))
+          .where(_RPA.c.aggregate_id.in_(sa.bindparam('aggs', expanding=True)))
+          .where(_RP.c.root_provider_id > sa.bindparam('after'))
+          .where(_RP.c.root_provider_id <= sa.bindparam('upper')))
 
 
 def linked_roots(ctx, agg_ids, after=None, upper=None):
@@ -188,18 +209,14 @@ def linked_roots(ctx, agg_ids, after=None, upper=None):
     """
     if not agg_ids:
         return []
-    q = (sa.select(_RP.c.root_provider_id, _RPA.c.aggregate_id).distinct()
-         .select_from(_RPA.join(_RP, _RP.c.id == _RPA.c.resource_provider_id))
-         .where(_RPA.c.aggregate_id.in_(sorted(agg_ids))))
-    if after is not None:
-        q = q.where(_RP.c.root_provider_id > after)
-    if upper is not None:
-        q = q.where(_RP.c.root_provider_id <= upper)
-    return ctx.session.execute(q).all()
+    return ctx.session.execute(_LINKS, {
+        'aggs': sorted(agg_ids), 'after': after if after is not None else -1,
+        'upper': upper if upper is not None else _NO_UPPER}).all()
+
+
+_NESTED = sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None)).limit(1)
 
 
 def has_nested(ctx):
     """True when any provider has a parent."""
-    return ctx.session.execute(
-        sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None)).limit(1)
-    ).first() is not None
+    return ctx.session.execute(_NESTED).first() is not None

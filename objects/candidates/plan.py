@@ -55,19 +55,25 @@ class Plan:
         return any(g.member_of or g.forbidden_aggs for g in self.groups)
 
 
+# built once: constructing statements per request costs more than running these
+_UUIDS = sa.bindparam('uuids', expanding=True)
+_AGG_IDS = sa.select(_AGG.c.uuid, _AGG.c.id).where(_AGG.c.uuid.in_(_UUIDS))
+_TREE_ROOTS = sa.select(_RP.c.uuid, _RP.c.root_provider_id).where(_RP.c.uuid.in_(_UUIDS))
+_CLASS_NAMES = sa.select(_RC.c.id, _RC.c.name)
+_TRAIT_IDS = (sa.select(_TRAIT.c.name, _TRAIT.c.id)
+              .where(_TRAIT.c.name.in_(sa.bindparam('names', expanding=True))))
+
+
 def _agg_ids(ctx, uuids):
     if not uuids:
         return {}
-    return dict(ctx.session.execute(
-        sa.select(_AGG.c.uuid, _AGG.c.id).where(_AGG.c.uuid.in_(sorted(uuids)))).all())
+    return dict(ctx.session.execute(_AGG_IDS, {'uuids': sorted(uuids)}).all())
 
 
 def _tree_roots(ctx, uuids):
     if not uuids:
         return {}
-    return dict(ctx.session.execute(
-        sa.select(_RP.c.uuid, _RP.c.root_provider_id)
-        .where(_RP.c.uuid.in_(sorted(uuids)))).all())
+    return dict(ctx.session.execute(_TREE_ROOTS, {'uuids': sorted(uuids)}).all())
 
 
 def compile_request(ctx, request):
@@ -77,7 +83,7 @@ def compile_request(ctx, request):
     run inside a reader transaction.
     """
     groups = sorted(request.groups, key=lambda g: (g.suffix != '', g.suffix))
-    class_names = dict(ctx.session.execute(sa.select(_RC.c.id, _RC.c.name)).all())
+    class_names = dict(ctx.session.execute(_CLASS_NAMES).all())
     class_ids = {name: rc_id for rc_id, name in class_names.items()}
     for g in groups:
         for name in sorted(g.resources):
@@ -93,8 +99,7 @@ def compile_request(ctx, request):
         if g.in_tree:
             tree_uuids.add(g.in_tree)
     trait_ids = dict(ctx.session.execute(
-        sa.select(_TRAIT.c.name, _TRAIT.c.id)
-        .where(_TRAIT.c.name.in_(sorted(trait_names | {SHARING_TRAIT})))).all())
+        _TRAIT_IDS, {'names': sorted(trait_names | {SHARING_TRAIT})}).all())
     missing = trait_names - set(trait_ids)
     if missing:
         raise exception.TraitNotFound(names=', '.join(sorted(missing)))
