@@ -9,31 +9,30 @@ berth (e.g. RabbitMQ + PostgreSQL with several conductors).
 
 Each worker claims ``PUT /allocations/{new consumer}`` (1.38, consumer
 generation null) on a compute it picked (plus a storage provider for a
-diskless one).  Prints a table and a final JSON line: claims/s, p50/p95 and
-the client-visible 409s (capacity and ``placement.concurrent_update``).
+diskless one).  The workers run in a process of their own, so the CPU
+counted (``cpu ms``: user + system of the berth processes per claim, warm-up
+included) is the service's alone.  Prints a table and a final JSON line:
+claims/s, p50/p95, the client-visible 409s (capacity and
+``placement.concurrent_update``) and the load average.
 
-    .venv/bin/python -m bench.claims                    # embedded default
-    .venv/bin/python -m bench.claims --url http://127.0.0.1:8778
+    .venv/bin/python -W ignore -m bench.claims            # embedded (berth serve)
+    .venv/bin/python -W ignore -m bench.claims --rabbit   # + RabbitMQ/PostgreSQL/etcd,
+                                                          #   berth-api, 1 and 3 conductors
+    .venv/bin/python -W ignore -m bench.claims --url http://127.0.0.1:8778
 
-Recorded 2026-11-22 on the 2-CPU build box while other benchmarks and test
-runs kept the load average at 21-37 (so wall-clock numbers are far below
-what an idle box gives; ``process_cpu_ms_per_claim`` is the steadier one):
-
-    deployment            computes claims workers  claims/s  p50 ms  p95 ms  409s
-    embedded (1 cond.)         100   1000      10      29.3    79.3  1577.2     0
-    embedded (3 cond.)         100   1000      10      17.4   160.0  2697.8     0
-    embedded (1 cond.)          50    500      10      16.9   154.8  2839.8     0
-      (last run: 18.8 ms of process CPU per claim, all in one process)
-
-Zero client-visible 409s of any kind in every run (capacity never ran out).
+``--rabbit`` starts the Debian servers the integration tier uses
+(bench/cluster.py; PostgreSQL without fsync), a berth-api and N
+berth-conductor processes per run, each run on a database of its own.
 """
 
 import argparse
 import collections
 import concurrent.futures
 import json
+import multiprocessing
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -67,6 +66,7 @@ class Client:
         session = getattr(self.local, 'session', None)
         if session is None:
             session = self.local.session = requests.Session()
+            session.trust_env = False       # no proxy lookups in the environment per call
         return session.request(method, self.url + path, json=body, headers=self.headers)
 
     def ok(self, method, path, body=None):
@@ -179,11 +179,57 @@ def summarise(label, elapsed, results, computes, workers):
     }
 
 
-def print_table(summary):
-    print('%-34s %s' % ('metric', 'value'))
-    print('-' * 50)
-    for key, value in summary.items():
-        print('%-34s %s' % (key, value))
+COLUMNS = (('deployment', '%-22s'), ('conductors', '%5s'), ('claims', '%6s'),
+           ('claims_per_s', '%8s'), ('p50_ms', '%8s'), ('p95_ms', '%8s'),
+           ('conflicts_409_concurrent_update', '%5s'), ('conflicts_409_other', '%5s'),
+           ('other_errors', '%5s'), ('server_cpu_ms_per_claim', '%7s'),
+           ('load_average_1m', '%6s'))
+HEADERS = ('deployment', 'cond.', 'claims', 'claims/s', 'p50 ms', 'p95 ms', '409cu',
+           '409', 'err', 'cpu ms', 'load')
+
+
+def print_table(summaries):
+    print('  '.join((fmt % h) for (_, fmt), h in zip(COLUMNS, HEADERS)))
+    for summary in summaries:
+        print('  '.join(fmt % (summary.get(key, '-'),) for key, fmt in COLUMNS))
+    print('(409cu: client-visible placement.concurrent_update; cpu ms: CPU of the '
+          'berth processes per claim, clients excluded)')
+
+
+def _drive(url, token, targets, claims, workers, pipe):
+    """The load generator, in a process of its own: warm up, then claim."""
+    client = Client(url, token)
+    run_claims(client, targets, min(50, claims), workers)
+    pipe.send(run_claims(client, targets, claims, workers))
+    pipe.close()
+
+
+def measure(url, label, args, cpu_seconds, conductors):
+    """Build the topology at ``url``, claim from a client process, summarise.
+
+    ``cpu_seconds()`` returns the CPU used so far by the berth processes.
+    """
+    client = Client(url, args.token)
+    t0 = time.perf_counter()
+    targets = build_topology(client, args.computes, args.workers)
+    print('%s: %d computes + 3 storage providers in %.1fs'
+          % (label, args.computes, time.perf_counter() - t0), file=sys.stderr)
+    ctx = multiprocessing.get_context('spawn')
+    receiver, sender = ctx.Pipe(duplex=False)
+    driver = ctx.Process(target=_drive, args=(url, args.token, targets, args.claims,
+                                              args.workers, sender))
+    cpu0 = cpu_seconds()       # from here on: warm-up claims + measured claims
+    driver.start()
+    sender.close()
+    elapsed, results = receiver.recv()
+    cpu = cpu_seconds() - cpu0
+    driver.join()
+    summary = summarise(label, elapsed, results, args.computes, args.workers)
+    summary['conductors'] = conductors
+    summary['server_cpu_ms_per_claim'] = round(
+        cpu * 1000 / (len(results) + min(50, args.claims)), 2)
+    summary['load_average_1m'] = round(os.getloadavg()[0], 1)
+    return summary
 
 
 def _embedded(data_dir, conductors):
@@ -198,11 +244,43 @@ def _embedded(data_dir, conductors):
     conf.set_override('auth_strategy', 'noauth2', group='api')
     conf.set_override('placement_port', 0, group='api')
     conf.set_override('baremetal_port', 0, group='api')
-    if conductors:
-        conf.set_override('embedded_conductors', conductors, group='conductor')
+    conf.set_override('embedded_conductors', conductors, group='conductor')
     stack = deployment.Embedded(conf)
     stack.start()
     return stack
+
+
+def run_embedded(args, conductors):
+    data_dir = tempfile.mkdtemp(prefix='berth-bench-')
+    stack = _embedded(data_dir, conductors)
+    try:
+        return measure(stack.placement_url, 'embedded (SQLite)', args,
+                       time.process_time, conductors)
+    finally:
+        stack.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def run_rabbit(args):
+    from bench import cluster as bench_cluster
+    workdir = tempfile.mkdtemp(prefix='berth-bench-cluster-')
+    servers = bench_cluster.Servers(workdir)
+    summaries = []
+    try:
+        servers.start()
+        for n in args.rabbit_conductors:
+            stack = bench_cluster.Cluster(servers, os.path.join(workdir, 'c%d' % n), n,
+                                          'bench_c%d' % n)
+            try:
+                stack.start()
+                summaries.append(measure(stack.url, 'rabbitmq+postgresql', args,
+                                         stack.cpu_seconds, n))
+            finally:
+                stack.stop()
+    finally:
+        servers.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+    return summaries
 
 
 def main(argv=None):
@@ -216,36 +294,25 @@ def main(argv=None):
     parser.add_argument('--workers', type=int, default=10)
     parser.add_argument('--conductors', type=int, default=None,
                         help='embedded conductors (embedded mode only)')
+    parser.add_argument('--rabbit', action='store_true',
+                        help='also start RabbitMQ + PostgreSQL + etcd, berth-api and '
+                             'berth-conductor processes, and measure them')
+    parser.add_argument('--rabbit-only', action='store_true',
+                        help='only the RabbitMQ + PostgreSQL runs')
+    parser.add_argument('--rabbit-conductors', type=int, nargs='+', default=[1, 3],
+                        help='conductor processes per RabbitMQ run (default: 1 3)')
     args = parser.parse_args(argv)
 
-    stack = None
-    url = args.url
-    if url is None:
-        data_dir = tempfile.mkdtemp(prefix='berth-bench-')
-        stack = _embedded(data_dir, args.conductors)
-        url = stack.placement_url
-    label = args.label or ('embedded' if stack else url)
-    try:
-        client = Client(url, args.token)
-        t0 = time.perf_counter()
-        targets = build_topology(client, args.computes, args.workers)
-        print('topology: %d computes + 3 storage providers in %.1fs'
-              % (args.computes, time.perf_counter() - t0), file=sys.stderr)
-        run_claims(client, targets, min(50, args.claims), args.workers)   # warm up
-        cpu0 = time.process_time()
-        elapsed, results = run_claims(client, targets, args.claims, args.workers)
-        cpu = time.process_time() - cpu0
-        summary = summarise(label, elapsed, results, args.computes, args.workers)
-        if stack is not None:
-            # CPU of this whole process (clients, API, conductors, SQLite) per
-            # claim: what the claim costs, whatever else the machine is doing
-            summary['process_cpu_ms_per_claim'] = round(cpu * 1000 / len(results), 2)
-        summary['load_average_1m'] = round(os.getloadavg()[0], 1)
-        print_table(summary)
-        print(json.dumps(summary, sort_keys=True))
-    finally:
-        if stack is not None:
-            stack.stop()
+    summaries = []
+    if args.url:
+        summaries.append(measure(args.url, args.label or args.url, args,
+                                 lambda: 0.0, None))
+    elif not args.rabbit_only:
+        summaries.append(run_embedded(args, args.conductors or 1))
+    if args.rabbit or args.rabbit_only:
+        summaries += run_rabbit(args)
+    print_table(summaries)
+    print(json.dumps(summaries if len(summaries) > 1 else summaries[0], sort_keys=True))
     return 0
 
 
