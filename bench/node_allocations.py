@@ -9,18 +9,19 @@ time from POST to active, duplicates (nodes held by two allocations: must be
 
     .venv/bin/python bench/node_allocations.py [--clients 16] [--conductors 1,2,4]
 
-Recorded 2026-11-22 (shared 2-CPU VM, load average ~38 from other test runs;
-SQLite file, in-process transport, 16 clients polling every 10 ms):
+Recorded 2026-11-22 09:37 (shared 2-CPU VM, load average 44-48; SQLite file,
+in-process transport, 16 clients polling every 20 ms):
 
-    conductors | requests | active | errors | 5xx | dup | alloc/s | p50 ms | p95 ms
-    1          | 200      | 200    | 0      | 0   | 0   | 13.5    | 614    | 4243
-    2          | 200      | 200    | 0      | 0   | 0   | 10.1    | 674    | 4885
-    4          | 200      | 200    | 0      | 0   | 0   |  7.4    | 793    | 8450
-    2          | 250      | 200    | 50     | 0   | 0   |  8.5    | 882    | 4748
+    conductors | requests | active | errors | 5xx | dup | alloc/s | p50 ms | p95 ms | srv p50/p95
+    1          | 200      | 200    | 0      | 0   | 0   | 22.0    | 668    | 1044   | 355 / 671
+    2          | 200      | 196    | 0      | 4*  | 0   | 20.9    | 654    | 1386   | 302 / 782
+    4          | 200      | 200    | 0      | 0   | 0   | 10.6    | 1370   | 2612   | 662 / 1802
+    2          | 250      | 200    | 50     | 0   | 0   | 17.8    | 633    | 1297   | 313 / 431
 
-The tail is SQLite's busy handler (writers of one process wait in sleeps of
-up to 100 ms for the file lock); see bench/node_allocations_real.py for
-PostgreSQL.
+(*) four POSTs got a connection reset: cheroot closed idle keep-alive
+connections beyond its default limit of 10 (fixed in api/server.py since).
+SQLite serialises every writer of the process; see
+bench/node_allocations_real.py for PostgreSQL.
 """
 
 import argparse

@@ -7,18 +7,26 @@ and a final JSON line.
 
     .venv/bin/python bench/node_allocations_real.py [--conductors 1,2,4]
 
-Recorded 2026-11-22 (shared 2-CPU VM, load average ~27 from other test runs;
-every server, the API, the conductors and the 16 clients on the same 2 CPUs):
+Recorded 2026-11-22 09:30 (shared 2-CPU VM, load average 33-43 from other
+engineers' runs; every server, the API, the conductors and the 16 clients on
+the same 2 CPUs; clients poll every 20 ms; "srv" is insert-to-active as the
+database saw it; database backend):
 
-    conductors | requests | active | errors | 5xx | dup | alloc/s | p50 ms | p95 ms
-    1          | 200      | 200    | 0      | 0   | 0   | 30.8    | 309    | 1311
-    2          | 200      | 200    | 0      | 0   | 0   | 29.7    | 376    | 1166
-    4          | 200      | 200    | 0      | 0   | 0   | 25.4    | 488    | 1550
-    2          | 250      | 200    | 50     | 0   | 0   | 27.5    | 362    | 1116
+    conductors | requests | active | errors | 5xx | dup | alloc/s | p50 ms | p95 ms | srv p50/p95 | load
+    1          | 200      | 200    | 0      | 0   | 0   | 30.4    | 221    | 1508   | 134 / 1336  | 43.3
+    2          | 200      | 200    | 0      | 0   | 0   | 39.2    | 373    | 782    | 215 / 648   | 38.1
+    4          | 200      | 200    | 0      | 0   | 0   | 22.3    | 638    | 1461   | 326 / 757   | 36.7
+    2          | 250      | 200    | 50     | 0   | 0   | 30.5    | 355    | 941    | 206 / 485   | 32.7
 
-CPU-bound on this machine (more conductor processes only add contention);
-the issue's targets (>= 200/s, p95 <= 250 ms with 2 conductors) need a
-machine where the clients and servers are not sharing two busy CPUs.
+CPU per request (2 conductors): API 10.2 ms, conductors 6.8 ms, PostgreSQL
+4.1 ms, RabbitMQ 0.7 ms (clients 1.9 ms): about 22 ms of CPU per allocation,
+so two idle cores cap this at about 90/s; the 200/s target needs about 4.5
+free cores at this cost (the API's share is mostly the clients' polls).
+``--backend placement`` (2 conductors, load 48-52, before the lighter
+post-claim mirror update): 8.4/s, p50 1587 ms, p95 3965 ms; 250 requests:
+7.2/s, exactly 50 errors; 0 duplicates, no 5xx; CPU per request API 24 ms,
+conductors 30 ms, PostgreSQL 16 ms (the claim: consumer, quota, provider
+locks and generations, the mirror's reserved unit).
 """
 
 import argparse
