@@ -96,10 +96,21 @@ def retry_on_deadlock(fn):
                                      retry_on_deadlock=True, jitter=True)(fn)
 
 
+# information_schema tables, as SQLAlchemy constructs (no SQL strings)
+_COLLATIONS = sa.table('collations', sa.column('collation_name'),
+                       sa.column('character_set_name'), schema='information_schema')
+_COLUMNS = sa.table('columns', sa.column('collation_name'), sa.column('table_schema'),
+                    sa.column('table_name'), sa.column('column_name'),
+                    schema='information_schema')
+_CONVERT = ('ALTER TABLE %(table)s CONVERT TO CHARACTER SET utf8mb4 '
+            'COLLATE %(collation)s')
+
+
 def binary_collation(connection):
     """The exact (binary, preferably NO PAD) utf8mb4 collation this MySQL server has."""
-    have = {row[0] for row in connection.exec_driver_sql(
-        "SHOW COLLATION WHERE Charset = 'utf8mb4'")}
+    have = set(connection.execute(
+        sa.select(_COLLATIONS.c.collation_name)
+        .where(_COLLATIONS.c.character_set_name == 'utf8mb4')).scalars())
     for collation in MYSQL_COLLATIONS:
         if collation in have:
             return collation
@@ -110,11 +121,11 @@ def convert_to_binary_collation(connection, tables):
     """ALTER ``tables`` to utf8mb4 with the binary collation (MySQL only; else no-op)."""
     if name(connection) != MYSQL:
         return None
-    collation = binary_collation(connection)
+    collation = binary_collation(connection)  # one of MYSQL_COLLATIONS, never input
     for table in tables:
-        connection.exec_driver_sql(
-            'ALTER TABLE %s CONVERT TO CHARACTER SET utf8mb4 COLLATE %s'
-            % (connection.dialect.identifier_preparer.quote(table), collation))
+        # DDL quotes the table name itself
+        connection.execute(sa.DDL(_CONVERT, context={'collation': collation})
+                           .against(sa.Table(table, sa.MetaData())))
     return collation
 
 
@@ -122,8 +133,8 @@ def column_collation(connection, table, column):
     """The collation of one string column (MySQL), or None on other engines."""
     if name(connection) != MYSQL:
         return None
-    return connection.execute(sa.text(
-        'SELECT collation_name FROM information_schema.columns WHERE '
-        'table_schema = DATABASE() AND table_name = :t AND column_name = :c'),
-        {'t': table, 'c': column}).scalar()
+    cols = _COLUMNS.c
+    return connection.execute(sa.select(cols.collation_name).where(
+        cols.table_schema == sa.func.database(), cols.table_name == table,
+        cols.column_name == column)).scalar()
 

@@ -12,6 +12,7 @@ from oslo_utils import strutils
 from oslo_utils import uuidutils
 
 from api.baremetal import fault
+from api.common import jsonbody
 
 _LOGICAL_NAME = re.compile(r'^[A-Za-z0-9._~-]{1,255}$')
 _CUSTOM_TRAIT = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
@@ -64,7 +65,7 @@ def check_ident(value):
 def json_body(req, schema=None):
     """The parsed JSON body, validated against ``schema`` when given (400 otherwise)."""
     try:
-        data = jsonutils.loads(req.body or b'null')
+        data = jsonbody.loads(req.body or b'null')
     except ValueError as exc:
         raise fault.BadRequest('Malformed JSON: %s' % exc)
     if schema is not None:

@@ -1,10 +1,60 @@
 """The request object handlers receive, with berth's per-request state."""
 
+import urllib.parse
+
 import webob
+
+from api.common import errors
+
+_ENCODING_ERROR = 'berth.encoding_error'
+
+
+def _not_utf8(key, value):
+    """Why ``environ[key]`` (percent-decoded for the query) is not UTF-8, or None."""
+    raw = value.encode('latin-1', 'replace')
+    if key == 'QUERY_STRING':
+        raw = urllib.parse.unquote_to_bytes(raw)
+    try:
+        raw.decode('utf-8')
+    except UnicodeDecodeError as exc:
+        return str(exc)
+    return None
+
+
+def _replaced(key, value):
+    """``environ[key]`` with its invalid UTF-8 bytes replaced by U+FFFD."""
+    raw = value.encode('latin-1', 'replace')
+    if key == 'PATH_INFO':
+        return raw.decode('utf-8', 'replace').encode('utf-8').decode('latin-1')
+    text = urllib.parse.unquote_to_bytes(raw).decode('utf-8', 'replace')
+    return urllib.parse.quote(text, safe='=&')
+
+
+def check_encoding(req):
+    """400 when the request's path or query string was not UTF-8."""
+    error = req.environ.get(_ENCODING_ERROR)
+    if error is not None:
+        raise errors.BadRequest('Invalid request: the %s.' % error)
 
 
 class BerthRequest(webob.Request):
-    """A webob request whose environ carries berth's state (set by the app)."""
+    """A webob request whose environ carries berth's state (set by the app).
+
+    A path or query string that is not UTF-8 would make every later look at
+    it raise; it is replaced at once by a decodable copy and the request is
+    marked, so the router answers 400 (:func:`check_encoding`) and the logs
+    and error paths can still show it.
+    """
+
+    def __init__(self, environ, *args, **kwargs):
+        super().__init__(environ, *args, **kwargs)
+        for key in ('PATH_INFO', 'QUERY_STRING'):
+            error = _not_utf8(key, environ.get(key, ''))
+            if error is not None:
+                environ[key] = _replaced(key, environ[key])
+                environ.setdefault(_ENCODING_ERROR, '%s is not UTF-8 (%s)'
+                                   % ('path' if key == 'PATH_INFO' else
+                                      'query string', error))
 
     @property
     def context(self):

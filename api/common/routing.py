@@ -5,6 +5,7 @@ Each API's router subclasses PathTable and adds its own version rules.
 """
 
 from api.common import errors
+from api.common import request as berth_request
 
 
 class PathTable:
@@ -40,8 +41,10 @@ class PathTable:
 
         The matched template is left in ``environ['berth.route']`` (metrics
         label by template, never by raw path); the context is tagged with
-        the consumer or allocation the path names, for the logs.
+        the consumer or allocation the path names, for the logs.  A path or
+        query string that was not UTF-8 is a 400 first.
         """
+        berth_request.check_encoding(req)
         methods, args, template = self.match_template(req.path_info)
         if methods is None:
             raise errors.NotFound('The resource could not be found.')

@@ -1,9 +1,9 @@
 """Checks of request bodies, query strings and media types."""
 
 import jsonschema
-from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 
+from api.common import jsonbody
 from api.placement import fault
 
 _FORMATS = jsonschema.FormatChecker()
@@ -43,7 +43,7 @@ def require_json_accept(req):
 def extract_json(req, schema):
     """The request body, parsed and validated against ``schema``."""
     try:
-        data = jsonutils.loads(req.body)
+        data = jsonbody.loads(req.body)
     except ValueError as exc:
         raise fault.BadRequest('Malformed JSON: %s' % exc)
     errors = sorted(_validator(schema).iter_errors(data), key=lambda e: e.path)
