@@ -207,7 +207,8 @@ def _drive(url, token, targets, claims, workers, pipe):
 def measure(url, label, args, cpu_seconds, conductors):
     """Build the topology at ``url``, claim from a client process, summarise.
 
-    ``cpu_seconds()`` returns the CPU used so far by the berth processes.
+    ``cpu_seconds()`` returns the CPU used so far by the berth processes,
+    as a number or as ``{role: seconds}`` (reported per role too).
     """
     client = Client(url, args.token)
     t0 = time.perf_counter()
@@ -222,12 +223,17 @@ def measure(url, label, args, cpu_seconds, conductors):
     driver.start()
     sender.close()
     elapsed, results = receiver.recv()
-    cpu = cpu_seconds() - cpu0
+    cpu1 = cpu_seconds()
     driver.join()
     summary = summarise(label, elapsed, results, args.computes, args.workers)
     summary['conductors'] = conductors
-    summary['server_cpu_ms_per_claim'] = round(
-        cpu * 1000 / (len(results) + min(50, args.claims)), 2)
+    counted = len(results) + min(50, args.claims)
+    if isinstance(cpu1, dict):
+        for role in sorted(cpu1):
+            summary['cpu_ms_per_claim_%s' % role] = round(
+                (cpu1[role] - cpu0[role]) * 1000 / counted, 2)
+        cpu0, cpu1 = sum(cpu0.values()), sum(cpu1.values())
+    summary['server_cpu_ms_per_claim'] = round((cpu1 - cpu0) * 1000 / counted, 2)
     summary['load_average_1m'] = round(os.getloadavg()[0], 1)
     return summary
 

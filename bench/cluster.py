@@ -157,8 +157,10 @@ class Cluster:
             return False
 
     def cpu_seconds(self):
-        """CPU seconds used so far by berth-api and the conductors."""
-        return sum(cpu_seconds(p.pid) for p in self.procs.values())
+        """CPU seconds used so far: ``{'api': s, 'conductors': s}``."""
+        return {'api': cpu_seconds(self.procs['api'].pid),
+                'conductors': sum(cpu_seconds(p.pid) for name, p in self.procs.items()
+                                  if name != 'api')}
 
     def stop(self):
         for proc in self.procs.values():

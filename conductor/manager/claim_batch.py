@@ -137,6 +137,18 @@ class GroupCommitter:
                 self._on_conflict()
 
     def _transaction(self, ctx, batch):
+        if len(batch) == 1:
+            # alone: its transaction is its savepoint (no SAVEPOINT round trips)
+            entry = batch[0]
+            try:
+                with ctx.db.writer(ctx):
+                    self._write(ctx, entry.consumers)
+                entry.done = True
+            except self._retryable:
+                entry.retry = True
+            except exception.BerthException as exc:
+                entry.error = exc
+            return
         with ctx.db.writer(ctx):
             for entry in batch:
                 try:
