@@ -8,6 +8,7 @@ from api import server as http_server
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
 from cli import config
+from cli import security
 from conductor import rpcapi
 from objects import database
 
@@ -15,6 +16,10 @@ from objects import database
 def main(argv=None):
     conf = config.make_conf(sys.argv[1:] if argv is None else argv,
                             description='berth API server')
+    refusal = security.noauth_bind_error(conf)
+    if refusal:
+        print('berth-api: %s' % refusal, file=sys.stderr)
+        return 2
     config.setup_logging(conf)
     db = database.open_database(conf)
     # reads the conductor ring (never joins it) and calls over [DEFAULT] transport_url

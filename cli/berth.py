@@ -14,9 +14,10 @@ from oslo_config import cfg
 
 from cli import config
 from cli import deployment
+from cli import security
 
 USAGE = ('berth serve [--config-file F] [--data-dir DIR] [--host 127.0.0.1] '
-         '[--placement-port 8778] [--baremetal-port 6385]')
+         '[--placement-port 8778] [--baremetal-port 6385] [--allow-insecure-noauth]')
 
 
 def _parse(argv):
@@ -30,6 +31,9 @@ def _parse(argv):
     serve.add_argument('--host', default=None, help='address to listen on (127.0.0.1)')
     serve.add_argument('--placement-port', type=int, default=None)
     serve.add_argument('--baremetal-port', type=int, default=None)
+    serve.add_argument('--allow-insecure-noauth', action='store_true', default=None,
+                       help='listen on a non-loopback --host although auth is '
+                            'noauth2 (anyone reaching the port is an admin)')
     return parser.parse_args(argv)
 
 
@@ -45,9 +49,15 @@ def main(argv=None):
     for value, name, group in ((args.data_dir, 'state_path', None),
                                (args.host, 'host', 'api'),
                                (args.placement_port, 'placement_port', 'api'),
-                               (args.baremetal_port, 'baremetal_port', 'api')):
+                               (args.baremetal_port, 'baremetal_port', 'api'),
+                               (args.allow_insecure_noauth, 'allow_insecure_noauth',
+                                'api')):
         if value is not None:
             conf.set_override(name, value, group=group)
+    refusal = security.noauth_bind_error(conf)
+    if refusal:
+        print('berth: %s' % refusal, file=sys.stderr)
+        return 2
     config.setup_logging(conf)
 
     stack = deployment.Embedded(conf)

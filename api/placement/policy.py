@@ -1,5 +1,7 @@
 """The policy enforcer: Placement's rule names, so operators' policy files work."""
 
+import sys
+
 from oslo_policy import policy as oslo_policy
 
 from api.placement import fault
@@ -14,11 +16,29 @@ def make_enforcer(conf):
 
 
 def get_enforcer():
-    """Entry point for oslopolicy-* tools (``oslo.policy.enforcer``)."""
+    """Entry point for oslopolicy-* tools (``oslo.policy.enforcer``).
+
+    The tools' own ``--config-file``/``--config-dir`` arguments say where the
+    operator's configuration (and so ``[oslo_policy] policy_file``) is;
+    without them the default locations of project ``berth`` are searched.
+    """
     from oslo_config import cfg
     conf = cfg.ConfigOpts()
-    conf([], project='berth')
+    conf(_config_args(sys.argv[1:]), project='berth')
     return make_enforcer(conf)
+
+
+def _config_args(argv):
+    """The ``--config-file``/``--config-dir`` arguments of ``argv``, in order."""
+    out = []
+    for i, arg in enumerate(argv):
+        name, eq, _value = arg.partition('=')
+        if name in ('--config-file', '--config-dir'):
+            if eq:
+                out.append(arg)
+            elif i + 1 < len(argv):
+                out += [arg, argv[i + 1]]
+    return out
 
 
 def authorize(req, rule, target=None):

@@ -18,6 +18,12 @@ opts = [
         help='How incoming requests are authenticated.'),
     cfg.HostAddressOpt('host', default='127.0.0.1',
                        help='Address the API servers listen on.'),
+    cfg.BoolOpt('allow_insecure_noauth', default=False,
+                help='Let the API servers listen on a non-loopback address '
+                     'with auth_strategy = noauth2. noauth2 takes the caller\'s '
+                     'identity from the X-Auth-Token header, so anyone who can '
+                     'reach the port is an administrator; only for a trusted, '
+                     'isolated network.'),
     cfg.PortOpt('placement_port', default=8778,
                 help='Port of the Placement-compatible API.'),
     cfg.PortOpt('baremetal_port', default=6385,

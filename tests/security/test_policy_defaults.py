@@ -1,0 +1,114 @@
+"""Policy defaults: writes need admin or service, reads follow Placement's secure RBAC;
+the rules are published through oslo.policy's entry points (sample and effective policy)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from api.baremetal import policy as bm_policy
+from api.placement import policies
+from api.placement import policy as placement_policy
+from api.placement.policies import endpoints
+from common import context as berth_context
+from tests import fixtures
+
+BIN = os.path.dirname(sys.executable)
+
+
+def _ctx(*roles, project='p-1'):
+    return berth_context.RequestContext(user_id='u-1', project_id=project,
+                                        roles=list(roles), is_admin='admin' in roles,
+                                        overwrite=False)
+
+
+def _operations():
+    for rule in policies.list_rules():
+        for op in getattr(rule, 'operations', None) or ():
+            yield rule.name, op['method']
+
+
+@pytest.fixture
+def enforcer(tmp_path):
+    return placement_policy.make_enforcer(fixtures.make_conf(tmp_path))
+
+
+def _allowed(enforcer, rule, ctx, project='p-1'):
+    return enforcer.enforce(rule, {'project_id': project, 'user_id': ctx.user_id}, ctx)
+
+
+def test_every_placement_rule_has_an_operation():
+    documented = {name for name, _ in _operations()}
+    assert len(documented) >= 30
+    assert {r.name for r in policies.list_rules() if r.name.startswith('placement:')} \
+        <= documented
+
+
+def test_placement_writes_need_admin_or_service(enforcer):
+    writes = {name for name, method in _operations() if method != 'GET'}
+    assert endpoints.ALLOCATIONS_UPDATE in writes
+    for name in sorted(writes):
+        for roles in (('reader',), ('member',), ('reader', 'member'), ()):
+            assert not _allowed(enforcer, name, _ctx(*roles)), (name, roles)
+        assert _allowed(enforcer, name, _ctx('admin')) or name.startswith(
+            'placement:reshaper'), name
+
+
+def test_placement_reads_are_admin_or_service_but_usages_per_project(enforcer):
+    reads = {name for name, method in _operations() if method == 'GET'}
+    for name in sorted(reads):
+        assert _allowed(enforcer, name, _ctx('admin')), name
+        project_reader = _allowed(enforcer, name, _ctx('reader'))
+        assert project_reader == (name == endpoints.USAGES), name
+    # a reader sees only its own project's usages
+    assert not _allowed(enforcer, endpoints.USAGES, _ctx('reader'), project='p-2')
+
+
+def test_service_role_reaches_the_service_apis(enforcer):
+    for name in (endpoints.ALLOCATIONS_UPDATE, endpoints.RESHAPER_RESHAPE,
+                 endpoints.ALLOCATION_CANDIDATES_LIST):
+        assert _allowed(enforcer, name, _ctx('service')), name
+
+
+def test_baremetal_node_writes_need_admin_or_service(tmp_path):
+    enforcer = bm_policy.make_enforcer(fixtures.make_conf(tmp_path))
+    target = {'project_id': 'p-1', 'user_id': 'u-1'}
+    for name in (bm_policy.NODE_CREATE, bm_policy.NODE_UPDATE, bm_policy.NODE_DELETE,
+                 bm_policy.NODE_PROVISION, bm_policy.NODE_POWER,
+                 bm_policy.NODE_MAINTENANCE, bm_policy.NODE_TRAITS_SET,
+                 bm_policy.NODE_TRAITS_DELETE, bm_policy.ALLOCATION_CREATE_RESTRICTED,
+                 bm_policy.ALLOCATION_LIST_ALL):
+        assert not enforcer.enforce(name, target, _ctx('member', 'reader')), name
+        assert enforcer.enforce(name, target, _ctx('admin')), name
+        assert enforcer.enforce(name, target, _ctx('service')), name
+    # Ironic's project model: members manage their own project's allocations,
+    # readers only read them (the handlers scope both to owner = project)
+    assert enforcer.enforce(bm_policy.ALLOCATION_CREATE, target, _ctx('member'))
+    assert not enforcer.enforce(bm_policy.ALLOCATION_CREATE, target, _ctx('reader'))
+    assert enforcer.enforce(bm_policy.ALLOCATION_LIST, target, _ctx('reader'))
+
+
+def _run(*argv):
+    return subprocess.run([os.path.join(BIN, argv[0])] + list(argv[1:]),
+                          capture_output=True, text=True, timeout=120, check=True).stdout
+
+
+def test_sample_generator_lists_every_rule(tmp_path):
+    out = tmp_path / 'policy.yaml'
+    _run('oslopolicy-sample-generator', '--namespace', 'berth',
+         '--namespace', 'berth.baremetal', '--output-file', str(out))
+    sample = out.read_text()
+    for rule in policies.list_rules() + bm_policy.list_rules():
+        assert '#"%s":' % rule.name in sample, rule.name
+
+
+def test_effective_policy_through_the_enforcer_entry_point(tmp_path):
+    overrides = tmp_path / 'policy.yaml'
+    overrides.write_text('"placement:resource_providers:list": "role:reader"\n')
+    conf = tmp_path / 'berth.conf'
+    conf.write_text('[oslo_policy]\npolicy_file = %s\n' % overrides)
+    out = _run('oslopolicy-policy-generator', '--namespace', 'berth',
+               '--config-file', str(conf))
+    assert '"placement:resource_providers:list": "role:reader"' in out
+    assert '"placement:resource_providers:create": "rule:admin_or_service_api"' in out
