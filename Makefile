@@ -25,11 +25,13 @@ run: $(STAMP)
 # Three passes: the unit/functional tiers in parallel, then the integration tier
 # (real RabbitMQ/etcd/Redis/PostgreSQL and conductor processes) on its own, so
 # its heartbeats and timeouts do not compete with the parallel tiers for CPU,
-# then the short chaos run (tests/chaos, under 8 minutes; it prints its table).
+# then the short chaos run (tests/chaos, under 8 minutes; it prints its table),
+# then the partition cases on namespaced hosts (tests/partitions, about 5 minutes).
 test: $(STAMP)
 	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS) || test $$? -eq 5
-	$(VENV)/bin/pytest -m "integration and not chaos" $(PYTEST_ARGS) || test $$? -eq 5
+	$(VENV)/bin/pytest -m "integration and not chaos and not netns" $(PYTEST_ARGS) || test $$? -eq 5
 	$(VENV)/bin/pytest -m chaos -s $(PYTEST_ARGS) || test $$? -eq 5
+	$(VENV)/bin/pytest -m netns -s $(PYTEST_ARGS) || test $$? -eq 5
 
 # regenerate etc/berth/berth.conf.sample, doc/configuration.md and
 # doc/api/placement-endpoints.md (tests fail when they are stale)

@@ -29,10 +29,10 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def _listening(port):
+def _listening(port, host='127.0.0.1'):
     with socket.socket() as sock:
         sock.settimeout(0.5)
-        return sock.connect_ex(('127.0.0.1', port)) == 0
+        return sock.connect_ex((host, port)) == 0
 
 
 def _tail(path, lines=30):
@@ -51,7 +51,10 @@ class Service:
     stop_signal = signal.SIGTERM
     ready_timeout = 30
 
-    def __init__(self, workdir):
+    def __init__(self, workdir, host='127.0.0.1'):
+        # ``host``: the address clients use; another than loopback puts the
+        # server on a bridge that network-namespaced "hosts" reach (tests/netns.py)
+        self.host = host
         self.dir = os.path.join(str(workdir), self.name)
         self.proc = None
         self.log = os.path.join(self.dir, '%s.log' % self.name)
@@ -115,8 +118,8 @@ class RabbitMQ(Service):
     binaries = (RABBIT_BIN + '/rabbitmq-server', 'epmd')
     ready_timeout = 120
 
-    def __init__(self, workdir):
-        super().__init__(workdir)
+    def __init__(self, workdir, host='127.0.0.1'):
+        super().__init__(workdir, host)
         self.port = free_port()
         self.dist_port = free_port()
         self.epmd_port = free_port()
@@ -124,7 +127,7 @@ class RabbitMQ(Service):
 
     @property
     def url(self):
-        return 'rabbit://guest:guest@127.0.0.1:%d/' % self.port
+        return 'rabbit://guest:guest@%s:%d/' % (self.host, self.port)
 
     def _env(self):
         env = dict(os.environ)
@@ -134,7 +137,7 @@ class RabbitMQ(Service):
             'RABBITMQ_NODENAME': 'rabbit@localhost', 'RABBITMQ_USE_LONGNAME': 'false',
             'RABBITMQ_CONF_ENV_FILE': '/dev/null',
             'ERL_CRASH_DUMP': os.path.join(self.dir, 'erl_crash.dump'),
-            'RABBITMQ_NODE_IP_ADDRESS': '127.0.0.1',
+            'RABBITMQ_NODE_IP_ADDRESS': self.host,
             'RABBITMQ_NODE_PORT': str(self.port),
             'RABBITMQ_DIST_PORT': str(self.dist_port),
             'RABBITMQ_MNESIA_BASE': os.path.join(self.dir, 'mnesia'),
@@ -154,8 +157,8 @@ class RabbitMQ(Service):
         with open(os.path.join(self.dir, 'enabled_plugins'), 'w') as f:
             f.write('[].\n')
         with open(os.path.join(self.dir, 'rabbitmq.conf'), 'w') as f:
-            f.write('listeners.tcp.default = 127.0.0.1:%d\nloopback_users = none\n'
-                    % self.port)
+            f.write('listeners.tcp.default = %s:%d\nloopback_users = none\n'
+                    % (self.host, self.port))
         env = self._env()
         if self.epmd is None or self.epmd.poll() is not None:
             # a private epmd, else erl daemonizes one that outlives the broker
@@ -168,11 +171,11 @@ class RabbitMQ(Service):
         return self
 
     def _amqp_ready(self):
-        if not _listening(self.port):
+        if not _listening(self.port, self.host):
             return False
         import kombu
         try:
-            with kombu.Connection('amqp://guest:guest@127.0.0.1:%d//' % self.port,
+            with kombu.Connection('amqp://guest:guest@%s:%d//' % (self.host, self.port),
                                   connect_timeout=2) as conn:
                 conn.ensure_connection(max_retries=1)
             return True
@@ -195,17 +198,17 @@ class Etcd(Service):
     name = 'etcd'
     binaries = ('etcd',)
 
-    def __init__(self, workdir):
-        super().__init__(workdir)
+    def __init__(self, workdir, host='127.0.0.1'):
+        super().__init__(workdir, host)
         self.port = free_port()
         self.peer_port = free_port()
 
     def url(self, timeout=5):
-        return 'etcd3+http://127.0.0.1:%d?timeout=%d' % (self.port, timeout)
+        return 'etcd3+http://%s:%d?timeout=%d' % (self.host, self.port, timeout)
 
     def start(self):
         os.makedirs(self.dir, exist_ok=True)
-        client = 'http://127.0.0.1:%d' % self.port
+        client = 'http://%s:%d' % (self.host, self.port)
         peer = 'http://127.0.0.1:%d' % self.peer_port
         self.proc = self._spawn([
             'etcd', '--name', 'berth', '--data-dir', os.path.join(self.dir, 'data'),
@@ -218,7 +221,7 @@ class Etcd(Service):
     def _healthy(self):
         import requests
         try:
-            return requests.get('http://127.0.0.1:%d/health' % self.port,
+            return requests.get('http://%s:%d/health' % (self.host, self.port),
                                 timeout=1).json().get('health') == 'true'
         except (requests.RequestException, ValueError):
             return False
@@ -228,25 +231,25 @@ class Redis(Service):
     name = 'redis'
     binaries = ('redis-server',)
 
-    def __init__(self, workdir):
-        super().__init__(workdir)
+    def __init__(self, workdir, host='127.0.0.1'):
+        super().__init__(workdir, host)
         self.port = free_port()
 
     def url(self, timeout=5):
-        return 'redis://127.0.0.1:%d?timeout=%d' % (self.port, timeout)
+        return 'redis://%s:%d?timeout=%d' % (self.host, self.port, timeout)
 
     def start(self):
         os.makedirs(self.dir, exist_ok=True)
         self.proc = self._spawn([
-            'redis-server', '--port', str(self.port), '--bind', '127.0.0.1',
+            'redis-server', '--port', str(self.port), '--bind', self.host,
             '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', self.dir])
         self._wait_ready(self._pong)
         return self
 
     def _pong(self):
-        if not _listening(self.port):
+        if not _listening(self.port, self.host):
             return False
-        with socket.create_connection(('127.0.0.1', self.port), timeout=1) as sock:
+        with socket.create_connection((self.host, self.port), timeout=1) as sock:
             sock.sendall(b'PING\r\n')
             return sock.recv(16).startswith(b'+PONG')
 
@@ -259,8 +262,8 @@ class PostgreSQL(Service):
                 PG_BIN + '/psql', 'setpriv')
     stop_signal = signal.SIGINT          # fast shutdown
 
-    def __init__(self, workdir):
-        super().__init__(workdir)
+    def __init__(self, workdir, host='127.0.0.1'):
+        super().__init__(workdir, host)
         # the postgres user must reach its data dir: pytest's tmp dirs are 0700 root
         self.dir = tempfile.mkdtemp(prefix='berth-pg-')
         self.log = os.path.join(self.dir, 'postgresql.log')
@@ -268,7 +271,7 @@ class PostgreSQL(Service):
 
     @property
     def url(self):
-        return 'postgresql+psycopg2://postgres@127.0.0.1:%d/berth' % self.port
+        return 'postgresql+psycopg2://postgres@%s:%d/berth' % (self.host, self.port)
 
     def _as_postgres(self, argv):
         # setpriv execs (no fork), so the PID we keep is the program's own
@@ -283,8 +286,12 @@ class PostgreSQL(Service):
                 PG_BIN + '/initdb', '-D', data, '-U', 'postgres', '--auth=trust',
                 '-E', 'UTF8', '--locale=C.UTF-8']), stdout=log, stderr=subprocess.STDOUT,
                 check=True)
+        if self.host != '127.0.0.1':
+            # a throwaway cluster: trust the namespaced test hosts on the bridge
+            with open(os.path.join(data, 'pg_hba.conf'), 'a') as hba:
+                hba.write('host all all 0.0.0.0/0 trust\n')
         self.start_server()
-        subprocess.run([PG_BIN + '/psql', '-q', '-h', '127.0.0.1', '-p', str(self.port),
+        subprocess.run([PG_BIN + '/psql', '-q', '-h', self.host, '-p', str(self.port),
                         '-U', 'postgres', '-c', 'CREATE DATABASE berth'], check=True,
                        stdout=subprocess.DEVNULL)
         return self
@@ -294,11 +301,11 @@ class PostgreSQL(Service):
         data = os.path.join(self.dir, 'data')
         self.proc = self._spawn(self._as_postgres([
             PG_BIN + '/postgres', '-D', data, '-p', str(self.port), '-k', self.dir,
-            '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off',
+            '-c', 'listen_addresses=%s' % self.host, '-c', 'fsync=off',
             '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
             '-c', 'max_connections=200']))
         self._wait_ready(lambda: subprocess.run(
-            [PG_BIN + '/pg_isready', '-q', '-h', '127.0.0.1', '-p', str(self.port)],
+            [PG_BIN + '/pg_isready', '-q', '-h', self.host, '-p', str(self.port)],
             check=False).returncode == 0)
         return self
 

@@ -109,10 +109,15 @@ class Deployment:
     :param snapshot: run berth from a copy of the source taken at start, so a
         process restarted mid-run runs the same code as the others (the tree
         may change under a long run).
+    :param service_hosts: ``{'rabbitmq'|'postgresql'|'etcd'|'redis': address}``
+        for servers that must listen elsewhere than loopback (tests/netns.py).
+    :param launch: ``{role: callable(argv) -> argv}`` to start a role (a
+        conductor host name, or ``'api'``) another way, e.g. in a namespace.
     """
 
     def __init__(self, workdir, conductors=3, api_workers=3, tooz='etcd', tooz_timeout=5,
-                 host='127.0.0.1', rpc_timeout=10, extra_conf='', snapshot=True):
+                 host='127.0.0.1', rpc_timeout=10, extra_conf='', snapshot=True,
+                 service_hosts=None, launch=None):
         self.workdir = str(workdir)
         os.makedirs(self.workdir, exist_ok=True)
         os.chmod(self.workdir, 0o755)
@@ -132,9 +137,14 @@ class Deployment:
         self.host = host
         self.rpc_timeout = rpc_timeout
         self.extra_conf = extra_conf
-        self.rabbitmq = services.RabbitMQ(self.workdir)
-        self.postgresql = services.PostgreSQL(self.workdir)
-        self.tooz = SERVICES[tooz](self.workdir)
+        service_hosts = service_hosts or {}
+        self.launch = dict(launch or {})
+
+        def server(name):
+            return SERVICES[name](self.workdir, service_hosts.get(name, '127.0.0.1'))
+        self.rabbitmq = server('rabbitmq')
+        self.postgresql = server('postgresql')
+        self.tooz = server(tooz)
         self.placement_port = services.free_port()
         self.baremetal_port = services.free_port()
         self.config = os.path.join(self.workdir, 'berth.conf')
@@ -192,6 +202,10 @@ class Deployment:
                 % (self.rabbitmq.url, self.db_url, self.tooz.url(self.tooz_timeout),
                    self.rpc_timeout, self.extra_conf))
 
+    def _argv(self, role, argv):
+        launch = self.launch.get(role)
+        return launch(argv) if launch else argv
+
     def _manage(self, *args):
         done = subprocess.run([os.path.join(BIN, 'berth-manage'), '--config-file',
                                self.config] + list(args), capture_output=True, text=True,
@@ -223,8 +237,9 @@ class Deployment:
         host_conf = os.path.join(self.workdir, '%s.conf' % host)
         with open(host_conf, 'w') as f:
             f.write('[DEFAULT]\nhost = %s\n' % host)
-        proc = Process(host, [os.path.join(BIN, 'berth-conductor'), '--config-file',
-                              self.config, '--config-file', host_conf],
+        proc = Process(host, self._argv(host, [
+                           os.path.join(BIN, 'berth-conductor'), '--config-file',
+                           self.config, '--config-file', host_conf]),
                        os.path.join(self.workdir, '%s.log' % host), env=self.env,
                        cwd=self.source)
         self.conductors[host] = proc.start()
@@ -252,11 +267,11 @@ class Deployment:
         env = dict(self.env, BERTH_CONFIG_FILE=self.config)
         # --preload: the master imports the code once; a worker forked to
         # replace a dead one builds its app (api.wsgi._Lazy) without importing
-        proc = Process(name, [
+        proc = Process(name, self._argv('api', [
             os.path.join(BIN, 'gunicorn'), '--bind', '%s:%d' % (self.host, port),
             '--workers', str(self.api_workers), '--worker-class', 'gthread',
             '--threads', '8', '--timeout', '90', '--graceful-timeout', '10',
-            '--preload', '--no-control-socket', '--name', 'berth-' + name, app],
+            '--preload', '--no-control-socket', '--name', 'berth-' + name, app]),
             os.path.join(self.workdir, '%s.log' % name), env=env, cwd=self.source)
         self.apis[name] = proc.start()
         url = self.placement_url if name == 'placement' else self.baremetal_url + '/v1'
