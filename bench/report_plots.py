@@ -170,12 +170,14 @@ def read_chaos(path):
 
 def chaos(records, images):
     """Recovery per fault kind (p50/max bars) and the timeline when recorded."""
-    summary = next((r for r in reversed(records) if 'faults' in r or 'by_fault' in r), None)
+    summary = next((r for r in reversed(records)
+                    if 'rows' in r or 'faults' in r or 'by_fault' in r), None)
     if summary is None:
         return [], None
-    kinds = summary.get('by_fault') or summary.get('faults')
+    kinds = summary.get('rows') or summary.get('by_fault') or summary.get('faults')
     if isinstance(kinds, list):
         kinds = {k.get('kind', str(i)): k for i, k in enumerate(kinds)}
+    kinds = {k: _chaos_row(v) for k, v in kinds.items()}
     table = ['| fault | injected | requests | 5xx | recovery p50 s | recovery max s | violations |',
              '|---|---|---|---|---|---|---|']
     names = sorted(kinds)
@@ -210,6 +212,23 @@ def chaos(records, images):
         ax.legend(fontsize=6)
         _save(fig, images / 'bench-chaos-timeline.png')
     return table, path
+
+
+def _number(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _chaos_row(row):
+    """bench/chaos.py's row (``recovery: [p50, max]``, ``faults``) in the report's terms."""
+    row = dict(row)
+    if 'recovery' in row and 'recovery_p50_s' not in row:
+        p50, top = (list(row['recovery']) + [None, None])[:2]
+        row['recovery_p50_s'], row['recovery_max_s'] = _number(p50), _number(top)
+    row.setdefault('injected', row.get('faults'))
+    return row
 
 
 # --- the report --------------------------------------------------------------------

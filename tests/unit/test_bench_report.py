@@ -83,3 +83,17 @@ def test_replot_from_saved_results(tmp_path):
     out = tmp_path / 'report.md'
     assert report.main(['--from', str(saved), '--out', str(out)]) == 0
     assert '## Candidates' in out.read_text()
+
+
+def test_chaos_rows_as_bench_chaos_prints_them(tmp_path):
+    line = {'seed': 7, 'rows': {
+        'none': {'faults': 0, 'requests': 500, '5xx': 0, 'recovery': ['-', '-'],
+                 'violations': 0},
+        'conductor_kill9': {'faults': 2, 'requests': 80, '5xx': 3,
+                            'recovery': ['4.2', '6.1'], 'violations': 0}}}
+    path = tmp_path / 'chaos.txt'
+    path.write_text('chaos: seed 7\n' + json.dumps(line) + '\n')
+    table, image = report_plots.chaos(report_plots.read_chaos(path), tmp_path)
+    assert '| conductor_kill9 | 2 | 80 | 3 | 4.2 | 6.1 | 0 |' in table
+    assert '| none | 0 | 500 | 0 | None | None | 0 |' in table
+    assert image.exists()
