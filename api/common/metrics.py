@@ -22,11 +22,15 @@ UNMATCHED = 'unmatched'
 _METHODS = frozenset(('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'))
 
 
-def _is_loopback(addr):
+def _is_loopback(environ):
+    """A client on this host, talking to us directly (not through a proxy)."""
+    if 'HTTP_X_FORWARDED_FOR' in environ or 'HTTP_FORWARDED' in environ:
+        return False     # a local reverse proxy makes every client look local
     try:
-        return ipaddress.ip_address((addr or '').split('%')[0]).is_loopback
+        addr = ipaddress.ip_address((environ.get('REMOTE_ADDR') or '').split('%')[0])
     except ValueError:
         return False
+    return addr.is_loopback
 
 
 def _plain(start_response, status, text, headers=()):
@@ -77,7 +81,7 @@ class MetricsMiddleware:
             return _plain(start_response, '405 Method Not Allowed',
                           'Only GET and HEAD are allowed on /metrics.\n',
                           [('Allow', 'GET, HEAD')])
-        if self.access == 'loopback' and not _is_loopback(environ.get('REMOTE_ADDR')):
+        if self.access == 'loopback' and not _is_loopback(environ):
             return _plain(start_response, '403 Forbidden',
                           '/metrics is served to loopback clients only '
                           '([metrics] api_access = loopback).\n')

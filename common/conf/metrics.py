@@ -22,7 +22,9 @@ opts = [
                  'a token (the usual Prometheus scrape; restrict it in the '
                  'network or the load balancer).'),
         ('loopback', 'Only clients on the loopback interface (a scraper or '
-                     'exporter on the same host); others get 403.'),
+                     'exporter on the same host) that talk to the API directly; '
+                     'others, and requests carrying X-Forwarded-For or '
+                     'Forwarded (a reverse proxy), get 403.'),
         ('disabled', 'The API answers 404 at /metrics.')],
         help='Who may read /metrics on the Placement and bare-metal API ports. '
              'The answer never needs a token: Prometheus scrapes without one.'),

@@ -111,3 +111,13 @@ def test_disabled_leaves_the_path_to_the_api(tmp_path):
     resp = webob.Request.blank('/metrics').get_response(
         api_metrics.wrap(api, conf, 'placement'))
     assert resp.status_int == 404 and resp.body == b'not here'
+
+
+@pytest.mark.parametrize('header', ['X-Forwarded-For', 'Forwarded'])
+def test_loopback_through_a_proxy_is_refused(tmp_path, header):
+    """A reverse proxy on the same host must not open /metrics to everyone."""
+    conf = fixtures.make_conf(tmp_path)
+    app = api_metrics.wrap(None, conf, 'placement')
+    req = webob.Request.blank('/metrics', remote_addr='127.0.0.1',
+                              headers={header: 'for=203.0.113.9'})
+    assert req.get_response(app).status_int == 403
