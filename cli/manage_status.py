@@ -185,7 +185,7 @@ def _transport_url(conf):
 
 def _ring_reader(conf):
     from conductor import ring
-    return ring.Ring(conf).start()
+    return ring.Ring(conf).start(retry_for=0)     # a status check answers at once
 
 
 def _ping(conf, host):

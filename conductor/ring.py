@@ -25,6 +25,8 @@ from common import metrics
 LOG = logging.getLogger(__name__)
 
 GROUP = b'berth-conductors'
+# how long start() keeps trying a backend that cannot be reached yet (restarting)
+START_RETRY_SECONDS = 60
 
 
 def backend_url(conf):
@@ -71,13 +73,14 @@ class Ring:
 
     # --- life cycle ---
 
-    def start(self):
-        """Connect to the backend, read the members and start watching them."""
-        self._coord.start(start_heart=self.host is not None)
-        try:
-            self._coord.create_group(GROUP).get()
-        except coordination.GroupAlreadyExist:
-            pass
+    def start(self, retry_for=START_RETRY_SECONDS):
+        """Connect to the backend, read the members and start watching them.
+
+        A backend that cannot be reached (restarting as this process starts)
+        is tried again with backoff for ``retry_for`` seconds before the
+        error is raised.
+        """
+        self._connect(retry_for)
         self._coord.watch_join_group(GROUP, self._on_join)
         self._coord.watch_leave_group(GROUP, self._on_leave)
         self.refresh()
@@ -85,6 +88,35 @@ class Ring:
                                         name='ring-%s' % (self.host or 'reader'))
         self._thread.start()
         return self
+
+    def _connect(self, retry_for):
+        deadline = time.monotonic() + retry_for
+        delay = 0.5
+        while True:
+            started = False
+            try:
+                self._coord.start(start_heart=self.host is not None)
+                started = True
+                try:
+                    self._coord.create_group(GROUP).get()
+                except coordination.GroupAlreadyExist:
+                    pass
+                return
+            except Exception as exc:    # drivers raise their client's errors too
+                if started:
+                    self._stop_coordinator()
+                if time.monotonic() + delay > deadline:
+                    raise
+                LOG.warning('Coordination backend not reachable (%s: %s); trying again '
+                            'in %.1fs', type(exc).__name__, exc, delay)
+                time.sleep(delay)
+                delay = min(delay * 2, 5.0)
+
+    def _stop_coordinator(self):
+        try:
+            self._coord.stop()
+        except Exception as exc:        # already broken: nothing more to undo
+            LOG.debug('Coordinator stop after a failed start: %s', exc)
 
     def join(self, capabilities=None):
         """Join the group as ``host`` (conductors only); peers see it on their next poll."""
