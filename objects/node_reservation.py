@@ -288,6 +288,10 @@ def backfill(ctx, values, node_ident, claim=None):
 
 @db_api.writer
 def delete_unstarted(ctx, alloc_id):
-    """Remove an ``allocating`` row whose cast could not be sent (nothing else saw it)."""
-    ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.id == alloc_id,
-                                              _ALLOC.c.state == alloc_obj.ALLOCATING))
+    """Remove an ``allocating`` row whose cast could not be sent; whether it did.
+
+    False when a conductor finished the row meanwhile (its re-drive reads
+    the database, not the broker): the allocation then exists.
+    """
+    return ctx.session.execute(_ALLOC.delete().where(
+        _ALLOC.c.id == alloc_id, _ALLOC.c.state == alloc_obj.ALLOCATING)).rowcount == 1

@@ -87,6 +87,25 @@ def test_periodic_takeover_with_two_conductors(two_conductors):
     bm.close()
 
 
+def test_a_row_finished_while_its_cast_fails_is_201(bm, berth, monkeypatch):
+    """Found by the chaos suite: the 503 "nothing stored" answer of a failed cast
+    must not be given for a row the conductor's re-drive (which reads the
+    database, not the broker) finished while the cast was being retried."""
+    from common import exception
+    h.make_node(bm, 'raced')
+    admin = berth_context.admin_context(berth.db)
+
+    def redriven_then_down(ctx, allocation_id, host):
+        owner = next(c for c in berth.conductors if c.host == host)
+        owner.manager.node_allocator.allocate(admin, allocation_id)
+        raise exception.ServiceUnavailable(reason='the message broker cannot be reached')
+    monkeypatch.setattr(berth.conductor_api, 'create_allocation', redriven_then_down)
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold'})
+    assert resp.status_code == 201, resp.text
+    stored = bm.get('/v1/allocations').json()['allocations']
+    assert [(a['uuid'], a['state']) for a in stored] == [(resp.json()['uuid'], 'active')]
+
+
 def test_broker_failure_is_503_and_stores_nothing(bm, berth, monkeypatch):
     from common import exception
 

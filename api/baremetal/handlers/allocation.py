@@ -153,9 +153,15 @@ def _create_and_cast(req, values):
                                                conductor_affinity=host))
     try:
         conductor.create_allocation(req.context, alloc.id, host)
-    except exception.ServiceUnavailable:
-        node_reservation.delete_unstarted(req.context, alloc.id)
-        raise
+    except exception.ServiceUnavailable as unavailable:
+        if node_reservation.delete_unstarted(req.context, alloc.id):
+            raise
+        try:
+            # the conductor's re-drive finished the row while the cast failed:
+            # the allocation exists, so it is a 201, not "nothing stored"
+            return alloc_obj.get_by_id(req.context, alloc.id)
+        except exception.AllocationNotFound:
+            raise unavailable from None
     return alloc
 
 
