@@ -209,7 +209,7 @@ def _embedded(conductors, subset, synchronous):
     conf.set_override('embedded_conductors', conductors, group='conductor')
     conf.set_override('enforce', True, group='quota')
     conf.set_override('sqlite_synchronous', synchronous, group='database')
-    if subset:
+    if subset is not None:
         conf.set_override('host_subset_size', subset, group='scheduler')
     stack = deployment.Embedded(conf)
     stack.start()
@@ -269,9 +269,10 @@ def main(argv=None):
                         help='limit of the three-step GET (nova: max_placement_results)')
     parser.add_argument('--quota', type=int, default=20)
     parser.add_argument('--conductors', type=int, default=3)
-    parser.add_argument('--subset', type=int, default=0,
+    parser.add_argument('--subset', type=int, default=None,
                         help='[scheduler] host_subset_size of the conductors '
-                             '(0: the configured default)')
+                             '(default: the configured default, 0 = as many as '
+                             'there are conductors)')
     parser.add_argument('--vcpu', type=int, default=REQUEST['VCPU'],
                         help='VCPU of one placement (MEMORY_MB 256x, DISK_GB 10x)')
     parser.add_argument('--max-seconds', type=float, default=None,

@@ -54,7 +54,8 @@ class ConductorManager:
             conf, host, self.claims)
         self.allocation_queue = allocation_queue.AllocationQueue(
             workers, self.node_allocator, conf.allocation.backlog)
-        self.scheduler = scheduling.Scheduler(conf, self.claims)
+        self.scheduler = scheduling.Scheduler(conf, self.claims,
+                                              lambda: len(self.ring.members()))
 
     def periodic_tasks(self):
         """``[(callable, spacing_seconds)]`` to run on the periodic worker.

@@ -194,18 +194,25 @@ def explain(ctx, request):
 class Scheduler:
     """The schedule-and-claim work of one conductor process."""
 
-    def __init__(self, conf, claims):
+    def __init__(self, conf, claims, conductors=lambda: 1):
+        """``conductors()`` counts the live conductors (host_subset_size 0)."""
         self.conf = conf
         self.claims = claims
         self.inflight = inflight.InFlight()
         self.max_attempts = conf.scheduler.max_attempts
         self.max_searches = conf.scheduler.max_searches
         self.default_weigher = conf.scheduler.default_weigher
-        self.subset_size = conf.scheduler.host_subset_size
+        self._subset_size = conf.scheduler.host_subset_size
+        self._conductors = conductors
         self.search_limit = conf.scheduler.search_limit
         self.max_candidates = conf.placement.max_allocation_candidates
         self.lost_races = 0          # claims that lost to a concurrent writer
         self._stats_lock = threading.Lock()
+
+    @property
+    def subset_size(self):
+        """``[scheduler] host_subset_size``, or the number of live conductors for 0."""
+        return self._subset_size or max(1, self._conductors())
 
     def schedule_and_claim(self, ctx, request, consumers, weigher=None,
                            distinct_roots=False):

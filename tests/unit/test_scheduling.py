@@ -120,3 +120,15 @@ def test_tree_key_from_a_root_candidate_only():
     root.providers, child.providers = [_Rp('r1')], [_Rp('c1', parent_id=7)]
     assert scheduling._tree_key([root], {'r1'}) == 'r1'
     assert scheduling._tree_key([child], {'c1'}) is None
+
+
+def test_subset_size_defaults_to_the_number_of_live_conductors(tmp_path):
+    from tests import fixtures
+    conf = fixtures.make_conf(tmp_path)
+    live = [3]
+    scheduler = scheduling.Scheduler(conf, None, lambda: live[0])
+    assert conf.scheduler.host_subset_size == 0 and scheduler.subset_size == 3
+    live[0] = 0
+    assert scheduler.subset_size == 1
+    conf.set_override('host_subset_size', 2, group='scheduler')
+    assert scheduling.Scheduler(conf, None, lambda: 3).subset_size == 2
