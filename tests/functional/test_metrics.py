@@ -121,4 +121,3 @@ def test_loopback_through_a_proxy_is_refused(tmp_path, header):
     req = webob.Request.blank('/metrics', remote_addr='127.0.0.1',
                               headers={header: 'for=203.0.113.9'})
     assert req.get_response(app).status_int == 403
-
