@@ -1,4 +1,4 @@
-"""Helpers of the status page tests: a berth with providers, consumers and node allocations."""
+"""Helpers of the status page tests: providers, consumers and node allocations."""
 
 from objects import node_allocation as node_alloc_obj
 from tests import fixtures

@@ -38,7 +38,8 @@ def gunicorn(tmp_path, tmp_path_factory):
                BERTH_BIND='127.0.0.1:%d' % port, PROMETHEUS_MULTIPROC_DIR=str(multiproc))
     log = open(tmp_path / 'gunicorn.log', 'wb')
     proc = subprocess.Popen([GUNICORN, '-c', str(ROOT / 'etc/berth/gunicorn.conf.py'),
-                             '--no-control-socket', 'api.wsgi:application'], cwd=str(ROOT), env=env,
+                             '--no-control-socket', 'api.wsgi:application'],
+                            cwd=str(ROOT), env=env,
                             stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
     url = 'http://127.0.0.1:%d' % port

@@ -1,4 +1,4 @@
-"""Metrics counted at their points: rejections, RPC timeouts, claim retries; the listener."""
+"""Metrics counted where things happen: rejections, RPC timeouts, claim retries."""
 
 import threading
 
