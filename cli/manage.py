@@ -6,6 +6,7 @@ from oslo_config import cfg
 
 from cli import config
 from cli import manage_migrations
+from cli import manage_policy
 from cli import manage_quota
 from cli import manage_status
 from common import context as berth_context
@@ -49,7 +50,8 @@ def _add_db_commands(subparsers):
 # Other modules add their command groups here (quota, import, status, ...).
 COMMAND_GROUPS = [_add_db_commands, manage_migrations.add_import_commands,
                   manage_status.add_status_command,
-                  manage_quota.add_quota_commands]
+                  manage_quota.add_quota_commands,
+                  manage_policy.add_policy_commands]
 
 
 def _add_commands(subparsers):
