@@ -8,7 +8,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: run test install sample-config clean
+.PHONY: run test test-db-parity install sample-config clean
 
 $(STAMP): requirements.txt test-requirements.txt constraints.txt setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,9 +29,17 @@ run: $(STAMP)
 # then the partition cases on namespaced hosts (tests/partitions, about 5 minutes).
 test: $(STAMP)
 	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS) || test $$? -eq 5
+	$(MAKE) test-db-parity
 	$(VENV)/bin/pytest -m "integration and not chaos and not netns" $(PYTEST_ARGS) || test $$? -eq 5
 	$(VENV)/bin/pytest -m chaos -s $(PYTEST_ARGS) || test $$? -eq 5
 	$(VENV)/bin/pytest -m netns -s $(PYTEST_ARGS) || test $$? -eq 5
+
+# The functional tier (API + in-process conductors) again on PostgreSQL and on
+# MariaDB: same tests, same answers.  Each xdist worker starts its own server
+# and leases a pool of migrated databases (tests/dbengines.py).
+test-db-parity: $(STAMP)
+	BERTH_TEST_DB=postgresql $(VENV)/bin/pytest -n auto tests/functional $(PYTEST_ARGS) || test $$? -eq 5
+	BERTH_TEST_DB=mysql $(VENV)/bin/pytest -n auto tests/functional $(PYTEST_ARGS) || test $$? -eq 5
 
 # regenerate etc/berth/berth.conf.sample, doc/configuration.md and
 # doc/api/placement-endpoints.md (tests fail when they are stale)
