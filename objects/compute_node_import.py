@@ -14,6 +14,7 @@ import os
 import sqlite3
 
 import sqlalchemy as sa
+from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
 from common import exception
@@ -171,6 +172,22 @@ def import_batch(ctx, conf, rows):
     return counts['created'], counts['updated'], counts['unchanged'], failed
 
 
+def _import_batch(ctx, conf, rows, attempts=3):
+    """import_batch, again when a concurrent import inserted one of the nodes first.
+
+    On PostgreSQL and MySQL two imports really run at once (SQLite serialises
+    them); the loser's duplicate insert fails once the winner commits, and the
+    batch run again finds that row and updates or keeps it.
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            return import_batch(ctx, conf, rows)
+        except db_exc.DBDuplicateEntry:
+            if attempt == attempts:
+                raise
+            LOG.info('A concurrent import created a node of this batch; retrying it')
+
+
 def run(ctx, conf, source, progress=None):
     """Import every live row of ``source`` (a checked Source) in batches; Totals.
 
@@ -184,7 +201,7 @@ def run(ctx, conf, source, progress=None):
         rows = source.rows(size, marker)
         if not rows:
             break
-        created, updated, unchanged, failed = import_batch(ctx, conf, rows)
+        created, updated, unchanged, failed = _import_batch(ctx, conf, rows)
         totals.batches += 1
         totals.found += len(rows)
         totals.created += created

@@ -58,6 +58,12 @@ def fresh_database(tmp_root, conf, scope='function'):
     return url
 
 
+def database_section(conf):
+    """The ``[database]`` lines of a config file for ``conf``'s database ('' for SQLite)."""
+    url = conf.database.connection
+    return '[database]\nconnection = %s\n' % url if url else ''
+
+
 def migrated_sqlite(tmp_root, state_path):
     """Copy a once-migrated SQLite file into ``state_path`` (fast per-test schema)."""
     with _TEMPLATE_LOCK:

@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from cli import manage
 from common import exception
 from objects import compute_node_import
+from tests import fixtures
 from tests import nova_cell
 from tests.functional import legacy_helpers
 
@@ -129,7 +130,7 @@ def test_pci_pool_removed_at_the_source_removes_its_inventory(berth, conf, ctx, 
 def _cli(tmp_path, conf, url):
     cfg = tmp_path / 'berth.conf'
     cfg.write_text('[DEFAULT]\nstate_path = %s\n[compute_migration]\nbatch_size = 5\n'
-                   % conf.state_path)
+                   % conf.state_path + fixtures.database_section(conf))
     return manage.main(['--config-file', str(cfg), 'import', 'compute-nodes',
                         '--from', url])
 
@@ -159,8 +160,9 @@ def test_not_a_nova_cell_database_exits_2(berth, conf, tmp_path, capsys):
            'services' in err
 
     # berth's own database has compute_nodes but is no Nova cell
-    own = os.path.join(conf.state_path, 'berth.sqlite')
-    assert _cli(tmp_path, conf, 'sqlite:///%s' % own) == 2
+    own = (conf.database.connection
+           or 'sqlite:///%s' % os.path.join(conf.state_path, 'berth.sqlite'))
+    assert _cli(tmp_path, conf, own) == 2
     assert 'missing table(s) instances, services' in capsys.readouterr().err
 
     missing = tmp_path / 'nope.sqlite'

@@ -7,6 +7,7 @@ import pytest
 from cli import manage
 from objects import compute_node_migration
 from objects import online_migrations
+from tests import fixtures
 from tests import nova_cell
 from tests.functional import legacy_helpers
 
@@ -109,7 +110,7 @@ def _conf_file(tmp_path, conf):
                     'shared_storage_hosts = %s\nshared_storage_aggregate = %s\n'
                     'batch_size = 10\n'
                     % (conf.state_path, nova_cell.SHARED_PATTERN,
-                       nova_cell.SHARED_AGGREGATE))
+                       nova_cell.SHARED_AGGREGATE) + fixtures.database_section(conf))
     return str(path)
 
 
@@ -145,7 +146,8 @@ def test_cli_all_done_exits_0(berth, conf, tmp_path, capsys):
 def test_cli_refuses_an_unusable_configuration(berth, conf, tmp_path, capsys):
     path = tmp_path / 'bad.conf'
     path.write_text('[DEFAULT]\nstate_path = %s\n[compute_migration]\n'
-                    'shared_storage_hosts = x*\n' % conf.state_path)
+                    'shared_storage_hosts = x*\n' % conf.state_path
+                    + fixtures.database_section(conf))
     argv = ['--config-file', str(path), 'db', 'online_data_migrations']
     assert manage.main(argv) == 2
     assert 'shared_storage_aggregate' in capsys.readouterr().err

@@ -2,6 +2,8 @@
 
 import uuid as uuidlib
 
+import sqlalchemy as sa
+
 from db import models
 from objects import incomplete_consumer
 from objects import online_migrations
@@ -21,8 +23,8 @@ def _provider_with_vcpus(client):
 def _legacy_allocations(db, rp_uuid, consumers):
     """Allocation rows as written before consumer records existed."""
     with db.engine.begin() as conn:
-        rp_id = conn.exec_driver_sql('SELECT id FROM resource_providers WHERE uuid = ?',
-                                     (rp_uuid,)).scalar()
+        rp_id = conn.execute(sa.text('SELECT id FROM resource_providers WHERE uuid = :u'),
+                             {'u': rp_uuid}).scalar()
         rc_id = conn.exec_driver_sql("SELECT id FROM resource_classes WHERE name = 'VCPU'"
                                      ).scalar()
         conn.execute(models.Allocation.__table__.insert(), [
