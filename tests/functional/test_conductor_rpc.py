@@ -52,7 +52,7 @@ def test_kombu_memory_transport_still_works_when_configured(tmp_path_factory, tm
     conf = fixtures.make_conf(tmp_path / 'state')
     rpc.register_opts(conf)
     conf.set_override('transport_url', 'kombu+memory:////')
-    fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
+    fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     stack = fixtures.start_embedded(conf)
     try:
         assert not isinstance(stack.transport._driver, rpc_inproc.InProcessDriver)
