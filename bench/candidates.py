@@ -60,7 +60,7 @@ worker opens a connection per request; ``cpu ms`` is the workers' alone):
     50000 limit=50           313.7    344.8    16.3    32.7      36.9       50
     50000 required=SSD     38980.5  49798.9  2155.5   107.8     493.7    19998
     50000 member_of=in:A,B 43709.4  75314.4  3151.7   235.3     777.2    45000
-    50000 member_of=!C     82791.0  97998.5  3224.6    72.0     193.1    40002
+    50000 member_of=!C     82791.0  97996.5  3224.6    72.0     193.1    40002
     50000 10 clients req/s: uncached not run (no limit), 1.6 (limit=50);
                             cached 0.0 (no limit: the five ~20 MB answers exceed
                             the cache's 64 MB, the first one was evicted and all

@@ -31,6 +31,7 @@ class AnswerCache:
         self._token = None
         self._answers = collections.OrderedDict()
         self._bytes = 0
+        self._flights = {}             # (token, key) -> Event set when computed
         self.hits = self.misses = 0
 
     def get(self, db, key, compute):
@@ -48,6 +49,22 @@ class AnswerCache:
                 self.hits += 1
                 return self._answers[key]
             self.misses += 1
+            # one computation per question and state: the others wait for it
+            flight = self._flights.get((token, key))
+            leader = flight is None
+            if leader:
+                flight = self._flights[(token, key)] = threading.Event()
+        if not leader:
+            flight.wait()
+            return self.get(db, key, compute)     # its answer, or ours if it kept none
+        try:
+            return self._compute(db, token, key, compute)
+        finally:
+            with self._lock:
+                del self._flights[(token, key)]
+            flight.set()
+
+    def _compute(self, db, token, key, compute):
         answer = compute()
         if db.change_token() != token or len(answer) > self.max_bytes:
             return answer              # something committed meanwhile: not provably current

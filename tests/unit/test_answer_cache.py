@@ -1,5 +1,7 @@
 """objects.answer_cache: when an answer is kept, served and dropped."""
 
+import threading
+
 from objects import answer_cache
 
 
@@ -82,3 +84,43 @@ def test_bounded_by_entries_and_bytes():
 def test_one_cache_per_database():
     db = FakeDb((1, 1))
     assert answer_cache.for_database(db, 3) is answer_cache.for_database(db, 3)
+
+
+def test_concurrent_misses_compute_once():
+    cache, calls = answer_cache.AnswerCache(4), []
+    db = FakeDb((1, 1))
+    entered, release = threading.Event(), threading.Event()
+
+    def slow():
+        calls.append('leader')
+        entered.set()
+        release.wait()
+        return b'answer'
+
+    got = []
+    leader = threading.Thread(target=lambda: got.append(cache.get(db, 'q', slow)))
+    leader.start()
+    entered.wait()
+    followers = [threading.Thread(
+        target=lambda: got.append(cache.get(db, 'q', _compute(b'other', calls))))
+        for _ in range(3)]
+    for t in followers:
+        t.start()
+    release.set()
+    for t in [leader] + followers:
+        t.join()
+    assert calls == ['leader'] and got == [b'answer'] * 4
+
+
+def test_a_failed_computation_releases_the_waiters():
+    cache, calls = answer_cache.AnswerCache(4), []
+    db = FakeDb((1, 1))
+
+    def broken():
+        raise RuntimeError('boom')
+
+    try:
+        cache.get(db, 'q', broken)
+    except RuntimeError:
+        pass
+    assert cache.get(db, 'q', _compute(b'a', calls)) == b'a'
