@@ -36,6 +36,12 @@ load average 25-85 throughout, so every wall time is inflated many times;
     1000  10 clients req/s: uncached 7.6 (no limit), 31.6 (limit=50);
                             cached 245.7 (no limit), 494.1 (limit=50)
 
+Again after the statements were built once and the cache became single-flight,
+``--sizes 1000 --repeat 50 --seconds 3`` at load 50.6 -> 37.2: uncached p50/p95/cpu
+886/3779/59.2 ms (no limit), 71/136/7.6 (limit=50), 227/777/46.9 (SSD),
+324/1034/60.7 (in:A,B), 471/1524/67.7 (!C); hits 0.7-21 ms; 10 clients
+uncached 2.7 / 22.9 req/s, cached 373.6 (no limit) / 495.5 (limit=50).
+
 ``--sizes 1000 --repeat 40 --seconds 3 --gunicorn 4`` (load 43 -> 55-62; a sync
 worker opens a connection per request; ``cpu ms`` is the workers' alone):
 
