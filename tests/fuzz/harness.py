@@ -9,6 +9,9 @@ import time
 import urllib.parse
 
 import webob
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
@@ -138,7 +141,6 @@ def query(pairs):
 
 def settings_for(budget):
     """Reproducible hypothesis settings for ``budget`` examples (one request each)."""
-    from hypothesis import HealthCheck, settings
     return settings(max_examples=budget, derandomize=True, deadline=None,
                     database=None, suppress_health_check=list(HealthCheck),
                     print_blob=True)
@@ -146,8 +148,6 @@ def settings_for(budget):
 
 def run(fuzz, api, requests, budget):
     """Send ``budget`` requests drawn from ``requests``; assert each one's checks."""
-    from hypothesis import given
-
     @settings_for(budget)
     @given(requests)
     def one(request):
@@ -157,5 +157,6 @@ def run(fuzz, api, requests, budget):
     one()
     print('\n%s: %d requests, statuses %s' % (api, fuzz.count, dict(sorted(
         fuzz.statuses.items()))))
-    # hypothesis may stop early only if it ran out of distinct inputs
-    assert fuzz.count >= budget * 0.95, fuzz.count
+    # the tier's request count is part of its contract (hypothesis could stop
+    # early only if it ran out of distinct inputs)
+    assert fuzz.count >= budget, fuzz.count

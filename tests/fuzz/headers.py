@@ -1,5 +1,7 @@
 """Strategies for request headers: microversions, identities, media types, junk."""
 
+import functools
+
 from hypothesis import strategies as st
 
 from api.placement import microversion
@@ -18,23 +20,28 @@ def _versions(minor_max):
     return ['1.%d' % i for i in range(minor_max + 1)]
 
 
-PLACEMENT_VERSION_VALUES = st.one_of(
-    st.sampled_from(_versions(len(microversion.VERSIONS) - 1) + ['latest']),
-    st.sampled_from(GARBAGE_VERSIONS), HEADER_TEXT)
+@functools.lru_cache(maxsize=None)
+def _placement_valid(low):
+    return st.sampled_from(_versions(len(microversion.VERSIONS) - 1)[low:] + ['latest'])
+
+
+_HOSTILE_VERSION = st.one_of(st.sampled_from(GARBAGE_VERSIONS), HEADER_TEXT)
+_PREFIXES = st.sampled_from(['compute ', 'placement', 'placement  ', 'PLACEMENT ', '',
+                             'placement 1.20, compute '])
 
 
 @st.composite
-def placement_version(draw):
-    """``{'OpenStack-API-Version': ...}``: mostly valid, sometimes hostile, or none."""
+def placement_version(draw, low=0):
+    """``{'OpenStack-API-Version': ...}``: mostly a valid version from 1.``low``
+    on, sometimes a hostile value or header, or (``low`` 0) none."""
     kind = draw(st.integers(0, 9))
-    if kind == 0:
+    if kind == 0 and low == 0:
         return {}
-    value = draw(PLACEMENT_VERSION_VALUES)
     if kind < 8:
-        return {'OpenStack-API-Version': 'placement %s' % value}
-    prefix = draw(st.sampled_from(['compute ', 'placement', 'placement  ',
-                                   'placement %s, compute ' % value, '', 'PLACEMENT ']))
-    return {'OpenStack-API-Version': prefix + value}
+        return {'OpenStack-API-Version': 'placement %s' % draw(_placement_valid(low))}
+    if kind == 8:
+        return {'OpenStack-API-Version': 'placement %s' % draw(_HOSTILE_VERSION)}
+    return {'OpenStack-API-Version': draw(_PREFIXES) + draw(_placement_valid(low))}
 
 
 @st.composite

@@ -12,7 +12,7 @@ _EXTRA = hdrs.extra_headers()
 
 
 @st.composite
-def request(draw, routes, version, bodies=None):
+def request(draw, routes, version, bodies=None, identity=_IDENTITY):
     """(method, path, body bytes or None, headers) for one of ``routes``.
 
     ``bodies`` replaces the route's JSON body by raw bytes (non-JSON, deep, huge).
@@ -24,7 +24,7 @@ def request(draw, routes, version, bodies=None):
         if pairs:
             path += '?' + query(pairs)
     headers = dict(draw(version))
-    headers.update(draw(_IDENTITY))
+    headers.update(draw(identity))
     headers.update(draw(_EXTRA))
     body = None
     if bodies is not None and method in ('POST', 'PUT', 'PATCH'):
