@@ -22,11 +22,13 @@ CPU per request (2 conductors): API 10.2 ms, conductors 6.8 ms, PostgreSQL
 4.1 ms, RabbitMQ 0.7 ms (clients 1.9 ms): about 22 ms of CPU per allocation,
 so two idle cores cap this at about 90/s; the 200/s target needs about 4.5
 free cores at this cost (the API's share is mostly the clients' polls).
-``--backend placement`` (2 conductors, load 48-52, before the lighter
-post-claim mirror update): 8.4/s, p50 1587 ms, p95 3965 ms; 250 requests:
-7.2/s, exactly 50 errors; 0 duplicates, no 5xx; CPU per request API 24 ms,
-conductors 30 ms, PostgreSQL 16 ms (the claim: consumer, quota, provider
-locks and generations, the mirror's reserved unit).
+``--backend placement`` (2 conductors, 10:23, load 36-39): 8.3/s, p50 1668 ms,
+p95 3488 ms; 250 requests: 11.3/s, exactly 50 errors; 0 duplicates, no 5xx;
+CPU per request API 24 ms, conductors 19-32 ms, PostgreSQL 13-17 ms (the
+claim: consumer, quota, provider locks and generations, the mirror's
+reserved unit).  The database backend in the same minutes (load 45-50):
+14.6/s, p50 942 ms, p95 2291 ms; 250 requests 14.9/s, exactly 50 errors;
+the numbers follow the machine's load more than the code.
 """
 
 import argparse
