@@ -83,6 +83,14 @@ class Cluster:
             self.apis.append(self._spawn(tmp, 'bench-api%d' % i, 'berth-api', rabbit,
                                          redis, pg_url, port))
             self.urls.append('http://127.0.0.1:%d' % port)
+        try:
+            self._wait(tmp)
+        except BaseException:
+            self.stop()   # never leave the conductors running
+            raise
+        time.sleep(3)  # let every conductor's join reach the API's ring
+
+    def _wait(self, tmp):
         deadline = time.monotonic() + 120
         for url in self.urls:
             while True:
@@ -94,7 +102,6 @@ class Cluster:
                 if time.monotonic() > deadline:
                     raise RuntimeError('berth-api did not start (logs in %s)' % tmp)
                 time.sleep(0.2)
-        time.sleep(3)  # let every conductor's join reach the API's ring
 
     def _spawn(self, tmp, name, binary, rabbit, redis, pg_url, bm_port):
         conf = _conf(tmp, name, rabbit, redis, pg_url, bm_port)
