@@ -97,10 +97,7 @@ class Ring:
             try:
                 self._coord.start(start_heart=self.host is not None)
                 started = True
-                try:
-                    self._coord.create_group(GROUP).get()
-                except coordination.GroupAlreadyExist:
-                    pass
+                self._create_group()
                 return
             except Exception as exc:    # drivers raise their client's errors too
                 if started:
@@ -111,6 +108,12 @@ class Ring:
                             'in %.1fs', type(exc).__name__, exc, delay)
                 time.sleep(delay)
                 delay = min(delay * 2, 5.0)
+
+    def _create_group(self):
+        try:
+            self._coord.create_group(GROUP).get()
+        except coordination.GroupAlreadyExist:
+            pass
 
     def _stop_coordinator(self):
         try:
@@ -190,6 +193,14 @@ class Ring:
         with self._lock:
             try:
                 found = self._coord.get_members(GROUP).get()
+            except coordination.GroupNotCreated:
+                if not self._joined:     # a reader waits for a conductor to recreate it
+                    LOG.warning('The conductor group is gone; keeping %d members',
+                                len(self._view[0]))
+                    return
+                # the backend lost everything (Redis restarted without persistence)
+                self._create_group()
+                found = set()
             except coordination.ToozError as exc:
                 LOG.warning('Cannot read the conductor group (%s); keeping %d '
                             'members', exc, len(self._view[0]))
@@ -258,6 +269,12 @@ class Ring:
         except coordination.ToozError as exc:
             LOG.warning('Conductor %s could not join %s again: %s', self.host,
                         GROUP.decode(), exc)
+            return
+        try:
+            # a backend that lost our liveness key hides us until the next beat
+            self._coord.heartbeat()
+        except coordination.ToozError as exc:
+            LOG.warning('Conductor %s could not heartbeat: %s', self.host, exc)
 
     def poll(self):
         """Fire the join/leave watchers; rebuild fully when a refresh is due."""
