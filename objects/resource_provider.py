@@ -193,6 +193,11 @@ def destroy(ctx, uuid):
             table.c.resource_provider_id == row.id))
     try:
         with ctx.session.begin_nested():
+            # a root points at itself: MySQL checks that foreign key row by row
+            # and refuses to delete the row, so drop the self-reference first
+            ctx.session.execute(_RP.update().where(
+                _RP.c.id == row.id, _RP.c.root_provider_id == row.id).values(
+                    root_provider_id=None))
             res = ctx.session.execute(_delete_if_unused(row.id))
     except db_exc.DBReferenceError:
         res = None
