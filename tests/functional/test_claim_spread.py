@@ -44,10 +44,16 @@ def _lost_races(berth):
 
 @pytest.mark.parametrize('weigher', ['spread', 'pack'])
 def test_one_conductor_never_sends_two_claims_to_one_host(berth, client, ctx, weigher):
+    # A project's first claims create its row; on PostgreSQL and MariaDB
+    # concurrent creators conflict there (a retry, not a host collision), so
+    # the project and user exist before the burst.
+    warm = h.host(client, ctx, vcpu=1)
+    assert h.claim(client, resources={'VCPU': 1}, in_tree=warm).status_code == 201
+    before = _lost_races(berth)
     hosts = [h.host(client, ctx, vcpu=1) for _ in range(THREADS)]
     placed = _claim_all(berth.placement_url, weigher)
     assert sorted(placed) == sorted(hosts)
-    assert _lost_races(berth) == 0
+    assert _lost_races(berth) == before
     assert [h.usage(client, rp)['VCPU'] for rp in hosts] == [1] * THREADS
 
 
