@@ -7,9 +7,11 @@ prints the table and exits with the worst code (0, 1 or 2).
 import textwrap
 
 import prettytable
+from oslo_db import exception as db_exc
 from oslo_policy import policy as oslo_policy
 from oslo_upgradecheck import common_checks
 from oslo_upgradecheck import upgradecheck
+from sqlalchemy import exc as sa_exc
 
 from api.placement import policy as berth_policy
 from common import context as berth_context
@@ -150,8 +152,18 @@ class Checks(upgradecheck.UpgradeCommands):
                       % len(enforcer.file_rules))
 
     def run_checks(self):
-        """[(check name, Result)] in order."""
-        return [(name, func(self)) for name, func in self._upgrade_checks]
+        """[(check name, Result)] in order; a check that raises is a Failure, not a traceback."""
+        return [(name, self._guarded(func)) for name, func in self._upgrade_checks]
+
+    def _guarded(self, func):
+        try:
+            return func(self)
+        except (db_exc.DBError, sa_exc.SQLAlchemyError) as exc:
+            return Result(Code.FAILURE, 'The database cannot be reached or read: %s'
+                          % _first_line(exc))
+        except Exception as exc:  # an upgrade check answers; it never crashes
+            return Result(Code.FAILURE, 'The check could not run: %s: %s'
+                          % (type(exc).__name__, _first_line(exc)))
 
     def check(self):
         """Print the results as a table; return the worst Code."""
@@ -173,6 +185,11 @@ class Checks(upgradecheck.UpgradeCommands):
         ('Conductors reachable', _check_conductors),
         ('Policy file', _check_policy),
     )
+
+
+def _first_line(exc):
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__
 
 
 def _transport_url(conf):

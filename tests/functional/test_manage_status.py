@@ -10,6 +10,7 @@ from cli import manage
 from cli import manage_status
 from tests import fixtures
 from tests import nova_cell
+from tests import services
 from tests.functional import legacy_helpers
 
 Code = upgradecheck.Code
@@ -173,3 +174,16 @@ def test_cli_prints_the_table_and_exits_with_the_worst_code(tmp_path, capsys):
     out = capsys.readouterr().out
     assert '| Database schema        | Failure |' in out
     assert 'run "berth-manage db sync"' in out
+
+
+def test_unreachable_database_is_a_failure_row_not_a_traceback(tmp_path, capsys):
+    port = services.free_port()          # nobody listens there
+    cfg = tmp_path / 'berth.conf'
+    cfg.write_text('[DEFAULT]\nstate_path = %s\n[database]\nconnection = '
+                   'postgresql+psycopg2://berth@127.0.0.1:%d/berth\nmax_retries = 0\n'
+                   % (tmp_path / 'state', port))
+    assert manage.main(['--config-file', str(cfg), 'status']) == 2
+    out = capsys.readouterr().out
+    assert '| Database schema        | Failure |' in out
+    assert 'The database cannot be reached or read' in out
+    assert 'Traceback' not in out
