@@ -47,7 +47,7 @@ def candidates(runs, images):
     """Latency vs. providers per query; req/s with 10 clients."""
     rows = []
     for r in _ok(runs):
-        rows.extend(r['result'].get('results', []))
+        rows.extend(_flat_candidates(row) for row in r['result'].get('results', []))
     if not rows:
         return [], None
     labels = [k for k, v in rows[0].items() if isinstance(v, dict) and 'p50_ms' in v]
@@ -78,6 +78,15 @@ def candidates(runs, images):
     path = images / 'bench-candidates.png'
     _save(fig, path)
     return table, path
+
+
+def _flat_candidates(row):
+    """A row with ``uncached``/``cached`` halves as one row of ``query (half)`` labels."""
+    flat = {k: v for k, v in row.items() if k not in ('cached', 'uncached')}
+    for half in ('uncached', 'cached'):
+        for key, value in (row.get(half) or {}).items():
+            flat['%s (%s)' % (key, half)] = value
+    return flat
 
 
 # --- claims ------------------------------------------------------------------

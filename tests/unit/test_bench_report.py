@@ -97,3 +97,16 @@ def test_chaos_rows_as_bench_chaos_prints_them(tmp_path):
     assert '| conductor_kill9 | 2 | 80 | 3 | 4.2 | 6.1 | 0 |' in table
     assert '| none | 0 | 500 | 0 | None | None | 0 |' in table
     assert image.exists()
+
+
+def test_candidates_with_cached_and_uncached_halves(tmp_path):
+    half = {'no limit': {'p50_ms': 40.0, 'p95_ms': 90.0, 'cpu_ms': 50.0, 'candidates': 1200},
+            '10 clients req/s (no limit)': 13.7}
+    row = {'N': 1000, 'server': 'embedded', 'uncached': half,
+           'cached': {'no limit': {'p50_ms': 0.9, 'p95_ms': 2.4, 'cpu_ms': 0.9,
+                                   'candidates': 1200}, '10 clients req/s (no limit)': 733.1}}
+    table, image = report_plots.candidates([_run({'results': [row]})], tmp_path)
+    assert '| 1000 | no limit (uncached) | 40.0 | 90.0 | 50.0 | 1200 |' in table
+    assert '| 1000 | no limit (cached) | 0.9 | 2.4 | 0.9 | 1200 |' in table
+    assert '| 1000 | 10 clients req/s (no limit) (cached) | 733.1 req/s | | | |' in table
+    assert image.exists()
