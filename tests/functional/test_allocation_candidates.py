@@ -276,6 +276,12 @@ def test_capacity_usage_and_limit(client, ctx):
     assert [list(a['allocations']) for a in body['allocation_requests']] == [
         [u] for u in roomy[:2]]
     assert set(body['provider_summaries']) == set(roomy[:2])
+    # a limit beyond any answer (and beyond the database's 64-bit integers,
+    # found by the fuzz tier) is no limit, not a 500
+    for huge in ('99999999999999999999', str(2 ** 63)):
+        body = _get(client, 'resources=VCPU:2&limit=' + huge)
+        assert [list(a['allocations']) for a in body['allocation_requests']] == [
+            [u] for u in roomy]
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from objects import answer_cache
 from objects import request_group
 from objects.candidates import wire
 
+MAX_LIMIT = 2 ** 31 - 1
 _GROUP_KEY = re.compile('^(%s)(.*)$' % '|'.join(schema.GROUP_KEYS))
 
 
@@ -140,7 +141,9 @@ def parse_request(req):
     limit = params.get('limit')
     return request_group.ResourceRequest(
         groups=groups, group_policy=policy_value,
-        limit=int(limit) if limit is not None else None,
+        # no answer is longer than this; a bigger number means "no limit" and
+        # must not reach the database, whose integers are 64-bit
+        limit=min(int(limit), MAX_LIMIT) if limit is not None else None,
         root_required=root_required, root_forbidden=root_forbidden,
         same_subtree=same_subtree)
 
