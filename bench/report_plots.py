@@ -110,7 +110,7 @@ def claims(runs, images, key, xlabel, name):
         table.append('| %s | %s | %s | %s | %s | %s | %s |' % (
             x, res.get('claims_per_s'), res.get('p50_ms'), res.get('p95_ms'),
             res.get('conflicts_409_concurrent_update'), res.get('other_errors'),
-            res.get('process_cpu_ms_per_claim', '')))
+            res.get('server_cpu_ms_per_claim', res.get('process_cpu_ms_per_claim', ''))))
     fig, ax = plt.subplots(figsize=(6, 3.5))
     xs = [str(x) for x, _ in points]
     ax.bar(xs, [res.get('claims_per_s') or 0 for _, res in points], color='#4c78a8')
@@ -275,7 +275,9 @@ def write_report(out, collected, chaos_records, machine):
         lines += table + ['', _load_note(runs) + '.'] + _failures(runs) + ['']
     if chaos_records:
         table, image = chaos(chaos_records, images)
-        lines += ['## Chaos runs: recovery per fault kind', '']
+        lines += ['## Chaos runs: recovery per fault kind', '',
+                  'From `python bench/chaos.py --minutes 30` (its final JSON line); '
+                  'the run\'s own output names the seed and the load.', '']
         if image is not None:
             lines += ['![chaos recovery](%s)' % image.relative_to(out.parent), '']
             if (images / 'bench-chaos-timeline.png').exists():
