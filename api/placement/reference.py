@@ -9,6 +9,7 @@ import sys
 
 from api.placement import policies
 from api.placement import routes
+from common.conf import reference as conf_reference
 
 EXTENSIONS = {'/claims', '/quotas/{project_id}', '/status', '/status.json'}
 
@@ -57,14 +58,7 @@ def render():
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    text = render()
-    if not argv:
-        sys.stdout.write(text)
-        return 0
-    with open(argv[0], 'w', encoding='utf-8') as handle:
-        handle.write(text)
-    return 0
+    return conf_reference.write(render(), argv)
 
 
 if __name__ == '__main__':

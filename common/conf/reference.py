@@ -113,15 +113,19 @@ def render():
     return '\n'.join(out) + '\n'
 
 
-def main(argv=None):
+def write(text, argv=None):
+    """Write a generated reference to ``argv[0]``, or to stdout without arguments."""
     argv = sys.argv[1:] if argv is None else argv
-    text = render()
     if not argv:
         sys.stdout.write(text)
         return 0
     with open(argv[0], 'w', encoding='utf-8') as handle:
         handle.write(text)
     return 0
+
+
+def main(argv=None):
+    return write(render(), argv)
 
 
 if __name__ == '__main__':
