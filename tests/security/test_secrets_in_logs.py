@@ -43,7 +43,7 @@ def test_the_debug_option_dump_masks_credentials(tmp_path, caplog):
     conf_file = tmp_path / 'berth.conf'
     conf_file.write_text(
         '[DEFAULT]\ntransport_url = rabbit://berth:%s@rabbit.example:5671/\n'
-        '[database]\nconnection = postgresql://berth:%s@db.example/berth'
+        '[database]\nconnection = postgresql+psycopg2://berth:%s@db.example/berth'
         '?sslmode=verify-full\n'
         '[coordination]\nbackend_url = redis://:%s@redis.example:6379\n'
         % (RABBIT_PW, DB_PW, REDIS_PW))
