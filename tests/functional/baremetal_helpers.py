@@ -1,7 +1,11 @@
 """Helpers of the bare-metal functional tests: nodes ready to allocate, waiting."""
 
+import concurrent.futures
 import json
+import threading
 import time
+
+from common import context as berth_context
 
 
 def make_node(bm, name=None, resource_class='gold', traits=(), state='available',
@@ -44,3 +48,20 @@ def allocate(bm, **body):
 def fault(resp):
     """The faultstring of an Ironic error response."""
     return json.loads(resp.json()['error_message'])['faultstring']
+
+
+def race_allocators(bm, db, allocators, rows):
+    """Run each row's allocation on its affinity host's allocator, all at once.
+
+    ``allocators`` maps host -> NodeAllocator; returns the allocations as the
+    API shows them afterwards, in the order of ``rows``.
+    """
+    start = threading.Barrier(len(rows))
+
+    def run(row):
+        start.wait()
+        allocators[row.conductor_affinity].allocate(berth_context.admin_context(db), row.id)
+
+    with concurrent.futures.ThreadPoolExecutor(len(rows)) as pool:
+        list(pool.map(run, rows))
+    return [bm.get('/v1/allocations/%s' % r.uuid).json() for r in rows]

@@ -1,11 +1,7 @@
 """``[allocation] backend = placement``: nodes mirrored as providers, allocations as claims."""
 
-import concurrent.futures
-import threading
-
 import pytest
 
-from common import context as berth_context
 from conductor.manager import claims
 from conductor.manager import node_allocations
 from objects import node_allocation as alloc_obj
@@ -182,16 +178,7 @@ def test_conductors_racing_for_the_last_nodes(bm, client, ctx, conf):
         allocators[host] = node_allocations.NodeAllocator.from_conf(
             conf, host, claims.Claims(conf))
         allocators[host].lock_interval = 0.01
-    start = threading.Barrier(len(rows))
-
-    def run(row):
-        start.wait()
-        allocators[row.conductor_affinity].allocate(
-            berth_context.admin_context(ctx.db), row.id)
-
-    with concurrent.futures.ThreadPoolExecutor(len(rows)) as pool:
-        list(pool.map(run, rows))
-    allocs = [bm.get('/v1/allocations/%s' % r.uuid).json() for r in rows]
+    allocs = h.race_allocators(bm, ctx.db, allocators, rows)
     assert all(a['state'] in ('active', 'error') for a in allocs)
     active = [a for a in allocs if a['state'] == 'active']
     assert sorted(a['node_uuid'] for a in active) == sorted(n['uuid'] for n in nodes)

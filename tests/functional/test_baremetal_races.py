@@ -39,16 +39,7 @@ def test_conductors_racing_on_one_pool(bm, ctx):
     allocators = {host: node_allocations.NodeAllocator(host, lock_attempts=5,
                                                        lock_interval=0.01)
                   for host in hosts}
-    start = threading.Barrier(len(rows))
-
-    def run(row):
-        start.wait()
-        allocators[row.conductor_affinity].allocate(
-            berth_context.admin_context(ctx.db), row.id)
-
-    with concurrent.futures.ThreadPoolExecutor(len(rows)) as pool:
-        list(pool.map(run, rows))
-    allocs = [bm.get('/v1/allocations/%s' % r.uuid).json() for r in rows]
+    allocs = h.race_allocators(bm, ctx.db, allocators, rows)
     assert all(a['state'] in ('active', 'error') for a in allocs)
     assert len(_check_pool(bm, nodes, allocs)) == 5
 
