@@ -256,32 +256,17 @@ def measure(url, label, args, cpu_seconds, conductors):
     return summary
 
 
-def _embedded(data_dir, conductors):
-    from oslo_config import cfg
-
-    from cli import deployment
-    from common import conf as berth_conf
-    conf = cfg.ConfigOpts()
-    berth_conf.register_opts(conf)
-    conf([], project='berth', default_config_files=[])
-    conf.set_override('state_path', data_dir)
-    conf.set_override('auth_strategy', 'noauth2', group='api')
-    conf.set_override('placement_port', 0, group='api')
-    conf.set_override('baremetal_port', 0, group='api')
-    conf.set_override('embedded_conductors', conductors, group='conductor')
-    stack = deployment.Embedded(conf)
-    stack.start()
-    return stack
-
-
 def run_embedded(args, conductors):
+    """``berth serve`` (the README's start command) as a process of its own."""
+    from bench import cluster as bench_cluster
     data_dir = tempfile.mkdtemp(prefix='berth-bench-')
-    stack = _embedded(data_dir, conductors)
+    serve = bench_cluster.Serve(data_dir, conductors)
     try:
-        return measure(stack.placement_url, 'embedded (SQLite)', args,
-                       time.process_time, conductors)
+        serve.start()
+        return measure(serve.url, 'embedded (SQLite)', args, serve.cpu_seconds,
+                       conductors)
     finally:
-        stack.stop()
+        serve.stop()
         shutil.rmtree(data_dir, ignore_errors=True)
 
 

@@ -1,4 +1,4 @@
-"""A production-shaped berth for benchmarks: RabbitMQ, PostgreSQL, etcd, berth-api, N conductors.
+"""berth processes for benchmarks: ``berth serve``, or RabbitMQ, PostgreSQL, etcd, berth-api, N conductors.
 
 The servers are the Debian ones the integration tier uses (tests/services.py:
 started on free loopback ports, stopped by PID; PostgreSQL runs without fsync
@@ -43,6 +43,70 @@ def cpu_seconds(pid):
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def _stop_process(proc):
+    """SIGTERM by PID, then SIGKILL when it does not stop within a minute."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
+class Serve:
+    """``berth serve`` on its embedded defaults (SQLite, in-process transport), noauth.
+
+    A process of its own, as an operator runs it, so its CPU is measured
+    alone; free loopback ports, state in ``data_dir``.
+    """
+
+    def __init__(self, data_dir, conductors=1):
+        self.data_dir = data_dir
+        self.conductors = conductors
+        self.port = services.free_port()
+        self.url = 'http://127.0.0.1:%d' % self.port
+        self.proc = None
+
+    def start(self):
+        config = os.path.join(self.data_dir, 'berth.conf')
+        with open(config, 'w') as f:
+            f.write('[api]\nauth_strategy = noauth2\n'
+                    '[conductor]\nembedded_conductors = %d\n' % self.conductors)
+        log_path = os.path.join(self.data_dir, 'serve.log')
+        with open(log_path, 'ab') as log:
+            self.proc = subprocess.Popen(
+                [_bin('berth'), 'serve', '--config-file', config,
+                 '--data-dir', self.data_dir, '--host', '127.0.0.1',
+                 '--placement-port', str(self.port),
+                 '--baremetal-port', str(services.free_port())],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True)
+
+        def answers():
+            if self.proc.poll() is not None:
+                raise RuntimeError('berth serve exited; see %s' % log_path)
+            try:
+                return requests.get(self.url, timeout=1).status_code == 200
+            except requests.RequestException:
+                return False
+        try:
+            _wait(answers, 'berth serve')
+        except Exception:
+            self.stop()
+            raise
+        return self
+
+    def cpu_seconds(self):
+        """CPU seconds ``berth serve`` used so far."""
+        return cpu_seconds(self.proc.pid)
+
+    def stop(self):
+        if self.proc is not None:
+            _stop_process(self.proc)
+            self.proc = None
 
 
 class Servers:
@@ -167,9 +231,5 @@ class Cluster:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
         for proc in self.procs.values():
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+            _stop_process(proc)
         self.procs.clear()
