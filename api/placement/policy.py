@@ -4,15 +4,14 @@ import sys
 
 from oslo_policy import policy as oslo_policy
 
+from api.common import policy as common_policy
 from api.placement import fault
 from api.placement import policies
 
 
 def make_enforcer(conf):
-    enforcer = oslo_policy.Enforcer(conf)
-    enforcer.register_defaults(policies.list_rules())
-    enforcer.load_rules()
-    return enforcer
+    """Placement's enforcer (policy files looked at once a second, see api.common.policy)."""
+    return common_policy.make_enforcer(conf, policies.list_rules())
 
 
 def get_enforcer():
