@@ -48,8 +48,14 @@ class Database:
             # readers get an engine of their own so only writers take the
             # write lock up front (see db.dialect)
             options.update(slave_connection=url, synchronous_reader=False)
+        # no eventlet here: a time.sleep(0) at every connection check-in
+        # (oslo.db's default) only forces a thread switch per transaction
+        options.setdefault('thread_checkin', False)
         self._tc.configure(connection=url, **options)
         self._watcher = None
+        if self.is_sqlite:
+            _keep_connections(self._tc.writer.get_engine())
+            _keep_connections(self._tc.reader.get_engine())
         dialect.configure(self._tc.writer.get_engine(), sqlite_writer=True)
         if self.is_sqlite:
             dialect.configure(self._tc.reader.get_engine())
@@ -95,6 +101,35 @@ class Database:
         self._tc.writer.get_engine().dispose()
         if self.is_sqlite:
             self._tc.reader.get_engine().dispose()
+
+
+SQLITE_POOL_SIZE = 8
+
+
+def _keep_connections(engine):
+    """Give a SQLite file engine a pool that keeps connections open.
+
+    oslo.db puts file SQLite on a NullPool: a new connection, with its
+    PRAGMAs and functions, for every transaction, closed after it.  A
+    QueuePool (most recently used first, any number of overflow connections
+    beyond ``SQLITE_POOL_SIZE``) keeps the listeners oslo.db and db.dialect
+    registered (the dispatch is carried over, as ``Pool.recreate`` does).
+    A connection goes back with no transaction open (the pool rolls back on
+    return), and its BEGIN IMMEDIATE marker is dropped then, so the next
+    writer on it begins its own.
+    """
+    old = engine.pool
+    engine.pool = sa.pool.QueuePool(
+        old._creator, pool_size=SQLITE_POOL_SIZE, max_overflow=-1, use_lifo=True,
+        recycle=old._recycle, echo=old.echo, logging_name=old._orig_logging_name,
+        reset_on_return=old._reset_on_return, pre_ping=old._pre_ping,
+        _dispatch=old.dispatch, dialect=old._dialect)
+    old.dispose()
+
+    @sa.event.listens_for(engine, 'checkin')
+    def _forget_transaction(_dbapi_con, record):
+        if record is not None:
+            record.info.pop('in_transaction', None)
 
 
 @contextlib.contextmanager
