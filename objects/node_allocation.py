@@ -199,11 +199,14 @@ def touch(ctx, alloc_id, host):
 
 
 @db_api.writer
-def set_error(ctx, alloc_id, host, message):
-    """``allocating`` -> ``error`` iff the row is still ours; True iff it changed."""
+def set_error(ctx, alloc_id, host, message, now=None):
+    """``allocating`` -> ``error`` iff the row is still ours; True iff it changed.
+
+    ``now`` is the ``updated_at`` to write (default: the current time).
+    """
     q = _ALLOC.update().where(_ALLOC.c.id == alloc_id, _ALLOC.c.state == ALLOCATING)
     if host is not None:
         q = q.where(_ALLOC.c.conductor_affinity == host)
     res = ctx.session.execute(q.values(state=ERROR, last_error=message, node_id=None,
-                                       updated_at=models._now()))
+                                       updated_at=now or models._now()))
     return res.rowcount == 1

@@ -131,7 +131,8 @@ def claim(ctx, alloc, node_id, host, hold=None):
     lock.  ``hold(ctx, alloc, node)``, when given, runs last in the same
     transaction (the Placement claim); whatever it raises rolls everything
     back and reaches the caller.  Returns one of LOCKED, SKIPPED, RESERVED,
-    NOT_OURS.
+    NOT_OURS; on RESERVED ``alloc`` is updated in place to what was written
+    (state, node, ``updated_at``), valid once the transaction commits.
     """
     outcome = _lock(ctx, alloc, node_id, host)
     if outcome is not None:
@@ -165,6 +166,8 @@ def claim(ctx, alloc, node_id, host, hold=None):
         raise exception.NodeAssociated(node=node.uuid, instance='another allocation')
     if hold is not None:
         hold(ctx, alloc, node)
+    alloc.state, alloc.node_id, alloc.node_uuid = alloc_obj.ACTIVE, node.id, node.uuid
+    alloc.last_error, alloc.updated_at = None, now
     return RESERVED
 
 

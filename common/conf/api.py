@@ -33,6 +33,14 @@ opts = [
                     'are answered 413.'),
     cfg.IntOpt('workers', default=16, min=1,
                help='Threads serving requests in the embedded HTTP server.'),
+    cfg.FloatOpt('allocation_wait', default=3.0, min=0,
+                 help='Seconds POST /v1/allocations waits for the conductor to '
+                      'reserve a node, so that the answer (201) usually shows '
+                      'the allocation active or in error and clients need not '
+                      'poll. A conductor that has not finished by then is not '
+                      'an error: the answer then shows it allocating, as '
+                      'Ironic\'s does, and the conductor finishes it. 0 hands '
+                      'the work over without waiting (a cast).'),
 ]
 
 

@@ -75,13 +75,18 @@ class ConductorManager:
         return {'host': self.host, 'members': sorted(self.ring.members())}
 
     @messaging.expected_exceptions(exception.BerthException)
-    def create_allocation(self, ctx, allocation_id):
+    def create_allocation(self, ctx, allocation_id, wait=None):
         """Cast (1.1): reserve a node for an ``allocating`` row of ours, in the background.
 
         With no free worker it waits in the bounded backlog, or beyond that
         in the database for the re-drive (conductor/manager/allocation_queue.py).
+        Call (1.4, ``wait`` seconds): the same, and answer what the worker
+        wrote once it is done, or None if it is not done within ``wait``.
         """
-        self.allocation_queue.submit(ctx, allocation_id)
+        if wait is None:
+            self.allocation_queue.submit(ctx, allocation_id)
+            return None
+        return self.allocation_queue.run(ctx, allocation_id, wait)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted

@@ -12,6 +12,11 @@ bounded by the work ahead of it, never by the stale sweep.
 Driving a row twice is harmless (every write is conditional on the row
 still being ``allocating`` and ours), but wasteful: the queue knows the ids
 it holds, queued or running, and ignores a second submission of one.
+
+The API may also wait for the outcome (``create_allocation`` as a call,
+RPC 1.4): :meth:`AllocationQueue.run` submits the row like a cast and waits,
+at most a bounded time, for the worker that finishes it to hand over what
+it wrote; nothing about the work itself changes.
 """
 
 import collections
@@ -30,6 +35,16 @@ def _now():
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
+class _Waiter:
+    """One call waiting for an allocation's outcome."""
+
+    __slots__ = ('done', 'result')
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.result = None
+
+
 class AllocationQueue:
     """Admission of one conductor's allocations onto its workers.
 
@@ -46,6 +61,7 @@ class AllocationQueue:
         self._lock = threading.Lock()
         self._backlog = collections.deque()
         self._held = set()   # ids queued or running here
+        self._waiters = {}   # id -> [_Waiter] of calls waiting for its outcome
 
     @property
     def waiting(self):
@@ -79,6 +95,28 @@ class AllocationQueue:
         self.kick()  # a worker may have finished between the refusal and the append
         return 'queued'
 
+    def run(self, ctx, alloc_id, wait):
+        """Submit ``alloc_id`` and wait up to ``wait`` s for what its worker wrote.
+
+        Returns the worker's result (see NodeAllocator.allocate), or None when
+        it is not finished in time, was left to the re-drive, or ended
+        without a result of ours; the work goes on either way.
+        """
+        waiter = _Waiter()
+        with self._lock:
+            self._waiters.setdefault(alloc_id, []).append(waiter)
+        try:
+            if self.submit(ctx, alloc_id) != 'left' and waiter.done.wait(wait):
+                return waiter.result
+            return None
+        finally:
+            with self._lock:
+                waiting = self._waiters.get(alloc_id, [])
+                if waiter in waiting:
+                    waiting.remove(waiter)
+                    if not waiting:
+                        del self._waiters[alloc_id]
+
     def kick(self):
         """Start a drainer on every free slot while work waits; how many started."""
         started = 0
@@ -90,9 +128,12 @@ class AllocationQueue:
             started += 1
         return started
 
-    def _next(self, done_id):
+    def _next(self, done_id, result=None):
         with self._lock:
             self._held.discard(done_id)
+            for waiter in self._waiters.pop(done_id, ()):
+                waiter.result = result
+                waiter.done.set()
             if self._backlog:
                 return self._backlog.popleft()
             return None, None
@@ -102,10 +143,11 @@ class AllocationQueue:
         if alloc_id is None:
             ctx, alloc_id = self._next(None)
         while alloc_id is not None:
+            result = None
             try:
-                self.allocator.allocate(ctx, alloc_id)
+                result = self.allocator.allocate(ctx, alloc_id)
             finally:
-                ctx, alloc_id = self._next(alloc_id)
+                ctx, alloc_id = self._next(alloc_id, result)
 
     def redrive(self, ctx, min_age=1.0):
         """Submit our ``allocating`` rows older than ``min_age`` s that are not held here.

@@ -12,6 +12,8 @@ node's provider) through the conductor's claims path, quota included, in
 the same transaction; a node whose claim Placement refuses is skipped.
 """
 
+import dataclasses
+import datetime
 import logging
 import random
 import time
@@ -24,6 +26,13 @@ from objects import node_provider
 from objects import node_reservation as reservation
 
 LOG = logging.getLogger(__name__)
+
+
+def _written(alloc):
+    """What a finished allocation looks like to the API (the reply of a call)."""
+    return {'state': alloc.state, 'node_uuid': alloc.node_uuid,
+            'last_error': alloc.last_error,
+            'updated_at': alloc.updated_at and alloc.updated_at.isoformat()}
 
 
 def _failure(alloc, reason):
@@ -74,30 +83,43 @@ class NodeAllocator:
                    claimant)
 
     def allocate(self, ctx, alloc_id):
-        """Finish the ``allocating`` row ``alloc_id`` if it is ours; never raises."""
+        """Finish the ``allocating`` row ``alloc_id`` if it is ours; never raises.
+
+        Returns what this call wrote, ``{'state', 'node_uuid', 'last_error',
+        'updated_at'}`` (``updated_at`` in ISO 8601), or None when it wrote
+        nothing it can vouch for (not ours, gone, or its result not saved).
+        """
         try:
             alloc, todo = self._first_pass(ctx, alloc_id)
         except exception.AllocationNotFound:
-            return  # deleted before we got to it
+            return None  # deleted before we got to it
         except Exception:
             LOG.exception('Cannot read allocation %s; the sweep will retry', alloc_id)
-            return
+            return None
+        if alloc is not None and alloc.state == alloc_obj.ACTIVE:
+            return _written(alloc)   # reserved by the first pass
         if (alloc is None or alloc.state != alloc_obj.ALLOCATING
                 or alloc.conductor_affinity != self.host):
-            return
+            return None
         try:
             reason = todo if isinstance(todo, str) else self._allocate(ctx, alloc, todo)
         except Exception as exc:
             LOG.exception('Unexpected exception during allocation %s', alloc.uuid)
             reason = 'Unexpected exception during allocation: %s' % exc
         if reason is None:
-            return
+            return _written(alloc) if alloc.state == alloc_obj.ACTIVE else None
         LOG.info('Allocation %s failed: %s', alloc.uuid, reason)
+        message = _failure(alloc, reason)
+        now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
         try:
-            alloc_obj.set_error(ctx, alloc.id, self.host, _failure(alloc, reason))
+            if alloc_obj.set_error(ctx, alloc.id, self.host, message, now=now):
+                return _written(dataclasses.replace(
+                    alloc, state=alloc_obj.ERROR, node_id=None, node_uuid=None,
+                    last_error=message, updated_at=now))
         except Exception:
             LOG.exception('Cannot save the error of allocation %s; the sweep '
                           'will retry it', alloc.uuid)
+        return None
 
     def _first_pass(self, ctx, alloc_id):
         """(allocation, what is left): a reason, candidates to try, or (None, None) when done.
@@ -115,7 +137,9 @@ class NodeAllocator:
                 # the whole first pass rolled back: node by node below
                 LOG.debug('First pass of allocation %s rolled back: %s', alloc_id, exc)
             else:
-                if outcome in (reservation.RESERVED, reservation.NOT_OURS):
+                if outcome == reservation.RESERVED:
+                    return alloc, None   # updated in place: active on its node
+                if outcome == reservation.NOT_OURS:
                     return None, None
                 if outcome is not None:
                     return alloc, outcome

@@ -17,6 +17,9 @@ from conductor.rpcapi import version as rpc_version
 
 LOG = logging.getLogger(__name__)
 
+# seconds a waiting create_allocation call allows beyond its ``wait``
+ALLOCATION_REPLY_MARGIN = 2.0
+
 
 class ConductorAPI:
     """Typed RPC calls to the conductors; routing by ring, versions capped by conf.
@@ -34,6 +37,8 @@ class ConductorAPI:
                                      self.version_cap,
                                      timeout=conf.conductor.rpc_timeout,
                                      retry=conf.conductor.rpc_send_retries)
+        # whether create_allocation may wait (1.4); the cap is fixed per process
+        self._allocation_wait = self.can_send_version('1.4')
 
     def can_send_version(self, version):
         """Whether every conductor is new enough for ``version`` (rolling upgrades)."""
@@ -94,11 +99,37 @@ class ConductorAPI:
         """The conductor that will own a new node allocation (its affinity host)."""
         return self.ring.owner(allocation_uuid)
 
-    def create_allocation(self, ctx, allocation_id, host):
-        """Cast the work of node allocation ``allocation_id`` to its affinity ``host``."""
-        cctxt = self.client.prepare(server=host, version='1.1')
+    def create_allocation(self, ctx, allocation_id, host, wait=0):
+        """Hand node allocation ``allocation_id`` to its affinity ``host``.
+
+        ``wait`` <= 0 (or a conductor older than 1.4): a cast, None.
+        Otherwise a call that waits up to ``wait`` seconds for the outcome:
+        ``{'state', 'node_uuid', 'last_error', 'updated_at'}``, or None when
+        it is not known in time (a slow, busy or dead conductor, or one that
+        failed unexpectedly: the row stays ``allocating`` and that conductor,
+        its re-drive or the orphan takeover finishes it).  Raises
+        ServiceUnavailable only when the message could not be sent.
+        """
+        if wait <= 0 or not self._allocation_wait:
+            cctxt = self.client.prepare(server=host, version='1.1')
+            with rpc.translate_errors(host, 'create_allocation'):
+                cctxt.cast(ctx, 'create_allocation', allocation_id=allocation_id)
+            return None
+        # the conductor answers after ``wait`` at the latest; the margin
+        # covers the trip, so a timeout here means a conductor in trouble
+        cctxt = self.client.prepare(server=host, version='1.4',
+                                    timeout=wait + ALLOCATION_REPLY_MARGIN)
         with rpc.translate_errors(host, 'create_allocation'):
-            cctxt.cast(ctx, 'create_allocation', allocation_id=allocation_id)
+            try:
+                return cctxt.call(ctx, 'create_allocation',
+                                  allocation_id=allocation_id, wait=wait)
+            except messaging.MessagingTimeout:
+                LOG.warning('Conductor %s did not answer allocation %s in time; '
+                            'it stays allocating', host, allocation_id)
+            except messaging.RemoteError as exc:
+                LOG.warning('Conductor %s failed on allocation %s (%s); it stays '
+                            'allocating', host, allocation_id, exc.exc_type)
+        return None
 
     def destroy_allocation(self, ctx, allocation_uuid):
         """Delete a node allocation (NodeLocked / NodeInvalidState cross typed)."""

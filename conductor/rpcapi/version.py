@@ -10,6 +10,8 @@ or a new optional argument, the major version for anything incompatible):
   Placement allocation writes, routed by the root of the first provider.
 * 1.3 - ``schedule_and_claim`` (call): search, weigh and claim in one call,
   routed by the first consumer uuid.
+* 1.4 - ``create_allocation`` takes ``wait``: given, it is a call that answers
+  the allocation's outcome once it is done (or None after ``wait`` seconds).
 """
 
-RPC_API_VERSION = '1.3'
+RPC_API_VERSION = '1.4'

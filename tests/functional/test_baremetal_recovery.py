@@ -95,7 +95,7 @@ def test_a_row_finished_while_its_cast_fails_is_201(bm, berth, monkeypatch):
     h.make_node(bm, 'raced')
     admin = berth_context.admin_context(berth.db)
 
-    def redriven_then_down(ctx, allocation_id, host):
+    def redriven_then_down(ctx, allocation_id, host, wait=0):
         owner = next(c for c in berth.conductors if c.host == host)
         owner.manager.node_allocator.allocate(admin, allocation_id)
         raise exception.ServiceUnavailable(reason='the message broker cannot be reached')

@@ -1,10 +1,14 @@
 """/v1/allocations and /v1/nodes/{node}/allocation (API 1.52+).
 
 A new allocation is stored ``allocating`` with the ring owner of its uuid as
-conductor affinity and cast to that conductor; the answer (201) does not
-wait.  A backfill (``node``, 1.58) is decided here at once.  Deletes are an
+conductor affinity and handed to that conductor, which is waited for a
+bounded time (``[api] allocation_wait``): the answer (201) usually shows it
+``active`` or ``error`` already, else ``allocating``.  A backfill (``node``, 1.58) is decided here at once.  Deletes are an
 RPC call, so the node rules (409) reach the client.
 """
+
+import dataclasses
+import datetime
 
 from oslo_utils import uuidutils
 
@@ -144,7 +148,13 @@ def _claimant(req):
 
 
 def _create_and_cast(req, values):
-    """Store the row for its ring owner and cast; 503 leaves nothing behind."""
+    """Store the row for its ring owner and hand it over; 503 leaves nothing behind.
+
+    The owner is waited for up to ``[api] allocation_wait`` seconds, so the
+    answer usually shows the outcome; a conductor that does not answer in
+    time leaves the row ``allocating`` (it, its re-drive or the orphan
+    takeover finishes it), which the answer then shows.
+    """
     conductor = _conductor(req)
     values.setdefault('uuid', uuidutils.generate_uuid())
     req.context.resource_uuid = values['uuid']      # on every log line from here
@@ -152,7 +162,8 @@ def _create_and_cast(req, values):
     alloc = alloc_obj.create(req.context, dict(values, state=alloc_obj.ALLOCATING,
                                                conductor_affinity=host))
     try:
-        conductor.create_allocation(req.context, alloc.id, host)
+        written = conductor.create_allocation(req.context, alloc.id, host,
+                                              wait=req.conf.api.allocation_wait)
     except exception.ServiceUnavailable as unavailable:
         if node_reservation.delete_unstarted(req.context, alloc.id):
             raise
@@ -162,7 +173,13 @@ def _create_and_cast(req, values):
             return alloc_obj.get_by_id(req.context, alloc.id)
         except exception.AllocationNotFound:
             raise unavailable from None
-    return alloc
+    if not written:
+        return alloc
+    updated = written.get('updated_at')
+    return dataclasses.replace(
+        alloc, state=written['state'], node_uuid=written.get('node_uuid'),
+        last_error=written.get('last_error'),
+        updated_at=updated and datetime.datetime.fromisoformat(updated))
 
 
 @common.endpoint(api_version.ALLOCATIONS)

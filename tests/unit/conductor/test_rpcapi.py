@@ -135,3 +135,45 @@ def test_conductors_pings_every_member(conf, transport):
     assert (b['host'], b['rpc_api_version'], b['ping_ms']) == ('c-b', '1.2', None)
     assert 'did not answer in time' in b['ping_error']
     assert b['heartbeat_age'] is None
+
+
+def test_create_allocation_with_wait_is_a_call_bounded_by_the_wait(api):
+    ctx = berth_context.admin_context()
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        prepare.return_value.call.return_value = {'state': 'active'}
+        result = api.create_allocation(ctx, 7, 'cond-b', wait=2.5)
+    prepare.assert_called_once_with(server='cond-b', version='1.4',
+                                    timeout=2.5 + rpcapi.ALLOCATION_REPLY_MARGIN)
+    prepare.return_value.call.assert_called_once_with(
+        ctx, 'create_allocation', allocation_id=7, wait=2.5)
+    assert result == {'state': 'active'}
+
+
+def test_create_allocation_casts_to_a_conductor_older_than_1_4(conf, transport):
+    conf.set_override('conductor', '1.3', group='upgrade_levels')
+    api = rpcapi.ConductorAPI(conf, transport, FakeRing())
+    ctx = berth_context.admin_context()
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        assert api.create_allocation(ctx, 7, 'cond-b', wait=2.5) is None
+    prepare.assert_called_once_with(server='cond-b', version='1.1')
+    prepare.return_value.cast.assert_called_once_with(
+        ctx, 'create_allocation', allocation_id=7)
+
+
+@pytest.mark.parametrize('failure', [
+    messaging.MessagingTimeout('no answer'),
+    messaging.RemoteError('OperationalError', 'boom')])
+def test_create_allocation_not_answered_is_unknown_not_an_error(api, failure):
+    """The row is stored: a slow or failing conductor leaves it allocating (201)."""
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        prepare.return_value.call.side_effect = failure
+        assert api.create_allocation(berth_context.admin_context(), 7, 'cond-b',
+                                     wait=1) is None
+
+
+def test_create_allocation_not_sent_is_unavailable(api):
+    from common import exception
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        prepare.return_value.call.side_effect = messaging.MessageDeliveryFailure('down')
+        with pytest.raises(exception.ServiceUnavailable):
+            api.create_allocation(berth_context.admin_context(), 7, 'cond-b', wait=1)

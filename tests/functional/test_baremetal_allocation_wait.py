@@ -1,0 +1,90 @@
+"""POST /v1/allocations waits (boundedly) for the conductor: the 201 shows the outcome."""
+
+import threading
+
+from conductor import workers as workers_mod
+from conductor.manager import allocation_queue
+from conductor.manager import node_allocations
+from objects import node_allocation as alloc_obj
+from tests.functional import baremetal_helpers as h
+
+
+def test_the_answer_is_the_outcome_as_stored(bm):
+    node = h.make_node(bm, 'n1', traits=['CUSTOM_GPU'])
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold',
+                                            'traits': ['CUSTOM_GPU']})
+    assert resp.status_code == 201, resp.text
+    body = resp.json()
+    assert body['state'] == 'active' and body['node_uuid'] == node['uuid']
+    assert body == bm.get('/v1/allocations/%s' % body['uuid']).json()
+
+
+def test_a_failure_is_answered_with_its_last_error(bm):
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold'})
+    assert resp.status_code == 201, resp.text
+    body = resp.json()
+    assert body['state'] == 'error' and body['node_uuid'] is None
+    assert body['last_error'] == ('Failed to process allocation %s: no available '
+                                  'nodes match the resource class gold.' % body['uuid'])
+    assert body == bm.get('/v1/allocations/%s' % body['uuid']).json()
+
+
+def test_no_wait_is_a_cast_answered_allocating(bm, conf):
+    conf.set_override('allocation_wait', 0, group='api')
+    node = h.make_node(bm, 'n1')
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold'})
+    assert resp.status_code == 201, resp.text
+    assert resp.json()['state'] in ('allocating', 'active')   # a fast conductor
+    done = h.wait_allocation(bm, resp.json()['uuid'])
+    assert done['state'] == 'active' and done['node_uuid'] == node['uuid']
+
+
+def test_a_slow_conductor_is_answered_allocating_and_finishes(bm, berth, conf,
+                                                              monkeypatch):
+    conf.set_override('allocation_wait', 0.05, group='api')
+    node = h.make_node(bm, 'n1')
+    gate = threading.Event()
+    for conductor in berth.conductors:
+        allocator = conductor.manager.node_allocator
+        original = allocator.allocate
+
+        def slow(ctx, alloc_id, original=original):
+            gate.wait(30)
+            return original(ctx, alloc_id)
+        monkeypatch.setattr(allocator, 'allocate', slow)
+    try:
+        resp = bm.post('/v1/allocations', json={'resource_class': 'gold'})
+    finally:
+        gate.set()
+    assert resp.status_code == 201, resp.text
+    assert resp.json()['state'] == 'allocating'
+    done = h.wait_allocation(bm, resp.json()['uuid'])
+    assert done['state'] == 'active' and done['node_uuid'] == node['uuid']
+
+
+def test_queue_run_answers_what_the_worker_wrote_or_none(ctx):
+    workers = workers_mod.Workers('w', 1)
+    queue = allocation_queue.AllocationQueue(
+        workers, node_allocations.NodeAllocator('w'), bound=1)
+    try:
+        row = alloc_obj.create(ctx, {'resource_class': 'none', 'conductor_affinity': 'w'})
+        written = queue.run(ctx, row.id, 30)
+        stored = alloc_obj.get_by_id(ctx, row.id)
+        assert written == {'state': 'error', 'node_uuid': None,
+                           'last_error': stored.last_error,
+                           'updated_at': stored.updated_at.isoformat()}
+        gate = threading.Event()
+        workers.spawn(gate.wait)        # the only slot is busy: the row is queued
+        other = alloc_obj.create(ctx, {'resource_class': 'none',
+                                       'conductor_affinity': 'w'})
+        assert queue.run(ctx, other.id, 0.01) is None
+        gate.set()
+        workers.wait_idle(30)
+        queue.kick()                    # the re-drive's job: the work goes on
+        workers.wait_idle(30)
+        assert alloc_obj.get_by_id(ctx, other.id).state == 'error'
+        not_ours = alloc_obj.create(ctx, {'resource_class': 'none',
+                                          'conductor_affinity': 'x'})
+        assert queue.run(ctx, not_ours.id, 30) is None
+    finally:
+        workers.shutdown()
