@@ -20,6 +20,7 @@ from db import api as db_api
 from db import models
 from objects import consumer as consumer_obj
 from objects import generation as gen_obj
+from objects import in_list
 from objects import quota as quota_obj
 
 _RP = models.ResourceProvider.__table__
@@ -109,26 +110,27 @@ def routing_tree(ctx, provider_uuids, consumer_uuids=()):
 
 
 # The claim path runs prebuilt Core statements on the session's connection:
-# building a statement and its cache key per call cost more than running it.
-_PROVIDERS_LOCKED = (
-    sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
-    .where(sa.or_(_RP.c.uuid.in_(sa.bindparam('uuids', expanding=True)),
-                  _RP.c.id.in_(sa.bindparam('ids', expanding=True))))
-    .order_by(_RP.c.id).with_for_update())
+# building a statement and its cache key per call cost more than running it,
+# and so did re-rendering expanding IN lists (objects.in_list).
+_PROVIDERS_LOCKED = in_list.Statement(
+    lambda uuids, ids: sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
+    .where(sa.or_(_RP.c.uuid.in_(uuids), _RP.c.id.in_(ids)))
+    .order_by(_RP.c.id).with_for_update(), 'uuids', 'ids')
 
-_MINE_BEFORE = (
-    sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
-              sa.func.sum(_ALLOC.c.used))
-    .where(_ALLOC.c.consumer_id.in_(sa.bindparam('consumers', expanding=True)))
-    .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id))
+_MINE_BEFORE = in_list.Statement(
+    lambda consumers: sa.select(_ALLOC.c.resource_provider_id,
+                                _ALLOC.c.resource_class_id, sa.func.sum(_ALLOC.c.used))
+    .where(_ALLOC.c.consumer_id.in_(consumers))
+    .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id), 'consumers')
 
-_CLEARED_PROVIDERS = sa.select(_ALLOC.c.resource_provider_id).where(
-    _ALLOC.c.consumer_id.in_(sa.bindparam('consumers', expanding=True)))
+_CLEARED_PROVIDERS = in_list.Statement(
+    lambda consumers: sa.select(_ALLOC.c.resource_provider_id)
+    .where(_ALLOC.c.consumer_id.in_(consumers)), 'consumers')
 
 _INV_ALLOC = _ALLOC.alias('used_alloc')
 # inventory, class id and current usage of the (provider, class) pairs written
-_INVENTORY_AND_USAGE = (
-    sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+_INVENTORY_AND_USAGE = in_list.Statement(
+    lambda rp_ids, names: sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
               _RC.c.name.label('class_name'), _INV.c.total, _INV.c.reserved,
               _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
               _INV.c.allocation_ratio,
@@ -137,14 +139,15 @@ _INVENTORY_AND_USAGE = (
               .where(_INV_ALLOC.c.resource_class_id == _INV.c.resource_class_id)
               .scalar_subquery().label('used'))
     .join(_RC, _RC.c.id == _INV.c.resource_class_id)
-    .where(_INV.c.resource_provider_id.in_(sa.bindparam('rp_ids', expanding=True)))
-    .where(_RC.c.name.in_(sa.bindparam('names', expanding=True))))
+    .where(_INV.c.resource_provider_id.in_(rp_ids))
+    .where(_RC.c.name.in_(names)), 'rp_ids', 'names')
 
-_CLASS_NAMES = sa.select(_RC.c.name).where(
-    _RC.c.name.in_(sa.bindparam('names', expanding=True)))
+_CLASS_NAMES = in_list.Statement(
+    lambda names: sa.select(_RC.c.name).where(_RC.c.name.in_(names)), 'names')
 
-_DELETE_MINE = _ALLOC.delete().where(
-    _ALLOC.c.consumer_id.in_(sa.bindparam('consumers', expanding=True)))
+_DELETE_MINE = in_list.Statement(
+    lambda consumers: _ALLOC.delete().where(_ALLOC.c.consumer_id.in_(consumers)),
+    'consumers')
 
 
 def _providers(conn, uuids=(), ids=()):
@@ -157,7 +160,7 @@ def _providers(conn, uuids=(), ids=()):
     """
     if not uuids and not ids:
         return {}
-    rows = conn.execute(_PROVIDERS_LOCKED, {'uuids': list(uuids), 'ids': list(ids)})
+    rows = _PROVIDERS_LOCKED.execute(conn, uuids=sorted(uuids), ids=sorted(ids))
     return {r.uuid: r for r in rows}
 
 
@@ -166,11 +169,12 @@ def _inventories(conn, rp_ids, names):
 
     Raises AllocationClassNotFound for a class that does not exist at all.
     """
-    found = {(r.resource_provider_id, r.class_name): r for r in conn.execute(
-        _INVENTORY_AND_USAGE, {'rp_ids': sorted(rp_ids), 'names': sorted(names)})}
+    found = {(r.resource_provider_id, r.class_name): r for r in
+             _INVENTORY_AND_USAGE.execute(conn, rp_ids=sorted(rp_ids),
+                                          names=sorted(names))}
     missing = set(names) - {name for _, name in found}
     if missing:
-        known = set(conn.execute(_CLASS_NAMES, {'names': sorted(missing)}).scalars())
+        known = set(_CLASS_NAMES.execute(conn, names=sorted(missing)).scalars())
         for name in sorted(missing - known):
             raise exception.AllocationClassNotFound(name=name)
     return found
@@ -238,15 +242,14 @@ def replace(ctx, requests, enforce_quota=False):
             consumer_obj.check_generation(req['uuid'], consumers.get(req['uuid']),
                                           req.get('generation'))
     # a consumer that does not exist yet holds nothing
-    mine_before = {(r[0], r[1]): int(r[2]) for r in conn.execute(
-        _MINE_BEFORE, {'consumers': uuids})} if consumers else {}
+    mine_before = {(r[0], r[1]): int(r[2]) for r in _MINE_BEFORE.execute(
+        conn, consumers=uuids)} if consumers else {}
     named = {rp for r in requests for rp in r['allocations']}
     cleared = [r['uuid'] for r in requests if not r['allocations']]
     # providers whose allocations are cleared count as written (3.2.1)
     cleared_ids = set()
     if cleared and consumers:
-        cleared_ids = set(conn.execute(_CLEARED_PROVIDERS,
-                                       {'consumers': cleared}).scalars())
+        cleared_ids = set(_CLEARED_PROVIDERS.execute(conn, consumers=cleared).scalars())
     # generations first: any usage change after this read fails the swap below
     providers = _providers(conn, uuids=named, ids=cleared_ids)
     for rp_uuid in sorted(named - set(providers)):
@@ -264,7 +267,7 @@ def replace(ctx, requests, enforce_quota=False):
         consumer_obj.prepare(ctx, req['uuid'], consumers.get(req['uuid']),
                              req['project_id'], req['user_id'], req.get('consumer_type'))
     if mine_before:
-        conn.execute(_DELETE_MINE, {'consumers': uuids})
+        _DELETE_MINE.execute(conn, consumers=uuids)
     now = models._now()
     rows = [{'resource_provider_id': providers[rp_uuid].id,
              'resource_class_id': inventories[(providers[rp_uuid].id,

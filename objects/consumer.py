@@ -13,6 +13,7 @@ from oslo_db import exception as db_exc
 from common import exception
 from db import api as db_api
 from db import models
+from objects import in_list
 
 _CONSUMER = models.Consumer.__table__
 _PROJECT = models.Project.__table__
@@ -107,13 +108,14 @@ def _from_row(row):
 
 
 # built once: executing a prebuilt statement skips its construction and cache key
-_BY_UUIDS = _select().where(_CONSUMER.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
+_BY_UUIDS = in_list.Statement(lambda uuids: _select().where(_CONSUMER.c.uuid.in_(uuids)),
+                              'uuids')
 
 
 @db_api.reader
 def get_by_uuids(ctx, uuids):
     """{uuid: Consumer} of the consumers that exist."""
-    rows = ctx.session.connection().execute(_BY_UUIDS, {'uuids': list(uuids)})
+    rows = _BY_UUIDS.execute(ctx.session.connection(), uuids=sorted(uuids))
     return {r.uuid: _from_row(r) for r in rows}
 
 

@@ -1,0 +1,40 @@
+"""objects.in_list: fixed-size IN lists select exactly what an expanding IN would."""
+
+import sqlalchemy as sa
+
+from objects import in_list
+
+_T = sa.table('t', sa.column('id', sa.Integer), sa.column('name', sa.String))
+_BY = in_list.Statement(
+    lambda ids, names: sa.select(_T.c.id).where(sa.or_(_T.c.id.in_(ids),
+                                                       _T.c.name.in_(names)))
+    .order_by(_T.c.id), 'ids', 'names')
+
+
+def _engine():
+    engine = sa.create_engine('sqlite://')
+    with engine.begin() as conn:
+        conn.exec_driver_sql('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)')
+        conn.execute(sa.insert(_T), [{'id': i, 'name': 'n%d' % i} for i in range(1, 41)])
+    return engine
+
+
+def test_every_size_selects_exactly_the_values():
+    engine = _engine()
+    with engine.connect() as conn:
+        for count in (0, 1, 2, 3, 5, 9, 16, 17, 30):
+            ids = list(range(1, count + 1))
+            got = _BY.execute(conn, ids=ids, names=[]).scalars().all()
+            assert got == ids, count
+            got = _BY.execute(conn, ids=[], names=['n%d' % i for i in ids]).scalars().all()
+            assert got == ids, count
+
+
+def test_forms_are_built_once_per_size():
+    first, params = _BY.bind(ids=[1, 2, 3], names=['n9'])
+    again, _ = _BY.bind(ids=[4, 5, 6], names=['n1'])
+    assert first is again
+    # padded with the last value
+    assert params == {'ids_0': 1, 'ids_1': 2, 'ids_2': 3, 'ids_3': 3, 'names_0': 'n9'}
+    longer, params = _BY.bind(ids=list(range(20)), names=[])
+    assert longer is not first and params['ids'] == list(range(20))
