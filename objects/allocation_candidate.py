@@ -1,10 +1,11 @@
 """Allocation candidates: which sets of providers could serve a resource request.
 
 The search is driven by anchor trees in root-id order.  Without ``limit``
-(or with randomisation) it loads every tree that can matter in a few
-set-based queries; with ``limit`` it reads batches of trees from the root
-index and stops as soon as enough candidates exist, so the cost follows N.
-See objects/candidates/ for the parts.
+(or with randomisation) it searches every tree of the provider index
+(objects/candidates/index.py), brought up to date in the search's own
+snapshot; with ``limit`` it reads batches of trees from the root index and
+stops as soon as enough candidates exist, so the cost follows N.  See
+objects/candidates/ for the parts.
 """
 
 import dataclasses
@@ -15,6 +16,7 @@ import orjson
 from db import api as db_api
 from objects import resource_class as rc_obj
 from objects.candidates import capacity
+from objects.candidates import index as index_mod
 from objects.candidates import loader
 from objects.candidates import plan as plan_mod
 from objects.candidates import search as search_mod
@@ -35,6 +37,7 @@ class Options:
     summary_all_classes: bool = True     # 1.27
     summary_trees: bool = True           # 1.29
     start_after: int = None              # a limited search skips roots <= this id
+    indexed: bool = True                 # whole answers from the provider index
 
 
 class Result:
@@ -68,47 +71,75 @@ def _hopeless(plan):
                for g in plan.groups)
 
 
-@db_api.reader
 def get_candidates(ctx, request, options=None):
     """The allocation candidates for ``request`` (a ResourceRequest).
 
     Raises ResourceClassNotFound / TraitNotFound for unknown names.
     """
-    options = options or Options()
+    # a change token read before this transaction's snapshot begins, and
+    # equal to one read after, names that snapshot (objects/candidates/index)
+    outer = not db_api.in_transaction(ctx)
+    token = ctx.db.change_token() if outer else None
+    return _get_candidates(ctx, request, options or Options(), outer, token)
+
+
+@db_api.reader
+def _get_candidates(ctx, request, options, outer, token):
+    if outer and not ctx.db.is_sqlite:
+        # one snapshot for the index refresh and the search (the servers'
+        # sessions are READ COMMITTED: a snapshot per statement)
+        ctx.session.connection(execution_options={'isolation_level': 'REPEATABLE READ'})
     plan = plan_mod.compile_request(ctx, request)
+    if token is not None and ctx.db.change_token() != token:
+        token = None
     if not plan.groups or _hopeless(plan):
         return Result([], {})
-    sharing = loader.sharing_providers(ctx, plan.sharing_trait)
-    providers = {}
-    loader.load_trees(ctx, sorted({root for root, _ in sharing.values()}),
-                      plan.needs_aggregates, into=providers)
-    drop_nested = not options.nested_aware and loader.has_nested(ctx)
-    search = search_mod.Search(plan, providers, sharing, drop_nested)
-    shared_aggs = {a for _, aggs in sharing.values() for a in aggs}
     stop = _stop_after(options)
-    if stop is None or options.breadth_first:
-        # the whole answer: every tree that can matter, one statement per table
-        new = []
-        if plan.class_ids:
-            new = loader.load_trees_with_classes(ctx, plan.class_ids,
-                                                 plan.needs_aggregates, providers)
-        shared_roots = search.link(loader.linked_roots(ctx, shared_aggs))
-        new += loader.load_trees(ctx, shared_roots, plan.needs_aggregates, providers)
-        search.add_trees(new)
-        roots = sorted(search.trees)
-        if options.breadth_first and stop is not None:
-            found = _breadth_first(search, roots, stop)
-        else:
-            found = list(_unique(search, roots))
+    if (stop is None or options.breadth_first) and options.indexed:
+        # the whole answer: every tree, from the index brought up to date
+        state = index_mod.for_database(ctx.db).current(ctx, token, plan.sharing_trait)
+        providers = state.providers
+        search = search_mod.Search(plan, providers, state.sharing,
+                                   not options.nested_aware and state.nested,
+                                   trees=state.trees)
+        shared_aggs = {a for _, aggs in state.sharing.values() for a in aggs}
+        search.link(state.links(shared_aggs))
+        found = _whole(search, stop, options)
     else:
-        found = _take(_paged(ctx, plan, search, providers, shared_aggs, stop,
-                             after=options.start_after), stop)
+        sharing = loader.sharing_providers(ctx, plan.sharing_trait)
+        providers = {}
+        loader.load_trees(ctx, sorted({root for root, _ in sharing.values()}),
+                          plan.needs_aggregates, into=providers)
+        drop_nested = not options.nested_aware and loader.has_nested(ctx)
+        search = search_mod.Search(plan, providers, sharing, drop_nested)
+        shared_aggs = {a for _, aggs in sharing.values() for a in aggs}
+        if stop is None or options.breadth_first:
+            # every tree that can matter, one statement per table
+            new = []
+            if plan.class_ids:
+                new = loader.load_trees_with_classes(ctx, plan.class_ids,
+                                                     plan.needs_aggregates, providers)
+            shared_roots = search.link(loader.linked_roots(ctx, shared_aggs))
+            new += loader.load_trees(ctx, shared_roots, plan.needs_aggregates, providers)
+            search.add_trees(new)
+            found = _whole(search, stop, options)
+        else:
+            found = _take(_paged(ctx, plan, search, providers, shared_aggs, stop,
+                                 after=options.start_after), stop)
     found = _finish(found, options)
     summaries = summary_mod.Summaries(
         found, providers, search.trees, plan.class_names, plan.class_ids,
         whole_trees=options.summary_trees, all_classes=options.summary_all_classes,
         traits=options.summary_traits, tree_uuids=options.summary_trees)
     return Result(found, summaries)
+
+
+def _whole(search, stop, options):
+    """Candidates of every tree the search knows, in root order (or breadth-first)."""
+    roots = sorted(search.trees)
+    if options.breadth_first and stop is not None:
+        return _breadth_first(search, roots, stop)
+    return list(_unique(search, roots))
 
 
 def _stop_after(options):
@@ -137,7 +168,7 @@ def _unique(search, roots):
 def _breadth_first(search, roots, stop):
     """One candidate per anchor per pass until ``stop`` candidates exist."""
     seen, found = set(), []
-    iters = [search.anchor(r) for r in roots]
+    iters = [iter(search.anchor(r)) for r in roots]
     while iters and len(found) < stop:
         alive = []
         for it in iters:

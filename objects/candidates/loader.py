@@ -28,10 +28,13 @@ class Provider:
 
     ``inv`` maps class id -> (min_unit, max_unit, step, free, capacity, used)
     where capacity = int((total - reserved) * allocation_ratio) and free =
-    capacity - used.  ``traits`` maps trait id -> name.
+    capacity - used.  ``traits`` maps trait id -> name.  ``memo`` holds
+    what searches derived from this provider (its lone candidates, its
+    summary as JSON): a provider is never changed once searched (the index
+    replaces it), so neither is what was derived from it.
     """
     __slots__ = ('id', 'uuid', 'parent_id', 'root_id', 'inv', 'traits', 'aggs',
-                 'sharing')
+                 'sharing', 'memo')
 
     def __init__(self, rp_id, uuid, parent_id, root_id):
         self.id = rp_id
@@ -42,6 +45,7 @@ class Provider:
         self.traits = {}
         self.aggs = frozenset()
         self.sharing = False
+        self.memo = {}
 
     def __repr__(self):
         return 'Provider(%d)' % self.id

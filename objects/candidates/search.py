@@ -10,6 +10,7 @@ import itertools
 from objects.candidates import loader
 
 _FREE = loader.FREE
+_MEMO_ENTRIES = 32
 _MAX_UNIT = loader.MAX_UNIT
 
 
@@ -21,9 +22,10 @@ class Candidate:
     ``allocations`` and ``mappings`` properties give the 1.12+ wire dicts.
     ``providers`` are the Provider objects named by either; ``shared_only``
     is true when all of them are sharing providers (only such candidates
-    can come out of two anchors).
+    can come out of two anchors).  ``json`` keeps its wire encodings by
+    shape (see wire).
     """
-    __slots__ = ('parts', 'groups', 'providers', 'shared_only')
+    __slots__ = ('parts', 'groups', 'providers', 'shared_only', 'json')
 
     def __init__(self, parts, groups, providers, shared_only=None):
         self.parts = parts
@@ -32,6 +34,7 @@ class Candidate:
         if shared_only is None:
             shared_only = all(p.sharing for p in providers)
         self.shared_only = shared_only
+        self.json = {}
 
     @property
     def allocations(self):
@@ -59,19 +62,27 @@ def can_serve(p, rc_id, amount):
 class Search:
     """Candidate search over loaded providers for one compiled Plan."""
 
-    def __init__(self, plan, providers, sharing, drop_nested=False):
-        """``sharing``: {sharing provider id: (root id, aggregate ids)}, loaded."""
+    def __init__(self, plan, providers, sharing, drop_nested=False, trees=None):
+        """``sharing``: {sharing provider id: (root id, aggregate ids)}, loaded.
+
+        ``trees`` ({root id: [Provider] by id}, of ``providers``) is built
+        when not given; a given one is not changed (add_trees copies it).
+        """
         self.plan = plan
         self.providers = providers
         self.drop_nested = drop_nested
-        self.trees = {}
-        for p in sorted(providers.values(), key=lambda p: p.id):
-            self.trees.setdefault(p.root_id, []).append(p)
+        self._own_trees = trees is None
+        if trees is None:
+            trees = {}
+            for p in sorted(providers.values(), key=lambda p: p.id):
+                trees.setdefault(p.root_id, []).append(p)
+        self.trees = trees
         self.shared = {}
         self._by_agg = {}
         for rp_id in sorted(sharing):
             p = providers[rp_id]
-            p.sharing = True
+            if not p.sharing:
+                p.sharing = True
             for agg_id in sharing[rp_id][1]:
                 self._by_agg.setdefault(agg_id, []).append(p)
         self._init_caches(plan)
@@ -106,9 +117,19 @@ class Search:
 
         # the unsuffixed group's resources when one provider serves them all
         self._single_resources = tuple((name, amount) for _, name, amount in self._named[0])
+        # what a tree's candidates depend on besides its providers (Provider.memo key)
+        g = plan.groups[0]
+        self._anchor_key = ('anchor', self.drop_nested, self._single_resources, g.amounts,
+                            g.required, g.forbidden, g.member_of, g.forbidden_aggs,
+                            g.in_tree, plan.root_required, plan.root_forbidden)
 
     def add_trees(self, providers):
         """Make newly loaded providers (another batch of trees) searchable."""
+        if not providers:
+            return
+        if not self._own_trees:
+            self.trees = {root: list(ps) for root, ps in self.trees.items()}
+            self._own_trees = True
         for p in sorted(providers, key=lambda p: p.id):
             self.trees.setdefault(p.root_id, []).append(p)
 
@@ -200,7 +221,26 @@ class Search:
     # -- combination --------------------------------------------------------
 
     def anchor(self, root_id):
-        """Yield the candidates anchored on the tree rooted at ``root_id``."""
+        """The candidates anchored on the tree rooted at ``root_id`` (an iterable).
+
+        For a request of the unsuffixed group alone they are kept on the
+        tree's first provider, with the providers they were made of: they
+        hold while the index hands out the same Provider objects.
+        """
+        pool = self.trees.get(root_id)
+        if not self._single or not pool:
+            return self._anchor(root_id)
+        shared = self.shared.get(root_id)
+        members = tuple(pool) + tuple(shared) if shared else tuple(pool)
+        memo = pool[0].memo
+        found = memo.get(self._anchor_key)
+        if found is None or found[0] != members:
+            if len(memo) > _MEMO_ENTRIES:
+                memo.clear()
+            found = memo[self._anchor_key] = (members, tuple(self._anchor(root_id)))
+        return found[1]
+
+    def _anchor(self, root_id):
         if not self._root_ok(root_id):
             return
         pool = self.trees.get(root_id, [])

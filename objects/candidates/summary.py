@@ -1,5 +1,7 @@
 """Provider summaries of the providers that make up a set of candidates (3.10)."""
 
+import itertools
+
 import orjson
 
 from objects.candidates import loader
@@ -44,13 +46,13 @@ class Summaries:
                 chosen.update(p for p, _ in cand.parts)
         return sorted(chosen, key=_by_id)
 
-    def _summaries(self):
+    def _summaries(self, chosen=None):
         """(provider uuid, summary dict) pairs; each dict is made on demand."""
         names, requested = self.class_names, self.requested
         all_classes = self.all_classes
         providers = self.providers
         traits_of = {}     # trait sets repeat across providers: sort each once
-        for p in self.chosen():
+        for p in self.chosen() if chosen is None else chosen:
             resources = {names[rc_id]: {'capacity': inv[_CAPACITY], 'used': inv[_USED]}
                          for rc_id, inv in p.inv.items()
                          if all_classes or rc_id in requested}
@@ -73,10 +75,39 @@ class Summaries:
         return dict(self._summaries())
 
     def as_json(self):
-        """The same as JSON bytes, each summary encoded as soon as it is made."""
-        dumps = orjson.dumps
-        return b'{%s}' % b','.join(dumps(uuid) + b':' + dumps(summary)
-                                   for uuid, summary in self._summaries())
+        """The same as JSON bytes, each provider's entry kept on it (Provider.memo).
+
+        The entry depends on the provider (never changed once searched), its
+        parent's and root's uuids (fixed) and the class names (``_names_key``).
+        """
+        key = ('summary', self.all_classes,
+               None if self.all_classes else frozenset(self.requested),
+               self.traits, self.tree_uuids, _names_key(self.class_names))
+        chosen = self.chosen()
+        out = [p.memo.get(key) for p in chosen]
+        missing = [p for p, found in zip(chosen, out) if found is None]
+        if missing:
+            dumps = orjson.dumps
+            for p, (uuid, summary) in zip(missing, self._summaries(missing)):
+                p.memo[key] = dumps(uuid) + b':' + dumps(summary)
+            out = [p.memo[key] for p in chosen]
+        return b'{%s}' % b','.join(out)
+
+
+_NAMES = {}
+_NUMBERS = itertools.count()
+
+
+def _names_key(class_names):
+    """A small number naming one {class id: name} mapping (they rarely change)."""
+    items = tuple(sorted(class_names.items()))
+    found = _NAMES.get(items)
+    if found is None:
+        if len(_NAMES) > 64:
+            _NAMES.clear()
+        # never re-used: providers keep entries keyed on old numbers
+        found = _NAMES.setdefault(items, next(_NUMBERS))
+    return found
 
 
 def summarize(candidates, providers, trees, class_names, requested, **flags):

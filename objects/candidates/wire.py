@@ -29,7 +29,27 @@ class _Resources(dict):
 
 
 def requests_json(candidates, shape):
-    """``[allocation request, ...]`` of ``candidates`` (search.Candidate) as bytes."""
+    """``[allocation request, ...]`` of ``candidates`` (search.Candidate) as bytes.
+
+    Each candidate's encoding is kept on it (``Candidate.json``): candidates
+    of lone providers are kept from one search to the next (search.anchor).
+    """
+    out = []
+    missing = []
+    for cand in candidates:
+        found = cand.json.get(shape)
+        if found is None:
+            missing.append(cand)
+        out.append(found)
+    if missing:
+        for cand, encoded in zip(missing, _encode(missing, shape)):
+            cand.json[shape] = encoded
+        out = [cand.json[shape] for cand in candidates]
+    return b'[%s]' % b','.join(out)
+
+
+def _encode(candidates, shape):
+    """The JSON of each of ``candidates`` (a list of bytes)."""
     text, res = _Memo(), _Resources()
     out = []
     append = out.append
@@ -38,7 +58,7 @@ def requests_json(candidates, shape):
             append(b'{"allocations":[%s]}' % b','.join(
                 b'{"resource_provider":{"uuid":%s},"resources":%s}'
                 % (text[p.uuid], res[resources]) for p, resources in cand.parts))
-        return b'[%s]' % b','.join(out)
+        return out
     for cand in candidates:
         parts = cand.parts
         if len(parts) == 1:
@@ -54,4 +74,4 @@ def requests_json(candidates, shape):
                 for suffix, uuids in cand.groups)))
         else:
             append(b'{"allocations":%s}' % allocations)
-    return b'[%s]' % b','.join(out)
+    return out

@@ -51,6 +51,9 @@ for i in range(int(sys.argv[2])):
                 '(SELECT id FROM resource_classes WHERE name = "VCPU") AND '
                 'resource_provider_id = (SELECT id FROM resource_providers WHERE name = "cn0")',
                 (i % 7,))
+    # as every berth writer does (the provider index re-reads bumped providers)
+    con.execute('UPDATE resource_providers SET generation = generation + 1 '
+                'WHERE name = "cn0"')
     con.execute('COMMIT')
 '''
 
@@ -95,11 +98,15 @@ def _write(ctx, step):
         s.execute(_RPA.insert().values(resource_provider_id=rp_id,
                                        aggregate_id=agg_ids[step % len(agg_ids)],
                                        created_at=models._now()))
+    if kind != 1:       # as berth's writers do (usage alone leaves generations)
+        s.execute(_RP.update().where(_RP.c.id == rp_id)
+                  .values(generation=_RP.c.generation + 1))
 
 
 def _fresh(ctx, group):
-    """The 1.39 answer computed now, without the cache."""
-    result = ac_obj.get_candidates(ctx, request_group.ResourceRequest(groups=[group]))
+    """The 1.39 answer computed now, without the cache (nor the provider index)."""
+    result = ac_obj.get_candidates(ctx, request_group.ResourceRequest(groups=[group]),
+                                   ac_obj.Options(indexed=False))
     return orjson.loads(orjson.dumps({
         'allocation_requests': [{'allocations': c.allocations, 'mappings': c.mappings}
                                 for c in result.candidates],

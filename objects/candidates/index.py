@@ -1,0 +1,202 @@
+"""A per-process index of every provider, refreshed in each search's snapshot.
+
+Reading every provider's inventories, usage, traits and aggregates costs
+more than searching them.  The index keeps the loader's Provider objects and
+brings them up to date at the start of each unlimited search, inside the
+search's own read transaction (one snapshot):
+
+* one scan of (id, uuid, generation, parent, root, created_at, updated_at)
+  of every provider (every generation bump sets updated_at), and
+  one of the summed usage per (provider, class): usage is not covered by
+  generations (deleting a consumer's allocations, or moving them, does not
+  bump the providers they leave);
+* providers that are new, or whose row changed, are re-read with set-based
+  statements by id (inventory, traits and aggregate writes bump the
+  generation); a provider whose usage alone changed gets new inventory tuples.
+
+Resource class and trait ids name the same thing for as long as a provider
+refers to them (they cannot be deleted while in use), and a re-created
+provider that re-uses an id differs in uuid.  When the database's change
+token (SQLite's data_version, see db/change.py) is known to name the
+search's snapshot and equals the token of the last refresh, even the scans
+are skipped.  Provider objects are never changed once published: a refresh
+builds new ones and publishes a new immutable :class:`State`.
+"""
+
+import threading
+import weakref
+
+import sqlalchemy as sa
+
+from db import models
+from objects.candidates import loader
+
+_RP = models.ResourceProvider.__table__
+_INV = models.Inventory.__table__
+_ALLOC = models.Allocation.__table__
+_RPT = models.ResourceProviderTrait.__table__
+_TRAIT = models.Trait.__table__
+_RPA = models.ResourceProviderAggregate.__table__
+
+_SCAN = sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation, _RP.c.parent_provider_id,
+                  _RP.c.root_provider_id, _RP.c.created_at, _RP.c.updated_at)
+_USAGE = (sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
+                    sa.func.sum(_ALLOC.c.used))
+          .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id))
+_IDS = sa.bindparam('ids', expanding=True)
+_INVENTORIES = (sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+                          _INV.c.total, _INV.c.reserved, _INV.c.min_unit,
+                          _INV.c.max_unit, _INV.c.step_size, _INV.c.allocation_ratio)
+                .where(_INV.c.resource_provider_id.in_(_IDS)))
+_TRAITS = (sa.select(_RPT.c.resource_provider_id, _RPT.c.trait_id, _TRAIT.c.name)
+           .select_from(_RPT.join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id))
+           .where(_RPT.c.resource_provider_id.in_(_IDS)))
+_AGGREGATES = (sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id)
+               .where(_RPA.c.resource_provider_id.in_(_IDS)))
+
+
+class _Base:
+    """What a provider's row and generation pin down (usage aside)."""
+    __slots__ = ('row', 'inv', 'traits', 'aggs')
+
+    def __init__(self, row):
+        self.row = row            # (id, uuid, generation, parent, root, created, updated)
+        self.inv = {}             # class id -> (min_unit, max_unit, step, capacity)
+        self.traits = {}
+        self.aggs = frozenset()
+
+
+class State:
+    """One published, immutable view of every provider.
+
+    ``providers`` {id: Provider}; ``trees`` {root id: [Provider] by id};
+    ``token`` the change token it is known to be current for, or None.
+    """
+
+    def __init__(self, token, bases, usage, providers, sharing_trait):
+        self.token = token
+        self.bases = bases
+        self.usage = usage
+        self.providers = providers
+        self.sharing_trait = sharing_trait
+        self.trees = {}
+        for rp_id in sorted(providers):
+            p = providers[rp_id]
+            self.trees.setdefault(p.root_id, []).append(p)
+        self.nested = any(p.parent_id is not None for p in providers.values())
+        self.sharing = {p.id: (p.root_id, p.aggs) for p in providers.values() if p.sharing}
+        self._links = {}
+        self._lock = threading.Lock()
+
+    def retoken(self, token):
+        """This same view, known to be current for ``token``."""
+        if token == self.token:
+            return self
+        twin = object.__new__(State)
+        twin.__dict__.update(self.__dict__)
+        twin.token = token
+        return twin
+
+    def links(self, agg_ids):
+        """[(root id, aggregate id)] for the trees with a provider in ``agg_ids``."""
+        key = frozenset(agg_ids)
+        with self._lock:
+            found = self._links.get(key)
+        if found is None:
+            found = sorted({(p.root_id, a) for p in self.providers.values()
+                            for a in p.aggs & key})
+            with self._lock:
+                self._links[key] = found
+        return found
+
+
+def _provider(base, used, sharing_trait):
+    rp_id, uuid, _, parent_id, root_id = base.row[:5]
+    p = loader.Provider(rp_id, uuid, parent_id, root_id)
+    for rc_id, (min_unit, max_unit, step, capacity) in base.inv.items():
+        u = used.get(rc_id, 0) if used else 0
+        p.inv[rc_id] = (min_unit, max_unit, step, capacity - u, capacity, u)
+    p.traits = base.traits
+    p.aggs = base.aggs
+    p.sharing = sharing_trait is not None and sharing_trait in base.traits
+    return p
+
+
+def _read_bases(ctx, rows):
+    """{id: _Base} of the providers of ``rows`` (scan rows), read by id."""
+    bases = {row[0]: _Base(tuple(row)) for row in rows}
+    for chunk in loader._chunks(sorted(bases)):
+        params = {'ids': chunk}
+        for (rp_id, rc_id, total, reserved, min_unit, max_unit, step,
+             ratio) in ctx.session.execute(_INVENTORIES, params):
+            bases[rp_id].inv[rc_id] = (min_unit, max_unit, step,
+                                       int((total - reserved) * ratio))
+        for rp_id, trait_id, name in ctx.session.execute(_TRAITS, params):
+            bases[rp_id].traits[trait_id] = name
+        aggs = {}
+        for rp_id, agg_id in ctx.session.execute(_AGGREGATES, params):
+            aggs.setdefault(rp_id, set()).add(agg_id)
+        for rp_id, found in aggs.items():
+            bases[rp_id].aggs = frozenset(found)
+    return bases
+
+
+class ProviderIndex:
+    """The providers of one Database, as of the newest refresh."""
+
+    def __init__(self):
+        self._state = None
+        self.refreshes = self.reloaded = 0
+
+    def current(self, ctx, token, sharing_trait):
+        """The State of the caller's snapshot (``ctx.session``'s transaction).
+
+        ``token`` is the change token known to name that snapshot, or None.
+        """
+        old = self._state
+        if (token is not None and old is not None and old.token == token
+                and old.sharing_trait == sharing_trait):
+            return old
+        state = self._refresh(ctx, old, token, sharing_trait)
+        self._state = state
+        return state
+
+    def _refresh(self, ctx, old, token, sharing_trait):
+        self.refreshes += 1
+        rows = ctx.session.execute(_SCAN).all()
+        usage = {}
+        for rp_id, rc_id, used in ctx.session.execute(_USAGE):
+            usage.setdefault(rp_id, {})[rc_id] = int(used)
+        old_bases = old.bases if old is not None else {}
+        stale = [row for row in rows
+                 if (b := old_bases.get(row[0])) is None or b.row != tuple(row)]
+        bases = {row[0]: old_bases.get(row[0]) for row in rows}
+        if stale:
+            self.reloaded += len(stale)
+            bases.update(_read_bases(ctx, stale))
+        same_trait = old is not None and old.sharing_trait == sharing_trait
+        providers = {}
+        for rp_id, base in bases.items():
+            used = usage.get(rp_id)
+            if (same_trait and old_bases.get(rp_id) is base
+                    and old.usage.get(rp_id) == used):
+                providers[rp_id] = old.providers[rp_id]
+            else:
+                providers[rp_id] = _provider(base, used, sharing_trait)
+        if (same_trait and not stale and len(providers) == len(old.providers)
+                and all(p is old.providers.get(i) for i, p in providers.items())):
+            return old.retoken(token)
+        return State(token, bases, usage, providers, sharing_trait)
+
+
+_INDEXES = weakref.WeakKeyDictionary()
+_INDEXES_LOCK = threading.Lock()
+
+
+def for_database(db):
+    """The process's ProviderIndex of ``db``."""
+    with _INDEXES_LOCK:
+        index = _INDEXES.get(db)
+        if index is None:
+            index = _INDEXES[db] = ProviderIndex()
+        return index

@@ -1,0 +1,217 @@
+"""The provider index gives the answers a fresh load from SQL gives, in every snapshot.
+
+Every kind of write berth makes (allocations claimed, moved and deleted --
+moves and deletes do not bump the providers they leave --, inventory,
+traits including the sharing trait, aggregates, providers created, deleted
+and re-parented) is followed by a comparison of the indexed answer with the
+loader's (``Options(indexed=False)``) in one read transaction; then the same
+writes run in threads while readers compare in their snapshots and HTTP
+clients ask with the answer cache off.
+"""
+
+import contextlib
+import random
+import threading
+import uuid as uuidlib
+
+import orjson
+
+from common import exception
+from db import api as db_api
+from objects import aggregate as agg_obj
+from objects import allocation as alloc_obj
+from objects import allocation_candidate as ac_obj
+from objects import inventory as inv_obj
+from objects import provider_trait as trait_obj
+from objects import request_group as rg
+from objects import resource_provider as rp_obj
+from objects.candidates import index as index_mod
+from tests.functional import candidate_helpers as helpers
+
+URL = '/allocation_candidates'
+AGG = [str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, 'index-agg-%d' % i)) for i in range(3)]
+PROJECT = str(uuidlib.uuid4())
+REQUESTS = [
+    rg.ResourceRequest(groups=[rg.RequestGroup(resources={'VCPU': 1, 'DISK_GB': 10})]),
+    rg.ResourceRequest(groups=[rg.RequestGroup(resources={'VCPU': 2},
+                                               member_of=[{AGG[0], AGG[1]}],
+                                               forbidden={'CUSTOM_BAD'})]),
+    rg.ResourceRequest(groups=[rg.RequestGroup(resources={'VCPU': 1}),
+                               rg.RequestGroup(suffix='1', resources={'DISK_GB': 5})],
+                       group_policy='none'),
+]
+QUERIES = ['resources=VCPU:1,DISK_GB:10',
+           'resources=VCPU:2&member_of=in:%s,%s&required=!CUSTOM_BAD' % (AGG[0], AGG[1])]
+OPTIONS = [ac_obj.Options(), ac_obj.Options(nested_aware=False, summary_trees=False,
+                                            summary_all_classes=False, summary_traits=False),
+           ac_obj.Options(limit=3, breadth_first=True)]
+
+
+def _encode(result):
+    return orjson.loads(orjson.dumps({
+        'allocation_requests': [{'allocations': c.allocations, 'mappings': c.mappings}
+                                for c in result.candidates],
+        'provider_summaries': result.summaries}))
+
+
+@db_api.reader
+def _compare(ctx):
+    """Indexed and loaded answers to every request, in one snapshot: must be equal."""
+    for request in REQUESTS:
+        for opts in OPTIONS:
+            indexed = _encode(ac_obj.get_candidates(ctx, request, opts))
+            loaded = _encode(ac_obj.get_candidates(
+                ctx, request, ac_obj.Options(**{**vars(opts), 'indexed': False})))
+            assert indexed == loaded, (request, opts)
+
+
+def _gen(ctx, uuid):
+    return inv_obj.provider_generation(ctx, uuid)
+
+
+def _inventory(ctx, uuid, vcpu, disk=None):
+    invs = [inv_obj.Inventory('VCPU', vcpu)]
+    if disk:
+        invs.append(inv_obj.Inventory('DISK_GB', disk, max_unit=disk))
+    inv_obj.replace_all(ctx, uuid, _gen(ctx, uuid), invs, allow_zero_capacity=False)
+
+
+def _claim(ctx, consumer, allocations):
+    alloc_obj.replace(ctx, [{'uuid': consumer, 'project_id': PROJECT, 'user_id': PROJECT,
+                             'consumer_type': None, 'check_generation': False,
+                             'generation': None, 'allocations': allocations}])
+
+
+def _topology(ctx):
+    """Two lone computes, a tree of two, a diskless compute and a sharing disk."""
+    helpers.add_provider(ctx, name='bad', traits=['CUSTOM_BAD'])
+    cns = [helpers.add_provider(ctx, name='cn%d' % i,
+                                inventory={'VCPU': 8, 'DISK_GB': 100},
+                                aggregates=[AGG[i % 2]]) for i in range(2)]
+    root = helpers.add_provider(ctx, name='root', inventory={'VCPU': 4})
+    child = helpers.add_provider(ctx, name='child', parent=root,
+                                 inventory={'VCPU': 4, 'DISK_GB': 50})
+    diskless = helpers.add_provider(ctx, name='diskless', inventory={'VCPU': 8},
+                                    aggregates=[AGG[2]])
+    shared = helpers.add_provider(ctx, name='ss', inventory={'DISK_GB': 500},
+                                  traits=[helpers.SHARES], aggregates=[AGG[2]])
+    return cns + [root, child, diskless, shared]
+
+
+def test_every_write_path_is_seen(berth, ctx):
+    cn0, cn1, root, child, diskless, shared = _topology(ctx)
+    index = index_mod.for_database(ctx.db)
+    _compare(ctx)
+    consumer = str(uuidlib.uuid4())
+    writes = [
+        lambda: _claim(ctx, consumer, {cn0: {'VCPU': 7}}),
+        lambda: _claim(ctx, consumer, {cn1: {'VCPU': 7}}),          # cn0 not bumped
+        lambda: alloc_obj.delete_consumer(ctx, consumer),            # nothing bumped
+        lambda: _claim(ctx, consumer, {shared: {'DISK_GB': 495}, diskless: {'VCPU': 1}}),
+        lambda: alloc_obj.delete_consumer(ctx, consumer),
+        lambda: _inventory(ctx, cn1, 1, 100),
+        lambda: _inventory(ctx, child, 4),
+        lambda: trait_obj.set_traits(ctx, cn0, _gen(ctx, cn0), ['CUSTOM_BAD']),
+        lambda: trait_obj.set_traits(ctx, shared, _gen(ctx, shared), []),
+        lambda: trait_obj.set_traits(ctx, shared, _gen(ctx, shared), [helpers.SHARES]),
+        lambda: agg_obj.set_for_provider(ctx, diskless, [AGG[0]], _gen(ctx, diskless)),
+        lambda: agg_obj.set_for_provider(ctx, diskless, [AGG[2]], _gen(ctx, diskless)),
+        lambda: rp_obj.update(ctx, child, 'child', parent_uuid=cn0, allow_reparent=True),
+        lambda: rp_obj.update(ctx, child, 'child', parent_uuid=None, allow_reparent=True),
+        lambda: rp_obj.destroy(ctx, cn1),
+        lambda: _inventory(ctx, rp_obj.create(ctx, 'new', parent_uuid=root).uuid, 2, 20),
+        lambda: rp_obj.destroy(ctx, child),
+    ]
+    for write in writes:
+        reloaded = index.reloaded
+        write()
+        _compare(ctx)
+        # only the providers a write touched are read again
+        assert index.reloaded - reloaded <= 2
+
+
+def _random_write(ctx, rng, uuids, consumers):
+    kind = rng.randrange(7)
+    uuid = rng.choice(uuids)
+    if kind == 0:
+        _claim(ctx, rng.choice(consumers), {uuid: {'VCPU': rng.randint(1, 2)}})
+    elif kind == 1:
+        try:
+            alloc_obj.delete_consumer(ctx, rng.choice(consumers))
+        except exception.ConsumerAllocationsNotFound:
+            pass
+    elif kind == 2:
+        _inventory(ctx, uuid, rng.randint(2, 9), rng.choice([None, 20, 100]))
+    elif kind == 3:
+        trait_obj.set_traits(ctx, uuid, _gen(ctx, uuid), rng.choice([[], ['CUSTOM_BAD']]))
+    elif kind == 4:
+        agg_obj.set_for_provider(ctx, uuid, [rng.choice(AGG)], _gen(ctx, uuid))
+    elif kind == 5:
+        new = rp_obj.create(ctx, 'extra-%s' % uuidlib.uuid4(), parent_uuid=uuid).uuid
+        _inventory(ctx, new, 2, 10)
+        rp_obj.destroy(ctx, new) if rng.random() < 0.5 else None
+    else:
+        parent = rng.choice([None] + [u for u in uuids if u != uuid])
+        rp_obj.update(ctx, uuid, 'p-' + uuid, parent_uuid=parent, allow_reparent=True)
+
+
+def test_answers_match_under_concurrent_writes(berth, client, ctx):
+    """Readers compare in their snapshots; HTTP answers are compared when quiet.
+
+    Every other HTTP round holds ``gate`` (writers take it around each
+    write), so the index's token path is compared right after changes.
+    """
+    berth.conf.set_override('allocation_candidates_cache_size', 0, group='placement')
+    uuids = _topology(ctx)
+    consumers = [str(uuidlib.uuid4()) for _ in range(4)]
+    errors, compared = [], [0, 0]
+    stop, gate = threading.Event(), threading.Lock()
+
+    def writer(seed):
+        rng = random.Random(seed)
+        try:
+            for _ in range(60):
+                try:
+                    with gate:
+                        _random_write(ctx, rng, uuids[:-1], consumers)
+                except (exception.Conflict, exception.Invalid,
+                        exception.ProviderHasChildren):
+                    pass         # a lost race or a refused move: try another write
+        except Exception as exc:        # surfaced by the assertion below
+            errors.append(exc)
+
+    def reader():
+        try:
+            while not stop.is_set():
+                _compare(ctx)
+                compared[0] += 1
+        except Exception as exc:
+            errors.append(exc)
+            stop.set()
+
+    writers = [threading.Thread(target=writer, args=(i,)) for i in range(2)]
+    readers = [threading.Thread(target=reader) for _ in range(2)]
+    for t in writers + readers:
+        t.start()
+    rounds = 0
+    while any(t.is_alive() for t in writers) and not stop.is_set():
+        rounds += 1
+        with gate if rounds % 2 else contextlib.nullcontext():
+            for query in QUERIES:
+                before = berth.db.change_token()
+                served = client.get(URL + '?' + query).json()
+                fresh = _encode(_reference(ctx, query))
+                if berth.db.change_token() == before:
+                    assert served == fresh
+                    compared[1] += 1
+    stop.set()
+    for t in writers + readers:
+        t.join()
+    assert not errors, errors
+    _compare(ctx)                  # the final state
+    assert compared[0] > 0 and compared[1] > 0
+
+
+def _reference(ctx, query):
+    request = REQUESTS[QUERIES.index(query)]
+    return ac_obj.get_candidates(ctx, request, ac_obj.Options(indexed=False))
