@@ -163,7 +163,7 @@ def _load(ctx, statements, params, with_aggregates, into):
             p = new[rp_id] = Provider(rp_id, uuid, parent_id, root_id)
         if rc_id is not None:
             capacity = int((total - reserved) * ratio)
-            used = used or 0
+            used = int(used or 0)      # MySQL sums are Decimals
             p.inv[rc_id] = (min_unit, max_unit, step, capacity - used, capacity, used)
     for rp_id, trait_id, name in ctx.session.execute(with_traits, params).all():
         p = get(rp_id)

@@ -57,6 +57,8 @@ def _encode(result):
 @db_api.reader
 def _compare(ctx):
     """Indexed and loaded answers to every request, in one snapshot: must be equal."""
+    if not ctx.db.is_sqlite:     # the servers' sessions are READ COMMITTED
+        ctx.session.connection(execution_options={'isolation_level': 'REPEATABLE READ'})
     for request in REQUESTS:
         for opts in OPTIONS:
             indexed = _encode(ac_obj.get_candidates(ctx, request, opts))
@@ -159,7 +161,8 @@ def test_answers_match_under_concurrent_writes(berth, client, ctx):
     """Readers compare in their snapshots; HTTP answers are compared when quiet.
 
     Every other HTTP round holds ``gate`` (writers take it around each
-    write), so the index's token path is compared right after changes.
+    write): no write happens during it, so its answers are compared on every
+    backend, right after changes.
     """
     berth.conf.set_override('allocation_candidates_cache_size', 0, group='placement')
     uuids = _topology(ctx)
@@ -196,12 +199,14 @@ def test_answers_match_under_concurrent_writes(berth, client, ctx):
     rounds = 0
     while any(t.is_alive() for t in writers) and not stop.is_set():
         rounds += 1
-        with gate if rounds % 2 else contextlib.nullcontext():
+        quiet = rounds % 2 == 1
+        with gate if quiet else contextlib.nullcontext():
             for query in QUERIES:
                 before = berth.db.change_token()
                 served = client.get(URL + '?' + query).json()
                 fresh = _encode(_reference(ctx, query))
-                if berth.db.change_token() == before:
+                # no token off SQLite: only the quiet rounds compare there
+                if quiet or before is not None and berth.db.change_token() == before:
                     assert served == fresh
                     compared[1] += 1
     stop.set()
