@@ -125,6 +125,16 @@ def list_allocations(ctx, filters=None, limit=None, marker=None, sort_key='id',
     return [_from_row(r) for r in ctx.session.execute(q).all()]
 
 
+def stamp(ctx):
+    """The current time as the database will store it (whole seconds on MySQL,
+    whose DATETIME columns would otherwise round it), for answers built from
+    what was written rather than read back."""
+    now = models._now()
+    if ctx.session.get_bind().dialect.name == 'mysql':
+        now = now.replace(microsecond=0)
+    return now
+
+
 def _duplicate(exc, values):
     if 'name' in (exc.columns or ()):
         return exception.AllocationDuplicateName(name=values.get('name'))
@@ -144,11 +154,25 @@ def insert_in_txn(ctx, values):
 
 @db_api.writer
 def create(ctx, values):
-    """Store a new allocation (normally ``allocating`` with its conductor affinity)."""
-    values = dict(values)
+    """Store a new allocation (normally ``allocating`` with its conductor affinity).
+
+    One INSERT (no savepoint: it is the whole transaction); the answer is
+    built from what was written, not read back.
+    """
+    values = dict(values, created_at=stamp(ctx))
     values.setdefault('uuid', uuidutils.generate_uuid())
     values.setdefault('state', ALLOCATING)
-    return get_by_id(ctx, insert_in_txn(ctx, values))
+    try:
+        alloc_id = ctx.session.execute(_ALLOC.insert().values(**values)
+                                       ).inserted_primary_key[0]
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate(exc, values)
+    row = dict.fromkeys(_COLUMNS)
+    row.update(values, id=alloc_id)
+    row['traits'] = row['traits'] or []
+    row['candidate_nodes'] = row['candidate_nodes'] or []
+    row['extra'] = row['extra'] or {}
+    return NodeAllocation(**row)
 
 
 @db_api.writer
@@ -199,14 +223,15 @@ def touch(ctx, alloc_id, host):
 
 
 @db_api.writer
-def set_error(ctx, alloc_id, host, message, now=None):
-    """``allocating`` -> ``error`` iff the row is still ours; True iff it changed.
+def set_error(ctx, alloc_id, host, message):
+    """``allocating`` -> ``error`` iff the row is still ours.
 
-    ``now`` is the ``updated_at`` to write (default: the current time).
+    Returns the ``updated_at`` written when it changed, else None.
     """
+    now = stamp(ctx)
     q = _ALLOC.update().where(_ALLOC.c.id == alloc_id, _ALLOC.c.state == ALLOCATING)
     if host is not None:
         q = q.where(_ALLOC.c.conductor_affinity == host)
     res = ctx.session.execute(q.values(state=ERROR, last_error=message, node_id=None,
-                                       updated_at=now or models._now()))
-    return res.rowcount == 1
+                                       updated_at=now))
+    return now if res.rowcount == 1 else None

@@ -41,21 +41,37 @@ class Candidate:
     traits: frozenset
 
 
+# how many candidates one query hands to the first pass (more are read on demand)
+CANDIDATE_BATCH = 8
+
+
 @db_api.reader
-def find_candidates(ctx, alloc):
+def find_candidates(ctx, alloc, limit=None, exclude=()):
     """Usable nodes of the allocation's class, candidate list and owner, with traits.
 
-    The trait filter is left to the caller (and re-checked by ``claim``).
+    Without ``limit``: all of them, the trait filter left to the caller (and
+    re-checked by ``claim``).  With ``limit``: at most that many of the nodes
+    that also have every requested trait, not in ``exclude`` (ids), drawn at
+    random by the database, a node named like the allocation first: the
+    head of the shuffled list, without reading the whole list.
     """
-    q = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
-        _NODE.c.resource_class == alloc.resource_class,
-        _NODE.c.provision_state == node_obj.AVAILABLE,
-        _NODE.c.instance_uuid.is_(None), _NODE.c.power_state.isnot(None),
-        _NODE.c.maintenance == sa.false())
+    q = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(*_fit_clauses(alloc))
     if alloc.candidate_nodes:
         q = q.where(_NODE.c.uuid.in_(alloc.candidate_nodes))
     if alloc.owner:
         q = q.where(sa.or_(_NODE.c.owner == alloc.owner, _NODE.c.lessee == alloc.owner))
+    if limit is not None:
+        for trait in alloc.traits:
+            q = q.where(sa.exists().where(_TRAIT.c.node_id == _NODE.c.id,
+                                          _TRAIT.c.trait == trait))
+        if exclude:
+            q = q.where(_NODE.c.id.notin_(list(exclude)))
+        order = [_random(ctx)]
+        if alloc.name:
+            order.insert(0, sa.case((_NODE.c.name == alloc.name, 0), else_=1))
+        rows = ctx.session.execute(q.order_by(*order).limit(limit)).all()
+        wanted = frozenset(alloc.traits)
+        return [Candidate(r.id, r.uuid, r.name, wanted) for r in rows]
     rows = ctx.session.execute(q).all()
     traits = collections.defaultdict(set)
     if rows and alloc.traits:
@@ -65,6 +81,12 @@ def find_candidates(ctx, alloc):
         for node_id, trait in found:
             traits[node_id].add(trait)
     return [Candidate(r.id, r.uuid, r.name, frozenset(traits[r.id])) for r in rows]
+
+
+def _random(ctx):
+    if ctx.session.get_bind().dialect.name == 'mysql':
+        return sa.func.rand()
+    return sa.func.random()
 
 
 def _fit_clauses(alloc):
@@ -95,8 +117,11 @@ def reserve(ctx, alloc_id, host, order):
     """Read an allocation and its candidates and reserve one, all in one transaction.
 
     ``order(alloc, candidates)`` returns the candidates to try in order, or
-    why there are none (a string).  A lock that fails holds nothing, so the
-    candidates are tried one after the other in this transaction.  Returns
+    why there are none (a string).  Candidates are read a few at a time
+    (``CANDIDATE_BATCH``, drawn at random by the database), the next few only
+    when those were taken meanwhile, so a node is found without reading
+    every usable node.  A lock that fails holds nothing, so the candidates
+    are tried one after the other in this transaction.  Returns
     ``(alloc, outcome, locked)``: outcome is RESERVED, NOT_OURS (not
     ``allocating`` or not ``host``'s), the reason from ``order``, or None
     when nothing was reserved; ``locked`` then lists the candidates another
@@ -107,16 +132,22 @@ def reserve(ctx, alloc_id, host, order):
     alloc = alloc_obj.get_by_id(ctx, alloc_id)
     if alloc.state != alloc_obj.ALLOCATING or alloc.conductor_affinity != host:
         return alloc, NOT_OURS, []
-    chosen = order(alloc, find_candidates(ctx, alloc))
-    if isinstance(chosen, str):
-        return alloc, chosen, []
-    locked = []
-    for node in chosen:
-        outcome = claim(ctx, alloc, node.id, host)
-        if outcome == LOCKED:
-            locked.append(node)
-        elif outcome in (RESERVED, NOT_OURS):
-            return alloc, outcome, locked
+    batch = find_candidates(ctx, alloc, limit=CANDIDATE_BATCH)
+    if not batch:   # none fits: ``order`` says why (from every usable node)
+        batch = order(alloc, find_candidates(ctx, alloc))
+        if isinstance(batch, str):
+            return alloc, batch, []
+    tried, locked = set(), []
+    while batch:
+        for node in order(alloc, batch):
+            tried.add(node.id)
+            outcome = claim(ctx, alloc, node.id, host)
+            if outcome == LOCKED:
+                locked.append(node)
+            elif outcome in (RESERVED, NOT_OURS):
+                return alloc, outcome, locked
+        # the batch was taken meanwhile: the next untried ones, until none is left
+        batch = find_candidates(ctx, alloc, limit=CANDIDATE_BATCH, exclude=tried)
     return alloc, None, locked
 
 
@@ -134,19 +165,18 @@ def claim(ctx, alloc, node_id, host, hold=None):
     NOT_OURS; on RESERVED ``alloc`` is updated in place to what was written
     (state, node, ``updated_at``), valid once the transaction commits.
     """
-    outcome = _lock(ctx, alloc, node_id, host)
+    outcome, node = _lock(ctx, alloc, node_id, host)
     if outcome is not None:
         return outcome
     if hold is not None:
         node = node_obj.get_by_id(ctx, node_id)
-    else:
-        node = ctx.session.execute(sa.select(
-            _NODE.c.id, _NODE.c.uuid, _NODE.c.instance_info).where(
-                _NODE.c.id == node_id)).first()
+    elif node is None:
+        node = ctx.session.execute(sa.select(*_LOCKED_COLUMNS).where(
+            _NODE.c.id == node_id)).first()
     if alloc.traits and not set(alloc.traits) <= _traits(ctx, node_id):
         _release(ctx, node_id, host)
         return SKIPPED
-    now = models._now()
+    now = alloc_obj.stamp(ctx)
     res = ctx.session.execute(_ALLOC.update().where(
         _ALLOC.c.id == alloc.id, _ALLOC.c.state == alloc_obj.ALLOCATING,
         _ALLOC.c.conductor_affinity == host).values(
@@ -171,26 +201,37 @@ def claim(ctx, alloc, node_id, host, hold=None):
     return RESERVED
 
 
-def _lock(ctx, alloc, node_id, host):
-    """Take the node's lock iff it still fits; None when taken, else LOCKED or SKIPPED.
+_LOCKED_COLUMNS = (_NODE.c.id, _NODE.c.uuid, _NODE.c.instance_info)
 
-    The lock is a conditional UPDATE carrying the fit conditions.  On
+
+def _lock(ctx, alloc, node_id, host):
+    """Take the node's lock iff it still fits: (None, node or None) when taken,
+    else (LOCKED or SKIPPED, None).
+
+    The lock is a conditional UPDATE carrying the fit conditions; where the
+    database can, it also returns the node's id, uuid and instance_info.  On
     PostgreSQL a node row another transaction is writing (a concurrent claim)
     is skipped at once (SKIP LOCKED) rather than waited for.
     """
+    bind = ctx.session.get_bind()
     q = _NODE.update().where(_NODE.c.id == node_id, _NODE.c.reservation.is_(None),
                              *_fit_clauses(alloc))
-    if ctx.session.get_bind().dialect.name == 'postgresql':
+    if bind.dialect.name == 'postgresql':
         q = q.where(_NODE.c.id.in_(sa.select(_NODE.c.id).where(_NODE.c.id == node_id)
                                    .with_for_update(skip_locked=True)))
-    if ctx.session.execute(q.values(reservation=host)).rowcount == 1:
-        return None
+    q = q.values(reservation=host)
+    if bind.dialect.update_returning:
+        node = ctx.session.execute(q.returning(*_LOCKED_COLUMNS)).first()
+        if node is not None:
+            return None, node
+    elif ctx.session.execute(q).rowcount == 1:
+        return None, None
     row = ctx.session.execute(sa.select(_NODE.c.reservation, *[
         c.label('fit%d' % i) for i, c in enumerate(_fit_clauses(alloc))]).where(
             _NODE.c.id == node_id)).first()
     if row is None or not all(row[1:]):
-        return SKIPPED
-    return LOCKED   # held by another operation, or row-locked by a concurrent writer
+        return SKIPPED, None
+    return LOCKED, None   # held by another operation, or row-locked by a concurrent writer
 
 
 def _traits(ctx, node_id):

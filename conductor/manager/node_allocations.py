@@ -13,7 +13,6 @@ the same transaction; a node whose claim Placement refuses is skipped.
 """
 
 import dataclasses
-import datetime
 import logging
 import random
 import time
@@ -110,9 +109,9 @@ class NodeAllocator:
             return _written(alloc) if alloc.state == alloc_obj.ACTIVE else None
         LOG.info('Allocation %s failed: %s', alloc.uuid, reason)
         message = _failure(alloc, reason)
-        now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
         try:
-            if alloc_obj.set_error(ctx, alloc.id, self.host, message, now=now):
+            now = alloc_obj.set_error(ctx, alloc.id, self.host, message)
+            if now is not None:
                 return _written(dataclasses.replace(
                     alloc, state=alloc_obj.ERROR, node_id=None, node_uuid=None,
                     last_error=message, updated_at=now))

@@ -66,3 +66,32 @@ def test_allocation_not_ours_is_left_alone(bm, ctx):
     node_allocations.NodeAllocator('me').allocate(ctx, row.id)
     assert alloc_obj.get_by_id(ctx, row.id).state == 'allocating'
     assert not alloc_obj.set_error(ctx, row.id, 'me', 'x')
+
+
+def test_candidates_taken_meanwhile_lead_to_the_next_ones(bm, ctx, monkeypatch):
+    """The first pass reads a few candidates at a time; when every one it read
+    was taken meanwhile it reads the untried ones, and only fails when none
+    is left (so 250 requests over 200 nodes still give exactly 50 errors)."""
+    from objects import node_reservation
+    nodes = {h.make_node(bm, 'p%d' % i, traits=['CUSTOM_P'])['uuid'] for i in range(3)}
+    h.make_node(bm, 'no-trait')
+    monkeypatch.setattr(node_reservation, 'CANDIDATE_BATCH', 1)
+    claim, seen = node_reservation.claim, []
+
+    def taken_twice(ctx, alloc, node_id, host, hold=None):
+        seen.append(node_id)
+        if len(seen) <= 2:
+            return node_reservation.SKIPPED   # another allocation got it first
+        return claim(ctx, alloc, node_id, host, hold)
+    monkeypatch.setattr(node_reservation, 'claim', taken_twice)
+    row = alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_P'],
+                                 'conductor_affinity': 'w'})
+    written = node_allocations.NodeAllocator('w').allocate(ctx, row.id)
+    assert len(set(seen)) == len(seen) == 3
+    assert written['state'] == 'active' and written['node_uuid'] in nodes
+    again = alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_P'],
+                                   'conductor_affinity': 'w'})
+    seen.clear()
+    failed = node_allocations.NodeAllocator('w').allocate(ctx, again.id)
+    assert failed['state'] == 'error' and len(seen) == 2   # both free ones, then none
+    assert 'all nodes were filtered out during reservation' in failed['last_error']
