@@ -3,11 +3,14 @@
 The search is driven by anchor trees in root-id order.  Without ``limit``
 (or with randomisation) it searches every tree of the provider index
 (objects/candidates/index.py), brought up to date in the search's own
-snapshot; with ``limit`` it reads batches of trees from the root index and
-stops as soon as enough candidates exist, so the cost follows N.  See
-objects/candidates/ for the parts.
+snapshot; with ``limit`` it walks the index's trees when the index is
+current for free (no commit since its refresh), else reads batches of trees
+from the database's root index; either way it stops as soon as enough
+candidates exist, so the cost follows N.  See objects/candidates/ for the
+parts.
 """
 
+import bisect
 import dataclasses
 import random
 
@@ -95,43 +98,61 @@ def _get_candidates(ctx, request, options, outer, token):
     if not plan.groups or _hopeless(plan):
         return Result([], {})
     stop = _stop_after(options)
-    if (stop is None or options.breadth_first) and options.indexed:
-        # the whole answer: every tree, from the index brought up to date
-        state = index_mod.for_database(ctx.db).current(ctx, token, plan.sharing_trait)
-        providers = state.providers
-        search = search_mod.Search(plan, providers, state.sharing,
-                                   not options.nested_aware and state.nested,
-                                   trees=state.trees)
-        shared_aggs = {a for _, aggs in state.sharing.values() for a in aggs}
-        search.link(state.links(shared_aggs))
-        found = _whole(search, stop, options)
+    whole = stop is None or options.breadth_first
+    state = None
+    if options.indexed:
+        index = index_mod.for_database(ctx.db)
+        # a limited search uses the index only when it is current for free
+        state = (index.current(ctx, token, plan.sharing_trait) if whole
+                 else index.if_current(token, plan.sharing_trait))
+    if state is not None:
+        search, found = _from_index(state, plan, options, stop, whole)
     else:
-        sharing = loader.sharing_providers(ctx, plan.sharing_trait)
-        providers = {}
-        loader.load_trees(ctx, sorted({root for root, _ in sharing.values()}),
-                          plan.needs_aggregates, into=providers)
-        drop_nested = not options.nested_aware and loader.has_nested(ctx)
-        search = search_mod.Search(plan, providers, sharing, drop_nested)
-        shared_aggs = {a for _, aggs in sharing.values() for a in aggs}
-        if stop is None or options.breadth_first:
-            # every tree that can matter, one statement per table
-            new = []
-            if plan.class_ids:
-                new = loader.load_trees_with_classes(ctx, plan.class_ids,
-                                                     plan.needs_aggregates, providers)
-            shared_roots = search.link(loader.linked_roots(ctx, shared_aggs))
-            new += loader.load_trees(ctx, shared_roots, plan.needs_aggregates, providers)
-            search.add_trees(new)
-            found = _whole(search, stop, options)
-        else:
-            found = _take(_paged(ctx, plan, search, providers, shared_aggs, stop,
-                                 after=options.start_after), stop)
+        search, found = _from_database(ctx, plan, options, stop, whole)
     found = _finish(found, options)
     summaries = summary_mod.Summaries(
-        found, providers, search.trees, plan.class_names, plan.class_ids,
+        found, search.providers, search.trees, plan.class_names, plan.class_ids,
         whole_trees=options.summary_trees, all_classes=options.summary_all_classes,
         traits=options.summary_traits, tree_uuids=options.summary_trees)
     return Result(found, summaries)
+
+
+def _from_index(state, plan, options, stop, whole):
+    """(Search over the index's ``state``, its candidates in order)."""
+    search = search_mod.Search(plan, state.providers, state.sharing,
+                               not options.nested_aware and state.nested,
+                               trees=state.trees)
+    shared_aggs = {a for _, aggs in state.sharing.values() for a in aggs}
+    search.link(state.links(shared_aggs))
+    if whole:
+        return search, _whole(search, stop, options)
+    roots = state.roots
+    if options.start_after is not None:
+        roots = roots[bisect.bisect_right(roots, options.start_after):]
+    return search, _take(_unique(search, roots), stop)
+
+
+def _from_database(ctx, plan, options, stop, whole):
+    """(Search over the trees read for it, its candidates in order)."""
+    sharing = loader.sharing_providers(ctx, plan.sharing_trait)
+    providers = {}
+    loader.load_trees(ctx, sorted({root for root, _ in sharing.values()}),
+                      plan.needs_aggregates, into=providers)
+    drop_nested = not options.nested_aware and loader.has_nested(ctx)
+    search = search_mod.Search(plan, providers, sharing, drop_nested)
+    shared_aggs = {a for _, aggs in sharing.values() for a in aggs}
+    if whole:
+        # every tree that can matter, one statement per table
+        new = []
+        if plan.class_ids:
+            new = loader.load_trees_with_classes(ctx, plan.class_ids,
+                                                 plan.needs_aggregates, providers)
+        shared_roots = search.link(loader.linked_roots(ctx, shared_aggs))
+        new += loader.load_trees(ctx, shared_roots, plan.needs_aggregates, providers)
+        search.add_trees(new)
+        return search, _whole(search, stop, options)
+    return search, _take(_paged(ctx, plan, search, providers, shared_aggs, stop,
+                                after=options.start_after), stop)
 
 
 def _whole(search, stop, options):

@@ -70,7 +70,8 @@ class State:
     """One published, immutable view of every provider.
 
     ``providers`` {id: Provider}; ``trees`` {root id: [Provider] by id};
-    ``token`` the change token it is known to be current for, or None.
+    ``roots`` their sorted ids; ``token`` the change token it is known to be
+    current for, or None.
     """
 
     def __init__(self, token, bases, usage, providers, sharing_trait):
@@ -83,6 +84,7 @@ class State:
         for rp_id in sorted(providers):
             p = providers[rp_id]
             self.trees.setdefault(p.root_id, []).append(p)
+        self.roots = sorted(self.trees)
         self.nested = any(p.parent_id is not None for p in providers.values())
         self.sharing = {p.id: (p.root_id, p.aggs) for p in providers.values() if p.sharing}
         self._links = {}
@@ -148,15 +150,23 @@ class ProviderIndex:
         self._state = None
         self.refreshes = self.reloaded = 0
 
+    def if_current(self, token, sharing_trait):
+        """The published State when ``token`` proves it current, else None (no I/O)."""
+        old = self._state
+        if (token is not None and old is not None and old.token == token
+                and old.sharing_trait == sharing_trait):
+            return old
+        return None
+
     def current(self, ctx, token, sharing_trait):
         """The State of the caller's snapshot (``ctx.session``'s transaction).
 
         ``token`` is the change token known to name that snapshot, or None.
         """
         old = self._state
-        if (token is not None and old is not None and old.token == token
-                and old.sharing_trait == sharing_trait):
-            return old
+        state = self.if_current(token, sharing_trait)
+        if state is not None:
+            return state
         state = self._refresh(ctx, old, token, sharing_trait)
         self._state = state
         return state

@@ -40,8 +40,11 @@ REQUESTS = [
                                rg.RequestGroup(suffix='1', resources={'DISK_GB': 5})],
                        group_policy='none'),
 ]
-QUERIES = ['resources=VCPU:1,DISK_GB:10',
-           'resources=VCPU:2&member_of=in:%s,%s&required=!CUSTOM_BAD' % (AGG[0], AGG[1])]
+# (HTTP query, its request, its limit)
+QUERIES = [('resources=VCPU:1,DISK_GB:10', REQUESTS[0], None),
+           ('resources=VCPU:1,DISK_GB:10&limit=2', REQUESTS[0], 2),
+           ('resources=VCPU:2&member_of=in:%s,%s&required=!CUSTOM_BAD' % (AGG[0], AGG[1]),
+            REQUESTS[1], None)]
 OPTIONS = [ac_obj.Options(), ac_obj.Options(nested_aware=False, summary_trees=False,
                                             summary_all_classes=False, summary_traits=False),
            ac_obj.Options(limit=3, breadth_first=True)]
@@ -201,10 +204,11 @@ def test_answers_match_under_concurrent_writes(berth, client, ctx):
         rounds += 1
         quiet = rounds % 2 == 1
         with gate if quiet else contextlib.nullcontext():
-            for query in QUERIES:
+            for query, request, limit in QUERIES:
                 before = berth.db.change_token()
                 served = client.get(URL + '?' + query).json()
-                fresh = _encode(_reference(ctx, query))
+                fresh = _encode(ac_obj.get_candidates(
+                    ctx, request, ac_obj.Options(limit=limit, indexed=False)))
                 # no token off SQLite: only the quiet rounds compare there
                 if quiet or before is not None and berth.db.change_token() == before:
                     assert served == fresh
@@ -215,8 +219,3 @@ def test_answers_match_under_concurrent_writes(berth, client, ctx):
     assert not errors, errors
     _compare(ctx)                  # the final state
     assert compared[0] > 0 and compared[1] > 0
-
-
-def _reference(ctx, query):
-    request = REQUESTS[QUERIES.index(query)]
-    return ac_obj.get_candidates(ctx, request, ac_obj.Options(indexed=False))

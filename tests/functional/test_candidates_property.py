@@ -314,6 +314,11 @@ def test_engine_matches_reference(pctx, data, monkeypatch):
     assert set(found) == expected
     requested = {rc for g in req.groups for rc in g.resources}
     assert summaries == reference_summaries(provs, expected, requested, flags)
+    # the same from the SQL loader instead of the provider index
+    loaded, loaded_summaries = _engine(
+        pctx, req, indexed=False, nested_aware=nested_aware, summary_traits=flags['traits'],
+        summary_all_classes=flags['all_classes'], summary_trees=flags['trees'])
+    assert (loaded, loaded_summaries) == (found, summaries)
 
     # the capacity rule shared with GET /resource_providers?resources=
     amounts = req.groups[0].resources
@@ -328,6 +333,8 @@ def test_engine_matches_reference(pctx, data, monkeypatch):
     monkeypatch.setattr(ac, '_FIRST_BATCH', 1)
     limit = data.draw(st.integers(1, 4))
     limited, _ = _engine(pctx, req, nested_aware=nested_aware, limit=limit)
+    assert limited == found[:limit]
+    limited, _ = _engine(pctx, req, nested_aware=nested_aware, limit=limit, indexed=False)
     assert limited == found[:limit]
     # max_allocation_candidates, depth-first: the same prefix
     first, _ = _engine(pctx, req, nested_aware=nested_aware, max_candidates=limit)
