@@ -234,6 +234,35 @@ def replace(ctx, requests, enforce_quota=False):
     """
     quota = quota_obj.lock(ctx, {(r['project_id'], r['user_id']) for r in requests}
                            ) if enforce_quota else None
+    apply_replace(ctx, check_replace(ctx, requests))
+    if quota is not None:
+        quota_obj.check(ctx, quota)
+
+
+class _Plan:
+    """What :func:`check_replace` read and decided, for :func:`apply_replace`."""
+
+    __slots__ = ('requests', 'consumers', 'mine_before', 'cleared', 'providers',
+                 'inventories')
+
+    def __init__(self, requests, consumers, mine_before, cleared, providers,
+                 inventories):
+        self.requests = requests
+        self.consumers = consumers
+        self.mine_before = mine_before
+        self.cleared = cleared
+        self.providers = providers
+        self.inventories = inventories
+
+
+def check_replace(ctx, requests):
+    """The reads and checks of :func:`replace`, writing nothing; returns its plan.
+
+    Must run in a writer transaction, followed by :func:`apply_replace` in
+    the same one.  Raises what :func:`replace` raises (no quota check) after
+    its queries have completed, so a refused claim leaves the transaction
+    usable for others (conductor.manager.claim_batch).
+    """
     conn = ctx.session.connection()
     uuids = [r['uuid'] for r in requests]
     consumers = consumer_obj.get_by_uuids(ctx, uuids)
@@ -263,11 +292,23 @@ def replace(ctx, requests, enforce_quota=False):
                                {rc for _, rc in wanted}) if wanted else {}
     _check_capacity(wanted, inventories, {p.id: p.uuid for p in providers.values()},
                     mine_before)
+    return _Plan(requests, consumers, mine_before, cleared, providers, inventories)
+
+
+def apply_replace(ctx, plan):
+    """The writes of :func:`replace` for a plan :func:`check_replace` made.
+
+    May still raise ConcurrentUpdate (a concurrent writer won a swap or
+    created the same consumer); the caller's transaction must then be rolled
+    back, with whatever this wrote.
+    """
+    conn = ctx.session.connection()
+    requests, providers, inventories = plan.requests, plan.providers, plan.inventories
     for req in requests:
-        consumer_obj.prepare(ctx, req['uuid'], consumers.get(req['uuid']),
+        consumer_obj.prepare(ctx, req['uuid'], plan.consumers.get(req['uuid']),
                              req['project_id'], req['user_id'], req.get('consumer_type'))
-    if mine_before:
-        _DELETE_MINE.execute(conn, consumers=uuids)
+    if plan.mine_before:
+        _DELETE_MINE.execute(conn, consumers=[r['uuid'] for r in requests])
     now = models._now()
     rows = [{'resource_provider_id': providers[rp_uuid].id,
              'resource_class_id': inventories[(providers[rp_uuid].id,
@@ -281,10 +322,8 @@ def replace(ctx, requests, enforce_quota=False):
     # ordered by id so that concurrent writers lock provider rows in one order
     for rp in sorted(providers.values(), key=lambda p: p.id):
         gen_obj.bump_provider(ctx, rp.id, rp.generation)
-    if cleared:
-        consumer_obj.delete_unused(ctx, cleared)
-    if quota is not None:
-        quota_obj.check(ctx, quota)
+    if plan.cleared:
+        consumer_obj.delete_unused(ctx, plan.cleared)
 
 
 @db_api.writer

@@ -60,10 +60,14 @@ class Claims:
         self.retries = conf.placement.allocation_conflict_retry_count
         self.enforce_quota = conf.quota.enforce
         self.locks = TreeLocks()
+        # the quota check follows the writes: with it, claims keep savepoints
+        split = None if self.enforce_quota else (alloc_obj.check_replace,
+                                                 alloc_obj.apply_replace)
         self.batches = claim_batch.GroupCommitter(
             self._replace, self._claim_alone, self.locks.hold, _RETRYABLE,
             on_done=self._batched,
-            on_conflict=lambda: metrics.claim_conflict('_replace', 'consumer_generation'))
+            on_conflict=lambda: metrics.claim_conflict('_replace', 'consumer_generation'),
+            split=split)
 
     def _write(self, ctx, tree, fn, *args):
         """Run ``fn(ctx, *args)`` under the tree's lock, retrying lost races."""
