@@ -47,3 +47,12 @@ def test_patch_only_allowed_paths():
         with pytest.raises(fault.BadRequest):
             common.apply_patch(doc, patch, allowed)
     assert doc == {'name': 'a', 'extra': {'k': 1}}
+
+
+def test_the_enforcer_looks_for_policy_files_once_a_second(conf):
+    """Not a file search per check (the POST /v1/allocations hot path)."""
+    from api.baremetal import policy
+    from api.common import policy as common_policy
+    enforcer = policy.make_enforcer(conf)
+    assert isinstance(enforcer, common_policy.Enforcer)
+    assert policy.ALLOCATION_CREATE in enforcer.registered_rules
