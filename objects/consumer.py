@@ -75,6 +75,32 @@ def _owner_ids(ctx, project_id, user_id, consumer_type):
     return project_pk, user_pk, type_pk
 
 
+def _new_consumer(with_type):
+    """INSERT of a new consumer whose project, user (and type) rows exist, by name.
+
+    One statement instead of a lookup and an insert: when one of those rows
+    is missing the SELECT finds nothing and no row is inserted (rowcount 0).
+    """
+    columns = [sa.bindparam('uuid', type_=_CONSUMER.c.uuid.type), _PROJECT.c.id,
+               _USER.c.id]
+    names = ['uuid', 'project_id', 'user_id']
+    owners = (sa.select().select_from(_PROJECT.join(_USER, sa.true()))
+              .where(_PROJECT.c.external_id == sa.bindparam('project'))
+              .where(_USER.c.external_id == sa.bindparam('user')))
+    if with_type:
+        columns.append(_TYPE.c.id)
+        names.append('consumer_type_id')
+        owners = (owners.join_from(_USER, _TYPE, sa.true())
+                  .where(_TYPE.c.name == sa.bindparam('type')))
+    columns += [sa.bindparam('generation', type_=_CONSUMER.c.generation.type),
+                sa.bindparam('now', type_=_CONSUMER.c.created_at.type)]
+    names += ['generation', 'created_at']
+    return _CONSUMER.insert().from_select(names, owners.add_columns(*columns))
+
+
+_NEW_CONSUMER = {False: _new_consumer(False), True: _new_consumer(True)}
+
+
 def _type_id(ctx, name):
     sel = sa.select(_TYPE.c.id).where(_TYPE.c.name == name)
     found = ctx.session.execute(sel).scalar()
@@ -142,19 +168,15 @@ def prepare(ctx, uuid, existing, project_id, user_id, consumer_type=None):
     project, user and (when given) type are set to the request's values.
     Returns the consumer's new generation.  Must run in a writer transaction.
     """
+    if existing is None and _insert_new(ctx, uuid, project_id, user_id, consumer_type):
+        return 1
     project_pk, user_pk, type_pk = _owner_ids(ctx, project_id, user_id, consumer_type)
     values = {'project_id': project_pk, 'user_id': user_pk}
     if consumer_type is not None:
         values['consumer_type_id'] = type_pk
     if existing is None:
-        # generation 0, bumped by this same write: stored as 1 in one INSERT
-        try:
-            ctx.session.connection().execute(_CONSUMER.insert(), dict(
-                values, uuid=uuid, generation=1, created_at=models._now()))
-        except db_exc.DBDuplicateEntry:
-            # created by a concurrent write: retried, then checked again
-            raise exception.ConcurrentUpdate(
-                what='consumer', reason='%s was created concurrently' % uuid)
+        _insert(ctx, uuid, _CONSUMER.insert(), dict(
+            values, uuid=uuid, generation=1, created_at=models._now()))
         return 1
     generation = existing.generation
     res = ctx.session.execute(
@@ -165,6 +187,28 @@ def prepare(ctx, uuid, existing, project_id, user_id, consumer_type=None):
         raise exception.ConcurrentUpdate(
             what='consumer', reason='%s changed concurrently' % uuid)
     return generation + 1
+
+
+def _insert(ctx, uuid, statement, params):
+    """Run a consumer INSERT; its row count (a duplicate is a lost race)."""
+    try:
+        return ctx.session.connection().execute(statement, params).rowcount
+    except db_exc.DBDuplicateEntry:
+        # created by a concurrent write: retried, then checked again
+        raise exception.ConcurrentUpdate(
+            what='consumer', reason='%s was created concurrently' % uuid)
+
+
+def _insert_new(ctx, uuid, project_id, user_id, consumer_type):
+    """Insert a new consumer in one statement if its owner rows exist; whether it did.
+
+    Generation 0, bumped by this same write: stored as 1.
+    """
+    params = {'uuid': uuid, 'project': project_id, 'user': user_id,
+              'generation': 1, 'now': models._now()}
+    if consumer_type is not None:
+        params['type'] = consumer_type
+    return _insert(ctx, uuid, _NEW_CONSUMER[consumer_type is not None], params) == 1
 
 
 def delete_unused(ctx, uuids):
