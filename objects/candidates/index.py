@@ -38,8 +38,10 @@ _RPT = models.ResourceProviderTrait.__table__
 _TRAIT = models.Trait.__table__
 _RPA = models.ResourceProviderAggregate.__table__
 
+# the timestamps only compared: as the driver gives them (no datetime parsing)
 _SCAN = sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation, _RP.c.parent_provider_id,
-                  _RP.c.root_provider_id, _RP.c.created_at, _RP.c.updated_at)
+                  _RP.c.root_provider_id, sa.type_coerce(_RP.c.created_at, sa.String),
+                  sa.type_coerce(_RP.c.updated_at, sa.String))
 _USAGE = (sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
                     sa.func.sum(_ALLOC.c.used))
           .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id))
@@ -126,7 +128,7 @@ def _provider(base, used, sharing_trait):
 
 def _read_bases(ctx, rows):
     """{id: _Base} of the providers of ``rows`` (scan rows), read by id."""
-    bases = {row[0]: _Base(tuple(row)) for row in rows}
+    bases = {row[0]: _Base(row) for row in rows}
     for chunk in loader._chunks(sorted(bases)):
         params = {'ids': chunk}
         for (rp_id, rc_id, total, reserved, min_unit, max_unit, step,
@@ -173,30 +175,56 @@ class ProviderIndex:
 
     def _refresh(self, ctx, old, token, sharing_trait):
         self.refreshes += 1
-        rows = ctx.session.execute(_SCAN).all()
         usage = {}
-        for rp_id, rc_id, used in ctx.session.execute(_USAGE):
+        for rp_id, rc_id, used in _fetch(ctx, _USAGE):
             usage.setdefault(rp_id, {})[rc_id] = int(used)
+        same = old is not None and old.sharing_trait == sharing_trait
         old_bases = old.bases if old is not None else {}
-        stale = [row for row in rows
-                 if (b := old_bases.get(row[0])) is None or b.row != tuple(row)]
-        bases = {row[0]: old_bases.get(row[0]) for row in rows}
+        old_usage = old.usage if old is not None else {}
+        old_providers = old.providers if same else {}
+        bases, stale = {}, []
+        for row in _fetch(ctx, _SCAN):
+            base = old_bases.get(row[0])
+            if base is None or base.row != row:
+                stale.append(row)
+            else:
+                bases[row[0]] = base
         if stale:
             self.reloaded += len(stale)
             bases.update(_read_bases(ctx, stale))
-        same_trait = old is not None and old.sharing_trait == sharing_trait
+        changed = bool(stale) or len(bases) != len(old_providers)
         providers = {}
         for rp_id, base in bases.items():
             used = usage.get(rp_id)
-            if (same_trait and old_bases.get(rp_id) is base
-                    and old.usage.get(rp_id) == used):
-                providers[rp_id] = old.providers[rp_id]
-            else:
-                providers[rp_id] = _provider(base, used, sharing_trait)
-        if (same_trait and not stale and len(providers) == len(old.providers)
-                and all(p is old.providers.get(i) for i, p in providers.items())):
+            p = old_providers.get(rp_id)
+            if p is None or old_bases[rp_id] is not base or old_usage.get(rp_id) != used:
+                p = _provider(base, used, sharing_trait)
+                changed = True
+            providers[rp_id] = p
+        if same and not changed:
             return old.retoken(token)
         return State(token, bases, usage, providers, sharing_trait)
+
+
+_SQL = {}
+
+
+def _fetch(ctx, statement):
+    """All rows of a parameterless ``statement`` as plain tuples, straight from the driver.
+
+    In the caller's transaction (``ctx.session.connection()`` has begun it).
+    """
+    conn = ctx.session.connection()
+    key = (statement, conn.dialect.name)
+    sql = _SQL.get(key)
+    if sql is None:
+        sql = _SQL[key] = str(statement.compile(dialect=conn.dialect))
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        cursor.execute(sql)
+        return [tuple(row) for row in cursor.fetchall()]
+    finally:
+        cursor.close()
 
 
 _INDEXES = weakref.WeakKeyDictionary()

@@ -219,3 +219,15 @@ def test_answers_match_under_concurrent_writes(berth, client, ctx):
     assert not errors, errors
     _compare(ctx)                  # the final state
     assert compared[0] > 0 and compared[1] > 0
+
+
+def test_a_provider_recreated_under_its_old_id_and_uuid_is_read_again(berth, ctx):
+    _topology(ctx)
+    uuid = helpers.add_provider(ctx, name='last', inventory={'VCPU': 8, 'DISK_GB': 100})
+    _compare(ctx)
+    old_id = rp_obj.get_by_uuid(ctx, uuid).id
+    rp_obj.destroy(ctx, uuid)
+    # SQLite gives the highest rowid again; generation 0 again, other inventory
+    helpers.add_provider(ctx, name='last', uuid=uuid, inventory={'VCPU': 1, 'DISK_GB': 10})
+    assert rp_obj.get_by_uuid(ctx, uuid).id == old_id or not ctx.db.is_sqlite
+    _compare(ctx)
