@@ -62,14 +62,29 @@ def check_ident(value):
                                % value)
 
 
+_VALIDATORS = {}
+
+
+def _validator(schema):
+    """The validator of ``schema``, built once: schemas are module constants
+    (the cache keeps each one alive, so an id is never reused)."""
+    validator = _VALIDATORS.get(id(schema))
+    if validator is None:
+        validator = _VALIDATORS[id(schema)] = jsonschema.Draft7Validator(schema)
+    return validator
+
+
 def json_body(req, schema=None):
-    """The parsed JSON body, validated against ``schema`` when given (400 otherwise)."""
+    """The parsed JSON body, validated against ``schema`` when given (400 otherwise).
+
+    ``schema`` is a module constant: its validator is built once.
+    """
     try:
         data = jsonbody.loads(req.body or b'null')
     except ValueError as exc:
         raise fault.BadRequest('Malformed JSON: %s' % exc)
     if schema is not None:
-        errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(data),
+        errors = sorted(_validator(schema).iter_errors(data),
                         key=lambda e: list(e.absolute_path))
         if errors:
             err = errors[0]

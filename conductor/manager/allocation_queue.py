@@ -14,9 +14,10 @@ still being ``allocating`` and ours), but wasteful: the queue knows the ids
 it holds, queued or running, and ignores a second submission of one.
 
 The API may also wait for the outcome (``create_allocation`` as a call,
-RPC 1.4): :meth:`AllocationQueue.run` submits the row like a cast and waits,
-at most a bounded time, for the worker that finishes it to hand over what
-it wrote; nothing about the work itself changes.
+RPC 1.4): :meth:`AllocationQueue.run` does the work on the calling thread
+when a slot is free, else submits the row like a cast and waits, at most a
+bounded time, for the worker that finishes it to hand over what it wrote;
+nothing about the work itself changes.
 """
 
 import collections
@@ -96,12 +97,25 @@ class AllocationQueue:
         return 'queued'
 
     def run(self, ctx, alloc_id, wait):
-        """Submit ``alloc_id`` and wait up to ``wait`` s for what its worker wrote.
+        """Drive ``alloc_id`` and answer what its worker wrote, waiting up to ``wait`` s.
 
-        Returns the worker's result (see NodeAllocator.allocate), or None when
-        it is not finished in time, was left to the re-drive, or ended
-        without a result of ours; the work goes on either way.
+        With a free slot the calling (RPC) thread does the work itself: no
+        hand-over to a worker thread and back.  Otherwise the row is
+        submitted like a cast (or is already held here) and waited for.
+        Returns the result (see NodeAllocator.allocate), or None when it is
+        not finished in time, was left to the re-drive, or ended without a
+        result of ours; the work goes on either way.
         """
+        with self._lock:
+            mine = alloc_id not in self._held
+            if mine:
+                self._held.add(alloc_id)
+        if mine:
+            try:
+                return self._run_here(ctx, alloc_id)
+            except exception.NoFreeWorker:
+                with self._lock:
+                    self._held.discard(alloc_id)
         waiter = _Waiter()
         with self._lock:
             self._waiters.setdefault(alloc_id, []).append(waiter)
@@ -117,6 +131,17 @@ class AllocationQueue:
                     if not waiting:
                         del self._waiters[alloc_id]
 
+    def _run_here(self, ctx, alloc_id):
+        with self.workers.slot():      # NoFreeWorker before anything ran
+            result = None
+            try:
+                result = self.allocator.allocate(ctx, alloc_id)
+            finally:
+                self._finish(alloc_id, result)
+        if self.waiting:
+            self.kick()                # our slot is free again for the backlog
+        return result
+
     def kick(self):
         """Start a drainer on every free slot while work waits; how many started."""
         started = 0
@@ -128,12 +153,20 @@ class AllocationQueue:
             started += 1
         return started
 
+    def _finish(self, done_id, result):
+        """``done_id`` is no longer held; hand its result to whoever waits for it."""
+        with self._lock:
+            self._finish_locked(done_id, result)
+
+    def _finish_locked(self, done_id, result):
+        self._held.discard(done_id)
+        for waiter in self._waiters.pop(done_id, ()):
+            waiter.result = result
+            waiter.done.set()
+
     def _next(self, done_id, result=None):
         with self._lock:
-            self._held.discard(done_id)
-            for waiter in self._waiters.pop(done_id, ()):
-                waiter.result = result
-                waiter.done.set()
+            self._finish_locked(done_id, result)
             if self._backlog:
                 return self._backlog.popleft()
             return None, None

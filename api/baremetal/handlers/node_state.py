@@ -56,13 +56,16 @@ def set_power_state(req):
     return _accepted(req, node)
 
 
+_MAINTENANCE_SCHEMA = {'type': ['object', 'null'], 'properties': {
+    'reason': {'type': ['string', 'null']}}}
+
+
 @common.endpoint()
 def set_maintenance(req):
     policy.authorize(req, policy.NODE_MAINTENANCE)
     reason = None
     if req.body:
-        data = common.json_body(req, {'type': ['object', 'null'], 'properties': {
-            'reason': {'type': ['string', 'null']}}})
+        data = common.json_body(req, _MAINTENANCE_SCHEMA)
         reason = (data or {}).get('reason')
     node_obj.set_maintenance(req.context, req.urlvars['node'], True, reason,
                              mirror=common.mirrors(req))
