@@ -94,9 +94,13 @@ def get(ctx, ident):
     return get_in_txn(ctx, ident)
 
 
+_BY_ID = _select().where(_ALLOC.c.id == sa.bindparam('alloc_id'))
+_INSERT = _ALLOC.insert()
+
+
 @db_api.reader
 def get_by_id(ctx, alloc_id):
-    row = ctx.session.execute(_select().where(_ALLOC.c.id == alloc_id)).first()
+    row = ctx.session.execute(_BY_ID, {'alloc_id': alloc_id}).first()
     if row is None:
         raise exception.AllocationNotFound(allocation=alloc_id)
     return _from_row(row)
@@ -163,8 +167,7 @@ def create(ctx, values):
     values.setdefault('uuid', uuidutils.generate_uuid())
     values.setdefault('state', ALLOCATING)
     try:
-        alloc_id = ctx.session.execute(_ALLOC.insert().values(**values)
-                                       ).inserted_primary_key[0]
+        alloc_id = ctx.session.execute(_INSERT, values).inserted_primary_key[0]
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate(exc, values)
     row = dict.fromkeys(_COLUMNS)

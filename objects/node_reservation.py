@@ -151,6 +151,20 @@ def reserve(ctx, alloc_id, host, order):
     return alloc, None, locked
 
 
+# the two writes of a reservation, built once (they run for every allocation)
+_ACTIVATE = _ALLOC.update().where(
+    _ALLOC.c.id == sa.bindparam('alloc_id'), _ALLOC.c.state == alloc_obj.ALLOCATING,
+    _ALLOC.c.conductor_affinity == sa.bindparam('host')).values(
+        node_id=sa.bindparam('node_id'), state=alloc_obj.ACTIVE, last_error=None,
+        updated_at=sa.bindparam('now'))
+_HOLD = _NODE.update().where(
+    _NODE.c.id == sa.bindparam('node_id'), _NODE.c.reservation == sa.bindparam('host')
+).values(instance_uuid=sa.bindparam('instance_uuid'),
+         allocation_id=sa.bindparam('alloc_id'),
+         instance_info=sa.bindparam('info', type_=_NODE.c.instance_info.type),
+         reservation=None, updated_at=sa.bindparam('now'))
+
+
 @db_api.writer
 def claim(ctx, alloc, node_id, host, hold=None):
     """Lock, re-check and reserve one node for ``alloc`` in one transaction.
@@ -177,20 +191,17 @@ def claim(ctx, alloc, node_id, host, hold=None):
         _release(ctx, node_id, host)
         return SKIPPED
     now = alloc_obj.stamp(ctx)
-    res = ctx.session.execute(_ALLOC.update().where(
-        _ALLOC.c.id == alloc.id, _ALLOC.c.state == alloc_obj.ALLOCATING,
-        _ALLOC.c.conductor_affinity == host).values(
-            node_id=node.id, state=alloc_obj.ACTIVE, last_error=None, updated_at=now))
+    res = ctx.session.execute(_ACTIVATE, {
+        'alloc_id': alloc.id, 'host': host, 'node_id': node.id, 'now': now})
     if res.rowcount != 1:
         _release(ctx, node_id, host)
         return NOT_OURS
     info = dict(node.instance_info or {}, traits=list(alloc.traits))
     try:
         # no savepoint: a refusal here rolls the whole transaction back
-        ctx.session.execute(_NODE.update().where(
-            _NODE.c.id == node.id, _NODE.c.reservation == host).values(
-                instance_uuid=alloc.uuid, allocation_id=alloc.id,
-                instance_info=info, reservation=None, updated_at=now))
+        ctx.session.execute(_HOLD, {
+            'node_id': node.id, 'host': host, 'instance_uuid': alloc.uuid,
+            'alloc_id': alloc.id, 'info': info, 'now': now})
     except db_exc.DBDuplicateEntry:
         # the unique constraints refuse a second holder: undo the allocation side
         raise exception.NodeAssociated(node=node.uuid, instance='another allocation')
