@@ -85,12 +85,12 @@ class Summaries:
                self.traits, self.tree_uuids, _names_key(self.class_names))
         chosen = self.chosen()
         out = [p.memo.get(key) for p in chosen]
-        missing = [p for p, found in zip(chosen, out) if found is None]
+        missing = [i for i, found in enumerate(out) if found is None]
         if missing:
             dumps = orjson.dumps
-            for p, (uuid, summary) in zip(missing, self._summaries(missing)):
-                p.memo[key] = dumps(uuid) + b':' + dumps(summary)
-            out = [p.memo[key] for p in chosen]
+            made = self._summaries([chosen[i] for i in missing])
+            for i, (uuid, summary) in zip(missing, made):
+                out[i] = chosen[i].memo[key] = dumps(uuid) + b':' + dumps(summary)
         return b'{%s}' % b','.join(out)
 
 
