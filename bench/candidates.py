@@ -10,7 +10,12 @@ member_of=in:A,B, member_of=!C, then 10 concurrent clients.  Every query
 runs twice: with the answer cache off (``[placement]
 allocation_candidates_cache_size = 0``: every request searches) and on
 (the default: nothing is written during the run, so repeated questions are
-answered from the cache).  At N=1,000 the unlimited answer must hold exactly
+answered from the cache).  Uncached requests still use the provider index
+(objects/candidates/index.py), which only re-reads what changed: the
+``claim before`` rows commit a claim (objects.allocation.replace, moving
+one consumer's VCPU to the next compute node) before each timed request,
+so every one of them refreshes the index (unlimited) or reads its pages
+from SQL (limit=50).  At N=1,000 the unlimited answer must hold exactly
 1,200 candidates.  ``cpu ms/req`` is the CPU time of the serving process(es)
 per sequential uncached request (embedded: this process, client included):
 unlike wall time it hardly grows when other work shares the machine.
@@ -19,6 +24,44 @@ Prints a table and a final JSON line with the load average.
     .venv/bin/python -m bench.candidates                      # N = 1000,10000,50000
     .venv/bin/python -m bench.candidates --sizes 1000 --repeat 100
     .venv/bin/python -m bench.candidates --sizes 1000 --gunicorn 4
+
+With the provider index, 2026-11-22 12:35-12:59 UTC, ``--sizes 1000
+--repeat 30 --seconds 3`` (uncached columns; the machine's 2 CPUs shared
+with two other engineers; at 12:57 one of their processes held a CPU at
+100%, which inflated every figure, cache hits included, ~1.5x):
+
+    server       query                     p50 ms  p95 ms  cpu ms   (load)
+    embedded     no limit                    4.70    8.64    4.90   4.6 -> 5.7
+    embedded     limit=50 (SQL pages)        4.58    9.71    4.70
+    embedded     required=SSD                3.94    7.88    3.66
+    embedded     member_of=in:A,B            3.59    8.35    3.74
+    embedded     member_of=!C                2.88    4.33    3.10
+    embedded     10 clients: 234.7 req/s (no limit), 186.5 (limit=50)
+    embedded     limit=50 (index)            2.47    5.89    2.35   4.0 -> 4.1
+    embedded     10 clients: 165.7 req/s (no limit), 465.9 (limit=50)
+    embedded     no limit                    8.42    9.50    7.97   3.2 -> 3.7 (busy CPU)
+    embedded     limit=50                    3.28    3.49    3.20
+    embedded     no limit, claim before     13.15   17.99   12.83
+    embedded     limit=50, claim before      7.64   21.93    7.95
+    embedded     10 clients: 124.4 req/s (no limit), 252.7 (limit=50)
+    gunicorn x2  no limit                    8.78   15.36    6.33   5.5 -> 4.8
+    gunicorn x2  limit=50                    3.36    5.27    3.00
+    gunicorn x2  no limit, claim before     13.03   17.74   10.67
+    gunicorn x2  limit=50, claim before      8.28   11.76    6.67
+    gunicorn x2  10 clients: 131.3 req/s (no limit), 344.6 (limit=50)
+    gunicorn x2  10 clients: 56.8 req/s (no limit), 196.5 (limit=50)  3.8 -> 4.1 (busy CPU)
+
+(the 10-client figures swing 2-4x between runs with the other engineers'
+work; a quiet 10-client run at 12:39, load 6.7, gave 242 req/s under
+gunicorn x2.)  Before the index (12:10, load ~2): no limit 28.3 ms p50,
+41.7 ms CPU; 10 clients 14.6 req/s.  ``--sizes 10000`` (embedded, 12:40,
+load 4.8 -> 7.3): no limit 35.6 ms p50 / 39.8 ms CPU for 12,000 candidates
+(was 600 ms), limit=50 3.7 / 3.2, required=SSD 22.5 ms CPU, in:A,B 23.5,
+!C 22.5; no limit with a claim before 94 ms CPU (the scan of 10,000
+provider rows; before reading rows straight from the driver); 10 clients
+24.8 req/s (no limit), 161.1 (limit=50).
+
+Before the provider index:
 
 Recorded 2026-11-22 (2 CPUs shared with the other engineers' test suites:
 load average 25-85 throughout, so every wall time is inflated many times;
