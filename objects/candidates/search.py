@@ -10,8 +10,8 @@ import itertools
 from objects.candidates import loader
 
 _FREE = loader.FREE
-_MEMO_ENTRIES = 32
 _MAX_UNIT = loader.MAX_UNIT
+_MEMO_ENTRIES = 32          # per provider; past that its memo starts afresh
 
 
 class Candidate:
