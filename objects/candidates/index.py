@@ -6,21 +6,23 @@ brings them up to date at the start of each unlimited search, inside the
 search's own read transaction (one snapshot):
 
 * one scan of (id, uuid, generation, parent, root, created_at, updated_at)
-  of every provider (every generation bump sets updated_at), and
-  one of the summed usage per (provider, class): usage is not covered by
-  generations (deleting a consumer's allocations, or moving them, does not
-  bump the providers they leave);
+  of every provider (every generation bump sets updated_at), and one of the
+  summed usage per (provider, class): usage is not covered by generations
+  (deleting a consumer's allocations, or moving them, does not bump the
+  providers they leave);
 * providers that are new, or whose row changed, are re-read with set-based
-  statements by id (inventory, traits and aggregate writes bump the
+  statements by id (inventory, trait and aggregate writes bump the
   generation); a provider whose usage alone changed gets new inventory tuples.
 
 Resource class and trait ids name the same thing for as long as a provider
-refers to them (they cannot be deleted while in use), and a re-created
-provider that re-uses an id differs in uuid.  When the database's change
-token (SQLite's data_version, see db/change.py) is known to name the
-search's snapshot and equals the token of the last refresh, even the scans
-are skipped.  Provider objects are never changed once published: a refresh
-builds new ones and publishes a new immutable :class:`State`.
+refers to them (they cannot be deleted while in use); a provider re-created
+under an old id (SQLite re-uses the highest rowid), even with its old uuid,
+differs in created_at.  When the database's change token (SQLite's
+data_version, see db/change.py) is known to name the search's snapshot and
+equals the token of the last refresh, even the scans are skipped (limited
+searches use the index only then).  Provider objects are never changed once
+published: a refresh builds new ones and publishes a new immutable
+:class:`State`.
 """
 
 import threading
