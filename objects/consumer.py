@@ -81,21 +81,19 @@ def _new_consumer(with_type):
     One statement instead of a lookup and an insert: when one of those rows
     is missing the SELECT finds nothing and no row is inserted (rowcount 0).
     """
-    columns = [sa.bindparam('uuid', type_=_CONSUMER.c.uuid.type), _PROJECT.c.id,
-               _USER.c.id]
+    user = _scalar_id(_USER, _USER.c.external_id, 'user')
+    columns = [sa.bindparam('uuid', type_=_CONSUMER.c.uuid.type), _PROJECT.c.id, user]
     names = ['uuid', 'project_id', 'user_id']
-    owners = (sa.select().select_from(_PROJECT.join(_USER, sa.true()))
-              .where(_PROJECT.c.external_id == sa.bindparam('project'))
-              .where(_USER.c.external_id == sa.bindparam('user')))
+    found = [_PROJECT.c.external_id == sa.bindparam('project'), user.is_not(None)]
     if with_type:
-        columns.append(_TYPE.c.id)
+        kind = _scalar_id(_TYPE, _TYPE.c.name, 'type')
+        columns.append(kind)
         names.append('consumer_type_id')
-        owners = (owners.join_from(_USER, _TYPE, sa.true())
-                  .where(_TYPE.c.name == sa.bindparam('type')))
+        found.append(kind.is_not(None))
     columns += [sa.bindparam('generation', type_=_CONSUMER.c.generation.type),
                 sa.bindparam('now', type_=_CONSUMER.c.created_at.type)]
     names += ['generation', 'created_at']
-    return _CONSUMER.insert().from_select(names, owners.add_columns(*columns))
+    return _CONSUMER.insert().from_select(names, sa.select(*columns).where(*found))
 
 
 _NEW_CONSUMER = {False: _new_consumer(False), True: _new_consumer(True)}
