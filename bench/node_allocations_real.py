@@ -7,7 +7,28 @@ and a final JSON line.
 
     .venv/bin/python bench/node_allocations_real.py [--conductors 1,2,4]
 
-Recorded 2026-11-22 09:30 (shared 2-CPU VM, load average 33-43 from other
+Recorded 2026-11-22 13:12 with ``--conductors 2`` (shared 2-CPU VM, load
+average 3.3-4.0 from other engineers; database backend; POST waits for the
+conductor, ``[api] allocation_wait`` = 3 s, so the 201 already shows
+active/error and the clients' 20 ms polls are rarely needed; clients
+connected before the clock starts):
+
+    conductors | requests | active | errors | 5xx | dup | alloc/s | p50 ms | p95 ms | srv p50/p95 | load
+    2          | 200      | 200    | 0      | 0   | 0   | 110.5   | 123    | 316    | 72 / 218    | 4.0
+    2          | 250      | 200    | 50     | 0   | 0   | 78.0    | 135    | 312    | 87 / 226    | 3.3
+
+CPU per request: API 5.0 ms, conductors 6.25 ms, PostgreSQL 1.85 ms,
+RabbitMQ 1.55 ms, clients 0.65 ms: ~15 ms per allocation (was ~22-25 ms
+with the cast and polls: 12:19, load 2.9: 55.9/s, p50 191 ms, p95 789 ms,
+API 11.2, conductors 7.3, PostgreSQL 4.7, RabbitMQ 0.65, clients 1.7).
+Numbers swing by +-30 % with the machine's load (13:11, load 6.9: 64.4/s,
+p95 511 ms).  The 200/s target needs <= ~10 ms per allocation on 2 idle
+cores; what is left is mostly oslo.messaging (receive, dispatch, reply),
+SQLAlchemy per statement and the pool's pre-ping per checkout.
+
+Earlier runs (cast + polls):
+
+2026-11-22 09:30 (shared 2-CPU VM, load average 33-43 from other
 engineers' runs; every server, the API, the conductors and the 16 clients on
 the same 2 CPUs; clients poll every 20 ms; "srv" is insert-to-active as the
 database saw it; database backend):
