@@ -13,6 +13,9 @@ LOG = logging.getLogger(__name__)
 
 # idle keep-alive connections kept open per server thread
 KEEP_ALIVE_PER_THREAD = 16
+# connections the kernel queues before a thread accepts them; cheroot's
+# default of 5 overflows when many clients connect at once, and they get resets
+LISTEN_BACKLOG = 128
 
 
 class HttpServer:
@@ -20,7 +23,8 @@ class HttpServer:
 
     def __init__(self, app, host, port, threads=16, name='berth'):
         self._server = wsgi.Server((host, port), app, numthreads=threads,
-                                   server_name=name, shutdown_timeout=5)
+                                   server_name=name, shutdown_timeout=5,
+                                   request_queue_size=LISTEN_BACKLOG)
         # cheroot closes idle keep-alive connections beyond 10 by default: a
         # client with more connections open then gets a reset on its next
         # request, which it may not retry (a POST).  Idle ones cost a socket.
