@@ -49,10 +49,18 @@ def json_error(exc, body):
 
 
 def wrap(app, conf):
-    """keystonemiddleware (when [api] auth_strategy = keystone) and CORS around ``app``."""
+    """keystonemiddleware (when [api] auth_strategy = keystone) and CORS around ``app``.
+
+    CORS only when ``[cors] allowed_origin`` names an origin.
+    """
     if conf.api.auth_strategy == 'keystone':
         from keystonemiddleware import auth_token  # optional extra: [keystone]
         # unauthenticated paths (version documents) are decided by the app itself
         app = auth_token.AuthProtocol(app, {'oslo_config_config': conf,
                                             'delay_auth_decision': True})
-    return cors.CORS(app, conf)
+    with_cors = cors.CORS(app, conf)      # registers the [cors] options
+    if not conf.cors.allowed_origin:
+        # no origin is allowed: the middleware would add nothing to any
+        # answer, and costs an argument-spec inspection per request
+        return app
+    return with_cors
