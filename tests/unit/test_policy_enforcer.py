@@ -63,3 +63,29 @@ def test_force_reload_does_not_wait(conf, tmp_path):
     _write(policy_file, '"%s": "role:admin"\n' % rules.RESOURCE_PROVIDERS_LIST, 2000)
     enforcer.load_rules(force_reload=True)
     assert not enforcer.enforce(rules.RESOURCE_PROVIDERS_LIST, TARGET, READER)
+
+
+def test_remembered_passes_do_not_leak_to_other_callers_or_targets(conf, tmp_path):
+    policy_file = tmp_path / 'policy.yaml'
+    _write(policy_file, '"%s": "role:reader and project_id:%%(project_id)s"\n'
+           % rules.RESOURCE_PROVIDERS_LIST, 1000)
+    enforcer = _enforcer(conf, Clock(), policy_file)
+    for _ in range(2):     # the second round is answered from memory
+        assert enforcer.enforce(rules.RESOURCE_PROVIDERS_LIST, TARGET, READER)
+        assert not enforcer.enforce(rules.RESOURCE_PROVIDERS_LIST, TARGET,
+                                    dict(READER, roles=['member']))
+        assert not enforcer.enforce(rules.RESOURCE_PROVIDERS_LIST,
+                                    dict(TARGET, project_id='other'), READER)
+    # a refusal always goes through oslo.policy, which raises when asked to
+    for _ in range(2):
+        try:
+            enforcer.enforce(rules.RESOURCE_PROVIDERS_LIST, TARGET,
+                             dict(READER, roles=[]), do_raise=True)
+        except common_policy.oslo_policy.PolicyNotAuthorized:
+            pass
+        else:
+            raise AssertionError('refusal did not raise')
+    # values that cannot be remembered are checked every time
+    assert enforcer.enforce(rules.RESOURCE_PROVIDERS_LIST,
+                            dict(TARGET, extra=bytearray(b'x')), READER)
+    assert common_policy._memo_key('r', {'x': bytearray(b'x')}, READER) is None
