@@ -23,8 +23,10 @@ within a process).  Registered as the ``inproc`` entry point of
 
 import itertools
 import logging
+import math
 import threading
 
+import orjson
 import oslo_messaging as messaging
 from oslo_messaging._drivers import base
 from oslo_messaging._drivers import common as rpc_common
@@ -103,9 +105,39 @@ def _detach(broker):
             del _BROKERS[broker.name]
 
 
+_ORJSON = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+
+
 def _copy(value):
-    """``value`` as the receiver of a JSON message would see it."""
-    return jsonutils.loads(jsonutils.dumps(value))
+    """``value`` as the receiver of a JSON message would see it.
+
+    orjson, with oslo's ``to_primitive`` for what it does not write itself
+    (datetimes included, so they read as oslo writes them).  What orjson
+    refuses (integers beyond 64 bits) or writes differently (it writes NaN
+    and infinities as null, jsonutils as NaN/Infinity) goes through
+    jsonutils, the reference.
+    """
+    try:
+        text = orjson.dumps(value, default=jsonutils.to_primitive, option=_ORJSON)
+    except (TypeError, orjson.JSONEncodeError):
+        return jsonutils.loads(jsonutils.dumps(value))
+    if b'null' in text and _has_non_finite(value):
+        return jsonutils.loads(jsonutils.dumps(value))
+    return orjson.loads(text)
+
+
+def _has_non_finite(value):
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
+    return False
 
 
 class _Reply:

@@ -217,3 +217,30 @@ def test_notifications_reach_one_listener_per_pool(conf, transport):
         listener.stop()
         listener.wait()
         notify_transport.cleanup()
+
+
+def test_copy_reads_as_the_json_of_a_real_transport():
+    """The fast copy equals oslo's JSON round trip, special values included."""
+    import datetime
+    import enum
+    import uuid
+
+    from oslo_serialization import jsonutils
+
+    from common import rpc_inproc
+
+    class Colour(str, enum.Enum):
+        RED = 'red'
+
+    values = [
+        {'a': 1, 'b': [1, 2, (3, 4)], 'c': None, 'd': 1.5, 'e': 'x'},
+        {1: 'int key', 'n': {2: [True, False]}},
+        {'when': datetime.datetime(2026, 11, 22, 13, 0, 0, 123456)},
+        {'tz': datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)},
+        {'u': uuid.UUID(int=5)}, {'big': 2 ** 70}, {'colour': Colour.RED},
+        {'text': 'ü'}, {'set': {1}}, {'ratio': float('inf'), 'none': None},
+        [float('-inf')], {'nan': [None, float('nan')]},
+    ]
+    for value in values:
+        expected = jsonutils.dumps(jsonutils.loads(jsonutils.dumps(value)))
+        assert jsonutils.dumps(rpc_inproc._copy(value)) == expected, value
