@@ -7,13 +7,26 @@ and a final JSON line.
 
     .venv/bin/python bench/node_allocations_real.py [--conductors 1,2,4]
 
-Recorded 2026-11-22 13:12 with ``--conductors 2`` (shared 2-CPU VM, load
-average 3.3-4.0 from other engineers; database backend; POST waits for the
-conductor, ``[api] allocation_wait`` = 3 s, so the 201 already shows
-active/error and the clients' 20 ms polls are rarely needed; clients
-connected before the clock starts):
+Recorded 2026-11-22 13:22 with ``--conductors 2`` (shared 2-CPU VM, load
+average 2.5-3.7 from other engineers; database backend; POST waits for the
+conductor, ``[api] allocation_wait`` = 3 s; waiting calls to one conductor
+coalesced: the requests that arrive while a call to it is out go together
+in the next ``create_allocations`` call, RPC 1.5, see
+conductor/rpcapi/allocation_batch.py):
 
     conductors | requests | active | errors | 5xx | dup | alloc/s | p50 ms | p95 ms | srv p50/p95 | load
+    2          | 200      | 200    | 0      | 0   | 0   | 134.7   | 109    | 202    | 75 / 156    | 2.5
+    2          | 250      | 200    | 50     | 0   | 0   | 107.5   | 112    | 233    | 75 / 158    | 2.7
+
+CPU per request: API 3.4 ms, conductors 5.0 ms, PostgreSQL 1.95 ms,
+RabbitMQ 0.5 ms, clients 0.65 ms: ~11.5 ms per allocation (13:19, load
+2.2-3.2: 146.7/s, p50 97 ms, p95 218 ms; API 3.4, conductors 4.4,
+PostgreSQL 1.65, RabbitMQ 0.55).  Two batch calls out per conductor instead
+of one made the batches smaller and cost more (13:21, load 2.6-3.5:
+119.4/s, p95 262 ms, API 3.55, conductors 5.2, RabbitMQ 0.85).
+
+Before the coalescing (13:12, load 3.3-4.0, one call per allocation):
+
     2          | 200      | 200    | 0      | 0   | 0   | 110.5   | 123    | 316    | 72 / 218    | 4.0
     2          | 250      | 200    | 50     | 0   | 0   | 78.0    | 135    | 312    | 87 / 226    | 3.3
 

@@ -89,6 +89,14 @@ class ConductorManager:
         return self.allocation_queue.run(ctx, allocation_id, wait)
 
     @messaging.expected_exceptions(exception.BerthException)
+    def create_allocations(self, ctx, allocation_ids, wait):
+        """Call (1.5): ``create_allocation`` with ``wait`` for several rows at once.
+
+        Answers a result (or None) per id, in order, within ``wait`` seconds.
+        """
+        return self.allocation_queue.run_many(ctx, allocation_ids, wait)
+
+    @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def destroy_allocation(self, ctx, allocation_uuid):
         """Call (1.1): delete a node allocation under the node lock and state rules."""

@@ -17,13 +17,17 @@ The API may also wait for the outcome (``create_allocation`` as a call,
 RPC 1.4): :meth:`AllocationQueue.run` does the work on the calling thread
 when a slot is free, else submits the row like a cast and waits, at most a
 bounded time, for the worker that finishes it to hand over what it wrote;
-nothing about the work itself changes.
+nothing about the work itself changes.  :meth:`AllocationQueue.run_many`
+(RPC 1.5, several rows in one call) does the same for each row: the first on
+the calling thread, the others on workers (or the backlog), all waited for
+against one deadline.
 """
 
 import collections
 import datetime
 import logging
 import threading
+import time
 
 from common import context as berth_context
 from common import exception
@@ -124,12 +128,43 @@ class AllocationQueue:
                 return waiter.result
             return None
         finally:
+            self._forget(alloc_id, waiter)
+
+    def run_many(self, ctx, alloc_ids, wait):
+        """:meth:`run` for several rows at once: a result (or None) per id, in order.
+
+        Every row but the first is submitted to the workers at once (each
+        allocation on its own, so one that fails spoils nothing for the
+        others); the first runs on the calling thread; then the others are
+        waited for until ``wait`` seconds after the start.
+        """
+        deadline = time.monotonic() + wait
+        waiters = []
+        for alloc_id in alloc_ids[1:]:
+            waiter = _Waiter()
             with self._lock:
-                waiting = self._waiters.get(alloc_id, [])
-                if waiter in waiting:
-                    waiting.remove(waiter)
-                    if not waiting:
-                        del self._waiters[alloc_id]
+                self._waiters.setdefault(alloc_id, []).append(waiter)
+            if self.submit(ctx, alloc_id) == 'left':
+                waiter.done.set()       # the re-drive finishes it: not known now
+            waiters.append((alloc_id, waiter))
+        results = ([self.run(ctx, alloc_ids[0], wait)] if alloc_ids else [])
+        for alloc_id, waiter in waiters:
+            try:
+                if waiter.done.wait(max(0.0, deadline - time.monotonic())):
+                    results.append(waiter.result)
+                else:
+                    results.append(None)
+            finally:
+                self._forget(alloc_id, waiter)
+        return results
+
+    def _forget(self, alloc_id, waiter):
+        with self._lock:
+            waiting = self._waiters.get(alloc_id, [])
+            if waiter in waiting:
+                waiting.remove(waiter)
+                if not waiting:
+                    del self._waiters[alloc_id]
 
     def _run_here(self, ctx, alloc_id):
         with self.workers.slot():      # NoFreeWorker before anything ran

@@ -13,6 +13,7 @@ import oslo_messaging as messaging
 from common import exception
 from common import rpc
 from conductor import ring as conductor_ring
+from conductor.rpcapi import allocation_batch
 from conductor.rpcapi import version as rpc_version
 
 LOG = logging.getLogger(__name__)
@@ -39,6 +40,10 @@ class ConductorAPI:
                                      retry=conf.conductor.rpc_send_retries)
         # whether create_allocation may wait (1.4); the cap is fixed per process
         self._allocation_wait = self.can_send_version('1.4')
+        # concurrent waiting calls to one conductor share one message (1.5)
+        self._batcher = None
+        if self.can_send_version('1.5'):
+            self._batcher = allocation_batch.AllocationBatcher(self._create_allocations)
 
     def can_send_version(self, version):
         """Whether every conductor is new enough for ``version`` (rolling upgrades)."""
@@ -115,20 +120,34 @@ class ConductorAPI:
             with rpc.translate_errors(host, 'create_allocation'):
                 cctxt.cast(ctx, 'create_allocation', allocation_id=allocation_id)
             return None
+        if self._batcher is not None:
+            return self._batcher.run(ctx, host, allocation_id, wait)
+        return self._wait_for(ctx, host, 'create_allocation', '1.4', wait,
+                              [allocation_id], allocation_id=allocation_id)
+
+    def _create_allocations(self, ctx, host, allocation_ids, wait):
+        """One call (1.5) for several allocations of ``host``: a result per id."""
+        results = self._wait_for(ctx, host, 'create_allocations', '1.5', wait,
+                                 allocation_ids, allocation_ids=allocation_ids)
+        if results is None:
+            return [None] * len(allocation_ids)
+        return results
+
+    def _wait_for(self, ctx, host, method, version, wait, ids, **kwargs):
+        """Call ``method`` waiting up to ``wait``; None when not answered (see above)."""
         # the conductor answers after ``wait`` at the latest; the margin
         # covers the trip, so a timeout here means a conductor in trouble
-        cctxt = self.client.prepare(server=host, version='1.4',
+        cctxt = self.client.prepare(server=host, version=version,
                                     timeout=wait + ALLOCATION_REPLY_MARGIN)
-        with rpc.translate_errors(host, 'create_allocation'):
+        with rpc.translate_errors(host, method):
             try:
-                return cctxt.call(ctx, 'create_allocation',
-                                  allocation_id=allocation_id, wait=wait)
+                return cctxt.call(ctx, method, wait=wait, **kwargs)
             except messaging.MessagingTimeout:
-                LOG.warning('Conductor %s did not answer allocation %s in time; '
-                            'it stays allocating', host, allocation_id)
+                LOG.warning('Conductor %s did not answer allocations %s in time; '
+                            'they stay allocating', host, ids)
             except messaging.RemoteError as exc:
-                LOG.warning('Conductor %s failed on allocation %s (%s); it stays '
-                            'allocating', host, allocation_id, exc.exc_type)
+                LOG.warning('Conductor %s failed on allocations %s (%s); they stay '
+                            'allocating', host, ids, exc.exc_type)
         return None
 
     def destroy_allocation(self, ctx, allocation_uuid):

@@ -12,6 +12,8 @@ or a new optional argument, the major version for anything incompatible):
   routed by the first consumer uuid.
 * 1.4 - ``create_allocation`` takes ``wait``: given, it is a call that answers
   the allocation's outcome once it is done (or None after ``wait`` seconds).
+* 1.5 - ``create_allocations`` (call): several allocation ids in one message
+  (concurrent API requests for the same conductor), a result per id, in order.
 """
 
-RPC_API_VERSION = '1.4'
+RPC_API_VERSION = '1.5'

@@ -137,7 +137,22 @@ def test_conductors_pings_every_member(conf, transport):
     assert b['heartbeat_age'] is None
 
 
-def test_create_allocation_with_wait_is_a_call_bounded_by_the_wait(api):
+def test_create_allocation_with_wait_is_a_batch_call_bounded_by_the_wait(api):
+    ctx = berth_context.admin_context()
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        prepare.return_value.call.return_value = [{'state': 'active'}]
+        result = api.create_allocation(ctx, 7, 'cond-b', wait=2.5)
+    prepare.assert_called_once_with(server='cond-b', version='1.5',
+                                    timeout=2.5 + rpcapi.ALLOCATION_REPLY_MARGIN)
+    prepare.return_value.call.assert_called_once_with(
+        ctx, 'create_allocations', allocation_ids=[7], wait=2.5)
+    assert result == {'state': 'active'}
+    assert callable(conductor_manager.ConductorManager.create_allocations)
+
+
+def test_create_allocation_with_wait_is_one_call_to_a_conductor_at_1_4(conf, transport):
+    conf.set_override('conductor', '1.4', group='upgrade_levels')
+    api = rpcapi.ConductorAPI(conf, transport, FakeRing())
     ctx = berth_context.admin_context()
     with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
         prepare.return_value.call.return_value = {'state': 'active'}
@@ -163,8 +178,12 @@ def test_create_allocation_casts_to_a_conductor_older_than_1_4(conf, transport):
 @pytest.mark.parametrize('failure', [
     messaging.MessagingTimeout('no answer'),
     messaging.RemoteError('OperationalError', 'boom')])
-def test_create_allocation_not_answered_is_unknown_not_an_error(api, failure):
+@pytest.mark.parametrize('cap', ['1.4', '1.5'])
+def test_create_allocation_not_answered_is_unknown_not_an_error(conf, transport,
+                                                                failure, cap):
     """The row is stored: a slow or failing conductor leaves it allocating (201)."""
+    conf.set_override('conductor', cap, group='upgrade_levels')
+    api = rpcapi.ConductorAPI(conf, transport, FakeRing())
     with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
         prepare.return_value.call.side_effect = failure
         assert api.create_allocation(berth_context.admin_context(), 7, 'cond-b',

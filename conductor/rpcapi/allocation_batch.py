@@ -1,0 +1,104 @@
+"""Group commit of waiting ``create_allocation`` calls: one RPC call per batch per conductor.
+
+Concurrent POST /v1/allocations for the same owner conductor would each pay
+a whole oslo.messaging call (send, dispatch, reply) on the API, the broker
+and the conductor.  Here the first request for a host sends at once; the
+requests that arrive while that host already has ``in_flight`` calls
+outstanding queue up and the next free sender takes all of them (at most
+``max_batch``) in one ``create_allocations`` call (RPC 1.5).  Every request
+still gets its own answer: its allocation's outcome, None (not known in
+time: the row stays ``allocating`` for its conductor), or the
+ServiceUnavailable of a batch that could not be sent (each request then
+deletes its own row and answers 503).
+"""
+
+import threading
+
+
+class _Entry:
+    """One request's allocation waiting for its batch."""
+
+    __slots__ = ('alloc_id', 'done', 'result', 'error', 'lead')
+
+    def __init__(self, alloc_id):
+        self.alloc_id = alloc_id
+        self.done = threading.Event()
+        self.result = None
+        self.error = None
+        self.lead = False    # set with ``done``: this entry's thread sends the next batch
+
+
+class _Host:
+    __slots__ = ('pending', 'sending')
+
+    def __init__(self):
+        self.pending = []
+        self.sending = 0
+
+
+class AllocationBatcher:
+    """Coalesces concurrent waiting allocation calls per conductor host.
+
+    :param send: ``send(ctx, host, allocation_ids, wait) -> [result]``, one
+        result per id, in order; raises ServiceUnavailable when not sent.
+    :param in_flight: how many batch calls one host may have outstanding.
+    :param max_batch: the most allocations one call carries.
+    """
+
+    def __init__(self, send, in_flight=1, max_batch=32):
+        self._send = send
+        self.in_flight = max(1, in_flight)
+        self.max_batch = max(1, max_batch)
+        self._lock = threading.Lock()
+        self._hosts = {}
+
+    def run(self, ctx, host, alloc_id, wait):
+        """The outcome of ``alloc_id`` on ``host`` (see ConductorAPI.create_allocation)."""
+        entry = _Entry(alloc_id)
+        with self._lock:
+            state = self._hosts.get(host)
+            if state is None:
+                state = self._hosts[host] = _Host()
+            if state.sending < self.in_flight:
+                state.sending += 1
+                entry.lead = True
+            else:
+                state.pending.append(entry)
+        if not entry.lead:
+            entry.done.wait()       # a sender always answers or hands over
+            if entry.lead:          # handed over: this thread sends the next batch
+                entry.done.clear()
+        if entry.lead:
+            self._send_batch(ctx, host, entry, wait)
+        if entry.error is not None:
+            raise entry.error
+        return entry.result
+
+    def _send_batch(self, ctx, host, first, wait):
+        """Send ``first`` and what waits for ``host``; answer them; hand over the turn."""
+        with self._lock:
+            state = self._hosts[host]
+            take = self.max_batch - 1
+            batch = [first] + state.pending[:take]
+            del state.pending[:take]
+        try:
+            results = self._send(ctx, host, [e.alloc_id for e in batch], wait)
+        except Exception as exc:   # not sent: every request of the batch answers 503
+            for entry in batch:
+                entry.error = exc
+        else:
+            for entry, result in zip(batch, results):
+                entry.result = result
+        finally:
+            with self._lock:
+                if state.pending:
+                    nxt = state.pending.pop(0)
+                    nxt.lead = True     # the sending turn passes on
+                else:
+                    nxt = None
+                    state.sending -= 1
+            for entry in batch:
+                if entry is not first:
+                    entry.done.set()
+            if nxt is not None:
+                nxt.done.set()

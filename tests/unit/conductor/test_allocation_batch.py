@@ -1,0 +1,127 @@
+"""AllocationBatcher: concurrent waiting allocation calls to one conductor share a message."""
+
+import threading
+
+import pytest
+
+from common import exception
+from conductor.rpcapi import allocation_batch
+
+
+class GatedSend:
+    """A send that records its batches; the first one blocks until released."""
+
+    def __init__(self, fail=None):
+        self.batches = []
+        self.first_started = threading.Event()
+        self.release = threading.Event()
+        self.fail = fail
+
+    def __call__(self, ctx, host, ids, wait):
+        self.batches.append((host, list(ids), wait))
+        if len(self.batches) == 1:
+            self.first_started.set()
+            self.release.wait(30)
+        if self.fail is not None and len(self.batches) > 1:
+            raise self.fail
+        return [{'id': i} for i in ids]
+
+
+def _start(batcher, host, alloc_id, out):
+    def run():
+        try:
+            out[alloc_id] = batcher.run(None, host, alloc_id, 2.0)
+        except Exception as exc:
+            out[alloc_id] = exc
+    t = threading.Thread(target=run)
+    t.start()
+    return t
+
+
+def _queued(batcher, host, count):
+    for _ in range(3000):
+        with batcher._lock:
+            if len(batcher._hosts[host].pending) == count:
+                return
+        threading.Event().wait(0.001)
+    raise AssertionError('not queued')
+
+
+def test_calls_arriving_while_one_is_out_go_in_one_batch():
+    send = GatedSend()
+    batcher = allocation_batch.AllocationBatcher(send)
+    out = {}
+    threads = [_start(batcher, 'c1', 1, out)]
+    assert send.first_started.wait(30)
+    threads += [_start(batcher, 'c1', i, out) for i in (2, 3, 4)]
+    _queued(batcher, 'c1', 3)
+    other = _start(batcher, 'c2', 9, out)     # another conductor is not held up
+    other.join(30)
+    assert out[9] == {'id': 9}
+    send.release.set()
+    for t in threads:
+        t.join(30)
+    assert out == {i: {'id': i} for i in (1, 2, 3, 4, 9)}
+    assert [b[1] for b in send.batches if b[0] == 'c1'] == [[1], [2, 3, 4]]
+    assert all(b[2] == 2.0 for b in send.batches)
+    assert batcher._hosts['c1'].sending == 0 and not batcher._hosts['c1'].pending
+
+
+def test_batches_are_bounded_and_the_turn_passes_on():
+    send = GatedSend()
+    batcher = allocation_batch.AllocationBatcher(send, max_batch=2)
+    out = {}
+    threads = [_start(batcher, 'c1', 1, out)]
+    assert send.first_started.wait(30)
+    threads += [_start(batcher, 'c1', i, out) for i in (2, 3, 4, 5, 6)]
+    _queued(batcher, 'c1', 5)
+    send.release.set()
+    for t in threads:
+        t.join(30)
+    assert out == {i: {'id': i} for i in range(1, 7)}
+    assert [len(b[1]) for b in send.batches] == [1, 2, 2, 1]
+    assert batcher._hosts['c1'].sending == 0
+
+
+def test_a_batch_not_sent_fails_each_of_its_requests():
+    unavailable = exception.ServiceUnavailable(reason='the message broker cannot be '
+                                                      'reached')
+    send = GatedSend(fail=unavailable)
+    batcher = allocation_batch.AllocationBatcher(send)
+    out = {}
+    threads = [_start(batcher, 'c1', 1, out)]
+    assert send.first_started.wait(30)
+    threads += [_start(batcher, 'c1', i, out) for i in (2, 3)]
+    _queued(batcher, 'c1', 2)
+    send.release.set()
+    for t in threads:
+        t.join(30)
+    assert out[1] == {'id': 1}
+    assert out[2] is unavailable and out[3] is unavailable
+    # the host is free again for the next request
+    send.fail = None
+    assert batcher.run(None, 'c1', 7, 1.0) == {'id': 7}
+
+
+def test_nothing_waits_when_calls_do_not_overlap():
+    calls = []
+    batcher = allocation_batch.AllocationBatcher(
+        lambda ctx, host, ids, wait: calls.append(ids) or [None] * len(ids))
+    assert batcher.run(None, 'c1', 1, 1.0) is None
+    assert batcher.run(None, 'c1', 2, 1.0) is None
+    assert calls == [[1], [2]]
+
+
+@pytest.mark.parametrize('in_flight', [2])
+def test_several_batches_may_be_out_per_host(in_flight):
+    send = GatedSend()
+    batcher = allocation_batch.AllocationBatcher(send, in_flight=in_flight)
+    out = {}
+    first = _start(batcher, 'c1', 1, out)
+    assert send.first_started.wait(30)
+    second = _start(batcher, 'c1', 2, out)
+    second.join(30)                 # sent at once: a second call may be out
+    assert out[2] == {'id': 2}
+    send.release.set()
+    first.join(30)
+    assert out[1] == {'id': 1}
