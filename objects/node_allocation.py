@@ -100,6 +100,12 @@ _INSERT = _ALLOC.insert()
 
 @db_api.reader
 def get_by_id(ctx, alloc_id):
+    """The allocation with database id ``alloc_id``."""
+    return get_by_id_in_txn(ctx, alloc_id)
+
+
+def get_by_id_in_txn(ctx, alloc_id):
+    """:func:`get_by_id` inside the caller's transaction."""
     row = ctx.session.execute(_BY_ID, {'alloc_id': alloc_id}).first()
     if row is None:
         raise exception.AllocationNotFound(allocation=alloc_id)

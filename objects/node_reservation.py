@@ -47,6 +47,11 @@ CANDIDATE_BATCH = 8
 
 @db_api.reader
 def find_candidates(ctx, alloc, limit=None, exclude=()):
+    """:func:`_candidates` in a read transaction (joins the caller's)."""
+    return _candidates(ctx, alloc, limit, exclude)
+
+
+def _candidates(ctx, alloc, limit=None, exclude=()):
     """Usable nodes of the allocation's class, candidate list and owner, with traits.
 
     Without ``limit``: all of them, the trait filter left to the caller (and
@@ -55,23 +60,15 @@ def find_candidates(ctx, alloc, limit=None, exclude=()):
     random by the database, a node named like the allocation first: the
     head of the shuffled list, without reading the whole list.
     """
-    q = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(*_fit_clauses(alloc))
-    if alloc.candidate_nodes:
-        q = q.where(_NODE.c.uuid.in_(alloc.candidate_nodes))
-    if alloc.owner:
-        q = q.where(sa.or_(_NODE.c.owner == alloc.owner, _NODE.c.lessee == alloc.owner))
     if limit is not None:
-        for trait in alloc.traits:
-            q = q.where(sa.exists().where(_TRAIT.c.node_id == _NODE.c.id,
-                                          _TRAIT.c.trait == trait))
-        if exclude:
-            q = q.where(_NODE.c.id.notin_(list(exclude)))
-        order = [_random(ctx)]
-        if alloc.name:
-            order.insert(0, sa.case((_NODE.c.name == alloc.name, 0), else_=1))
-        rows = ctx.session.execute(q.order_by(*order).limit(limit)).all()
+        q = _limited_query(ctx.session.get_bind().dialect.name, alloc, limit, exclude)
+        params = {'rc': alloc.resource_class, 'owner': alloc.owner, 'name': alloc.name,
+                  'cands': list(alloc.candidate_nodes or ()), 'exclude': list(exclude)}
+        params.update(('trait%d' % i, t) for i, t in enumerate(alloc.traits))
+        rows = ctx.session.execute(q, params).all()
         wanted = frozenset(alloc.traits)
         return [Candidate(r.id, r.uuid, r.name, wanted) for r in rows]
+    q = _candidates_query(alloc)
     rows = ctx.session.execute(q).all()
     traits = collections.defaultdict(set)
     if rows and alloc.traits:
@@ -83,18 +80,51 @@ def find_candidates(ctx, alloc, limit=None, exclude=()):
     return [Candidate(r.id, r.uuid, r.name, frozenset(traits[r.id])) for r in rows]
 
 
-def _random(ctx):
-    if ctx.session.get_bind().dialect.name == 'mysql':
-        return sa.func.rand()
-    return sa.func.random()
+def _candidates_query(alloc, fit=None):
+    q = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
+        *(fit if fit is not None else _fit_clauses(alloc)))
+    if alloc.candidate_nodes:
+        q = q.where(_NODE.c.uuid.in_(
+            sa.bindparam('cands', expanding=True) if fit is not None
+            else alloc.candidate_nodes))
+    if alloc.owner:
+        owner = sa.bindparam('owner') if fit is not None else alloc.owner
+        q = q.where(sa.or_(_NODE.c.owner == owner, _NODE.c.lessee == owner))
+    return q
+
+
+# the limited candidate queries, built once per shape (they run for every
+# allocation): (dialect, candidate list?, owner?, traits, exclude?, name?, limit)
+_LIMITED = {}
+
+
+def _limited_query(dialect, alloc, limit, exclude):
+    key = (dialect, bool(alloc.candidate_nodes), bool(alloc.owner), len(alloc.traits),
+           bool(exclude), bool(alloc.name), limit)
+    q = _LIMITED.get(key)
+    if q is not None:
+        return q
+    q = _candidates_query(alloc, fit=_fit_clauses(sa.bindparam('rc')))
+    for i in range(len(alloc.traits)):
+        q = q.where(sa.exists().where(_TRAIT.c.node_id == _NODE.c.id,
+                                      _TRAIT.c.trait == sa.bindparam('trait%d' % i)))
+    if exclude:
+        q = q.where(_NODE.c.id.notin_(sa.bindparam('exclude', expanding=True)))
+    order = [sa.func.rand() if dialect == 'mysql' else sa.func.random()]
+    if alloc.name:
+        order.insert(0, sa.case((_NODE.c.name == sa.bindparam('name'), 0), else_=1))
+    q = _LIMITED[key] = q.order_by(*order).limit(limit)
+    return q
 
 
 def _fit_clauses(alloc):
-    """The columns of a node that must hold for it to take ``alloc`` (traits apart)."""
+    """The columns of a node that must hold for it to take ``alloc`` (traits apart);
+    ``alloc`` may also be a bound parameter standing for its resource class."""
+    rc = alloc if isinstance(alloc, sa.BindParameter) else alloc.resource_class
     return (_NODE.c.provision_state == node_obj.AVAILABLE,
             _NODE.c.maintenance == sa.false(), _NODE.c.instance_uuid.is_(None),
             _NODE.c.power_state.isnot(None),
-            _NODE.c.resource_class == alloc.resource_class)
+            _NODE.c.resource_class == rc)
 
 
 @db_api.reader
@@ -129,25 +159,25 @@ def reserve(ctx, alloc_id, host, order):
     NodeAssociated (everything rolled back) when a unique constraint
     refused the reservation.
     """
-    alloc = alloc_obj.get_by_id(ctx, alloc_id)
+    alloc = alloc_obj.get_by_id_in_txn(ctx, alloc_id)
     if alloc.state != alloc_obj.ALLOCATING or alloc.conductor_affinity != host:
         return alloc, NOT_OURS, []
-    batch = find_candidates(ctx, alloc, limit=CANDIDATE_BATCH)
+    batch = _candidates(ctx, alloc, limit=CANDIDATE_BATCH)
     if not batch:   # none fits: ``order`` says why (from every usable node)
-        batch = order(alloc, find_candidates(ctx, alloc))
+        batch = order(alloc, _candidates(ctx, alloc))
         if isinstance(batch, str):
             return alloc, batch, []
     tried, locked = set(), []
     while batch:
         for node in order(alloc, batch):
             tried.add(node.id)
-            outcome = claim(ctx, alloc, node.id, host)
+            outcome = _claim(ctx, alloc, node.id, host)
             if outcome == LOCKED:
                 locked.append(node)
             elif outcome in (RESERVED, NOT_OURS):
                 return alloc, outcome, locked
         # the batch was taken meanwhile: the next untried ones, until none is left
-        batch = find_candidates(ctx, alloc, limit=CANDIDATE_BATCH, exclude=tried)
+        batch = _candidates(ctx, alloc, limit=CANDIDATE_BATCH, exclude=tried)
     return alloc, None, locked
 
 
@@ -167,6 +197,11 @@ _HOLD = _NODE.update().where(
 
 @db_api.writer
 def claim(ctx, alloc, node_id, host, hold=None):
+    """:func:`_claim` in its own write transaction (or the caller's)."""
+    return _claim(ctx, alloc, node_id, host, hold)
+
+
+def _claim(ctx, alloc, node_id, host, hold=None):
     """Lock, re-check and reserve one node for ``alloc`` in one transaction.
 
     The lock is the conditional UPDATE of ``reservation``; the re-check reads
@@ -225,17 +260,13 @@ def _lock(ctx, alloc, node_id, host):
     is skipped at once (SKIP LOCKED) rather than waited for.
     """
     bind = ctx.session.get_bind()
-    q = _NODE.update().where(_NODE.c.id == node_id, _NODE.c.reservation.is_(None),
-                             *_fit_clauses(alloc))
-    if bind.dialect.name == 'postgresql':
-        q = q.where(_NODE.c.id.in_(sa.select(_NODE.c.id).where(_NODE.c.id == node_id)
-                                   .with_for_update(skip_locked=True)))
-    q = q.values(reservation=host)
+    q = _lock_statement(bind.dialect)
+    params = {'node_id': node_id, 'host': host, 'rc': alloc.resource_class}
     if bind.dialect.update_returning:
-        node = ctx.session.execute(q.returning(*_LOCKED_COLUMNS)).first()
+        node = ctx.session.execute(q, params).first()
         if node is not None:
             return None, node
-    elif ctx.session.execute(q).rowcount == 1:
+    elif ctx.session.execute(q, params).rowcount == 1:
         return None, None
     row = ctx.session.execute(sa.select(_NODE.c.reservation, *[
         c.label('fit%d' % i) for i, c in enumerate(_fit_clauses(alloc))]).where(
@@ -243,6 +274,27 @@ def _lock(ctx, alloc, node_id, host):
     if row is None or not all(row[1:]):
         return SKIPPED, None
     return LOCKED, None   # held by another operation, or row-locked by a concurrent writer
+
+
+# the lock's conditional UPDATE, built once per dialect
+_LOCK = {}
+
+
+def _lock_statement(dialect):
+    q = _LOCK.get(dialect.name)
+    if q is not None:
+        return q
+    node_id = sa.bindparam('node_id')
+    q = _NODE.update().where(_NODE.c.id == node_id, _NODE.c.reservation.is_(None),
+                             *_fit_clauses(sa.bindparam('rc')))
+    if dialect.name == 'postgresql':
+        q = q.where(_NODE.c.id.in_(sa.select(_NODE.c.id).where(_NODE.c.id == node_id)
+                                   .with_for_update(skip_locked=True)))
+    q = q.values(reservation=sa.bindparam('host'))
+    if dialect.update_returning:
+        q = q.returning(*_LOCKED_COLUMNS)
+    _LOCK[dialect.name] = q
+    return q
 
 
 def _traits(ctx, node_id):

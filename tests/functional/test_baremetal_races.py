@@ -76,14 +76,14 @@ def test_candidates_taken_meanwhile_lead_to_the_next_ones(bm, ctx, monkeypatch):
     nodes = {h.make_node(bm, 'p%d' % i, traits=['CUSTOM_P'])['uuid'] for i in range(3)}
     h.make_node(bm, 'no-trait')
     monkeypatch.setattr(node_reservation, 'CANDIDATE_BATCH', 1)
-    claim, seen = node_reservation.claim, []
+    claim, seen = node_reservation._claim, []   # one node's step, in reserve's transaction
 
     def taken_twice(ctx, alloc, node_id, host, hold=None):
         seen.append(node_id)
         if len(seen) <= 2:
             return node_reservation.SKIPPED   # another allocation got it first
         return claim(ctx, alloc, node_id, host, hold)
-    monkeypatch.setattr(node_reservation, 'claim', taken_twice)
+    monkeypatch.setattr(node_reservation, '_claim', taken_twice)
     row = alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_P'],
                                  'conductor_affinity': 'w'})
     written = node_allocations.NodeAllocator('w').allocate(ctx, row.id)
