@@ -7,6 +7,18 @@ and a final JSON line.
 
     .venv/bin/python bench/node_allocations_real.py [--conductors 1,2,4]
 
+2026-11-22 13:49 (load 2.2-2.7), after the conductor's side was trimmed
+(the lock UPDATE and the candidate query built once; the allocations of one
+``create_allocations`` call reserved in one transaction, a savepoint each):
+
+    conductors | requests | active | errors | 5xx | dup | alloc/s | p50 ms | p95 ms | srv p50/p95 | load
+    2          | 200      | 200    | 0      | 0   | 0   | 137.5   | 113    | 249    | 80 / 167    | 2.7
+    2          | 250      | 200    | 50     | 0   | 0   | 106.6   | 110    | 199    | 82 / 153    | 2.2
+
+CPU per request: API 3.3 ms, conductors 3.6 ms (was 4.4-5.0; 3.8-4.05
+with the prebuilt statements alone, 13:48, load 2.8-4.0), PostgreSQL
+1.75-2.1 ms, RabbitMQ 0.55 ms, clients 0.55 ms: ~9.9 ms per allocation.
+
 Recorded 2026-11-22 13:22 with ``--conductors 2`` (shared 2-CPU VM, load
 average 2.5-3.7 from other engineers; database backend; POST waits for the
 conductor, ``[api] allocation_wait`` = 3 s; waiting calls to one conductor

@@ -144,6 +144,32 @@ NOT_OURS = 'not ours'  # the allocation was taken over or deleted meanwhile
 
 @db_api.writer
 def reserve(ctx, alloc_id, host, order):
+    """:func:`_reserve` in one write transaction."""
+    return _reserve(ctx, alloc_id, host, order)
+
+
+@db_api.writer
+def reserve_many(ctx, alloc_ids, host, order):
+    """:func:`_reserve` for several allocations in one transaction, each in a savepoint.
+
+    An allocation that is gone (AllocationNotFound) or whose reservation a
+    unique constraint refused (NodeAssociated) rolls back to its own
+    savepoint; its entry is then that exception and the others still commit
+    together.  Any other error rolls the whole transaction back and is
+    raised (on MySQL a deadlock ends the transaction, savepoints and all).
+    Returns one ``reserve`` result (or exception) per id, in order.
+    """
+    results = []
+    for alloc_id in alloc_ids:
+        try:
+            with ctx.session.begin_nested():
+                results.append(_reserve(ctx, alloc_id, host, order))
+        except (exception.AllocationNotFound, exception.NodeAssociated) as exc:
+            results.append(exc)
+    return results
+
+
+def _reserve(ctx, alloc_id, host, order):
     """Read an allocation and its candidates and reserve one, all in one transaction.
 
     ``order(alloc, candidates)`` returns the candidates to try in order, or

@@ -18,9 +18,10 @@ RPC 1.4): :meth:`AllocationQueue.run` does the work on the calling thread
 when a slot is free, else submits the row like a cast and waits, at most a
 bounded time, for the worker that finishes it to hand over what it wrote;
 nothing about the work itself changes.  :meth:`AllocationQueue.run_many`
-(RPC 1.5, several rows in one call) does the same for each row: the first on
-the calling thread, the others on workers (or the backlog), all waited for
-against one deadline.
+(RPC 1.5, several rows in one call) does the same for the rows together: on
+the calling thread under one slot, their first passes in one transaction
+(see NodeAllocator.allocate_many), or, with no slot free, on workers (or the
+backlog), all waited for against one deadline.
 """
 
 import collections
@@ -133,29 +134,55 @@ class AllocationQueue:
     def run_many(self, ctx, alloc_ids, wait):
         """:meth:`run` for several rows at once: a result (or None) per id, in order.
 
-        Every row but the first is submitted to the workers at once (each
-        allocation on its own, so one that fails spoils nothing for the
-        others); the first runs on the calling thread; then the others are
-        waited for until ``wait`` seconds after the start.
+        With a free slot the calling thread drives every row not already
+        held here itself (NodeAllocator.allocate_many: with the database
+        backend their first passes share one transaction, a savepoint each,
+        so one that fails spoils nothing for the others).  Rows held
+        elsewhere here, or all of them when no slot is free, are submitted
+        like casts and waited for until ``wait`` seconds after the start.
         """
         deadline = time.monotonic() + wait
+        with self._lock:
+            mine = [i for i in dict.fromkeys(alloc_ids) if i not in self._held]
+            self._held.update(mine)
+        done = {}
+        if mine:
+            try:
+                done = self._run_many_here(ctx, mine)
+            except exception.NoFreeWorker:
+                with self._lock:
+                    self._held.difference_update(mine)
         waiters = []
-        for alloc_id in alloc_ids[1:]:
+        for alloc_id in dict.fromkeys(alloc_ids):
+            if alloc_id in done:
+                continue
             waiter = _Waiter()
             with self._lock:
                 self._waiters.setdefault(alloc_id, []).append(waiter)
             if self.submit(ctx, alloc_id) == 'left':
                 waiter.done.set()       # the re-drive finishes it: not known now
             waiters.append((alloc_id, waiter))
-        results = ([self.run(ctx, alloc_ids[0], wait)] if alloc_ids else [])
         for alloc_id, waiter in waiters:
             try:
                 if waiter.done.wait(max(0.0, deadline - time.monotonic())):
-                    results.append(waiter.result)
-                else:
-                    results.append(None)
+                    done[alloc_id] = waiter.result
             finally:
                 self._forget(alloc_id, waiter)
+        return [done.get(alloc_id) for alloc_id in alloc_ids]
+
+    def _run_many_here(self, ctx, alloc_ids):
+        """Drive held ``alloc_ids`` on this thread under one slot: {id: result}."""
+        with self.workers.slot():      # NoFreeWorker before anything ran
+            results = {}
+            try:
+                results = dict(zip(alloc_ids,
+                                   self.allocator.allocate_many(ctx, alloc_ids)))
+            finally:
+                with self._lock:
+                    for alloc_id in alloc_ids:
+                        self._finish_locked(alloc_id, results.get(alloc_id))
+        if self.waiting:
+            self.kick()                # our slot is free again for the backlog
         return results
 
     def _forget(self, alloc_id, waiter):

@@ -81,15 +81,33 @@ class NodeAllocator:
         return cls(host, a.node_locked_retry_attempts, a.node_locked_retry_interval,
                    claimant)
 
-    def allocate(self, ctx, alloc_id):
+    def allocate_many(self, ctx, alloc_ids):
+        """:meth:`allocate` for several rows; a result per id, in order; never raises.
+
+        With the database backend their first passes share one transaction
+        (one savepoint each, objects.node_reservation.reserve_many); what is
+        left (a failure to save, a retry node by node) goes row by row.
+        """
+        firsts = [None] * len(alloc_ids)
+        if self.claimant is None and len(alloc_ids) > 1:
+            try:
+                firsts = reservation.reserve_many(ctx, alloc_ids, self.host, self._order)
+            except Exception as exc:
+                LOG.debug('Shared first pass of allocations %s rolled back: %s',
+                          alloc_ids, exc)
+        return [self.allocate(ctx, alloc_id, first)
+                for alloc_id, first in zip(alloc_ids, firsts)]
+
+    def allocate(self, ctx, alloc_id, first=None):
         """Finish the ``allocating`` row ``alloc_id`` if it is ours; never raises.
 
         Returns what this call wrote, ``{'state', 'node_uuid', 'last_error',
         'updated_at'}`` (``updated_at`` in ISO 8601), or None when it wrote
         nothing it can vouch for (not ours, gone, or its result not saved).
+        ``first``: what a shared first pass (``allocate_many``) already did.
         """
         try:
-            alloc, todo = self._first_pass(ctx, alloc_id)
+            alloc, todo = self._first_pass(ctx, alloc_id, first)
         except exception.AllocationNotFound:
             return None  # deleted before we got to it
         except Exception:
@@ -120,7 +138,7 @@ class NodeAllocator:
                           'will retry it', alloc.uuid)
         return None
 
-    def _first_pass(self, ctx, alloc_id):
+    def _first_pass(self, ctx, alloc_id, first=None):
         """(allocation, what is left): a reason, candidates to try, or (None, None) when done.
 
         With the database backend the first pass over the candidates runs in
@@ -130,8 +148,11 @@ class NodeAllocator:
         """
         if self.claimant is None:
             try:
-                alloc, outcome, locked = reservation.reserve(ctx, alloc_id, self.host,
-                                                             self._order)
+                if first is None:
+                    first = reservation.reserve(ctx, alloc_id, self.host, self._order)
+                elif isinstance(first, Exception):
+                    raise first
+                alloc, outcome, locked = first
             except (exception.NodeAssociated, db_exc.DBError) as exc:
                 # the whole first pass rolled back: node by node below
                 LOG.debug('First pass of allocation %s rolled back: %s', alloc_id, exc)

@@ -3,11 +3,15 @@
 import concurrent.futures
 import threading
 
+from oslo_db import exception as db_exc
+
+from common import exception
 from conductor import workers as workers_mod
 from conductor.manager import allocation_queue
 from conductor.manager import node_allocations
 from objects import node as node_obj
 from objects import node_allocation as alloc_obj
+from objects import node_reservation
 from tests.functional import baremetal_helpers as h
 
 
@@ -32,21 +36,43 @@ def test_one_failing_allocation_spoils_nothing_for_the_others(ctx, monkeypatch):
         rows = [alloc_obj.create(ctx, {'resource_class': rc, 'conductor_affinity': 'batch-a'})
                 for rc in ('gold', 'none', 'gold', 'gold')]
         broken = rows[3].id
-        original = queue.allocator._first_pass
+        original = node_reservation._reserve
 
-        def first_pass(ctx, alloc_id):
-            if alloc_id == broken:
-                raise RuntimeError('boom')
-            return original(ctx, alloc_id)
-        monkeypatch.setattr(queue.allocator, '_first_pass', first_pass)
+        def reserve(ctx, alloc_id, host, order):
+            result = original(ctx, alloc_id, host, order)
+            if alloc_id == broken:   # written, then refused: its savepoint rolls back
+                raise exception.NodeAssociated(node='n', instance='another allocation')
+            return result
+        monkeypatch.setattr(node_reservation, '_reserve', reserve)
+        shared = []
+        monkeypatch.setattr(node_reservation, 'reserve', lambda *a: shared.append(a))
         results = queue.run_many(ctx, [r.id for r in rows], 30)
-        assert [r and r['state'] for r in results] == ['active', 'error', 'active', None]
+        assert shared == []      # nothing went row by row but the refused one's retry
+        assert [r['state'] for r in results] == ['active', 'error', 'active', 'active']
         stored = [alloc_obj.get_by_id(ctx, r.id) for r in rows]
-        assert [s.state for s in stored] == ['active', 'error', 'active', 'allocating']
+        assert [s.state for s in stored] == ['active', 'error', 'active', 'active']
         assert results[1]['last_error'] == stored[1].last_error
-        assert stored[0].node_id != stored[2].node_id
-        monkeypatch.undo()      # what the sweep does later: the row finishes
-        assert queue.run(ctx, broken, 30)['state'] == 'active'
+        assert len({stored[i].node_id for i in (0, 2, 3)}) == 3
+        nodes = node_obj.list_nodes(ctx)
+        assert all(n.reservation is None for n in nodes)
+    finally:
+        workers.shutdown()
+
+
+def test_a_shared_first_pass_that_fails_goes_row_by_row(ctx, monkeypatch):
+    _nodes(ctx, 2)
+    workers, queue = _queue('batch-b')
+    try:
+        rows = [alloc_obj.create(ctx, {'resource_class': 'gold',
+                                       'conductor_affinity': 'batch-b'}) for _ in range(3)]
+
+        def fail(*args):
+            raise db_exc.DBError('connection lost')
+        monkeypatch.setattr(node_reservation, 'reserve_many', fail)
+        results = queue.run_many(ctx, [r.id for r in rows], 30)
+        assert sorted(r['state'] for r in results) == ['active', 'active', 'error']
+        stored = [alloc_obj.get_by_id(ctx, r.id) for r in rows]
+        assert [s.state for s in stored] == [r['state'] for r in results]
     finally:
         workers.shutdown()
 
