@@ -9,6 +9,7 @@ from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
 from cli import config
 from cli import security
+from cli import stacks
 from conductor import rpcapi
 from objects import database
 
@@ -35,6 +36,7 @@ def main(argv=None):
         conf.api.baremetal_port, threads=conf.api.workers, name='baremetal')
     host, port = baremetal.start()
     print('berth-api: Bare metal API on http://%s:%d' % (host, port), flush=True)
+    stacks.dump_on_sigusr2()
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGINT, lambda *_: stopping.set())

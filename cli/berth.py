@@ -15,6 +15,7 @@ from oslo_config import cfg
 from cli import config
 from cli import deployment
 from cli import security
+from cli import stacks
 
 USAGE = ('berth serve [--config-file F] [--data-dir DIR] [--host 127.0.0.1] '
          '[--placement-port 8778] [--baremetal-port 6385] [--allow-insecure-noauth]')
@@ -68,6 +69,7 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
+    stacks.dump_on_sigusr2()
     try:
         stack.start()
     except (OSError, cfg.Error) as exc:
@@ -77,7 +79,9 @@ def main(argv=None):
     while not stopping.wait(0.5):
         pass
     print('berth: stopping', flush=True)
-    stack.stop()
+    with stacks.bounded_stop(conf.conductor.graceful_shutdown_timeout
+                             + stacks.STOP_MARGIN):
+        stack.stop()
     return 0
 
 

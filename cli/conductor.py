@@ -9,6 +9,7 @@ import sys
 import threading
 
 from cli import config
+from cli import stacks
 from common import metrics
 from conductor import service as conductor_service
 from objects import database
@@ -19,6 +20,7 @@ def main(argv=None):
                             description='berth conductor')
     config.setup_logging(conf)
     db = database.open_database(conf)
+    stacks.dump_on_sigusr2()
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGINT, lambda *_: stopping.set())
@@ -32,8 +34,11 @@ def main(argv=None):
     while not stopping.wait(0.5):
         pass
     print('berth-conductor: %s stopping' % conf.host, flush=True)
-    conductor.stop()
-    db.dispose()
+    bound = (conf.coordination.ring_refresh_interval
+             + conf.conductor.graceful_shutdown_timeout + stacks.STOP_MARGIN)
+    with stacks.bounded_stop(bound):
+        conductor.stop()
+        db.dispose()
     return 0
 
 
