@@ -97,6 +97,8 @@ class Network:
         self.prefix = prefix + self.id
         self.bridge = self.prefix + 'br'
         self.subnet = self._free_subnet()
+        # locally administered, unicast, unique per run
+        self.mac = '02:62:74:%s:%s:01' % (self.id[:2], self.id[2:])
         self.gateway = self.address(1)
         self.nowhere = self.address(254)      # a neighbour nobody answers for
         self.hosts = {}
@@ -116,6 +118,12 @@ class Network:
 
     def create(self):
         _ip('link', 'add', self.bridge, 'type', 'bridge')
+        # A bridge whose address nobody set takes the lowest address of its
+        # ports, so a host added later (a new veth) can change the address
+        # behind every server: the other hosts' ARP entries then point at a
+        # MAC that is gone and their traffic to the servers stalls for up to
+        # a minute.  An address set here never changes.
+        _ip('link', 'set', self.bridge, 'address', self.mac)
         _ip('addr', 'add', '%s/24' % self.gateway, 'dev', self.bridge)
         _ip('link', 'set', self.bridge, 'up')
         return self
