@@ -8,6 +8,7 @@ become :class:`common.exception.ServiceUnavailable` (HTTP 503).
 import contextlib
 import logging
 
+from kombu import exceptions as kombu_exc
 import oslo_messaging as messaging
 from oslo_messaging import opts as messaging_opts
 from oslo_messaging.rpc import dispatcher
@@ -113,7 +114,9 @@ def translate_errors(server, method):
         raise exception.ServiceUnavailable(
             reason='conductor %s did not answer in time' % server)
     except (messaging.MessageDeliveryFailure, messaging.MessagingServerError,
-            messaging.InvalidTarget) as exc:
+            messaging.InvalidTarget, kombu_exc.KombuError, OSError) as exc:
+        # the rabbit driver lets kombu's (and the socket's) errors out when
+        # it cannot even open a connection (e.g. "No route to host")
         LOG.warning('Cannot reach conductor %s for %s: %s', server, method, exc)
         raise exception.ServiceUnavailable(
             reason='the message broker cannot be reached')

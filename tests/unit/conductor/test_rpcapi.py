@@ -5,6 +5,7 @@ One table drives the checks; add a row for every new RPC method.
 
 from unittest import mock
 
+from kombu import exceptions as kombu_exc
 import oslo_messaging as messaging
 import pytest
 
@@ -188,6 +189,20 @@ def test_create_allocation_not_answered_is_unknown_not_an_error(conf, transport,
         prepare.return_value.call.side_effect = failure
         assert api.create_allocation(berth_context.admin_context(), 7, 'cond-b',
                                      wait=1) is None
+
+
+@pytest.mark.parametrize('failure', [
+    messaging.MessageDeliveryFailure('down'),
+    kombu_exc.OperationalError('[Errno 113] No route to host'),
+    ConnectionRefusedError(111, 'Connection refused'),
+], ids=['delivery-failure', 'kombu-no-route', 'socket-refused'])
+def test_a_broker_that_cannot_be_reached_is_unavailable_not_a_500(api, failure):
+    from common import exception
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        prepare.return_value.call.side_effect = failure
+        with pytest.raises(exception.ServiceUnavailable) as raised:
+            api.claim_resources(berth_context.admin_context(), 'root-1', CONSUMERS)
+    assert 'message broker cannot be reached' in str(raised.value)
 
 
 def test_create_allocation_not_sent_is_unavailable(api):
