@@ -51,6 +51,9 @@ class Database:
         # no eventlet here: a time.sleep(0) at every connection check-in
         # (oslo.db's default) only forces a thread switch per transaction
         options.setdefault('thread_checkin', False)
+        params = dialect.connection_parameters(url, options.get('connection_parameters'))
+        if params:
+            options['connection_parameters'] = params
         self._tc.configure(connection=url, **options)
         self._watcher = None
         if self.is_sqlite:
@@ -67,7 +70,11 @@ class Database:
         options = {'max_pool_size': d.max_pool_size,
                    'max_overflow': d.max_overflow,
                    'pool_timeout': d.pool_timeout,
-                   'connection_recycle_time': d.connection_recycle_time}
+                   'connection_recycle_time': d.connection_recycle_time,
+                   'connection_parameters': d.connection_parameters or None,
+                   'max_retries': d.max_retries,
+                   'retry_interval': d.retry_interval,
+                   'connection_debug': d.connection_debug}
         url = connection_url(conf)
         if url.startswith('sqlite'):
             options = {'sqlite_synchronous': d.sqlite_synchronous}

@@ -12,6 +12,12 @@ answers.  Queries are written once in SQLAlchemy Core; what cannot be is here:
 - **Row locks.**  ``lock_rows`` is ``SELECT ... FOR UPDATE [SKIP LOCKED]`` on the
   servers; SQLite has no row locks, and needs none: its one writer holds the
   database's write lock for the whole transaction.
+- **A silent server.**  A PostgreSQL connection gives up on a server that
+  stopped answering (a partition, a dead host) within about half a minute:
+  libpq's connect timeout, TCP keepalives and TCP user timeout
+  (``POSTGRESQL_TIMEOUTS``), so a thread is not parked on a dead socket for
+  the kernel's ~15 minutes.  Parameters in the connection URL or in
+  ``[database] connection_parameters`` win.
 - **Collation.**  MySQL compares strings case- and trailing-space-insensitively
   by default; berth's tables use a binary collation (migration 0002) so names,
   uuids and traits are unique and matched exactly as on the other engines.
@@ -27,6 +33,29 @@ READ_COMMITTED = 'READ COMMITTED'
 # MariaDB's NO PAD binary collation; MySQL 8's utf8mb4_0900_bin is NO PAD too
 MYSQL_COLLATIONS = ('utf8mb4_nopad_bin', 'utf8mb4_0900_bin', 'utf8mb4_bin')
 DEADLOCK_RETRIES = 5
+# libpq parameters of every PostgreSQL connection, unless the operator set
+# them: refuse a connect after 10 s; probe an idle connection after 10 s, every
+# 5 s, 3 times; drop a connection whose sent data stays unacknowledged 30 s
+# (keepalives never end a long query: the server's kernel answers them)
+POSTGRESQL_TIMEOUTS = (('connect_timeout', '10'), ('keepalives', '1'),
+                       ('keepalives_idle', '10'), ('keepalives_interval', '5'),
+                       ('keepalives_count', '3'), ('tcp_user_timeout', '30000'))
+
+
+def connection_parameters(url, given=None):
+    """``given`` (a query string) plus berth's defaults for the URL's engine.
+
+    Only PostgreSQL has defaults (``POSTGRESQL_TIMEOUTS``); a key already in
+    the URL or in ``given`` keeps its value.
+    """
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() != POSTGRESQL:
+        return given or None
+    have = set(parsed.query) | {part.split('=', 1)[0]
+                                for part in (given or '').split('&') if part}
+    extra = ['%s=%s' % (key, value) for key, value in POSTGRESQL_TIMEOUTS
+             if key not in have]
+    return '&'.join(([given] if given else []) + extra) or None
 
 
 def name(bind):

@@ -10,8 +10,10 @@ import pytest
 import sqlalchemy as sa
 from alembic import autogenerate
 from alembic import migration as alembic_migration
+from oslo_config import cfg
 from oslo_db import exception as db_exc
 
+from common import conf as berth_conf
 from common import context as berth_context
 from db import api as db_api
 from db import dialect
@@ -183,3 +185,49 @@ def test_other_errors_are_not_retried(ctx):
     with pytest.raises(db_exc.DBDuplicateEntry):
         _fails_once(ctx, calls, db_exc.DBDuplicateEntry())
     assert calls == [1]
+
+
+def _postgresql_only():
+    if dbengines.ENGINE != 'postgresql':
+        pytest.skip('libpq parameters: PostgreSQL only (BERTH_TEST_DB=postgresql)')
+
+
+def test_postgresql_connections_give_up_on_a_silent_server(tmp_path):
+    """libpq's connect timeout, keepalives and TCP user timeout are on every
+    PostgreSQL connection; what the URL sets wins (db.dialect.POSTGRESQL_TIMEOUTS)."""
+    _postgresql_only()
+    url, drop = dbengines.empty_database(tmp_path)
+    db = db_api.Database(url + ('&' if '?' in url else '?') + 'keepalives_idle=42')
+    try:
+        with db.engine.connect() as conn:
+            params = conn.connection.dbapi_connection.get_dsn_parameters()
+    finally:
+        db.dispose()
+        drop()
+    assert params['tcp_user_timeout'] == '30000'
+    assert params['connect_timeout'] == '10'
+    assert (params['keepalives'], params['keepalives_interval'],
+            params['keepalives_count']) == ('1', '5', '3')
+    assert params['keepalives_idle'] == '42'
+
+
+def test_database_options_reach_the_engine(tmp_path):
+    """``[database] connection_parameters`` is applied (and beats berth's default)."""
+    _postgresql_only()
+    url, drop = dbengines.empty_database(tmp_path)
+    conf = cfg.ConfigOpts()
+    berth_conf.register_opts(conf)
+    conf([], project='berth', default_config_files=[])
+    conf.set_override('connection', url, group='database')
+    conf.set_override('connection_parameters',
+                      'application_name=berth-test&tcp_user_timeout=7000', group='database')
+    db = db_api.Database.from_conf(conf)
+    try:
+        with db.engine.connect() as conn:
+            params = conn.connection.dbapi_connection.get_dsn_parameters()
+    finally:
+        db.dispose()
+        drop()
+    assert params['application_name'] == 'berth-test'
+    assert params['tcp_user_timeout'] == '7000'
+    assert params['connect_timeout'] == '10'

@@ -1,0 +1,28 @@
+"""db.dialect.connection_parameters: berth's libpq defaults, never over the operator's."""
+
+from db import dialect
+
+
+def _keys(query):
+    return dict(part.split('=', 1) for part in query.split('&'))
+
+
+def test_postgresql_gets_every_timeout():
+    got = _keys(dialect.connection_parameters('postgresql+psycopg2://u:p@h/berth'))
+    assert got == dict(dialect.POSTGRESQL_TIMEOUTS)
+
+
+def test_what_the_url_or_the_option_sets_wins():
+    got = _keys(dialect.connection_parameters(
+        'postgresql+psycopg2://u:p@h/berth?keepalives_idle=99',
+        'tcp_user_timeout=5000&application_name=berth-conductor'))
+    assert 'keepalives_idle' not in got           # stays in the URL, as given
+    assert got['tcp_user_timeout'] == '5000'
+    assert got['application_name'] == 'berth-conductor'
+    assert got['connect_timeout'] == '10'
+
+
+def test_other_engines_get_only_what_was_given():
+    assert dialect.connection_parameters('mysql+pymysql://u:p@h/berth',
+                                         'charset=utf8mb4') == 'charset=utf8mb4'
+    assert dialect.connection_parameters('sqlite:////tmp/berth.sqlite') is None
