@@ -187,23 +187,25 @@ def test_other_errors_are_not_retried(ctx):
     assert calls == [1]
 
 
-def _postgresql_only():
+def _libpq_parameters(tmp_path, open_db):
+    """The libpq parameters of a connection of ``open_db(url)`` (PostgreSQL only)."""
     if dbengines.ENGINE != 'postgresql':
         pytest.skip('libpq parameters: PostgreSQL only (BERTH_TEST_DB=postgresql)')
+    url, drop = dbengines.empty_database(tmp_path)
+    db = open_db(url)
+    try:
+        with db.engine.connect() as conn:
+            return conn.connection.dbapi_connection.get_dsn_parameters()
+    finally:
+        db.dispose()
+        drop()
 
 
 def test_postgresql_connections_give_up_on_a_silent_server(tmp_path):
     """libpq's connect timeout, keepalives and TCP user timeout are on every
     PostgreSQL connection; what the URL sets wins (db.dialect.POSTGRESQL_TIMEOUTS)."""
-    _postgresql_only()
-    url, drop = dbengines.empty_database(tmp_path)
-    db = db_api.Database(url + ('&' if '?' in url else '?') + 'keepalives_idle=42')
-    try:
-        with db.engine.connect() as conn:
-            params = conn.connection.dbapi_connection.get_dsn_parameters()
-    finally:
-        db.dispose()
-        drop()
+    params = _libpq_parameters(tmp_path, lambda url: db_api.Database(
+        url + ('&' if '?' in url else '?') + 'keepalives_idle=42'))
     assert params['tcp_user_timeout'] == '30000'
     assert params['connect_timeout'] == '10'
     assert (params['keepalives'], params['keepalives_interval'],
@@ -213,21 +215,17 @@ def test_postgresql_connections_give_up_on_a_silent_server(tmp_path):
 
 def test_database_options_reach_the_engine(tmp_path):
     """``[database] connection_parameters`` is applied (and beats berth's default)."""
-    _postgresql_only()
-    url, drop = dbengines.empty_database(tmp_path)
-    conf = cfg.ConfigOpts()
-    berth_conf.register_opts(conf)
-    conf([], project='berth', default_config_files=[])
-    conf.set_override('connection', url, group='database')
-    conf.set_override('connection_parameters',
-                      'application_name=berth-test&tcp_user_timeout=7000', group='database')
-    db = db_api.Database.from_conf(conf)
-    try:
-        with db.engine.connect() as conn:
-            params = conn.connection.dbapi_connection.get_dsn_parameters()
-    finally:
-        db.dispose()
-        drop()
+    def from_conf(url):
+        conf = cfg.ConfigOpts()
+        berth_conf.register_opts(conf)
+        conf([], project='berth', default_config_files=[])
+        conf.set_override('connection', url, group='database')
+        conf.set_override('connection_parameters',
+                          'application_name=berth-test&tcp_user_timeout=7000',
+                          group='database')
+        return db_api.Database.from_conf(conf)
+
+    params = _libpq_parameters(tmp_path, from_conf)
     assert params['application_name'] == 'berth-test'
     assert params['tcp_user_timeout'] == '7000'
     assert params['connect_timeout'] == '10'
