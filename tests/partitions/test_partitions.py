@@ -37,7 +37,7 @@ def test_partitions_heal_by_themselves_and_lose_nothing(partition_hosts):
     shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _print_log_tails(workdir, lines=80):
+def _print_log_tails(workdir, lines=200):
     """The end of every berth log of the run (a hung stop writes its stacks there)."""
     for name in sorted(os.listdir(workdir)):
         if not name.endswith('.log'):
