@@ -79,7 +79,9 @@ def main(argv=None):
     while not stopping.wait(0.5):
         pass
     print('berth: stopping', flush=True)
+    # the embedded conductors stop one after another, each within its timeout
     with stacks.bounded_stop(conf.conductor.graceful_shutdown_timeout
+                             * conf.conductor.embedded_conductors
                              + stacks.STOP_MARGIN):
         stack.stop()
     return 0
