@@ -14,6 +14,7 @@ import random
 import shutil
 import tempfile
 
+from tests.chaos import deployment
 from tests.partitions import conftest
 from tests.partitions import scenario
 
@@ -27,7 +28,7 @@ def test_partitions_heal_by_themselves_and_lose_nothing(partition_hosts):
     scenario.print_table(result)
     rows = {row['case']: row for row in result['rows']}
     if result['violations'] or any(row['failures'] for row in rows.values()):
-        _print_log_tails(workdir)    # CI keeps only what is printed
+        deployment.print_log_tails(workdir)    # CI keeps only what is printed
     assert sorted(set(result['violations'])) == [], (seed, workdir, result['violations'][:10])
     assert all(not row['failures'] for row in rows.values()), (workdir, rows)
     assert all(row['violations'] == 0 for row in rows.values()), rows
@@ -36,13 +37,3 @@ def test_partitions_heal_by_themselves_and_lose_nothing(partition_hosts):
     assert drain['no_answer'] == 0, drain
     shutil.rmtree(workdir, ignore_errors=True)
 
-
-def _print_log_tails(workdir, lines=200):
-    """The end of every berth log of the run (a hung stop writes its stacks there)."""
-    for name in sorted(os.listdir(workdir)):
-        if not name.endswith('.log'):
-            continue
-        with open(os.path.join(workdir, name), errors='replace') as f:
-            tail = f.readlines()[-lines:]
-        print('----- last %d lines of %s -----' % (len(tail), name))
-        print(''.join(tail), end='')
