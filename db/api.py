@@ -16,6 +16,7 @@ from oslo_db.sqlalchemy import enginefacade
 
 from db import change
 from db import dialect
+from db import liveness
 
 
 def connection_url(conf):
@@ -27,10 +28,14 @@ def connection_url(conf):
     return 'sqlite:///' + path
 
 
+# seconds a pooled server connection may sit idle before it is pinged at checkout
+PING_IDLE_AFTER = 1.0
+
+
 class Database:
     """A configured enginefacade transaction context for one database."""
 
-    def __init__(self, url, **options):
+    def __init__(self, url, ping_idle_after=PING_IDLE_AFTER, **options):
         self.url = url
         self.is_sqlite = url.startswith('sqlite')
         self._tc = enginefacade.transaction_context()
@@ -60,6 +65,8 @@ class Database:
             _keep_connections(self._tc.writer.get_engine())
             _keep_connections(self._tc.reader.get_engine())
         dialect.configure(self._tc.writer.get_engine(), sqlite_writer=True)
+        if not self.is_sqlite:
+            liveness.ping_when_idle(self._tc.writer.get_engine(), ping_idle_after)
         if self.is_sqlite:
             dialect.configure(self._tc.reader.get_engine())
             self._watcher = change.SqliteWatcher(sa.engine.make_url(url).database)
@@ -78,7 +85,7 @@ class Database:
         url = connection_url(conf)
         if url.startswith('sqlite'):
             options = {'sqlite_synchronous': d.sqlite_synchronous}
-        return cls(url, **options)
+        return cls(url, ping_idle_after=d.ping_idle_after, **options)
 
     @property
     def engine(self):

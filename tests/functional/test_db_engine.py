@@ -229,3 +229,45 @@ def test_database_options_reach_the_engine(tmp_path):
     assert params['application_name'] == 'berth-test'
     assert params['tcp_user_timeout'] == '7000'
     assert params['connect_timeout'] == '10'
+
+
+_BACKEND_ID = {'postgresql': 'SELECT pg_backend_pid()', 'mysql': 'SELECT CONNECTION_ID()'}
+_KILL = {'postgresql': 'SELECT pg_terminate_backend(%d)', 'mysql': 'KILL %d'}
+
+
+def _pooled_connection_killed(url, db):
+    """Use ``db``'s one pooled connection, then end it from the server side."""
+    with db.engine.connect() as conn:
+        backend = conn.execute(sa.text(_BACKEND_ID[dbengines.ENGINE])).scalar()
+    killer = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    try:
+        with killer.connect() as conn:
+            conn.execute(sa.text(_KILL[dbengines.ENGINE] % backend))
+    finally:
+        killer.dispose()
+
+
+@pytest.mark.skipif(not dbengines.is_server(),
+                    reason='SQLite: no server to end a connection, nothing pinged')
+@pytest.mark.parametrize('idle_after, sleep, first_use_fails', [
+    (0, 0, False),          # oslo.db's ping at every checkout
+    (0.2, 0.4, False),      # idle past the bound: pinged, replaced
+    (3600, 0, True),        # used just now: not pinged, one statement fails
+], ids=['ping-always', 'idle-pinged', 'fresh-not-pinged'])
+def test_a_connection_the_server_ended_is_pinged_only_after_idling(
+        tmp_path, idle_after, sleep, first_use_fails):
+    """db.liveness: the trade, both sides; either way the next use works."""
+    url, drop = dbengines.empty_database(tmp_path)
+    db = db_api.Database(url, ping_idle_after=idle_after)
+    try:
+        _pooled_connection_killed(url, db)
+        threading.Event().wait(sleep)
+        if first_use_fails:
+            with pytest.raises(db_exc.DBConnectionError):
+                with db.engine.connect() as conn:
+                    conn.execute(sa.text('SELECT 1'))
+        with db.engine.connect() as conn:
+            assert conn.execute(sa.text('SELECT 1')).scalar() == 1
+    finally:
+        db.dispose()
+        drop()
