@@ -65,11 +65,11 @@ class Database:
             _keep_connections(self._tc.writer.get_engine())
             _keep_connections(self._tc.reader.get_engine())
         dialect.configure(self._tc.writer.get_engine(), sqlite_writer=True)
-        if not self.is_sqlite:
-            liveness.ping_when_idle(self._tc.writer.get_engine(), ping_idle_after)
         if self.is_sqlite:
             dialect.configure(self._tc.reader.get_engine())
             self._watcher = change.SqliteWatcher(sa.engine.make_url(url).database)
+        else:
+            liveness.ping_when_idle(self._tc.writer.get_engine(), ping_idle_after)
 
     @classmethod
     def from_conf(cls, conf):

@@ -326,9 +326,6 @@ class Deployment:
 def print_log_tails(workdir, lines=200):
     """The end of every berth log of the run (a hung stop writes its stacks there)."""
     for name in sorted(os.listdir(workdir)):
-        if not name.endswith('.log'):
-            continue
-        with open(os.path.join(workdir, name), errors='replace') as f:
-            tail = f.readlines()[-lines:]
-        print('----- last %d lines of %s -----' % (len(tail), name))
-        print(''.join(tail), end='')
+        if name.endswith('.log'):
+            print('----- last %d lines of %s -----' % (lines, name))
+            print(services._tail(os.path.join(workdir, name), lines), end='')

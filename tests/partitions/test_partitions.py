@@ -36,4 +36,3 @@ def test_partitions_heal_by_themselves_and_lose_nothing(partition_hosts):
     # a drained conductor finishes what it has: nothing in flight is lost
     assert drain['no_answer'] == 0, drain
     shutil.rmtree(workdir, ignore_errors=True)
-
