@@ -12,7 +12,7 @@ allocation_candidates_cache_size = 0``: every request searches) and on
 (the default: nothing is written during the run, so repeated questions are
 answered from the cache).  Uncached requests still use the provider index
 (objects/candidates/index.py), which only re-reads what changed: the
-``claim before`` rows commit a claim (objects.allocation.replace, moving
+``claim before`` rows commit a claim (objects.placement.allocation.replace, moving
 one consumer's VCPU to the next compute node) before each timed request,
 so every one of them refreshes the index (unlimited) or reads its pages
 from SQL (limit=50).  At N=1,000 the unlimited answer must hold exactly
@@ -360,7 +360,7 @@ def time_query(server, query, repeat, warmup):
 class Claimer:
     """Moves one consumer's claim (VCPU:1) to the next compute node on each call.
 
-    Written through objects.allocation.replace, as the API and conductors do:
+    Written through objects.placement.allocation.replace, as the API and conductors do:
     the new provider's generation is bumped, the old one's is not.
     """
 
@@ -384,7 +384,7 @@ class Claimer:
                                                   str(uuidlib.uuid4()), 0)
 
     def claim(self):
-        from objects import allocation as alloc_obj
+        from objects.placement import allocation as alloc_obj
 
         self.step += 1
         uuid = self.uuids[self.step % len(self.uuids)]

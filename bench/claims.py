@@ -46,8 +46,8 @@ the load (GIL hand-offs, cache misses), so compare at similar loads:
 What made the difference: the policy enforcer looks for file changes once a
 second, not per check (api/common/policy.py); SQLite engines keep their
 connections (db/api.py); IN lists bound value by value in fixed sizes, so
-statements are not re-rendered (objects/in_list.py); group commit without
-savepoints (a claim's checks write nothing: objects.allocation.check_replace
+statements are not re-rendered (objects/sql/in_list.py); group commit without
+savepoints (a claim's checks write nothing: objects.placement.allocation.check_replace
 / apply_replace); a new consumer inserted with its owner ids in one
 statement; and this load generator on plain http.client (requests cost the
 box ~1 ms of CPU per claim).  Embedded throughput also follows the disk (a

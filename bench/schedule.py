@@ -86,7 +86,7 @@ import sqlalchemy as sa
 from bench import claims as claims_bench
 from bench import placeload
 from db import models
-from objects import weighers
+from objects.candidates import weighers
 
 REQUEST = {'VCPU': 4, 'MEMORY_MB': 1024, 'DISK_GB': 40}
 COMPUTE_VCPU = 32           # placeload: VCPU 32 (max_unit 16) per compute

@@ -5,7 +5,7 @@ import json
 from common import context as berth_context
 from common import exception
 from objects import database
-from objects import quota as quota_obj
+from objects.placement import quota as quota_obj
 
 
 def _with_ctx(conf, fn):

@@ -15,9 +15,9 @@ from sqlalchemy import exc as sa_exc
 
 from api.placement import policy as berth_policy
 from common import context as berth_context
-from objects import compute_node_migration
+from objects.legacy import compute_node_migration
 from objects import database
-from objects import online_migrations
+from objects.legacy import online_migrations
 
 Code = upgradecheck.Code
 Result = upgradecheck.Result

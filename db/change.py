@@ -4,7 +4,7 @@
 connection (of this process or another one) has committed to the file since
 that connection last asked; it never changes otherwise.  The watcher keeps a
 connection of its own that never writes, so every commit anywhere shows.
-Read-side caches key their entries on the token (see objects/answer_cache.py).
+Read-side caches key their entries on the token (see objects/candidates/answer_cache.py).
 """
 
 import os

@@ -1,7 +1,7 @@
 """Work done once when a process starts against a migrated database."""
 
-from objects import resource_class
-from objects import trait
+from objects.placement import resource_class
+from objects.placement import trait
 
 
 def sync_standards(ctx):

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from db import api as db_api
 from db import models
-from objects import node_allocation as node_alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 
 _NALLOC = models.NodeAllocation.__table__
 _INV = models.Inventory.__table__

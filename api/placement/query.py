@@ -1,7 +1,7 @@
 """Parsers of the query-string grammars shared by provider listing and candidates.
 
 Each parser takes the raw string value(s) of one key and returns plain Python
-values or :class:`objects.request_group.RequestGroup`; bad input is a
+values or :class:`objects.candidates.request.RequestGroup`; bad input is a
 :class:`fault.BadRequest` that names the key and the offending value.  Names
 are checked against the database separately (:func:`check_names`), after
 all syntax checks, as Placement does.
@@ -12,9 +12,9 @@ import uuid as uuid_lib
 from api.placement import errors
 from api.placement import fault
 from common import exception
-from objects import request_group
-from objects import resource_class as rc_obj
-from objects import trait as trait_obj
+from objects.candidates import request as request_group
+from objects.placement import resource_class as rc_obj
+from objects.placement import trait as trait_obj
 
 # first microversions of grammar features
 FORBIDDEN_TRAITS = '1.22'

@@ -12,7 +12,7 @@ opts = [
                help='Weigher used when a POST /claims request names none: '
                     '"spread" (most free capacity first), "pack" (least free '
                     'capacity first) or "random"; any module of '
-                    'objects/weighers/ is a weigher of that name.'),
+                    'objects/candidates/weighers/ is a weigher of that name.'),
     cfg.IntOpt('host_subset_size', default=0, min=0,
                help='Pick at random among this many best-ranked candidates; '
                     '0 (the default) means as many as there are live '

@@ -32,7 +32,7 @@ import time
 
 from common import context as berth_context
 from common import exception
-from objects import node_allocation as alloc_obj
+from objects.baremetal import allocation as alloc_obj
 
 LOG = logging.getLogger(__name__)
 

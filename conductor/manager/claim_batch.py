@@ -57,7 +57,7 @@ class GroupCommitter:
     """Leader/follower group commit of claims.
 
     :param write: ``write(ctx, consumers)`` writes one claim inside the
-        caller's transaction (objects.allocation.replace).
+        caller's transaction (objects.placement.allocation.replace).
     :param write_alone: ``write_alone(ctx, tree, consumers)`` writes one claim
         in a transaction of its own, with retries (the fallback).
     :param tree_lock: ``tree_lock(tree)`` context manager serialising a tree.

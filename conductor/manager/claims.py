@@ -22,8 +22,8 @@ from oslo_db import exception as db_exc
 from common import exception
 from common import metrics
 from conductor.manager import claim_batch
-from objects import allocation as alloc_obj
-from objects import reshaper as reshaper_obj
+from objects.placement import allocation as alloc_obj
+from objects.placement import reshaper as reshaper_obj
 
 LOG = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ class Claims:
             metrics.claim_done('_replace')
 
     def claim_resources(self, ctx, tree, consumers):
-        """Replace the allocations of ``consumers`` (see objects.allocation.replace).
+        """Replace the allocations of ``consumers`` (see objects.placement.allocation.replace).
 
         Claims waiting together are written in one transaction, each in a
         savepoint (conductor.manager.claim_batch).  With ``[quota] enforce``
@@ -132,7 +132,7 @@ class Claims:
         return self._write(ctx, tree, alloc_obj.delete_consumer, consumer_uuid)
 
     def reshape(self, ctx, tree, inventories, consumers):
-        """Move inventory and allocations atomically (objects.reshaper.reshape).
+        """Move inventory and allocations atomically (objects.placement.reshaper.reshape).
 
         A retry re-checks the client's provider generations, so a stale
         client view still ends in 409.

@@ -2,7 +2,7 @@
 
 A conductor only works on allocations whose ``conductor_affinity`` is its own
 host; every write of the allocation is conditional on that (see
-objects/node_reservation.py), so a row taken over by a peer is never
+objects/baremetal/reservation.py), so a row taken over by a peer is never
 written by two conductors.  ``allocate`` never raises: the allocation ends
 ``active`` or ``error``, or stays ``allocating`` only when it is not ours.
 
@@ -20,9 +20,9 @@ import time
 from oslo_db import exception as db_exc
 
 from common import exception
-from objects import node_allocation as alloc_obj
-from objects import node_provider
-from objects import node_reservation as reservation
+from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import mirror as node_provider
+from objects.baremetal import reservation
 
 LOG = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class _QuotaRefused(Exception):
 class NodeAllocator:
     """Runs node allocations for one conductor host.
 
-    :param claimant: an :class:`objects.node_provider.Claimant` with the
+    :param claimant: an :class:`objects.baremetal.mirror.Claimant` with the
         placement backend, None with the database backend.
     """
 
@@ -85,7 +85,7 @@ class NodeAllocator:
         """:meth:`allocate` for several rows; a result per id, in order; never raises.
 
         With the database backend their first passes share one transaction
-        (one savepoint each, objects.node_reservation.reserve_many); what is
+        (one savepoint each, objects.baremetal.reservation.reserve_many); what is
         left (a failure to save, a retry node by node) goes row by row.
         """
         firsts = [None] * len(alloc_ids)
@@ -142,7 +142,7 @@ class NodeAllocator:
         """(allocation, what is left): a reason, candidates to try, or (None, None) when done.
 
         With the database backend the first pass over the candidates runs in
-        the transaction that reads them (objects.node_reservation.reserve);
+        the transaction that reads them (objects.baremetal.reservation.reserve);
         the Placement claim needs a transaction per node, so that backend (and
         a first pass lost to a unique constraint) goes node by node.
         """

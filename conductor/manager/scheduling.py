@@ -2,9 +2,9 @@
 
 The candidate search is the limited search of GET /allocation_candidates
 over a window of ``[scheduler] search_limit`` candidates
-(objects.candidate_window: the first trees for pack, a random start for
+(objects.candidates.window: the first trees for pack, a random start for
 spread and random), never the full answer.  The claim write is the one of
-PUT /allocations (objects.allocation.replace through
+PUT /allocations (objects.placement.allocation.replace through
 :class:`conductor.manager.claims.Claims`), so capacity, unit rules, consumer
 generations and quota are checked in the claiming transaction as for any
 claim.  Candidates are ranked on the usage read plus what this conductor is
@@ -24,11 +24,11 @@ from oslo_db import exception as db_exc
 
 from common import exception
 from conductor.manager import inflight
-from objects import allocation as alloc_obj
-from objects import allocation_candidate as ac_obj
-from objects import candidate_window
-from objects import request_group
-from objects import weighers
+from objects.placement import allocation as alloc_obj
+from objects.candidates import finder as ac_obj
+from objects.candidates import window as candidate_window
+from objects.candidates import request as request_group
+from objects.candidates import weighers
 
 LOG = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def _units(choice):
 
 
 def _tree_key(choice, providers):
-    """The routing key of a claim (objects.allocation.routing_tree) when the
+    """The routing key of a claim (objects.placement.allocation.routing_tree) when the
     candidates already tell it: the first provider (sorted) is a root."""
     first = min(providers)
     for cand in choice:
@@ -219,7 +219,7 @@ class Scheduler:
         """Place and claim ``consumers`` (dicts: uuid, project_id, user_id, consumer_type).
 
         ``request`` is a ResourceRequest in primitive form
-        (objects.request_group.to_primitive).  Returns one ``{'consumer_uuid',
+        (objects.candidates.request.to_primitive).  Returns one ``{'consumer_uuid',
         'allocations'}`` per consumer.  Raises NoValidHost (with the reason),
         QuotaExceeded, ConsumerGenerationConflict (a consumer already holds
         allocations) or Invalid (unknown weigher); nothing is written then.

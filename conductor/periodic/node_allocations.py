@@ -15,8 +15,8 @@ from futurist import periodics
 from common import context as berth_context
 from common import metrics
 from common import exception
-from objects import node as node_obj
-from objects import node_allocation as alloc_obj
+from objects.baremetal import node as node_obj
+from objects.baremetal import allocation as alloc_obj
 
 LOG = logging.getLogger(__name__)
 

@@ -159,7 +159,7 @@ class ConductorAPI:
         """Replace the allocations of ``consumers`` on the owner of ``tree``.
 
         ``tree`` is the root uuid of the first provider named (sorted);
-        ``consumers`` is a list of plain dicts (see objects.allocation.replace).
+        ``consumers`` is a list of plain dicts (see objects.placement.allocation.replace).
         """
         return self._call(ctx, tree, 'claim_resources', '1.2', tree=tree,
                           consumers=consumers)
@@ -170,7 +170,7 @@ class ConductorAPI:
                           consumer_uuid=consumer_uuid)
 
     def reshape(self, ctx, tree, inventories, consumers):
-        """Apply a POST /reshaper body atomically (plain dicts, see objects.reshaper)."""
+        """Apply a POST /reshaper body atomically (plain dicts, see objects.placement.reshaper)."""
         return self._call(ctx, tree, 'reshape', '1.2', tree=tree,
                           inventories=inventories, consumers=consumers)
 
@@ -178,7 +178,7 @@ class ConductorAPI:
                            distinct_roots=False):
         """Search, weigh and claim in one call, on the owner of the first consumer.
 
-        ``request`` is objects.request_group.to_primitive(ResourceRequest);
+        ``request`` is objects.candidates.request.to_primitive(ResourceRequest);
         ``consumers`` plain dicts (uuid, project_id, user_id, consumer_type).
         Returns ``[{'consumer_uuid', 'allocations'}]``.
         """

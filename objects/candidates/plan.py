@@ -77,7 +77,7 @@ def _tree_roots(ctx, uuids):
 
 
 def compile_request(ctx, request):
-    """A :class:`Plan` for ``request`` (objects.request_group.ResourceRequest).
+    """A :class:`Plan` for ``request`` (objects.candidates.request.ResourceRequest).
 
     Raises ResourceClassNotFound / TraitNotFound for unknown names.  Must
     run inside a reader transaction.

@@ -19,7 +19,7 @@ import requests
 
 from common import context as berth_context
 from db import api as db_api
-from objects import node as node_obj
+from objects.baremetal import node as node_obj
 from tests.chaos import deployment
 from tests.chaos import faults as chaos_faults
 from tests.chaos import invariants

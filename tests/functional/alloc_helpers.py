@@ -2,7 +2,7 @@
 
 import uuid as uuidlib
 
-from objects import inventory as inv_obj
+from objects.placement import inventory as inv_obj
 from tests.functional import provider_helpers
 
 UNDEFINED = 'placement.undefined_code'

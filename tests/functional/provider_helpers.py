@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from common import exception
 from db import api as db_api
 from db import models
-from objects import generation
+from objects.placement import generation
 
 _RC = models.ResourceClass.__table__
 _INV = models.Inventory.__table__

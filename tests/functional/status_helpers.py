@@ -1,6 +1,6 @@
 """Helpers of the status page tests: providers, consumers and node allocations."""
 
-from objects import node_allocation as node_alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from tests import fixtures
 from tests.functional import alloc_helpers
 

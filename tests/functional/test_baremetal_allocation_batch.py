@@ -9,9 +9,9 @@ from common import exception
 from conductor import workers as workers_mod
 from conductor.manager import allocation_queue
 from conductor.manager import node_allocations
-from objects import node as node_obj
-from objects import node_allocation as alloc_obj
-from objects import node_reservation
+from objects.baremetal import node as node_obj
+from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import reservation as node_reservation
 from tests.functional import baremetal_helpers as h
 
 

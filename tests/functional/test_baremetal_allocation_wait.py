@@ -5,7 +5,7 @@ import threading
 from conductor import workers as workers_mod
 from conductor.manager import allocation_queue
 from conductor.manager import node_allocations
-from objects import node_allocation as alloc_obj
+from objects.baremetal import allocation as alloc_obj
 from tests.functional import baremetal_helpers as h
 
 

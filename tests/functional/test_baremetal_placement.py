@@ -4,7 +4,7 @@ import pytest
 
 from conductor.manager import claims
 from conductor.manager import node_allocations
-from objects import node_allocation as alloc_obj
+from objects.baremetal import allocation as alloc_obj
 from tests.functional import baremetal_helpers as h
 
 
@@ -192,7 +192,7 @@ def test_conductors_racing_for_the_last_nodes(bm, client, ctx, conf):
 
 def test_conductor_start_mirrors_existing_nodes(bm, client, ctx):
     from conductor.periodic import node_allocations as periodic
-    from objects import node as node_obj
+    from objects.baremetal import node as node_obj
     node = node_obj.create(ctx, {'driver': 'fake-hardware', 'resource_class': 'gold',
                                  'provision_state': 'available',
                                  'power_state': 'power off'})

@@ -6,7 +6,7 @@ import threading
 
 from common import context as berth_context
 from conductor.manager import node_allocations
-from objects import node_allocation as alloc_obj
+from objects.baremetal import allocation as alloc_obj
 from tests.functional import baremetal_helpers as h
 
 
@@ -72,7 +72,7 @@ def test_candidates_taken_meanwhile_lead_to_the_next_ones(bm, ctx, monkeypatch):
     """The first pass reads a few candidates at a time; when every one it read
     was taken meanwhile it reads the untried ones, and only fails when none
     is left (so 250 requests over 200 nodes still give exactly 50 errors)."""
-    from objects import node_reservation
+    from objects.baremetal import reservation as node_reservation
     nodes = {h.make_node(bm, 'p%d' % i, traits=['CUSTOM_P'])['uuid'] for i in range(3)}
     h.make_node(bm, 'no-trait')
     monkeypatch.setattr(node_reservation, 'CANDIDATE_BATCH', 1)

@@ -5,7 +5,7 @@ import pytest
 from common import context as berth_context
 from conductor import service as conductor_service
 from conductor.periodic import node_allocations as periodics
-from objects import node_allocation as alloc_obj
+from objects.baremetal import allocation as alloc_obj
 from tests import fixtures
 from tests.functional import baremetal_helpers as h
 

@@ -17,9 +17,9 @@ import sqlalchemy as sa
 
 from db import api as db_api
 from db import models
-from objects import allocation_candidate as ac_obj
-from objects import answer_cache
-from objects import request_group
+from objects.candidates import finder as ac_obj
+from objects.candidates import answer_cache
+from objects.candidates import request as request_group
 from tests.functional import candidate_helpers as helpers
 
 URL = '/allocation_candidates'

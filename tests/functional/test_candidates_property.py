@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from common import context as berth_context
-from objects import allocation_candidate as ac
+from objects.candidates import finder as ac
 from objects import database
-from objects.request_group import RequestGroup, ResourceRequest
+from objects.candidates.request import RequestGroup, ResourceRequest
 from tests import fixtures
 from tests.functional import candidate_helpers as helpers
 

@@ -15,7 +15,7 @@ import pytest
 from common import exception
 from conductor.manager import claim_batch
 from conductor.manager import claims as conductor_claims
-from objects import allocation as alloc_obj
+from objects.placement import allocation as alloc_obj
 from tests.functional import alloc_helpers as h
 
 

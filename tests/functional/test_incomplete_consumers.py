@@ -5,8 +5,8 @@ import uuid as uuidlib
 import sqlalchemy as sa
 
 from db import models
-from objects import incomplete_consumer
-from objects import online_migrations
+from objects.legacy import incomplete_consumer
+from objects.legacy import online_migrations
 
 NIL = '00000000-0000-0000-0000-000000000000'
 

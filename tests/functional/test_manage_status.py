@@ -84,7 +84,7 @@ def test_pending_migrations_fail_then_bad_rows_only_warn(berth, conf, ctx):
     result = _run(manage_status.Checks(conf), 'Online data migrations')
     assert result.code == Code.FAILURE
     assert 'compute nodes -> providers: 9' in result.details
-    from objects import online_migrations
+    from objects.legacy import online_migrations
     online_migrations.run(ctx, conf)
     result = _run(manage_status.Checks(conf), 'Online data migrations')
     assert result.code == Code.WARNING

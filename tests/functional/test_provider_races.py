@@ -11,9 +11,9 @@ import pytest
 
 from common import context as berth_context
 from common import exception
-from objects import aggregate as agg_obj
+from objects.placement import aggregate as agg_obj
 from objects import database
-from objects import resource_provider as rp_obj
+from objects.placement import resource_provider as rp_obj
 from tests import fixtures
 from tests.functional import rp_db
 

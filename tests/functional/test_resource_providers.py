@@ -279,7 +279,7 @@ def test_forbidden_aggregates_from_1_32(client):
 
 
 def test_member_of_is_the_provider_itself_not_its_root(client):
-    # Decision (see objects/provider_search.py): on GET /resource_providers the
+    # Decision (see objects/candidates/provider_search.py): on GET /resource_providers the
     # provider's own aggregates count, for required and forbidden alike; a
     # root's aggregate does not spread to its tree (that rule belongs to
     # allocation candidates).  Upstream Placement behaves the same way.

@@ -19,7 +19,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
-from objects import node_allocation as node_alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from tests.functional import status_helpers
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -15,10 +15,10 @@ from common import context as berth_context
 from common import exception
 from conductor.manager import claims
 from db import api as db_api
-from objects import allocation as alloc_obj
-from objects import inventory as inv_obj
-from objects import project_usage
-from objects import resource_provider as rp_obj
+from objects.placement import allocation as alloc_obj
+from objects.placement import inventory as inv_obj
+from objects.placement import project_usage
+from objects.placement import resource_provider as rp_obj
 from tests import fixtures
 from tests.integration import conftest
 

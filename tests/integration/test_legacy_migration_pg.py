@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from common import context as berth_context
 from objects import bootstrap
 from objects import database
-from objects import online_migrations
+from objects.legacy import online_migrations
 from tests import fixtures
 from tests import nova_cell
 from tests.functional import legacy_helpers

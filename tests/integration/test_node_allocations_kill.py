@@ -22,7 +22,7 @@ import requests
 
 from common import context as berth_context
 from db import api as db_api
-from objects import node as node_obj
+from objects.baremetal import node as node_obj
 from tests import services
 from tests.integration.conftest import MARKS
 from tests.integration.conftest import bin_path

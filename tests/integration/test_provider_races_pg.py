@@ -53,9 +53,9 @@ def test_listing_filters_on_postgresql(new_ctx):
     """The set-based listing query (modulo, capacity arithmetic, EXISTS) on PostgreSQL."""
     from api.placement import microversion
     from api.placement import query
-    from objects import aggregate as agg_obj
-    from objects import provider_search
-    from objects import resource_provider as rp_obj
+    from objects.placement import aggregate as agg_obj
+    from objects.candidates import provider_search
+    from objects.placement import resource_provider as rp_obj
     from tests.functional import rp_db
 
     ctx = new_ctx()

@@ -2,7 +2,7 @@
 
 A burst of POST /claims from one project, routed by consumer uuid over the
 three conductor processes, ends exactly at the project's limit: each claim
-transaction locks the project's rows before it counts (objects.quota), so
+transaction locks the project's rows before it counts (objects.placement.quota), so
 no two conductors can both see room for the last unit.  Usage is then read
 from the database by the API itself, so GET /quotas keeps counting right
 with a conductor killed and with the broker stopped (only the writes, which

@@ -1,7 +1,7 @@
 """Quota enforcement on PostgreSQL: a burst from one project across conductors and trees.
 
 READ COMMITTED lets two transactions count usage without seeing each other;
-the project row lock taken before counting (objects.quota.lock) must make
+the project row lock taken before counting (objects.placement.quota.lock) must make
 them queue, so the burst ends exactly at the limit.
 """
 
@@ -15,10 +15,10 @@ from common import context as berth_context
 from common import exception
 from conductor.manager import claims
 from db import api as db_api
-from objects import inventory as inv_obj
-from objects import project_usage
-from objects import quota as quota_obj
-from objects import resource_provider as rp_obj
+from objects.placement import inventory as inv_obj
+from objects.placement import project_usage
+from objects.placement import quota as quota_obj
+from objects.placement import resource_provider as rp_obj
 from tests import fixtures
 from tests.integration import conftest
 

@@ -1,8 +1,8 @@
-"""objects.answer_cache: when an answer is kept, served and dropped."""
+"""objects.candidates.answer_cache: when an answer is kept, served and dropped."""
 
 import threading
 
-from objects import answer_cache
+from objects.candidates import answer_cache
 
 
 class FakeDb:

@@ -5,7 +5,7 @@ import pytest
 
 from api.placement import microversion
 from api.placement.schemas import allocation_candidate as schema
-from objects import allocation_candidate as ac
+from objects.candidates import finder as ac
 from objects.candidates import loader
 from objects.candidates import search
 

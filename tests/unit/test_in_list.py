@@ -1,8 +1,8 @@
-"""objects.in_list: fixed-size IN lists select exactly what an expanding IN would."""
+"""objects.sql.in_list: fixed-size IN lists select exactly what an expanding IN would."""
 
 import sqlalchemy as sa
 
-from objects import in_list
+from objects.sql import in_list
 
 _T = sa.table('t', sa.column('id', sa.Integer), sa.column('name', sa.String))
 _BY = in_list.Statement(

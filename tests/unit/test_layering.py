@@ -3,6 +3,10 @@
 api never imports db or the conductor's server side; objects never import
 api, conductor or cli; db imports nothing above it; common imports nothing of
 berth's; conductor.rpcapi never imports the server side or the API.
+
+Inside objects/ the domains point down too: sql (shared helpers) imports no
+other domain; placement imports only sql; the candidate engine, bare metal and
+the legacy import build on placement and never on each other.
 """
 
 import ast
@@ -19,7 +23,15 @@ FORBIDDEN = {
     'common': ('api', 'conductor', 'objects', 'db', 'cli'),
     'conductor/rpcapi': ('conductor.manager', 'conductor.periodic', 'api', 'db'),
     'conductor': ('api', 'cli', 'db'),
+    'objects/sql': ('objects.placement', 'objects.candidates', 'objects.baremetal',
+                    'objects.legacy'),
+    'objects/placement': ('objects.candidates', 'objects.baremetal', 'objects.legacy'),
+    'objects/candidates': ('objects.baremetal', 'objects.legacy'),
+    'objects/baremetal': ('objects.candidates', 'objects.legacy'),
+    'objects/legacy': ('objects.candidates', 'objects.baremetal'),
 }
+
+OBJECT_DOMAINS = ('baremetal', 'candidates', 'legacy', 'placement', 'sql')
 
 
 def _imports(path):
@@ -45,6 +57,15 @@ def _violations(package, banned):
 @pytest.mark.parametrize('package', sorted(FORBIDDEN))
 def test_arrows(package):
     assert _violations(package, FORBIDDEN[package]) == []
+
+
+def test_objects_modules_live_in_their_domain():
+    # only the process-wide entry points stay at the top of objects/
+    loose = sorted(p.name for p in (ROOT / 'objects').glob('*.py'))
+    assert loose == ['__init__.py', 'bootstrap.py', 'database.py', 'status.py']
+    subpackages = sorted(p.name for p in (ROOT / 'objects').iterdir()
+                         if (p / '__init__.py').exists())
+    assert subpackages == list(OBJECT_DOMAINS)
 
 
 # spelled in pieces so this file does not match its own search

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from objects import legacy_inventory as li
+from objects.legacy import inventory_rules as li
 from tests import fixtures
 
 UUID = '8f1b1c2a-1111-4222-8333-444455556666'

@@ -3,8 +3,8 @@
 import copy
 
 from conductor.manager import scheduling
-from objects import request_group
-from objects import weighers
+from objects.candidates import request as request_group
+from objects.candidates import weighers
 
 
 class _P:

@@ -5,8 +5,8 @@ import random
 import pytest
 
 from common import exception
-from objects import weighers
-from objects.weighers import base
+from objects.candidates import weighers
+from objects.candidates.weighers import base
 
 SUMMARIES = {
     'empty': {'resources': {'VCPU': {'capacity': 8, 'used': 0}}},
@@ -67,7 +67,7 @@ def test_base_weigher_is_abstract():
 
 
 def test_every_weigher_says_where_its_window_starts():
-    from objects import candidate_window
+    from objects.candidates import window as candidate_window
     assert {name: weighers.get(name).start for name in weighers.names()} == {
         'pack': 'first', 'random': 'random', 'spread': 'random'}
     assert base.Weigher.start in candidate_window.STARTS

@@ -17,10 +17,10 @@ from api.baremetal import fault
 from api.baremetal import policy
 from api.baremetal import version as api_version
 from common import exception
-from objects import node as node_obj
-from objects import node_allocation as alloc_obj
-from objects import node_provider
-from objects import node_reservation
+from objects.baremetal import node as node_obj
+from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import mirror as node_provider
+from objects.baremetal import reservation as node_reservation
 
 _NULLABLE_STR = {'type': ['string', 'null']}
 CREATE_SCHEMA = {

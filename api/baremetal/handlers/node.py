@@ -7,7 +7,7 @@ from oslo_utils import uuidutils
 from api.baremetal import common
 from api.baremetal import fault
 from api.baremetal import policy
-from objects import node as node_obj
+from objects.baremetal import node as node_obj
 
 DRIVERS = ('fake-hardware', 'manual-management', 'ipmi', 'redfish')
 

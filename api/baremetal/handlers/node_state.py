@@ -4,7 +4,7 @@ from api.baremetal import common
 from api.baremetal import fault
 from api.baremetal import policy
 from api.baremetal.handlers import node as node_handler
-from objects import node as node_obj
+from objects.baremetal import node as node_obj
 
 _POWER_TARGETS = ('power on', 'power off', 'rebooting', 'soft power off',
                   'soft rebooting')

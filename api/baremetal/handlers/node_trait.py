@@ -2,7 +2,7 @@
 
 from api.baremetal import common
 from api.baremetal import policy
-from objects import node as node_obj
+from objects.baremetal import node as node_obj
 
 _SET_SCHEMA = {'type': 'object', 'properties': {
     'traits': {'type': 'array', 'items': {'type': 'string'}, 'maxItems': 50}},

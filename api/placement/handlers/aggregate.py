@@ -7,8 +7,8 @@ from api.placement import router
 from api.placement import validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import aggregate as schema
-from objects import aggregate as agg_obj
-from objects import resource_provider as rp_obj
+from objects.placement import aggregate as agg_obj
+from objects.placement import resource_provider as rp_obj
 
 
 def _body(req, aggregates, generation):

@@ -2,7 +2,7 @@
 
 Reads go straight to the objects; writes are ``claim_resources`` and
 ``delete_allocations`` RPC calls to the conductor owning the tree of the
-first provider named (see objects.allocation.routing_tree).
+first provider named (see objects.placement.allocation.routing_tree).
 """
 
 import threading
@@ -18,8 +18,8 @@ from api.placement import validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation as schema
 from common import exception
-from objects import allocation as alloc_obj
-from objects import consumer as consumer_obj
+from objects.placement import allocation as alloc_obj
+from objects.placement import consumer as consumer_obj
 
 
 def conductor(req):
@@ -89,7 +89,7 @@ _ROOTS = _RootCache()
 
 
 def routing_tree(req, providers, consumers=()):
-    """The routing key of a write (objects.allocation.routing_tree), cached."""
+    """The routing key of a write (objects.placement.allocation.routing_tree), cached."""
     return _ROOTS.tree(req.context, providers, consumers)
 
 

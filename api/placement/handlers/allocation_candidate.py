@@ -13,9 +13,9 @@ from api.placement import validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation_candidate as schema
 from common import exception
-from objects import allocation_candidate as ac_obj
-from objects import answer_cache
-from objects import request_group
+from objects.candidates import finder as ac_obj
+from objects.candidates import answer_cache
+from objects.candidates import request as request_group
 from objects.candidates import wire
 
 MAX_LIMIT = 2 ** 31 - 1

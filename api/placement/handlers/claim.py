@@ -19,8 +19,8 @@ from api.placement.handlers import allocation_candidate
 from api.placement.policies import extensions as rules
 from api.placement.schemas import claim as schema
 from common import exception
-from objects import request_group
-from objects import weighers
+from objects.candidates import request as request_group
+from objects.candidates import weighers
 
 
 class _AsQuery:

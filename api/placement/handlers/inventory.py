@@ -9,7 +9,7 @@ from api.placement import validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import inventory as schema
 from common import exception
-from objects import inventory as inv_obj
+from objects.placement import inventory as inv_obj
 
 
 def _path(uuid, rc=None):

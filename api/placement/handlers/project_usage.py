@@ -7,7 +7,7 @@ from api.placement import validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation as allocation_schema
 from api.placement.schemas import usage as schema
-from objects import project_usage as usage_obj
+from objects.placement import project_usage as usage_obj
 
 
 @router.endpoint('1.9', json_reply=True)

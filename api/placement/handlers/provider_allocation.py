@@ -4,7 +4,7 @@ from api.placement import policy
 from api.placement import response
 from api.placement import router
 from api.placement.policies import endpoints as rules
-from objects import allocation as alloc_obj
+from objects.placement import allocation as alloc_obj
 
 
 @router.endpoint(json_reply=True)

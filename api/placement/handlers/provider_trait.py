@@ -8,7 +8,7 @@ from api.placement import validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import trait as schema
 from common import exception
-from objects import provider_trait as rp_trait_obj
+from objects.placement import provider_trait as rp_trait_obj
 
 
 def _body(gen, names):

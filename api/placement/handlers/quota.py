@@ -10,7 +10,7 @@ from api.placement import router
 from api.placement import validation
 from api.placement.policies import extensions as rules
 from api.placement.schemas import quota as schema
-from objects import quota as quota_obj
+from objects.placement import quota as quota_obj
 
 
 def _scope(req):

@@ -10,7 +10,7 @@ from api.placement import validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import resource_class as schema
 from common import exception
-from objects import resource_class as rc_obj
+from objects.placement import resource_class as rc_obj
 
 _CUSTOM = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
 

@@ -9,8 +9,8 @@ from api.placement import router
 from api.placement import validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import resource_provider as schema
-from objects import provider_search
-from objects import resource_provider as rp_obj
+from objects.candidates import provider_search
+from objects.placement import resource_provider as rp_obj
 
 # (rel, path suffix, first microversion) of the links of a provider
 _LINKS = [('self', '', '1.0'), ('inventories', '/inventories', '1.0'),

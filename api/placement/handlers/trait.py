@@ -9,7 +9,7 @@ from api.placement import router
 from api.placement import validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import trait as schema
-from objects import trait as trait_obj
+from objects.placement import trait as trait_obj
 
 _CUSTOM = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
 

@@ -1,0 +1,1 @@
+"""Bare metal: nodes, node allocations (Ironic's /v1), reservation and the Placement mirror."""

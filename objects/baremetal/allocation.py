@@ -1,0 +1,246 @@
+"""Node allocations (Ironic's /v1/allocations): rows, lookups, listing and plain writes.
+
+The reservation of a node for an allocation lives in
+``objects/baremetal/reservation.py``; this module only stores and reads rows.
+"""
+
+import dataclasses
+import datetime
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
+
+from common import exception
+from db import api as db_api
+from db import models
+from objects.baremetal import node as node_obj
+
+_ALLOC = models.NodeAllocation.__table__
+_NODE = models.Node.__table__
+
+ALLOCATING = 'allocating'
+ACTIVE = 'active'
+ERROR = 'error'
+STATES = (ALLOCATING, ACTIVE, ERROR)
+SORT_KEYS = ('id', 'uuid', 'name', 'state', 'resource_class', 'created_at',
+             'updated_at', 'owner', 'node_id', 'last_error')
+
+
+@dataclasses.dataclass
+class NodeAllocation:
+    id: int
+    uuid: str
+    name: str
+    node_id: int
+    state: str
+    last_error: str
+    resource_class: str
+    traits: list
+    candidate_nodes: list
+    extra: dict
+    owner: str
+    conductor_affinity: str
+    created_at: datetime.datetime
+    updated_at: datetime.datetime
+    node_uuid: str = None
+
+
+_COLUMNS = [f.name for f in dataclasses.fields(NodeAllocation) if f.name != 'node_uuid']
+
+
+def _from_row(row):
+    values = {c: getattr(row, c) for c in _COLUMNS}
+    values['traits'] = values['traits'] or []
+    values['candidate_nodes'] = values['candidate_nodes'] or []
+    values['extra'] = values['extra'] or {}
+    return NodeAllocation(node_uuid=row.node_uuid, **values)
+
+
+def _select():
+    return sa.select(_ALLOC, _NODE.c.uuid.label('node_uuid')).select_from(
+        _ALLOC.outerjoin(_NODE, _NODE.c.id == _ALLOC.c.node_id))
+
+
+def _ident_clause(ident):
+    if uuidutils.is_uuid_like(ident):
+        return _ALLOC.c.uuid == ident
+    return _ALLOC.c.name == ident
+
+
+def get_in_txn(ctx, ident):
+    """The allocation by uuid or name, inside the caller's transaction."""
+    row = ctx.session.execute(_select().where(_ident_clause(ident))).first()
+    if row is None:
+        raise exception.AllocationNotFound(allocation=ident)
+    return _from_row(row)
+
+
+def get_for_update(ctx, ident):
+    """The allocation, its row locked until the caller's writer ends (destroy).
+
+    A writer that decides from the row must lock it first: otherwise a
+    conductor's reservation can commit between the read (no node yet) and
+    the write, and the node is left pointing at a deleted allocation.
+    """
+    ctx.session.execute(sa.select(_ALLOC.c.id).where(_ident_clause(ident))
+                        .with_for_update())
+    return get_in_txn(ctx, ident)
+
+
+@db_api.reader
+def get(ctx, ident):
+    """The allocation whose uuid (or, if not uuid-like, name) is ``ident``."""
+    return get_in_txn(ctx, ident)
+
+
+_BY_ID = _select().where(_ALLOC.c.id == sa.bindparam('alloc_id'))
+_INSERT = _ALLOC.insert()
+
+
+@db_api.reader
+def get_by_id(ctx, alloc_id):
+    """The allocation with database id ``alloc_id``."""
+    return get_by_id_in_txn(ctx, alloc_id)
+
+
+def get_by_id_in_txn(ctx, alloc_id):
+    """:func:`get_by_id` inside the caller's transaction."""
+    row = ctx.session.execute(_BY_ID, {'alloc_id': alloc_id}).first()
+    if row is None:
+        raise exception.AllocationNotFound(allocation=alloc_id)
+    return _from_row(row)
+
+
+@db_api.reader
+def get_by_node(ctx, node_ident):
+    """The allocation holding the node; AllocationNotFound when it has none."""
+    node = node_obj.get(ctx, node_ident)
+    row = ctx.session.execute(_select().where(_ALLOC.c.node_id == node.id)).first()
+    if row is None:
+        raise exception.AllocationNotFound(allocation='for node %s' % node.uuid)
+    return _from_row(row)
+
+
+@db_api.reader
+def list_allocations(ctx, filters=None, limit=None, marker=None, sort_key='id',
+                     sort_dir='asc'):
+    """Allocations matching ``filters`` (state, resource_class, node_id, owner)."""
+    q = _select()
+    for key, value in (filters or {}).items():
+        if value is not None:
+            q = q.where(_ALLOC.c[key] == value)
+    q = node_obj.paginate(q, _ALLOC, limit, marker, sort_key, sort_dir,
+                          lambda m: get_in_txn(ctx, m), exception.AllocationNotFound)
+    return [_from_row(r) for r in ctx.session.execute(q).all()]
+
+
+def stamp(ctx):
+    """The current time as the database will store it (whole seconds on MySQL,
+    whose DATETIME columns would otherwise round it), for answers built from
+    what was written rather than read back."""
+    now = models._now()
+    if ctx.session.get_bind().dialect.name == 'mysql':
+        now = now.replace(microsecond=0)
+    return now
+
+
+def _duplicate(exc, values):
+    if 'name' in (exc.columns or ()):
+        return exception.AllocationDuplicateName(name=values.get('name'))
+    return exception.AllocationAlreadyExists(uuid=values.get('uuid'))
+
+
+def insert_in_txn(ctx, values):
+    """Insert a row inside the caller's writer; return its id."""
+    values = dict(values, created_at=models._now())
+    try:
+        with ctx.session.begin_nested():
+            return ctx.session.execute(_ALLOC.insert().values(**values)
+                                       ).inserted_primary_key[0]
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate(exc, values)
+
+
+@db_api.writer
+def create(ctx, values):
+    """Store a new allocation (normally ``allocating`` with its conductor affinity).
+
+    One INSERT (no savepoint: it is the whole transaction); the answer is
+    built from what was written, not read back.
+    """
+    values = dict(values, created_at=stamp(ctx))
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values.setdefault('state', ALLOCATING)
+    try:
+        alloc_id = ctx.session.execute(_INSERT, values).inserted_primary_key[0]
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate(exc, values)
+    row = dict.fromkeys(_COLUMNS)
+    row.update(values, id=alloc_id)
+    row['traits'] = row['traits'] or []
+    row['candidate_nodes'] = row['candidate_nodes'] or []
+    row['extra'] = row['extra'] or {}
+    return NodeAllocation(**row)
+
+
+@db_api.writer
+def update(ctx, ident, values):
+    """Change name and/or extra (PATCH); the state is not checked, as in Ironic."""
+    alloc = get_in_txn(ctx, ident)
+    try:
+        with ctx.session.begin_nested():
+            ctx.session.execute(_ALLOC.update().where(_ALLOC.c.id == alloc.id)
+                                .values(updated_at=models._now(), **values))
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate(exc, values)
+    return get_in_txn(ctx, alloc.uuid)
+
+
+@db_api.reader
+def list_allocating(ctx, affinity=None, older_than=None):
+    """``allocating`` rows, optionally of one affinity host and created before a time."""
+    q = sa.select(_ALLOC.c.id, _ALLOC.c.uuid, _ALLOC.c.conductor_affinity).where(
+        _ALLOC.c.state == ALLOCATING)
+    if affinity is not None:
+        q = q.where(_ALLOC.c.conductor_affinity == affinity)
+    if older_than is not None:
+        q = q.where(sa.func.coalesce(_ALLOC.c.updated_at, _ALLOC.c.created_at)
+                    < older_than)
+    return ctx.session.execute(q.order_by(_ALLOC.c.id)).all()
+
+
+@db_api.writer
+def take_over(ctx, alloc_id, old_host, new_host):
+    """Move an ``allocating`` row from ``old_host`` to ``new_host``; True iff this call did."""
+    if old_host == new_host:
+        return False
+    res = ctx.session.execute(_ALLOC.update().where(
+        _ALLOC.c.id == alloc_id, _ALLOC.c.state == ALLOCATING,
+        _ALLOC.c.conductor_affinity == old_host).values(
+            conductor_affinity=new_host, updated_at=models._now()))
+    return res.rowcount == 1
+
+
+@db_api.writer
+def touch(ctx, alloc_id, host):
+    """Bump updated_at of our own ``allocating`` row (a sweep re-drives it); True iff ours."""
+    res = ctx.session.execute(_ALLOC.update().where(
+        _ALLOC.c.id == alloc_id, _ALLOC.c.state == ALLOCATING,
+        _ALLOC.c.conductor_affinity == host).values(updated_at=models._now()))
+    return res.rowcount == 1
+
+
+@db_api.writer
+def set_error(ctx, alloc_id, host, message):
+    """``allocating`` -> ``error`` iff the row is still ours.
+
+    Returns the ``updated_at`` written when it changed, else None.
+    """
+    now = stamp(ctx)
+    q = _ALLOC.update().where(_ALLOC.c.id == alloc_id, _ALLOC.c.state == ALLOCATING)
+    if host is not None:
+        q = q.where(_ALLOC.c.conductor_affinity == host)
+    res = ctx.session.execute(q.values(state=ERROR, last_error=message, node_id=None,
+                                       updated_at=now))
+    return now if res.rowcount == 1 else None

@@ -1,0 +1,401 @@
+"""Bare-metal nodes: rows, lookups by uuid or name, listing and guarded writes.
+
+Every write to a node is a conditional UPDATE that also requires the node
+lock (``reservation``) to be free, so it can never interleave with a
+conductor holding the node (an allocation reserving it, a delete of its
+allocation); zero rows updated is re-read and answered as NodeLocked or
+as a changed state.  With ``mirror=True`` (``[allocation] backend =
+placement``) every writer also brings the node's resource provider up to
+date in the same transaction (objects/baremetal/mirror.py).
+"""
+
+import dataclasses
+import datetime
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
+
+from common import exception
+from db import api as db_api
+from db import models
+from objects.baremetal import mirror as node_provider
+
+_NODE = models.Node.__table__
+_TRAIT = models.NodeTrait.__table__
+_ALLOC = models.NodeAllocation.__table__
+
+ENROLL = 'enroll'
+MANAGEABLE = 'manageable'
+AVAILABLE = 'available'
+ACTIVE = 'active'
+ERROR = 'error'
+POWER_ON = 'power on'
+POWER_OFF = 'power off'
+
+# verb -> (states it may start from, state it ends in)
+PROVISION_VERBS = {
+    'manage': ((ENROLL, AVAILABLE), MANAGEABLE),
+    'provide': ((MANAGEABLE,), AVAILABLE),
+    'active': ((AVAILABLE,), ACTIVE),
+    'deploy': ((AVAILABLE,), ACTIVE),
+    'deleted': ((ACTIVE, ERROR), AVAILABLE),
+    'undeploy': ((ACTIVE, ERROR), AVAILABLE),
+}
+# a node may be deleted in these states (or in maintenance)
+DELETE_ALLOWED = (ENROLL, MANAGEABLE, AVAILABLE)
+SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at', 'provision_state',
+             'power_state', 'resource_class', 'maintenance', 'owner', 'driver',
+             'instance_uuid', 'provision_updated_at')
+
+
+@dataclasses.dataclass
+class Node:
+    id: int
+    uuid: str
+    name: str
+    driver: str
+    resource_class: str
+    provision_state: str
+    target_provision_state: str
+    provision_updated_at: datetime.datetime
+    power_state: str
+    target_power_state: str
+    maintenance: bool
+    maintenance_reason: str
+    fault: str
+    instance_uuid: str
+    instance_info: dict
+    properties: dict
+    driver_info: dict
+    extra: dict
+    owner: str
+    lessee: str
+    description: str
+    last_error: str
+    reservation: str
+    conductor_affinity: str
+    allocation_id: int
+    created_at: datetime.datetime
+    updated_at: datetime.datetime
+    traits: list = dataclasses.field(default_factory=list)
+    allocation_uuid: str = None
+
+
+_COLUMNS = [f.name for f in dataclasses.fields(Node)
+            if f.name not in ('traits', 'allocation_uuid')]
+_JSON = ('instance_info', 'properties', 'driver_info', 'extra')
+
+
+def _from_row(row, traits=(), allocation_uuid=None):
+    values = {c: getattr(row, c) for c in _COLUMNS}
+    for c in _JSON:
+        values[c] = values[c] or {}
+    return Node(traits=sorted(traits), allocation_uuid=allocation_uuid, **values)
+
+
+def _select():
+    return sa.select(_NODE, _ALLOC.c.uuid.label('allocation_uuid')).select_from(
+        _NODE.outerjoin(_ALLOC, _ALLOC.c.id == _NODE.c.allocation_id))
+
+
+def _traits_of(ctx, node_ids):
+    out = {i: [] for i in node_ids}
+    if node_ids:
+        rows = ctx.session.execute(sa.select(_TRAIT.c.node_id, _TRAIT.c.trait)
+                                   .where(_TRAIT.c.node_id.in_(node_ids)))
+        for node_id, trait in rows:
+            out[node_id].append(trait)
+    return out
+
+
+def _build(ctx, rows):
+    traits = _traits_of(ctx, [r.id for r in rows])
+    return [_from_row(r, traits[r.id], r.allocation_uuid) for r in rows]
+
+
+def ident_clause(ident):
+    """The WHERE clause finding a node by uuid (when uuid-like) or by name."""
+    if uuidutils.is_uuid_like(ident):
+        return _NODE.c.uuid == ident
+    return _NODE.c.name == ident
+
+
+def get_in_txn(ctx, ident):
+    """The node by uuid or name, inside the caller's transaction."""
+    row = ctx.session.execute(_select().where(ident_clause(ident))).first()
+    if row is None:
+        raise exception.NodeNotFound(node=ident)
+    return _build(ctx, [row])[0]
+
+
+@db_api.reader
+def get(ctx, ident):
+    """The node whose uuid (or, if not uuid-like, name) is ``ident``."""
+    return get_in_txn(ctx, ident)
+
+
+def find_in_txn(ctx, *clauses):
+    """Nodes (with traits and allocation uuid) matching ``clauses``, in the caller's txn."""
+    return _build(ctx, ctx.session.execute(_select().where(*clauses)).all())
+
+
+@db_api.reader
+def get_by_id(ctx, node_id):
+    row = ctx.session.execute(_select().where(_NODE.c.id == node_id)).first()
+    if row is None:
+        raise exception.NodeNotFound(node=node_id)
+    return _build(ctx, [row])[0]
+
+
+@db_api.reader
+def uuids_for(ctx, idents):
+    """Resolve uuids/names to uuids, keeping the order; NodeNotFound on the first unknown."""
+    out = []
+    for ident in idents:
+        uuid = ctx.session.execute(sa.select(_NODE.c.uuid).where(
+            ident_clause(ident))).scalar()
+        if uuid is None:
+            raise exception.NodeNotFound(node=ident)
+        out.append(uuid)
+    return out
+
+
+@db_api.reader
+def list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
+               sort_dir='asc'):
+    """Nodes matching ``filters`` (resource_class, provision_state,
+    maintenance, associated, owner, instance_uuid), one page after ``marker``."""
+    q = _select()
+    filters = filters or {}
+    for key in ('resource_class', 'provision_state', 'owner', 'instance_uuid',
+                'maintenance', 'driver'):
+        if filters.get(key) is not None:
+            q = q.where(_NODE.c[key] == filters[key])
+    if filters.get('associated') is not None:
+        col = _NODE.c.instance_uuid
+        q = q.where(col.isnot(None) if filters['associated'] else col.is_(None))
+    q = paginate(q, _NODE, limit, marker, sort_key, sort_dir,
+                 lambda m: get_in_txn(ctx, m), exception.NodeNotFound)
+    return _build(ctx, ctx.session.execute(q).all())
+
+
+def paginate(q, table, limit, marker, sort_key, sort_dir, fetch, not_found):
+    """Order by ``sort_key`` then id and keep the rows after ``marker`` (a uuid)."""
+    col, id_col = table.c[sort_key], table.c.id
+    desc = sort_dir == 'desc'
+    if marker is not None:
+        try:
+            m = fetch(marker)
+        except not_found:
+            raise exception.Invalid(reason='Marker %s could not be found.' % marker)
+        m_val = getattr(m, sort_key)
+        after = (lambda c, v: c < v) if desc else (lambda c, v: c > v)
+        if m_val is None:
+            q = q.where(sa.or_(col.isnot(None) if not desc else sa.false(),
+                               sa.and_(col.is_(None), after(id_col, m.id))))
+        else:
+            null_side = col.is_(None) if desc else sa.false()
+            q = q.where(sa.or_(after(col, m_val), null_side,
+                               sa.and_(col == m_val, after(id_col, m.id))))
+    order = (col.desc(), id_col.desc()) if desc else (col.asc(), id_col.asc())
+    if sort_key == 'id':
+        order = order[:1]
+    q = q.order_by(*order)
+    if limit:
+        q = q.limit(limit)
+    return q
+
+
+def _duplicate(exc, values):
+    field = 'name' if 'name' in (exc.columns or ()) else 'UUID'
+    value = values.get('name') if field == 'name' else values.get('uuid')
+    return exception.NodeAlreadyExists(field=field, value=value)
+
+
+@db_api.writer
+def create(ctx, values, mirror=False):
+    """Insert a node; NodeAlreadyExists on a clashing uuid or name."""
+    values = dict(values)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values.setdefault('provision_state', ENROLL)
+    values.setdefault('maintenance', False)
+    values['created_at'] = models._now()
+    try:
+        with ctx.session.begin_nested():
+            node_id = ctx.session.execute(_NODE.insert().values(**values)
+                                          ).inserted_primary_key[0]
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate(exc, values)
+    _mirror(ctx, node_id, mirror)
+    return get_by_id(ctx, node_id)
+
+
+def guarded_update(ctx, node, values, expect=()):
+    """UPDATE the node iff unlocked and the ``expect`` columns still hold node's values.
+
+    Must run in a writer; raises NodeLocked, or Conflict when it changed.
+    """
+    q = _NODE.update().where(_NODE.c.id == node.id, _NODE.c.reservation.is_(None))
+    for column in expect:
+        value = getattr(node, column)
+        q = q.where(_NODE.c[column].is_(None) if value is None
+                    else _NODE.c[column] == value)
+    values = dict(values, updated_at=models._now())
+    try:
+        with ctx.session.begin_nested():
+            res = ctx.session.execute(q.values(**values))
+    except db_exc.DBDuplicateEntry as exc:
+        if 'instance_uuid' in (exc.columns or ()):
+            raise exception.InstanceAssociated(
+                instance_uuid=values.get('instance_uuid'), node=node.uuid)
+        raise _duplicate(exc, dict(values, uuid=node.uuid))
+    if res.rowcount != 1:
+        current = ctx.session.execute(sa.select(_NODE.c.reservation).where(
+            _NODE.c.id == node.id)).first()
+        if current is None:
+            raise exception.NodeNotFound(node=node.uuid)
+        if current.reservation is not None:
+            raise exception.NodeLocked(node=node.uuid, host=current.reservation)
+        raise exception.Conflict(reason='node %s changed concurrently; retry'
+                                 % node.uuid)
+
+
+def _delete_allocation_of(ctx, node, mirror):
+    """Delete the allocation holding ``node`` and its claim (inside the caller's writer)."""
+    if node.allocation_id is not None:
+        ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.id == node.allocation_id))
+        if mirror:
+            node_provider.release(ctx, node.allocation_uuid)
+
+
+def _mirror(ctx, node_id, mirror):
+    """Bring the node's provider up to date when mirroring (inside the caller's writer)."""
+    if mirror:
+        node_provider.sync(ctx, get_by_id(ctx, node_id))
+
+
+@db_api.writer
+def mirror(ctx, node_id):
+    """Bring one node's resource provider up to date (placement backend)."""
+    _mirror(ctx, node_id, True)
+
+
+@db_api.writer
+def update(ctx, ident, values, mirror=False):
+    """Apply PATCHed ``values``; clearing instance_uuid deletes the node's allocation."""
+    node = get_in_txn(ctx, ident)
+    values = dict(values)
+    if 'instance_uuid' in values and values['instance_uuid'] != node.instance_uuid:
+        new = values['instance_uuid']
+        if node.instance_uuid is not None and new is not None:
+            raise exception.NodeAssociated(node=node.uuid, instance=node.instance_uuid)
+        if new is None and node.allocation_id is not None:
+            if node.provision_state == ACTIVE and not node.maintenance:
+                raise exception.NodeInvalidState(
+                    reason='Cannot remove the instance of node %s in state %s; '
+                           'set maintenance first.' % (node.uuid, ACTIVE))
+            values['allocation_id'] = None
+    guarded_update(ctx, node, values, expect=('instance_uuid', 'allocation_id'))
+    if values.get('allocation_id', node.allocation_id) is None:
+        _delete_allocation_of(ctx, node, mirror)
+    _mirror(ctx, node.id, mirror)
+    return get_in_txn(ctx, node.uuid)
+
+
+@db_api.writer
+def destroy(ctx, ident, mirror=False):
+    """Delete a node; a held node only in maintenance (its allocation is orphaned)."""
+    node = get_in_txn(ctx, ident)
+    if not node.maintenance:
+        if node.instance_uuid is not None:
+            raise exception.NodeAssociated(node=node.uuid, instance=node.instance_uuid)
+        if node.provision_state not in DELETE_ALLOWED:
+            raise exception.NodeInvalidState(
+                reason='Can not delete node "%s" while it is in provision state '
+                       '"%s". Valid provision states to perform deletion are: '
+                       '%s, or set the node into maintenance mode'
+                       % (node.uuid, node.provision_state, ', '.join(DELETE_ALLOWED)))
+    guarded_update(ctx, node, {'allocation_id': None}, expect=('allocation_id',))
+    if mirror:
+        node_provider.remove(ctx, node)
+    ctx.session.execute(_ALLOC.update().where(_ALLOC.c.node_id == node.id)
+                        .values(node_id=None))
+    ctx.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node.id))
+    ctx.session.execute(_NODE.delete().where(_NODE.c.id == node.id))
+
+
+@db_api.writer
+def set_traits(ctx, ident, traits, mirror=False):
+    """Replace the node's traits."""
+    node = get_in_txn(ctx, ident)
+    guarded_update(ctx, node, {})
+    ctx.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node.id))
+    now = models._now()
+    if traits:
+        ctx.session.execute(_TRAIT.insert(), [
+            {'node_id': node.id, 'trait': t, 'created_at': now} for t in set(traits)])
+    _mirror(ctx, node.id, mirror)
+    return get_in_txn(ctx, node.uuid)
+
+
+@db_api.writer
+def add_trait(ctx, ident, trait, mirror=False):
+    node = get_in_txn(ctx, ident)
+    guarded_update(ctx, node, {})
+    if trait not in node.traits:
+        ctx.session.execute(_TRAIT.insert().values(node_id=node.id, trait=trait,
+                                                   created_at=models._now()))
+    _mirror(ctx, node.id, mirror)
+
+
+@db_api.writer
+def remove_trait(ctx, ident, trait, mirror=False):
+    node = get_in_txn(ctx, ident)
+    if trait not in node.traits:
+        raise exception.NotFound('Node %s doesn\'t have a trait %s' % (node.uuid, trait))
+    guarded_update(ctx, node, {})
+    ctx.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node.id,
+                                              _TRAIT.c.trait == trait))
+    _mirror(ctx, node.id, mirror)
+
+
+@db_api.writer
+def set_maintenance(ctx, ident, on, reason=None, mirror=False):
+    node = get_in_txn(ctx, ident)
+    guarded_update(ctx, node, {'maintenance': on,
+                               'maintenance_reason': reason if on else None})
+    _mirror(ctx, node.id, mirror)
+
+
+@db_api.writer
+def set_provision_state(ctx, ident, verb, mirror=False):
+    """Run a provision verb; ``deleted`` also deletes the node's allocation."""
+    node = get_in_txn(ctx, ident)
+    sources, target = PROVISION_VERBS[verb]
+    if node.provision_state not in sources:
+        raise exception.InvalidStateRequested(action=verb, node=node.uuid,
+                                              state=node.provision_state)
+    values = {'provision_state': target, 'target_provision_state': None,
+              'provision_updated_at': models._now(), 'last_error': None}
+    if verb == 'manage' and node.power_state is None:
+        values['power_state'] = POWER_OFF   # the fake driver's power sync
+    if target == ACTIVE:
+        values['power_state'] = POWER_ON
+    if verb in ('deleted', 'undeploy'):
+        values.update(instance_uuid=None, instance_info={}, allocation_id=None,
+                      power_state=POWER_OFF)
+    guarded_update(ctx, node, values, expect=('provision_state', 'allocation_id'))
+    if verb in ('deleted', 'undeploy'):
+        _delete_allocation_of(ctx, node, mirror)
+    _mirror(ctx, node.id, mirror)
+    return get_in_txn(ctx, node.uuid)
+
+
+@db_api.writer
+def set_power_state(ctx, ident, target, mirror=False):
+    node = get_in_txn(ctx, ident)
+    state = POWER_ON if target in (POWER_ON, 'rebooting', 'soft rebooting') else POWER_OFF
+    guarded_update(ctx, node, {'power_state': state, 'target_power_state': None})
+    _mirror(ctx, node.id, mirror)
+    return get_in_txn(ctx, node.uuid)

@@ -1,0 +1,430 @@
+"""Reserving a node for an allocation, releasing it, and backfilling.
+
+The steps a conductor takes (see conductor/manager/node_allocations.py):
+``prepare`` (the row and its candidates), then per node ``claim``: in one
+transaction the lock (a conditional UPDATE of ``reservation`` that also
+re-checks that the node still fits), the traits re-check and the
+reservation (the node's instance and allocation, the allocation's node and
+state), which also frees the lock.  The unique constraints on
+``nodes.instance_uuid``, ``nodes.allocation_id`` and
+``node_allocations.node_id`` make a node held twice impossible whatever
+the routing did.  With the placement backend the conductor passes a
+``hold`` callable that writes the Placement claim in that same transaction,
+and releases and backfills pass ``mirror=True`` (objects/baremetal/mirror.py).
+"""
+
+import collections
+import dataclasses
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
+
+from common import exception
+from db import api as db_api
+from db import models
+from objects.baremetal import node as node_obj
+from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import mirror as node_provider
+
+_ALLOC = models.NodeAllocation.__table__
+_NODE = models.Node.__table__
+_TRAIT = models.NodeTrait.__table__
+
+
+@dataclasses.dataclass
+class Candidate:
+    """What choosing needs of a node; ``claim`` re-reads the whole node under its lock."""
+    id: int
+    uuid: str
+    name: str
+    traits: frozenset
+
+
+# how many candidates one query hands to the first pass (more are read on demand)
+CANDIDATE_BATCH = 8
+
+
+@db_api.reader
+def find_candidates(ctx, alloc, limit=None, exclude=()):
+    """:func:`_candidates` in a read transaction (joins the caller's)."""
+    return _candidates(ctx, alloc, limit, exclude)
+
+
+def _candidates(ctx, alloc, limit=None, exclude=()):
+    """Usable nodes of the allocation's class, candidate list and owner, with traits.
+
+    Without ``limit``: all of them, the trait filter left to the caller (and
+    re-checked by ``claim``).  With ``limit``: at most that many of the nodes
+    that also have every requested trait, not in ``exclude`` (ids), drawn at
+    random by the database, a node named like the allocation first: the
+    head of the shuffled list, without reading the whole list.
+    """
+    if limit is not None:
+        q = _limited_query(ctx.session.get_bind().dialect.name, alloc, limit, exclude)
+        params = {'rc': alloc.resource_class, 'owner': alloc.owner, 'name': alloc.name,
+                  'cands': list(alloc.candidate_nodes or ()), 'exclude': list(exclude)}
+        params.update(('trait%d' % i, t) for i, t in enumerate(alloc.traits))
+        rows = ctx.session.execute(q, params).all()
+        wanted = frozenset(alloc.traits)
+        return [Candidate(r.id, r.uuid, r.name, wanted) for r in rows]
+    q = _candidates_query(alloc)
+    rows = ctx.session.execute(q).all()
+    traits = collections.defaultdict(set)
+    if rows and alloc.traits:
+        found = ctx.session.execute(sa.select(_TRAIT.c.node_id, _TRAIT.c.trait).where(
+            _TRAIT.c.node_id.in_([r.id for r in rows]),
+            _TRAIT.c.trait.in_(alloc.traits)))
+        for node_id, trait in found:
+            traits[node_id].add(trait)
+    return [Candidate(r.id, r.uuid, r.name, frozenset(traits[r.id])) for r in rows]
+
+
+def _candidates_query(alloc, fit=None):
+    q = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
+        *(fit if fit is not None else _fit_clauses(alloc)))
+    if alloc.candidate_nodes:
+        q = q.where(_NODE.c.uuid.in_(
+            sa.bindparam('cands', expanding=True) if fit is not None
+            else alloc.candidate_nodes))
+    if alloc.owner:
+        owner = sa.bindparam('owner') if fit is not None else alloc.owner
+        q = q.where(sa.or_(_NODE.c.owner == owner, _NODE.c.lessee == owner))
+    return q
+
+
+# the limited candidate queries, built once per shape (they run for every
+# allocation): (dialect, candidate list?, owner?, traits, exclude?, name?, limit)
+_LIMITED = {}
+
+
+def _limited_query(dialect, alloc, limit, exclude):
+    key = (dialect, bool(alloc.candidate_nodes), bool(alloc.owner), len(alloc.traits),
+           bool(exclude), bool(alloc.name), limit)
+    q = _LIMITED.get(key)
+    if q is not None:
+        return q
+    q = _candidates_query(alloc, fit=_fit_clauses(sa.bindparam('rc')))
+    for i in range(len(alloc.traits)):
+        q = q.where(sa.exists().where(_TRAIT.c.node_id == _NODE.c.id,
+                                      _TRAIT.c.trait == sa.bindparam('trait%d' % i)))
+    if exclude:
+        q = q.where(_NODE.c.id.notin_(sa.bindparam('exclude', expanding=True)))
+    order = [sa.func.rand() if dialect == 'mysql' else sa.func.random()]
+    if alloc.name:
+        order.insert(0, sa.case((_NODE.c.name == sa.bindparam('name'), 0), else_=1))
+    q = _LIMITED[key] = q.order_by(*order).limit(limit)
+    return q
+
+
+def _fit_clauses(alloc):
+    """The columns of a node that must hold for it to take ``alloc`` (traits apart);
+    ``alloc`` may also be a bound parameter standing for its resource class."""
+    rc = alloc if isinstance(alloc, sa.BindParameter) else alloc.resource_class
+    return (_NODE.c.provision_state == node_obj.AVAILABLE,
+            _NODE.c.maintenance == sa.false(), _NODE.c.instance_uuid.is_(None),
+            _NODE.c.power_state.isnot(None),
+            _NODE.c.resource_class == rc)
+
+
+@db_api.reader
+def prepare(ctx, alloc_id):
+    """(allocation, candidates) in one read; no candidates unless it is ``allocating``."""
+    alloc = alloc_obj.get_by_id(ctx, alloc_id)
+    if alloc.state != alloc_obj.ALLOCATING:
+        return alloc, []
+    return alloc, find_candidates(ctx, alloc)
+
+
+LOCKED = 'locked'      # another operation holds the node: try it again later
+SKIPPED = 'skipped'    # the node no longer fits (or was taken): never again
+RESERVED = 'reserved'  # the allocation is active on the node
+NOT_OURS = 'not ours'  # the allocation was taken over or deleted meanwhile
+
+
+@db_api.writer
+def reserve(ctx, alloc_id, host, order):
+    """:func:`_reserve` in one write transaction."""
+    return _reserve(ctx, alloc_id, host, order)
+
+
+@db_api.writer
+def reserve_many(ctx, alloc_ids, host, order):
+    """:func:`_reserve` for several allocations in one transaction, each in a savepoint.
+
+    An allocation that is gone (AllocationNotFound) or whose reservation a
+    unique constraint refused (NodeAssociated) rolls back to its own
+    savepoint; its entry is then that exception and the others still commit
+    together.  Any other error rolls the whole transaction back and is
+    raised (on MySQL a deadlock ends the transaction, savepoints and all).
+    Returns one ``reserve`` result (or exception) per id, in order.
+    """
+    results = []
+    for alloc_id in alloc_ids:
+        try:
+            with ctx.session.begin_nested():
+                results.append(_reserve(ctx, alloc_id, host, order))
+        except (exception.AllocationNotFound, exception.NodeAssociated) as exc:
+            results.append(exc)
+    return results
+
+
+def _reserve(ctx, alloc_id, host, order):
+    """Read an allocation and its candidates and reserve one, all in one transaction.
+
+    ``order(alloc, candidates)`` returns the candidates to try in order, or
+    why there are none (a string).  Candidates are read a few at a time
+    (``CANDIDATE_BATCH``, drawn at random by the database), the next few only
+    when those were taken meanwhile, so a node is found without reading
+    every usable node.  A lock that fails holds nothing, so the candidates
+    are tried one after the other in this transaction.  Returns
+    ``(alloc, outcome, locked)``: outcome is RESERVED, NOT_OURS (not
+    ``allocating`` or not ``host``'s), the reason from ``order``, or None
+    when nothing was reserved; ``locked`` then lists the candidates another
+    operation held, worth another try.  Raises AllocationNotFound, and
+    NodeAssociated (everything rolled back) when a unique constraint
+    refused the reservation.
+    """
+    alloc = alloc_obj.get_by_id_in_txn(ctx, alloc_id)
+    if alloc.state != alloc_obj.ALLOCATING or alloc.conductor_affinity != host:
+        return alloc, NOT_OURS, []
+    batch = _candidates(ctx, alloc, limit=CANDIDATE_BATCH)
+    if not batch:   # none fits: ``order`` says why (from every usable node)
+        batch = order(alloc, _candidates(ctx, alloc))
+        if isinstance(batch, str):
+            return alloc, batch, []
+    tried, locked = set(), []
+    while batch:
+        for node in order(alloc, batch):
+            tried.add(node.id)
+            outcome = _claim(ctx, alloc, node.id, host)
+            if outcome == LOCKED:
+                locked.append(node)
+            elif outcome in (RESERVED, NOT_OURS):
+                return alloc, outcome, locked
+        # the batch was taken meanwhile: the next untried ones, until none is left
+        batch = _candidates(ctx, alloc, limit=CANDIDATE_BATCH, exclude=tried)
+    return alloc, None, locked
+
+
+# the two writes of a reservation, built once (they run for every allocation)
+_ACTIVATE = _ALLOC.update().where(
+    _ALLOC.c.id == sa.bindparam('alloc_id'), _ALLOC.c.state == alloc_obj.ALLOCATING,
+    _ALLOC.c.conductor_affinity == sa.bindparam('host')).values(
+        node_id=sa.bindparam('node_id'), state=alloc_obj.ACTIVE, last_error=None,
+        updated_at=sa.bindparam('now'))
+_HOLD = _NODE.update().where(
+    _NODE.c.id == sa.bindparam('node_id'), _NODE.c.reservation == sa.bindparam('host')
+).values(instance_uuid=sa.bindparam('instance_uuid'),
+         allocation_id=sa.bindparam('alloc_id'),
+         instance_info=sa.bindparam('info', type_=_NODE.c.instance_info.type),
+         reservation=None, updated_at=sa.bindparam('now'))
+
+
+@db_api.writer
+def claim(ctx, alloc, node_id, host, hold=None):
+    """:func:`_claim` in its own write transaction (or the caller's)."""
+    return _claim(ctx, alloc, node_id, host, hold)
+
+
+def _claim(ctx, alloc, node_id, host, hold=None):
+    """Lock, re-check and reserve one node for ``alloc`` in one transaction.
+
+    The lock is the conditional UPDATE of ``reservation``; the re-check reads
+    the node and its traits under it; the reservation sets the node's
+    instance, allocation and ``instance_info.traits`` and the allocation's
+    node and state (only while its affinity is still ``host``), and frees the
+    lock.  ``hold(ctx, alloc, node)``, when given, runs last in the same
+    transaction (the Placement claim); whatever it raises rolls everything
+    back and reaches the caller.  Returns one of LOCKED, SKIPPED, RESERVED,
+    NOT_OURS; on RESERVED ``alloc`` is updated in place to what was written
+    (state, node, ``updated_at``), valid once the transaction commits.
+    """
+    outcome, node = _lock(ctx, alloc, node_id, host)
+    if outcome is not None:
+        return outcome
+    if hold is not None:
+        node = node_obj.get_by_id(ctx, node_id)
+    elif node is None:
+        node = ctx.session.execute(sa.select(*_LOCKED_COLUMNS).where(
+            _NODE.c.id == node_id)).first()
+    if alloc.traits and not set(alloc.traits) <= _traits(ctx, node_id):
+        _release(ctx, node_id, host)
+        return SKIPPED
+    now = alloc_obj.stamp(ctx)
+    res = ctx.session.execute(_ACTIVATE, {
+        'alloc_id': alloc.id, 'host': host, 'node_id': node.id, 'now': now})
+    if res.rowcount != 1:
+        _release(ctx, node_id, host)
+        return NOT_OURS
+    info = dict(node.instance_info or {}, traits=list(alloc.traits))
+    try:
+        # no savepoint: a refusal here rolls the whole transaction back
+        ctx.session.execute(_HOLD, {
+            'node_id': node.id, 'host': host, 'instance_uuid': alloc.uuid,
+            'alloc_id': alloc.id, 'info': info, 'now': now})
+    except db_exc.DBDuplicateEntry:
+        # the unique constraints refuse a second holder: undo the allocation side
+        raise exception.NodeAssociated(node=node.uuid, instance='another allocation')
+    if hold is not None:
+        hold(ctx, alloc, node)
+    alloc.state, alloc.node_id, alloc.node_uuid = alloc_obj.ACTIVE, node.id, node.uuid
+    alloc.last_error, alloc.updated_at = None, now
+    return RESERVED
+
+
+_LOCKED_COLUMNS = (_NODE.c.id, _NODE.c.uuid, _NODE.c.instance_info)
+
+
+def _lock(ctx, alloc, node_id, host):
+    """Take the node's lock iff it still fits: (None, node or None) when taken,
+    else (LOCKED or SKIPPED, None).
+
+    The lock is a conditional UPDATE carrying the fit conditions; where the
+    database can, it also returns the node's id, uuid and instance_info.  On
+    PostgreSQL a node row another transaction is writing (a concurrent claim)
+    is skipped at once (SKIP LOCKED) rather than waited for.
+    """
+    bind = ctx.session.get_bind()
+    q = _lock_statement(bind.dialect)
+    params = {'node_id': node_id, 'host': host, 'rc': alloc.resource_class}
+    if bind.dialect.update_returning:
+        node = ctx.session.execute(q, params).first()
+        if node is not None:
+            return None, node
+    elif ctx.session.execute(q, params).rowcount == 1:
+        return None, None
+    row = ctx.session.execute(sa.select(_NODE.c.reservation, *[
+        c.label('fit%d' % i) for i, c in enumerate(_fit_clauses(alloc))]).where(
+            _NODE.c.id == node_id)).first()
+    if row is None or not all(row[1:]):
+        return SKIPPED, None
+    return LOCKED, None   # held by another operation, or row-locked by a concurrent writer
+
+
+# the lock's conditional UPDATE, built once per dialect
+_LOCK = {}
+
+
+def _lock_statement(dialect):
+    q = _LOCK.get(dialect.name)
+    if q is not None:
+        return q
+    node_id = sa.bindparam('node_id')
+    q = _NODE.update().where(_NODE.c.id == node_id, _NODE.c.reservation.is_(None),
+                             *_fit_clauses(sa.bindparam('rc')))
+    if dialect.name == 'postgresql':
+        q = q.where(_NODE.c.id.in_(sa.select(_NODE.c.id).where(_NODE.c.id == node_id)
+                                   .with_for_update(skip_locked=True)))
+    q = q.values(reservation=sa.bindparam('host'))
+    if dialect.update_returning:
+        q = q.returning(*_LOCKED_COLUMNS)
+    _LOCK[dialect.name] = q
+    return q
+
+
+def _traits(ctx, node_id):
+    return set(ctx.session.execute(sa.select(_TRAIT.c.trait).where(
+        _TRAIT.c.node_id == node_id)).scalars())
+
+
+def _release(ctx, node_id, host):
+    ctx.session.execute(_NODE.update().where(
+        _NODE.c.id == node_id, _NODE.c.reservation == host).values(reservation=None))
+
+
+@db_api.writer
+def destroy_allocation(ctx, ident, host, mirror=False):
+    """Delete an allocation; with a node, under the node lock and Ironic's state rules.
+
+    Raises NodeLocked when the node is held, NodeInvalidState when it is
+    active and not in maintenance.  The node's instance (and with ``mirror``
+    the Placement claim) is cleared in the same transaction.
+    """
+    alloc = alloc_obj.get_for_update(ctx, ident)   # a reservation may be committing
+    if alloc.node_id is not None:
+        node = node_obj.get_by_id(ctx, alloc.node_id)
+        if node.reservation is not None:
+            raise exception.NodeLocked(node=node.uuid, host=node.reservation)
+        if not node.maintenance and node.provision_state not in (
+                node_obj.AVAILABLE, node_obj.MANAGEABLE, node_obj.ENROLL):
+            raise exception.NodeInvalidState(
+                reason='Cannot remove allocation %s from node %s in state %s; '
+                       'set maintenance first.'
+                       % (alloc.uuid, node.uuid, node.provision_state))
+        values = {'allocation_id': None}
+        if node.instance_uuid == alloc.uuid:
+            info = dict(node.instance_info or {})
+            info.pop('traits', None)
+            values.update(instance_uuid=None, instance_info=info)
+        node_obj.guarded_update(ctx, node, values,
+                                expect=('allocation_id', 'provision_state'))
+    ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.id == alloc.id))
+    if mirror:
+        node_provider.release(ctx, alloc.uuid)
+        if alloc.node_id is not None:
+            node_provider.sync(ctx, node_obj.get_by_id(ctx, alloc.node_id))
+
+
+def _backfill_error(alloc_uuid, node, values):
+    reasons = []
+    if node.provision_state != node_obj.ACTIVE:
+        reasons.append('Node must be in the "active" state, but it is in "%s"'
+                       % node.provision_state)
+    if values.get('resource_class') not in (None, node.resource_class):
+        reasons.append('Resource class %s does not match the node\'s %s'
+                       % (values['resource_class'], node.resource_class))
+    if values.get('traits') and not set(values['traits']) <= set(node.traits):
+        reasons.append('List of traits %s does not match the node\'s traits %s'
+                       % (values['traits'], node.traits))
+    if values.get('candidate_nodes') and node.uuid not in values['candidate_nodes']:
+        reasons.append('Candidate nodes must be empty or contain the target node, '
+                       'but got %s' % values['candidate_nodes'])
+    if node.instance_uuid not in (None, alloc_uuid):
+        reasons.append('Node is associated with instance %s' % node.instance_uuid)
+    if not reasons:
+        return None
+    return 'Failed to process allocation %s: Cannot backfill an allocation for node ' \
+           '%s: %s.' % (alloc_uuid, node.uuid, '; '.join(reasons))
+
+
+@db_api.writer
+def backfill(ctx, values, node_ident, claim=None):
+    """Create an allocation already holding an ``active`` node (Ironic 1.58).
+
+    A node that does not fit leaves the allocation in ``error`` (as Ironic
+    does) and raises Invalid with the reason.  ``claim`` (placement backend)
+    is a :class:`objects.baremetal.mirror.Claimant` writing the Placement claim
+    in this transaction.
+    """
+    node = node_obj.get_in_txn(ctx, node_ident)
+    values = dict(values)
+    if values.get('uuid') is None:
+        values['uuid'] = node.instance_uuid or uuidutils.generate_uuid()
+    if values.get('resource_class') is None:
+        values['resource_class'] = node.resource_class
+    error = _backfill_error(values['uuid'], node, values)
+    if error is not None:
+        alloc_obj.insert_in_txn(ctx, dict(values, state=alloc_obj.ERROR, last_error=error))
+        return None, error
+    alloc_id = alloc_obj.insert_in_txn(ctx, dict(values, state=alloc_obj.ACTIVE,
+                                                 node_id=node.id))
+    info = dict(node.instance_info or {}, traits=list(values.get('traits') or []))
+    node_obj.guarded_update(ctx, node, {'instance_uuid': values['uuid'],
+                                        'allocation_id': alloc_id,
+                                        'instance_info': info},
+                            expect=('instance_uuid', 'allocation_id', 'provision_state'))
+    if claim is not None:
+        claim.hold(ctx, alloc_obj.get_by_id(ctx, alloc_id), node)
+    return alloc_obj.get_by_id(ctx, alloc_id), None
+
+
+@db_api.writer
+def delete_unstarted(ctx, alloc_id):
+    """Remove an ``allocating`` row whose cast could not be sent; whether it did.
+
+    False when a conductor finished the row meanwhile (its re-drive reads
+    the database, not the broker): the allocation then exists.
+    """
+    return ctx.session.execute(_ALLOC.delete().where(
+        _ALLOC.c.id == alloc_id, _ALLOC.c.state == alloc_obj.ALLOCATING)).rowcount == 1

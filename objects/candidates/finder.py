@@ -1,0 +1,269 @@
+"""Allocation candidates: which sets of providers could serve a resource request.
+
+The search is driven by anchor trees in root-id order.  Without ``limit``
+(or with randomisation) it searches every tree of the provider index
+(objects/candidates/index.py), brought up to date in the search's own
+snapshot; with ``limit`` it walks the index's trees when the index is
+current for free (no commit since its refresh), else reads batches of trees
+from the database's root index; either way it stops as soon as enough
+candidates exist, so the cost follows N.  See objects/candidates/ for the
+parts.
+"""
+
+import bisect
+import dataclasses
+import random
+
+import orjson
+
+from db import api as db_api
+from objects.placement import resource_class as rc_obj
+from objects.candidates import capacity
+from objects.candidates import index as index_mod
+from objects.candidates import loader
+from objects.candidates import plan as plan_mod
+from objects.candidates import search as search_mod
+from objects.candidates import summary as summary_mod
+
+_FIRST_BATCH = 32
+
+
+@dataclasses.dataclass
+class Options:
+    """How to search and what the summaries carry (by microversion and config)."""
+    limit: int = None
+    nested_aware: bool = True            # 1.29
+    randomize: bool = False              # [placement] randomize_allocation_candidates
+    max_candidates: int = -1             # [placement] max_allocation_candidates
+    breadth_first: bool = False          # ... generation_strategy
+    summary_traits: bool = True          # 1.17
+    summary_all_classes: bool = True     # 1.27
+    summary_trees: bool = True           # 1.29
+    start_after: int = None              # a limited search skips roots <= this id
+    indexed: bool = True                 # whole answers from the provider index
+
+
+class Result:
+    """Candidates (search.Candidate, in answer order) and their provider summaries.
+
+    ``summaries`` is given as a dict or as a summary.Summaries, turned into
+    the dict on first use or written straight as JSON by summaries_json().
+    """
+
+    def __init__(self, candidates, summaries):
+        self.candidates = candidates
+        self._summaries = summaries
+
+    @property
+    def summaries(self):
+        """{provider uuid: summary}."""
+        if isinstance(self._summaries, summary_mod.Summaries):
+            self._summaries = self._summaries.as_dict()
+        return self._summaries
+
+    def summaries_json(self):
+        """The summaries as JSON bytes."""
+        if isinstance(self._summaries, summary_mod.Summaries):
+            return self._summaries.as_json()
+        return orjson.dumps(self._summaries)
+
+
+def _hopeless(plan):
+    """A group that cannot match anything (unknown aggregate set, unknown tree)."""
+    return any(g.in_tree == -1 or any(not s for s in g.member_of)
+               for g in plan.groups)
+
+
+def get_candidates(ctx, request, options=None):
+    """The allocation candidates for ``request`` (a ResourceRequest).
+
+    Raises ResourceClassNotFound / TraitNotFound for unknown names.
+    """
+    # a change token read before this transaction's snapshot begins, and
+    # equal to one read after, names that snapshot (objects/candidates/index)
+    outer = not db_api.in_transaction(ctx)
+    token = ctx.db.change_token() if outer else None
+    return _get_candidates(ctx, request, options or Options(), outer, token)
+
+
+@db_api.reader
+def _get_candidates(ctx, request, options, outer, token):
+    if outer and not ctx.db.is_sqlite:
+        # one snapshot for the index refresh and the search (the servers'
+        # sessions are READ COMMITTED: a snapshot per statement)
+        ctx.session.connection(execution_options={'isolation_level': 'REPEATABLE READ'})
+    plan = plan_mod.compile_request(ctx, request)
+    if token is not None and ctx.db.change_token() != token:
+        token = None
+    if not plan.groups or _hopeless(plan):
+        return Result([], {})
+    stop = _stop_after(options)
+    whole = stop is None or options.breadth_first
+    state = None
+    if options.indexed:
+        index = index_mod.for_database(ctx.db)
+        # a limited search uses the index only when it is current for free
+        state = (index.current(ctx, token, plan.sharing_trait) if whole
+                 else index.if_current(token, plan.sharing_trait))
+    if state is not None:
+        search, found = _from_index(state, plan, options, stop, whole)
+    else:
+        search, found = _from_database(ctx, plan, options, stop, whole)
+    found = _finish(found, options)
+    summaries = summary_mod.Summaries(
+        found, search.providers, search.trees, plan.class_names, plan.class_ids,
+        whole_trees=options.summary_trees, all_classes=options.summary_all_classes,
+        traits=options.summary_traits, tree_uuids=options.summary_trees)
+    return Result(found, summaries)
+
+
+def _from_index(state, plan, options, stop, whole):
+    """(Search over the index's ``state``, its candidates in order)."""
+    search = search_mod.Search(plan, state.providers, state.sharing,
+                               not options.nested_aware and state.nested,
+                               trees=state.trees)
+    shared_aggs = {a for _, aggs in state.sharing.values() for a in aggs}
+    search.link(state.links(shared_aggs))
+    if whole:
+        return search, _whole(search, stop, options)
+    roots = state.roots
+    if options.start_after is not None:
+        roots = roots[bisect.bisect_right(roots, options.start_after):]
+    return search, _take(_unique(search, roots), stop)
+
+
+def _from_database(ctx, plan, options, stop, whole):
+    """(Search over the trees read for it, its candidates in order)."""
+    sharing = loader.sharing_providers(ctx, plan.sharing_trait)
+    providers = {}
+    loader.load_trees(ctx, sorted({root for root, _ in sharing.values()}),
+                      plan.needs_aggregates, into=providers)
+    drop_nested = not options.nested_aware and loader.has_nested(ctx)
+    search = search_mod.Search(plan, providers, sharing, drop_nested)
+    shared_aggs = {a for _, aggs in sharing.values() for a in aggs}
+    if whole:
+        # every tree that can matter, one statement per table
+        new = []
+        if plan.class_ids:
+            new = loader.load_trees_with_classes(ctx, plan.class_ids,
+                                                 plan.needs_aggregates, providers)
+        shared_roots = search.link(loader.linked_roots(ctx, shared_aggs))
+        new += loader.load_trees(ctx, shared_roots, plan.needs_aggregates, providers)
+        search.add_trees(new)
+        return search, _whole(search, stop, options)
+    return search, _take(_paged(ctx, plan, search, providers, shared_aggs, stop,
+                                after=options.start_after), stop)
+
+
+def _whole(search, stop, options):
+    """Candidates of every tree the search knows, in root order (or breadth-first)."""
+    roots = sorted(search.trees)
+    if options.breadth_first and stop is not None:
+        return _breadth_first(search, roots, stop)
+    return list(_unique(search, roots))
+
+
+def _stop_after(options):
+    """How many candidates generation may stop at (None: all of them)."""
+    bounds = []
+    if options.max_candidates is not None and options.max_candidates >= 0:
+        bounds.append(options.max_candidates)
+    if options.limit is not None and not options.randomize:
+        bounds.append(options.limit)
+    return min(bounds) if bounds else None
+
+
+def _unique(search, roots):
+    """Candidates of ``roots`` in order, identical ones (via sharing) once."""
+    seen = set()
+    for root_id in roots:
+        for cand in search.anchor(root_id):
+            if cand.shared_only:
+                key = cand.key()
+                if key in seen:
+                    continue
+                seen.add(key)
+            yield cand
+
+
+def _breadth_first(search, roots, stop):
+    """One candidate per anchor per pass until ``stop`` candidates exist."""
+    seen, found = set(), []
+    iters = [iter(search.anchor(r)) for r in roots]
+    while iters and len(found) < stop:
+        alive = []
+        for it in iters:
+            for cand in it:
+                if cand.shared_only:
+                    key = cand.key()
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                found.append(cand)
+                alive.append(it)
+                break
+            if len(found) >= stop:
+                break
+        iters = alive
+    return found
+
+
+def _paged(ctx, plan, search, providers, shared_aggs, stop, after=None):
+    """Candidates in root order (from the first root above ``after``), in growing batches."""
+    size, seen = max(_FIRST_BATCH, stop), set()
+    while True:
+        sql_roots, more = loader.roots_with_classes(ctx, plan.class_ids, after=after,
+                                                    limit=size)
+        upper = sql_roots[-1] if more else None
+        page = set(sql_roots)
+        page.update(search.link(loader.linked_roots(ctx, shared_aggs, after, upper)))
+        page = sorted(page)
+        search.add_trees(loader.load_trees(ctx, page, plan.needs_aggregates, providers))
+        for root_id in page:
+            for cand in search.anchor(root_id):
+                if cand.shared_only:
+                    key = cand.key()
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                yield cand
+        if upper is None:
+            return
+        after, size = upper, size * 2
+
+
+def _take(iterable, stop):
+    if stop is None:
+        return list(iterable)
+    found = []
+    for cand in iterable:
+        found.append(cand)
+        if len(found) >= stop:
+            break
+    return found
+
+
+def _finish(found, options):
+    """Apply ``limit`` (first N, or a random N) and the unlimited shuffle."""
+    if options.randomize:
+        rng = random.SystemRandom()
+        if options.limit is not None and options.limit < len(found):
+            return rng.sample(found, options.limit)
+        found = list(found)
+        rng.shuffle(found)
+        return found
+    if options.limit is not None:
+        return found[:options.limit]
+    return found
+
+
+@db_api.reader
+def providers_with_capacity(ctx, resources):
+    """Ids of the providers that alone can serve every {class name: amount}.
+
+    The same capacity rule as the candidate search (3.1), for
+    ``GET /resource_providers?resources=``.  Raises ResourceClassNotFound.
+    """
+    ids = rc_obj.ids_by_name(ctx, set(resources))
+    return capacity.provider_ids(
+        ctx, {ids[name]: amount for name, amount in resources.items()})

@@ -1,0 +1,1 @@
+"""Legacy data brought forward: Nova compute nodes, pre-consumer allocations, online migrations."""

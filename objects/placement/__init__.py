@@ -1,0 +1,1 @@
+"""Placement resources: providers, classes, inventories, traits, aggregates, consumers, allocations, usages, quotas."""

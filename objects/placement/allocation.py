@@ -1,0 +1,339 @@
+"""Placement allocations: reading them and replacing consumers' allocations atomically.
+
+A write names, per consumer, the complete new set of its allocations
+(``{provider uuid: {class: amount}}``).  In one transaction it checks every
+consumer generation, every amount against the provider's inventory (min_unit,
+max_unit, step_size, capacity), replaces the rows and bumps the generation of
+every provider in the written set with a compare-and-swap.  Provider rows
+are locked where the database supports it (so claims on one provider queue
+rather than fail) and their generations are read before usage, so any
+writer that changed usage in between makes the swap fail (ConcurrentUpdate)
+and the caller retries.
+"""
+
+import collections
+
+import sqlalchemy as sa
+
+from common import exception
+from db import api as db_api
+from db import models
+from objects.placement import consumer as consumer_obj
+from objects.placement import generation as gen_obj
+from objects.sql import in_list
+from objects.placement import quota as quota_obj
+
+_RP = models.ResourceProvider.__table__
+_RC = models.ResourceClass.__table__
+_INV = models.Inventory.__table__
+_ALLOC = models.Allocation.__table__
+
+
+def _newest(*stamps):
+    present = [s for s in stamps if s is not None]
+    return max(present) if present else None
+
+
+@db_api.reader
+def get_for_consumer(ctx, consumer_uuid):
+    """A consumer's allocations grouped by provider, with the consumer record.
+
+    Returns ``(allocations, consumer, last_modified)`` where allocations is
+    ``{rp uuid: {'generation': g, 'resources': {class: amount}}}`` and
+    consumer is a :class:`objects.placement.consumer.Consumer` or None.
+    """
+    rows = ctx.session.execute(
+        sa.select(_RP.c.uuid, _RP.c.generation, _RC.c.name, _ALLOC.c.used,
+                  _ALLOC.c.created_at, _ALLOC.c.updated_at)
+        .join(_RP, _RP.c.id == _ALLOC.c.resource_provider_id)
+        .join(_RC, _RC.c.id == _ALLOC.c.resource_class_id)
+        .where(_ALLOC.c.consumer_id == consumer_uuid)).all()
+    allocations = {}
+    stamps = []
+    for row in rows:
+        entry = allocations.setdefault(
+            row.uuid, {'generation': row.generation, 'resources': {}})
+        entry['resources'][row.name] = row.used
+        stamps.append(row.updated_at or row.created_at)
+    consumer = consumer_obj.get_by_uuids(ctx, [consumer_uuid]).get(consumer_uuid)
+    return allocations, consumer, _newest(*stamps)
+
+
+@db_api.reader
+def get_for_provider(ctx, rp_uuid):
+    """A provider's allocations keyed by consumer uuid.
+
+    Returns ``(provider row, {consumer uuid: {'resources': {class: amount},
+    'consumer_generation': g or None}}, last_modified)``; raises
+    ResourceProviderNotFound.
+    """
+    provider = gen_obj.provider_by_uuid(ctx, rp_uuid)
+    rows = ctx.session.execute(
+        sa.select(_ALLOC.c.consumer_id, _RC.c.name, _ALLOC.c.used,
+                  _ALLOC.c.created_at, _ALLOC.c.updated_at)
+        .join(_RC, _RC.c.id == _ALLOC.c.resource_class_id)
+        .where(_ALLOC.c.resource_provider_id == provider.id)).all()
+    consumers = consumer_obj.get_by_uuids(ctx, {r.consumer_id for r in rows})
+    allocations = {}
+    stamps = []
+    for row in rows:
+        entry = allocations.setdefault(row.consumer_id, {
+            'resources': {},
+            'consumer_generation': getattr(consumers.get(row.consumer_id),
+                                           'generation', None)})
+        entry['resources'][row.name] = row.used
+        stamps.append(row.updated_at or row.created_at)
+    return provider, allocations, _newest(*stamps)
+
+
+@db_api.reader
+def routing_tree(ctx, provider_uuids, consumer_uuids=()):
+    """The key a claim is routed by: the root uuid of the first provider (sorted).
+
+    With no provider named (a consumer being cleared or deleted), the
+    consumers' current providers count; with none at all, the first consumer
+    uuid.  An unknown provider routes by its own uuid (the write rejects it).
+    """
+    candidates = sorted(provider_uuids)
+    if not candidates and consumer_uuids:
+        candidates = sorted(set(ctx.session.execute(
+            sa.select(_RP.c.uuid)
+            .join(_ALLOC, _ALLOC.c.resource_provider_id == _RP.c.id)
+            .where(_ALLOC.c.consumer_id.in_(list(consumer_uuids)))).scalars()))
+    if not candidates:
+        return sorted(consumer_uuids)[0] if consumer_uuids else ''
+    root = _RP.alias('root')
+    found = ctx.session.execute(
+        sa.select(root.c.uuid).join(_RP, _RP.c.root_provider_id == root.c.id)
+        .where(_RP.c.uuid == candidates[0])).scalar()
+    return found or candidates[0]
+
+
+# The claim path runs prebuilt Core statements on the session's connection:
+# building a statement and its cache key per call cost more than running it,
+# and so did re-rendering expanding IN lists (objects.sql.in_list).
+_PROVIDERS_LOCKED = in_list.Statement(
+    lambda uuids, ids: sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
+    .where(sa.or_(_RP.c.uuid.in_(uuids), _RP.c.id.in_(ids)))
+    .order_by(_RP.c.id).with_for_update(), 'uuids', 'ids')
+
+_MINE_BEFORE = in_list.Statement(
+    lambda consumers: sa.select(_ALLOC.c.resource_provider_id,
+                                _ALLOC.c.resource_class_id, sa.func.sum(_ALLOC.c.used))
+    .where(_ALLOC.c.consumer_id.in_(consumers))
+    .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id), 'consumers')
+
+_CLEARED_PROVIDERS = in_list.Statement(
+    lambda consumers: sa.select(_ALLOC.c.resource_provider_id)
+    .where(_ALLOC.c.consumer_id.in_(consumers)), 'consumers')
+
+_INV_ALLOC = _ALLOC.alias('used_alloc')
+# inventory, class id and current usage of the (provider, class) pairs written
+_INVENTORY_AND_USAGE = in_list.Statement(
+    lambda rp_ids, names: sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+              _RC.c.name.label('class_name'), _INV.c.total, _INV.c.reserved,
+              _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
+              _INV.c.allocation_ratio,
+              sa.select(sa.func.coalesce(sa.func.sum(_INV_ALLOC.c.used), 0))
+              .where(_INV_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id)
+              .where(_INV_ALLOC.c.resource_class_id == _INV.c.resource_class_id)
+              .scalar_subquery().label('used'))
+    .join(_RC, _RC.c.id == _INV.c.resource_class_id)
+    .where(_INV.c.resource_provider_id.in_(rp_ids))
+    .where(_RC.c.name.in_(names)), 'rp_ids', 'names')
+
+_CLASS_NAMES = in_list.Statement(
+    lambda names: sa.select(_RC.c.name).where(_RC.c.name.in_(names)), 'names')
+
+_DELETE_MINE = in_list.Statement(
+    lambda consumers: _ALLOC.delete().where(_ALLOC.c.consumer_id.in_(consumers)),
+    'consumers')
+
+
+def _providers(conn, uuids=(), ids=()):
+    """{uuid: row(id, uuid, generation)} for providers named by uuid or id.
+
+    The rows are locked (in id order, so writers never deadlock) where the
+    database can: a concurrent claim on the same provider then waits for
+    this one instead of losing its compare-and-swap.  SQLite writers are
+    serialised anyway.
+    """
+    if not uuids and not ids:
+        return {}
+    rows = _PROVIDERS_LOCKED.execute(conn, uuids=sorted(uuids), ids=sorted(ids))
+    return {r.uuid: r for r in rows}
+
+
+def _inventories(conn, rp_ids, names):
+    """{(rp id, class name): inventory row with class id and current ``used``}.
+
+    Raises AllocationClassNotFound for a class that does not exist at all.
+    """
+    found = {(r.resource_provider_id, r.class_name): r for r in
+             _INVENTORY_AND_USAGE.execute(conn, rp_ids=sorted(rp_ids),
+                                          names=sorted(names))}
+    missing = set(names) - {name for _, name in found}
+    if missing:
+        known = set(_CLASS_NAMES.execute(conn, names=sorted(missing)).scalars())
+        for name in sorted(missing - known):
+            raise exception.AllocationClassNotFound(name=name)
+    return found
+
+
+def _check_capacity(wanted, inventories, uuid_of, mine_before):
+    """Raise InvalidAllocation unless every (provider, class) total fits.
+
+    ``wanted`` is {(rp id, class name): [amounts]}, ``inventories`` as from
+    :func:`_inventories`; ``mine_before`` the current usage of the consumers
+    being rewritten, by (rp id, class id).
+    """
+    for key in sorted(wanted):
+        rp_id, rc_name = key
+        rp_uuid = uuid_of[rp_id]
+        inv = inventories.get(key)
+        if inv is None:
+            raise exception.InvalidAllocation(
+                reason="Inventory for '%s' on resource provider '%s' not found."
+                       % (rc_name, rp_uuid))
+        for amount in wanted[key]:
+            if not inv.min_unit <= amount <= inv.max_unit or amount % inv.step_size:
+                raise exception.InvalidAllocation(
+                    reason="Unable to allocate %d of '%s' on resource provider "
+                           "'%s': the amount must be between min_unit %d and "
+                           "max_unit %d and a multiple of step_size %d."
+                           % (amount, rc_name, rp_uuid, inv.min_unit,
+                              inv.max_unit, inv.step_size))
+        before = int(inv.used)
+        after = (before - mine_before.get((rp_id, inv.resource_class_id), 0)
+                 + sum(wanted[key]))
+        capacity = (inv.total - inv.reserved) * inv.allocation_ratio
+        # a provider already over capacity accepts writes that do not add to it
+        if after > capacity and after > before:
+            raise exception.InvalidAllocation(
+                reason="Unable to create allocation for '%s' on resource "
+                       "provider '%s'. The requested amount would exceed the "
+                       "capacity." % (rc_name, rp_uuid))
+
+
+@db_api.writer
+def replace(ctx, requests, enforce_quota=False):
+    """Replace the complete allocations of one or several consumers atomically.
+
+    ``requests`` is a list of dicts: ``uuid``, ``project_id``, ``user_id``,
+    ``consumer_type`` (None keeps the stored one), ``check_generation``,
+    ``generation`` (the expected consumer generation, None = new consumer)
+    and ``allocations`` ``{rp uuid: {class: amount}}`` (empty = remove all).
+
+    With ``enforce_quota`` the projects' limits are checked in this
+    transaction (objects.placement.quota: project rows locked before the write).
+
+    Raises ConsumerGenerationConflict (stale client view),
+    ConcurrentUpdate (lost a race: retry), AllocationProviderNotFound,
+    AllocationClassNotFound, InvalidAllocation or QuotaExceeded; nothing is
+    written then.
+    """
+    quota = quota_obj.lock(ctx, {(r['project_id'], r['user_id']) for r in requests}
+                           ) if enforce_quota else None
+    apply_replace(ctx, check_replace(ctx, requests))
+    if quota is not None:
+        quota_obj.check(ctx, quota)
+
+
+class _Plan:
+    """What :func:`check_replace` read and decided, for :func:`apply_replace`."""
+
+    __slots__ = ('requests', 'consumers', 'mine_before', 'cleared', 'providers',
+                 'inventories')
+
+    def __init__(self, requests, consumers, mine_before, cleared, providers,
+                 inventories):
+        self.requests = requests
+        self.consumers = consumers
+        self.mine_before = mine_before
+        self.cleared = cleared
+        self.providers = providers
+        self.inventories = inventories
+
+
+def check_replace(ctx, requests):
+    """The reads and checks of :func:`replace`, writing nothing; returns its plan.
+
+    Must run in a writer transaction, followed by :func:`apply_replace` in
+    the same one.  Raises what :func:`replace` raises (no quota check) after
+    its queries have completed, so a refused claim leaves the transaction
+    usable for others (conductor.manager.claim_batch).
+    """
+    conn = ctx.session.connection()
+    uuids = [r['uuid'] for r in requests]
+    consumers = consumer_obj.get_by_uuids(ctx, uuids)
+    for req in requests:
+        if req.get('check_generation'):
+            consumer_obj.check_generation(req['uuid'], consumers.get(req['uuid']),
+                                          req.get('generation'))
+    # a consumer that does not exist yet holds nothing
+    mine_before = {(r[0], r[1]): int(r[2]) for r in _MINE_BEFORE.execute(
+        conn, consumers=uuids)} if consumers else {}
+    named = {rp for r in requests for rp in r['allocations']}
+    cleared = [r['uuid'] for r in requests if not r['allocations']]
+    # providers whose allocations are cleared count as written (3.2.1)
+    cleared_ids = set()
+    if cleared and consumers:
+        cleared_ids = set(_CLEARED_PROVIDERS.execute(conn, consumers=cleared).scalars())
+    # generations first: any usage change after this read fails the swap below
+    providers = _providers(conn, uuids=named, ids=cleared_ids)
+    for rp_uuid in sorted(named - set(providers)):
+        raise exception.AllocationProviderNotFound(uuid=rp_uuid)
+    wanted = collections.defaultdict(list)
+    for req in requests:
+        for rp_uuid, resources in req['allocations'].items():
+            for rc_name, amount in resources.items():
+                wanted[(providers[rp_uuid].id, rc_name)].append(amount)
+    inventories = _inventories(conn, {rp for rp, _ in wanted},
+                               {rc for _, rc in wanted}) if wanted else {}
+    _check_capacity(wanted, inventories, {p.id: p.uuid for p in providers.values()},
+                    mine_before)
+    return _Plan(requests, consumers, mine_before, cleared, providers, inventories)
+
+
+def apply_replace(ctx, plan):
+    """The writes of :func:`replace` for a plan :func:`check_replace` made.
+
+    May still raise ConcurrentUpdate (a concurrent writer won a swap or
+    created the same consumer); the caller's transaction must then be rolled
+    back, with whatever this wrote.
+    """
+    conn = ctx.session.connection()
+    requests, providers, inventories = plan.requests, plan.providers, plan.inventories
+    for req in requests:
+        consumer_obj.prepare(ctx, req['uuid'], plan.consumers.get(req['uuid']),
+                             req['project_id'], req['user_id'], req.get('consumer_type'))
+    if plan.mine_before:
+        _DELETE_MINE.execute(conn, consumers=[r['uuid'] for r in requests])
+    now = models._now()
+    rows = [{'resource_provider_id': providers[rp_uuid].id,
+             'resource_class_id': inventories[(providers[rp_uuid].id,
+                                               rc_name)].resource_class_id,
+             'consumer_id': req['uuid'], 'used': amount, 'created_at': now}
+            for req in requests
+            for rp_uuid, resources in req['allocations'].items()
+            for rc_name, amount in resources.items()]
+    if rows:
+        conn.execute(_ALLOC.insert(), rows)
+    # ordered by id so that concurrent writers lock provider rows in one order
+    for rp in sorted(providers.values(), key=lambda p: p.id):
+        gen_obj.bump_provider(ctx, rp.id, rp.generation)
+    if plan.cleared:
+        consumer_obj.delete_unused(ctx, plan.cleared)
+
+
+@db_api.writer
+def delete_consumer(ctx, consumer_uuid):
+    """Remove every allocation of a consumer and the consumer itself.
+
+    Provider generations are not bumped (Placement's rule); raises
+    ConsumerAllocationsNotFound when the consumer holds nothing.
+    """
+    res = ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.consumer_id == consumer_uuid))
+    if res.rowcount == 0:
+        raise exception.ConsumerAllocationsNotFound(uuid=consumer_uuid)
+    consumer_obj.delete_unused(ctx, [consumer_uuid])

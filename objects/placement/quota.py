@@ -1,0 +1,165 @@
+"""Quota limits per project (optionally per user), counted from allocations and consumers.
+
+A limit caps either the units of one resource class or the number of
+consumers of one consumer type held by a project (or one user of it).
+Usage is never stored: it is counted from the allocations and consumers
+tables, so it stays right whatever else is down.  Enforcement runs inside
+the transaction that writes allocations (:func:`lock` before the write,
+:func:`check` after it): the project rows are locked first, so two writers
+for one project count one after the other and a burst can never end above a
+limit (SQLite serialises writers anyway).
+"""
+
+import dataclasses
+
+import sqlalchemy as sa
+
+from common import exception
+from db import api as db_api
+from db import models
+from objects.placement import project_usage
+from objects.placement import resource_class as rc_obj
+
+_LIMIT = models.QuotaLimit.__table__
+_PROJECT = models.Project.__table__
+
+RESOURCES = 'resources'
+CONSUMERS = 'consumers'
+
+
+@dataclasses.dataclass
+class Limits:
+    """The limits of one scope: ``{class: n}`` and ``{consumer type: n}``."""
+    resources: dict = dataclasses.field(default_factory=dict)
+    consumers: dict = dataclasses.field(default_factory=dict)
+
+    def __bool__(self):
+        return bool(self.resources or self.consumers)
+
+
+def _validate(ctx, limits):
+    for kind in (limits.resources, limits.consumers):
+        for name, value in kind.items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise exception.InvalidQuota(
+                    reason='%s: the limit must be a non-negative integer, got %r'
+                           % (name, value))
+    if limits.resources:
+        try:
+            rc_obj.ids_by_name(ctx, limits.resources)
+        except exception.ResourceClassNotFound as exc:
+            raise exception.InvalidQuota(reason=exc.message)
+
+
+def _scope(project_id, user_id):
+    return (_LIMIT.c.project_id == project_id) & (_LIMIT.c.user_id == (user_id or ''))
+
+
+@db_api.reader
+def get_limits(ctx, project_id, user_id=None):
+    """The :class:`Limits` set for a project (``user_id`` None) or one of its users."""
+    limits = Limits()
+    for row in ctx.session.execute(sa.select(_LIMIT).where(_scope(project_id, user_id))):
+        if row.resource_class:
+            limits.resources[row.resource_class] = row.hard_limit
+        else:
+            limits.consumers[row.consumer_type] = row.hard_limit
+    return limits
+
+
+@db_api.writer
+def set_limits(ctx, project_id, limits, user_id=None):
+    """Replace every limit of the scope with ``limits`` (a :class:`Limits`).
+
+    Raises InvalidQuota (negative or non-integer value, unknown class);
+    nothing is written then.
+    """
+    _validate(ctx, limits)
+    ctx.session.execute(_LIMIT.delete().where(_scope(project_id, user_id)))
+    now = models._now()
+    rows = [{'project_id': project_id, 'user_id': user_id or '', 'resource_class': rc,
+             'consumer_type': '', 'hard_limit': n, 'created_at': now}
+            for rc, n in sorted(limits.resources.items())]
+    rows += [{'project_id': project_id, 'user_id': user_id or '', 'resource_class': '',
+              'consumer_type': ct, 'hard_limit': n, 'created_at': now}
+             for ct, n in sorted(limits.consumers.items())]
+    if rows:
+        ctx.session.execute(_LIMIT.insert(), rows)
+
+
+@db_api.writer
+def delete_limits(ctx, project_id, user_id=None):
+    """Remove the scope's limits; returns how many there were."""
+    return ctx.session.execute(_LIMIT.delete().where(_scope(project_id, user_id))).rowcount
+
+
+def _usage(ctx, project_id, user_id, limits):
+    """{(kind, name): current usage} of the limited names of one scope."""
+    usage = {}
+    if limits.resources:
+        totals = project_usage.get_totals(ctx, project_id, user_id)
+        for rc in limits.resources:
+            usage[(RESOURCES, rc)] = totals.get(rc, 0)
+    for ctype in limits.consumers:
+        found = project_usage.get_by_consumer_type(ctx, project_id, user_id, ctype)
+        usage[(CONSUMERS, ctype)] = found.get(ctype, {}).get('consumer_count', 0)
+    return usage
+
+
+@db_api.reader
+def show(ctx, project_id, user_id=None):
+    """``{'resources': {rc: {'limit', 'usage'}}, 'consumers': {type: {...}}}``."""
+    limits = get_limits(ctx, project_id, user_id)
+    usage = _usage(ctx, project_id, user_id, limits)
+    return {kind: {name: {'limit': n, 'usage': usage[(kind, name)]}
+                   for name, n in sorted(getattr(limits, kind).items())}
+            for kind in (RESOURCES, CONSUMERS)}
+
+
+@dataclasses.dataclass
+class _Scope:
+    project_id: str
+    user_id: str
+    limits: Limits
+    before: dict
+
+
+def lock(ctx, pairs):
+    """Lock the projects of ``pairs`` ((project, user) tuples) and count their usage.
+
+    Call inside the writing transaction, before the write; pass the result
+    to :func:`check` after it.  Project rows are locked in id order (where
+    the database can; SQLite writers are serialised), so concurrent writers
+    for one project count one after the other.
+    """
+    projects = sorted({p for p, _ in pairs})
+    ctx.session.execute(
+        sa.select(_PROJECT.c.id).where(_PROJECT.c.external_id.in_(projects))
+        .order_by(_PROJECT.c.id).with_for_update()).all()
+    scopes = []
+    for project_id in projects:
+        users = [None] + sorted({u for p, u in pairs if p == project_id})
+        for user_id in users:
+            limits = get_limits(ctx, project_id, user_id)
+            if limits:
+                scopes.append(_Scope(project_id, user_id, limits,
+                                     _usage(ctx, project_id, user_id, limits)))
+    return scopes
+
+
+def check(ctx, scopes):
+    """Raise QuotaExceeded when the write grew a usage above its limit.
+
+    A usage already above a lowered limit may stay there or shrink.
+    """
+    for scope in scopes:
+        after = _usage(ctx, scope.project_id, scope.user_id, scope.limits)
+        for (kind, name), used in sorted(after.items()):
+            limit = getattr(scope.limits, kind)[name]
+            if used > limit and used > scope.before[(kind, name)]:
+                who = 'project %s' % scope.project_id
+                if scope.user_id:
+                    who += ' user %s' % scope.user_id
+                what = name if kind == RESOURCES else '%s consumers' % name
+                raise exception.QuotaExceeded(scope=who, what=what, limit=limit,
+                                              usage=used)

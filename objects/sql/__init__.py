@@ -1,0 +1,1 @@
+"""SQL helpers shared by every domain."""
