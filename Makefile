@@ -22,12 +22,14 @@ install: $(STAMP)
 run: $(STAMP)
 	$(VENV)/bin/berth serve
 
-# Three passes: the unit/functional tiers in parallel, then the integration tier
+# ruff first (a lint failure stops the run before any server starts), then
+# three passes: the unit/functional tiers in parallel, then the integration tier
 # (real RabbitMQ/etcd/Redis/PostgreSQL and conductor processes) on its own, so
 # its heartbeats and timeouts do not compete with the parallel tiers for CPU,
 # then the short chaos run (tests/chaos, under 8 minutes; it prints its table),
 # then the partition cases on namespaced hosts (tests/partitions, about 5 minutes).
 test: $(STAMP)
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS) || test $$? -eq 5
 	$(MAKE) test-db-parity
 	$(VENV)/bin/pytest -m "integration and not chaos and not netns" $(PYTEST_ARGS) || test $$? -eq 5

@@ -222,8 +222,7 @@ def _conf(state):
 def _load(n):
     """A state directory whose SQLite file holds the topology for n."""
     from common import context as berth_context
-    from objects import bootstrap
-    from objects import database
+    from objects import bootstrap, database
 
     state = tempfile.mkdtemp(prefix='berth-bench-candidates-')
     db = database.open_database(_conf(state))

@@ -19,8 +19,10 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from tests.chaos import deployment  # noqa: E402
-from tests.chaos import faults  # noqa: E402
+from tests.chaos import (
+    deployment,  # noqa: E402
+    faults,  # noqa: E402
+)
 from tests.chaos import run as chaos_run  # noqa: E402
 
 

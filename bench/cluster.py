@@ -12,8 +12,8 @@ import subprocess
 import sys
 import time
 
-import requests
 from oslo_config import cfg
+import requests
 
 from common import conf as berth_conf
 from conductor import ring as conductor_ring

@@ -39,10 +39,8 @@ import time
 
 from cli import manage_status
 from common import context as berth_context
-from objects.legacy import compute_node_import
-from objects.legacy import online_migrations
-from tests import fixtures
-from tests import nova_cell
+from objects.legacy import compute_node_import, online_migrations
+from tests import fixtures, nova_cell
 from tests.functional import legacy_helpers
 
 

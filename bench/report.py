@@ -101,7 +101,7 @@ def machine():
     except OSError:
         pass
     return {'cpus': os.cpu_count(), 'cpu': cpu, 'python': platform.python_version(),
-            'date': datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}
+            'date': datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}
 
 
 def run_all(selected, quick, results_dir, timeout):

@@ -7,9 +7,7 @@ import threading
 from api import server as http_server
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
-from cli import config
-from cli import security
-from cli import stacks
+from cli import config, security, stacks
 from conductor import rpcapi
 from objects import database
 

@@ -12,10 +12,7 @@ import threading
 
 from oslo_config import cfg
 
-from cli import config
-from cli import deployment
-from cli import security
-from cli import stacks
+from cli import config, deployment, security, stacks
 
 USAGE = ('berth serve [--config-file F] [--data-dir DIR] [--host 127.0.0.1] '
          '[--placement-port 8778] [--baremetal-port 6385] [--allow-insecure-noauth]')

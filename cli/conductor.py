@@ -8,8 +8,7 @@ import signal
 import sys
 import threading
 
-from cli import config
-from cli import stacks
+from cli import config, stacks
 from common import metrics
 from conductor import service as conductor_service
 from objects import database

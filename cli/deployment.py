@@ -9,8 +9,7 @@ from common import context as berth_context
 from common import rpc
 from conductor import rpcapi
 from conductor import service as conductor_service
-from objects import bootstrap
-from objects import database
+from objects import bootstrap, database
 
 
 class Embedded:

@@ -4,14 +4,9 @@ import sys
 
 from oslo_config import cfg
 
-from cli import config
-from cli import manage_migrations
-from cli import manage_policy
-from cli import manage_quota
-from cli import manage_status
+from cli import config, manage_migrations, manage_policy, manage_quota, manage_status
 from common import context as berth_context
-from objects import bootstrap
-from objects import database
+from objects import bootstrap, database
 
 
 def _db_sync(conf):

@@ -6,9 +6,8 @@ import prettytable
 
 from common import context as berth_context
 from common import exception
-from objects.legacy import compute_node_import
 from objects import database
-from objects.legacy import online_migrations
+from objects.legacy import compute_node_import, online_migrations
 
 # exit code of a command whose input or configuration is unusable
 BAD_INPUT = 2

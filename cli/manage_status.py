@@ -6,18 +6,16 @@ prints the table and exits with the worst code (0, 1 or 2).
 
 import textwrap
 
-import prettytable
 from oslo_db import exception as db_exc
 from oslo_policy import policy as oslo_policy
-from oslo_upgradecheck import common_checks
-from oslo_upgradecheck import upgradecheck
+from oslo_upgradecheck import common_checks, upgradecheck
+import prettytable
 from sqlalchemy import exc as sa_exc
 
 from api.placement import policy as berth_policy
 from common import context as berth_context
-from objects.legacy import compute_node_migration
 from objects import database
-from objects.legacy import online_migrations
+from objects.legacy import compute_node_migration, online_migrations
 
 Code = upgradecheck.Code
 Result = upgradecheck.Result

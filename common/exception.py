@@ -124,7 +124,8 @@ class InventoryInUse(Conflict):
 
 
 class InvalidInventory(Invalid):
-    msg_fmt = "Inventory for '%(resource_class)s' on resource provider '%(uuid)s' invalid: %(reason)s"
+    msg_fmt = ("Inventory for '%(resource_class)s' on resource provider '%(uuid)s' "
+               "invalid: %(reason)s")
 
 
 class InvalidAllocation(Conflict):

@@ -14,8 +14,7 @@ from oslo_messaging import opts as messaging_opts
 from oslo_messaging.rpc import dispatcher
 
 from common import context as berth_context
-from common import exception
-from common import metrics
+from common import exception, metrics
 
 LOG = logging.getLogger(__name__)
 

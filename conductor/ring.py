@@ -16,11 +16,9 @@ import time
 import uuid
 
 import tooz
-from tooz import coordination
-from tooz import hashring
+from tooz import coordination, hashring
 
-from common import exception
-from common import metrics
+from common import exception, metrics
 
 LOG = logging.getLogger(__name__)
 

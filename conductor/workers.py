@@ -17,8 +17,7 @@ import threading
 import futurist
 
 from common import context as berth_context
-from common import exception
-from common import metrics
+from common import exception, metrics
 
 LOG = logging.getLogger(__name__)
 

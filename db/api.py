@@ -10,13 +10,11 @@ import functools
 import os
 import threading
 
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
+import sqlalchemy as sa
 
-from db import change
-from db import dialect
-from db import liveness
+from db import change, dialect, liveness
 
 
 def connection_url(conf):

@@ -23,8 +23,8 @@ answers.  Queries are written once in SQLAlchemy Core; what cannot be is here:
   uuids and traits are unique and matched exactly as on the other engines.
 """
 
-import sqlalchemy as sa
 from oslo_db import api as oslo_db_api
+import sqlalchemy as sa
 
 SQLITE = 'sqlite'
 POSTGRESQL = 'postgresql'

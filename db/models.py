@@ -18,7 +18,7 @@ NAMING = {
 
 
 def _now():
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
 
 
 class Base(orm.DeclarativeBase):

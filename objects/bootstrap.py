@@ -1,7 +1,6 @@
 """Work done once when a process starts against a migrated database."""
 
-from objects.placement import resource_class
-from objects.placement import trait
+from objects.placement import resource_class, trait
 
 
 def sync_standards(ctx):

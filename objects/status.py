@@ -22,7 +22,7 @@ _PROJECT = models.Project.__table__
 
 
 def _now():
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
 
 
 @dataclasses.dataclass

@@ -3,8 +3,7 @@
 import pytest
 
 from common import context as berth_context
-from tests import dbengines
-from tests import fixtures
+from tests import dbengines, fixtures
 
 
 def pytest_configure(config):

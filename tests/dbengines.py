@@ -18,11 +18,9 @@ import sqlalchemy as sa
 
 from common import context as berth_context
 from db import api as db_api
-from db import migration
-from db import models
+from db import migration, models
 from objects import bootstrap
-from tests import mariadb_service
-from tests import services
+from tests import mariadb_service, services
 
 ENGINES = ('sqlite', 'postgresql', 'mysql')
 ENGINE = os.environ.get('BERTH_TEST_DB', 'sqlite').strip().lower() or 'sqlite'

@@ -4,16 +4,15 @@ import os
 import shutil
 import threading
 
-import requests
-from oslo_utils import uuidutils
 from oslo_config import cfg
 from oslo_log import log as oslo_log
+from oslo_utils import uuidutils
+import requests
 
 from cli import deployment
 from common import conf as berth_conf
 from common import context as berth_context
-from objects import bootstrap
-from objects import database
+from objects import bootstrap, database
 from tests import dbengines
 
 _TEMPLATE_LOCK = threading.Lock()

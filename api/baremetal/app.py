@@ -9,9 +9,7 @@ import logging
 
 from oslo_utils import uuidutils
 
-from api.baremetal import fault
-from api.baremetal import policy
-from api.baremetal import routes
+from api.baremetal import fault, policy, routes
 from api.baremetal import version as api_version
 from api.common import errors as common_errors
 from api.common import metrics as api_metrics

@@ -6,10 +6,9 @@ import urllib.parse
 import jsonpatch
 import jsonschema
 import os_traits
-import webob
 from oslo_serialization import jsonutils
-from oslo_utils import strutils
-from oslo_utils import uuidutils
+from oslo_utils import strutils, uuidutils
+import webob
 
 from api.baremetal import fault
 from api.common import jsonbody

@@ -4,12 +4,21 @@ import http.client
 
 from oslo_serialization import jsonutils
 
-from api.common.errors import (  # noqa: F401  (re-exported for handlers)
-    ApiError, BadRequest, Conflict, Forbidden, MethodNotAllowed, NotAcceptable,
-    NotFound, RequestTooLarge, ServiceUnavailable, Unauthorized, UnsupportedMediaType)
 from api.common import errors as common_errors
+from api.common.errors import (  # noqa: F401  (re-exported for handlers)
+    ApiError,
+    BadRequest,
+    Conflict,
+    Forbidden,
+    MethodNotAllowed,
+    NotAcceptable,
+    NotFound,
+    RequestTooLarge,
+    ServiceUnavailable,
+    Unauthorized,
+    UnsupportedMediaType,
+)
 from common import exception
-
 
 _BY_EXCEPTION = [
     (exception.ServiceUnavailable, ServiceUnavailable, None),

@@ -5,11 +5,7 @@ match wins); a path with an empty method table answers 405 to everything.
 """
 
 from api.baremetal import router
-from api.baremetal.handlers import allocation
-from api.baremetal.handlers import node
-from api.baremetal.handlers import node_state
-from api.baremetal.handlers import node_trait
-from api.baremetal.handlers import root
+from api.baremetal.handlers import allocation, node, node_state, node_trait, root
 
 ROUTES = [
     ('/', {'GET': root.root}),

@@ -1,8 +1,8 @@
 """Request-body limits, JSON error responses and the outer middleware of both apps."""
 
-import webob
 from oslo_middleware import cors
 from oslo_serialization import jsonutils
+import webob
 
 from api.common import errors
 

@@ -23,12 +23,7 @@ from api.common import metrics as api_metrics
 from api.common import request as berth_request
 from api.common import request_log
 from api.common import wsgi as common_wsgi
-from api.placement import auth
-from api.placement import fault
-from api.placement import microversion
-from api.placement import policy
-from api.placement import router
-from api.placement import routes
+from api.placement import auth, fault, microversion, policy, router, routes
 from common import context as berth_context
 from common import exception
 

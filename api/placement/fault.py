@@ -6,13 +6,22 @@ once, adding the request id and, from microversion 1.23, the error code.
 
 import http.client
 
-from api.common.errors import (  # noqa: F401  (re-exported for handlers)
-    ApiError, BadRequest, Conflict, Forbidden, MethodNotAllowed, NotAcceptable,
-    NotFound, RequestTooLarge, ServiceUnavailable, Unauthorized, UnsupportedMediaType)
 from api.common import errors as common_errors
+from api.common.errors import (  # noqa: F401  (re-exported for handlers)
+    ApiError,
+    BadRequest,
+    Conflict,
+    Forbidden,
+    MethodNotAllowed,
+    NotAcceptable,
+    NotFound,
+    RequestTooLarge,
+    ServiceUnavailable,
+    Unauthorized,
+    UnsupportedMediaType,
+)
 from api.placement import errors
 from common import exception
-
 
 # Default translation of domain exceptions; handlers catch and re-raise where
 # Placement answers differently for one endpoint.

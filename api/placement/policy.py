@@ -5,8 +5,7 @@ import sys
 from oslo_policy import policy as oslo_policy
 
 from api.common import policy as common_policy
-from api.placement import fault
-from api.placement import policies
+from api.placement import fault, policies
 
 
 def make_enforcer(conf):

@@ -9,8 +9,7 @@ all syntax checks, as Placement does.
 
 import uuid as uuid_lib
 
-from api.placement import errors
-from api.placement import fault
+from api.placement import errors, fault
 from common import exception
 from objects.candidates import request as request_group
 from objects.placement import resource_class as rc_obj

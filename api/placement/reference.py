@@ -7,8 +7,7 @@ committed file differs, so the reference cannot drift from the code.
 
 import sys
 
-from api.placement import policies
-from api.placement import routes
+from api.placement import policies, routes
 from common.conf import reference as conf_reference
 
 EXTENSIONS = {'/claims', '/quotas/{project_id}', '/status', '/status.json'}

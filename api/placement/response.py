@@ -3,16 +3,16 @@
 import datetime
 import email.utils
 
-import webob
 from oslo_serialization import jsonutils
+import webob
 
 
 def _http_date(when):
     if when is None:
-        when = datetime.datetime.now(datetime.timezone.utc)
+        when = datetime.datetime.now(datetime.UTC)
     elif when.tzinfo is None:
-        when = when.replace(tzinfo=datetime.timezone.utc)
-    return email.utils.format_datetime(when.astimezone(datetime.timezone.utc),
+        when = when.replace(tzinfo=datetime.UTC)
+    return email.utils.format_datetime(when.astimezone(datetime.UTC),
                                        usegmt=True)
 
 

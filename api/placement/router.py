@@ -5,8 +5,7 @@ segment.  A known path with an unknown method is a 405 with ``Allow``.
 """
 
 from api.common import routing
-from api.placement import fault
-from api.placement import validation
+from api.placement import fault, validation
 
 
 def endpoint(min_version='1.0', max_version=None, json_body=False, json_reply=False):

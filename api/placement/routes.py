@@ -1,21 +1,23 @@
 """The routes table: path template -> {HTTP method: handler}."""
 
-from api.placement.handlers import aggregate
-from api.placement.handlers import allocation
-from api.placement.handlers import allocation_candidate
-from api.placement.handlers import claim
-from api.placement.handlers import inventory
-from api.placement.handlers import project_usage
-from api.placement.handlers import provider_allocation
-from api.placement.handlers import provider_trait
-from api.placement.handlers import quota
-from api.placement.handlers import resource_class
-from api.placement.handlers import reshaper
-from api.placement.handlers import resource_provider
-from api.placement.handlers import root
-from api.placement.handlers import status
-from api.placement.handlers import trait
-from api.placement.handlers import usage
+from api.placement.handlers import (
+    aggregate,
+    allocation,
+    allocation_candidate,
+    claim,
+    inventory,
+    project_usage,
+    provider_allocation,
+    provider_trait,
+    quota,
+    reshaper,
+    resource_class,
+    resource_provider,
+    root,
+    status,
+    trait,
+    usage,
+)
 
 ROUTES = [
     ('/', {'GET': root.home}),

@@ -1,4 +1,7 @@
-"""Options for adopting legacy ``compute_nodes`` capacity: ``[DEFAULT]`` ratios, ``[compute_migration]``."""
+"""Options for adopting legacy ``compute_nodes`` capacity.
+
+``[DEFAULT]`` allocation ratios and the ``[compute_migration]`` group.
+"""
 
 from oslo_config import cfg
 

@@ -11,10 +11,7 @@ import logging
 import oslo_messaging as messaging
 
 from common import exception
-from conductor.manager import allocation_queue
-from conductor.manager import claims
-from conductor.manager import node_allocations
-from conductor.manager import scheduling
+from conductor.manager import allocation_queue, claims, node_allocations, scheduling
 from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import version as rpc_version
 

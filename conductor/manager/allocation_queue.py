@@ -38,7 +38,7 @@ LOG = logging.getLogger(__name__)
 
 
 def _now():
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
 
 
 class _Waiter:

@@ -19,8 +19,7 @@ import time
 
 from oslo_db import exception as db_exc
 
-from common import exception
-from common import metrics
+from common import exception, metrics
 from conductor.manager import claim_batch
 from objects.placement import allocation as alloc_obj
 from objects.placement import reshaper as reshaper_obj

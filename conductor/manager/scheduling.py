@@ -24,11 +24,11 @@ from oslo_db import exception as db_exc
 
 from common import exception
 from conductor.manager import inflight
-from objects.placement import allocation as alloc_obj
 from objects.candidates import finder as ac_obj
-from objects.candidates import window as candidate_window
 from objects.candidates import request as request_group
 from objects.candidates import weighers
+from objects.candidates import window as candidate_window
+from objects.placement import allocation as alloc_obj
 
 LOG = logging.getLogger(__name__)
 

@@ -13,16 +13,15 @@ import logging
 from futurist import periodics
 
 from common import context as berth_context
-from common import metrics
-from common import exception
-from objects.baremetal import node as node_obj
+from common import exception, metrics
 from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import node as node_obj
 
 LOG = logging.getLogger(__name__)
 
 
 def _now():
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
 
 
 def resume_own(ctx, allocator):

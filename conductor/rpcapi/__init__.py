@@ -10,8 +10,7 @@ import time
 
 import oslo_messaging as messaging
 
-from common import exception
-from common import rpc
+from common import exception, rpc
 from conductor import ring as conductor_ring
 from conductor.rpcapi import allocation_batch
 from conductor.rpcapi import version as rpc_version

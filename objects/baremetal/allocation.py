@@ -7,9 +7,9 @@ The reservation of a node for an allocation lives in
 import dataclasses
 import datetime
 
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from common import exception
 from db import api as db_api

@@ -20,9 +20,8 @@ from common import exception
 from db import api as db_api
 from db import models
 from objects.placement import allocation as placement_alloc
-from objects.placement import generation
+from objects.placement import generation, provider_trait
 from objects.placement import inventory as inv_obj
-from objects.placement import provider_trait
 from objects.placement import resource_class as rc_obj
 from objects.placement import resource_provider as rp_obj
 from objects.placement import trait as trait_obj
@@ -32,7 +31,10 @@ _AVAILABLE = 'available'
 
 
 def resource_class(node_resource_class):
-    """The Placement class of a node resource class (``baremetal-gold`` -> CUSTOM_BAREMETAL_GOLD)."""
+    """The Placement class of a node resource class.
+
+    ``baremetal-gold`` -> ``CUSTOM_BAREMETAL_GOLD``.
+    """
     if not node_resource_class:
         return None
     return os_resource_classes.normalize_name(node_resource_class)

@@ -12,9 +12,9 @@ date in the same transaction (objects/baremetal/mirror.py).
 import dataclasses
 import datetime
 
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from common import exception
 from db import api as db_api

@@ -16,16 +16,16 @@ and releases and backfills pass ``mirror=True`` (objects/baremetal/mirror.py).
 import collections
 import dataclasses
 
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from common import exception
 from db import api as db_api
 from db import models
-from objects.baremetal import node as node_obj
 from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import mirror as node_provider
+from objects.baremetal import node as node_obj
 
 _ALLOC = models.NodeAllocation.__table__
 _NODE = models.Node.__table__

@@ -17,13 +17,12 @@ import random
 import orjson
 
 from db import api as db_api
-from objects.placement import resource_class as rc_obj
-from objects.candidates import capacity
+from objects.candidates import capacity, loader
 from objects.candidates import index as index_mod
-from objects.candidates import loader
 from objects.candidates import plan as plan_mod
 from objects.candidates import search as search_mod
 from objects.candidates import summary as summary_mod
+from objects.placement import resource_class as rc_obj
 
 _FIRST_BATCH = 32
 

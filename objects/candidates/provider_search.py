@@ -20,10 +20,10 @@ import sqlalchemy as sa
 
 from db import api as db_api
 from db import models
+from objects.candidates import capacity
 from objects.placement import resource_class as rc_obj
 from objects.placement import resource_provider as rp_obj
 from objects.placement import trait as trait_obj
-from objects.candidates import capacity
 
 _RP = models.ResourceProvider.__table__
 _AGG = models.PlacementAggregate.__table__

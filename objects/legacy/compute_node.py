@@ -22,10 +22,9 @@ import sqlalchemy as sa
 from common import exception
 from db import api as db_api
 from db import models
-from objects.placement import aggregate
-from objects.placement import generation
-from objects.placement import inventory as inv_obj
 from objects.legacy import inventory_rules as rules_mod
+from objects.placement import aggregate, generation
+from objects.placement import inventory as inv_obj
 from objects.placement import resource_class as rc_obj
 from objects.placement import resource_provider as rp_obj
 

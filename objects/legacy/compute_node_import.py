@@ -13,15 +13,14 @@ import logging
 import os
 import sqlite3
 
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from common import exception
 from db import api as db_api
 from db import models
-from objects.legacy import compute_node
-from objects.legacy import compute_node_migration
+from objects.legacy import compute_node, compute_node_migration
 from objects.legacy import inventory_rules as legacy_inventory
 
 LOG = logging.getLogger(__name__)

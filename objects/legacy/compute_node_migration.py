@@ -9,8 +9,8 @@ transaction: a row either migrates completely or not at all.
 
 import logging
 
-import sqlalchemy as sa
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from common import exception
 from db import api as db_api

@@ -14,8 +14,7 @@ finds only what is left: an interrupted run just resumes.
 
 import dataclasses
 
-from objects.legacy import compute_node_migration
-from objects.legacy import incomplete_consumer
+from objects.legacy import compute_node_migration, incomplete_consumer
 
 # exit codes of "berth-manage db online_data_migrations"
 DONE = 0

@@ -1,1 +1,2 @@
-"""Placement resources: providers, classes, inventories, traits, aggregates, consumers, allocations, usages, quotas."""
+"""Placement resources: providers, classes, inventories, traits, aggregates,
+consumers, allocations, usages and quotas."""

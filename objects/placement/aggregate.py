@@ -1,7 +1,7 @@
 """Provider aggregates: bare uuids, created the first time they are associated."""
 
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
+import sqlalchemy as sa
 
 from common import exception
 from db import api as db_api

@@ -20,8 +20,8 @@ from db import api as db_api
 from db import models
 from objects.placement import consumer as consumer_obj
 from objects.placement import generation as gen_obj
-from objects.sql import in_list
 from objects.placement import quota as quota_obj
+from objects.sql import in_list
 
 _RP = models.ResourceProvider.__table__
 _RC = models.ResourceClass.__table__

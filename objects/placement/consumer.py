@@ -7,8 +7,8 @@ bumps the generation with a compare-and-swap in the same transaction.
 
 import dataclasses
 
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
+import sqlalchemy as sa
 
 from common import exception
 from db import api as db_api

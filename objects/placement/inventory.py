@@ -22,8 +22,8 @@ race with an allocation being written.  Two things make it safe:
 import dataclasses
 import datetime
 
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
+import sqlalchemy as sa
 
 from common import exception
 from db import api as db_api

@@ -4,8 +4,8 @@ import dataclasses
 import datetime
 
 import os_resource_classes
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
+import sqlalchemy as sa
 
 from common import exception
 from db import api as db_api

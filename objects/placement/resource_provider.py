@@ -8,14 +8,13 @@ import dataclasses
 import datetime
 import uuid as uuid_lib
 
-import sqlalchemy as sa
 from oslo_db import exception as db_exc
+import sqlalchemy as sa
 
 from common import exception
 from db import api as db_api
 from db import models
-from objects.placement import generation
-from objects.placement import provider_tree
+from objects.placement import generation, provider_tree
 
 _RP = models.ResourceProvider.__table__
 _INV = models.Inventory.__table__

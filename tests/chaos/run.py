@@ -20,9 +20,8 @@ import requests
 from common import context as berth_context
 from db import api as db_api
 from objects.baremetal import node as node_obj
-from tests.chaos import deployment
+from tests.chaos import deployment, invariants
 from tests.chaos import faults as chaos_faults
-from tests.chaos import invariants
 from tests.chaos import load as chaos_load
 
 LOAD_NODES = 'chaos-load'

@@ -13,9 +13,7 @@ import shutil
 import tempfile
 import time
 
-from tests.chaos import conftest
-from tests.chaos import deployment
-from tests.chaos import faults
+from tests.chaos import conftest, deployment, faults
 from tests.chaos import run as chaos_run
 
 pytestmark = conftest.MARKS

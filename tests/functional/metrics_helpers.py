@@ -1,7 +1,7 @@
 """Reading Prometheus text exposition in tests."""
 
-import requests
 from prometheus_client import parser
+import requests
 
 
 def samples(text):

@@ -7,10 +7,9 @@ from oslo_db import exception as db_exc
 
 from common import exception
 from conductor import workers as workers_mod
-from conductor.manager import allocation_queue
-from conductor.manager import node_allocations
-from objects.baremetal import node as node_obj
+from conductor.manager import allocation_queue, node_allocations
 from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import node as node_obj
 from objects.baremetal import reservation as node_reservation
 from tests.functional import baremetal_helpers as h
 

@@ -3,8 +3,7 @@
 import threading
 
 from conductor import workers as workers_mod
-from conductor.manager import allocation_queue
-from conductor.manager import node_allocations
+from conductor.manager import allocation_queue, node_allocations
 from objects.baremetal import allocation as alloc_obj
 from tests.functional import baremetal_helpers as h
 

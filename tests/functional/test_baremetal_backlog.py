@@ -6,10 +6,9 @@ import threading
 import pytest
 
 from conductor import workers as workers_mod
-from conductor.manager import allocation_queue
-from conductor.manager import node_allocations
-from objects.baremetal import node as node_obj
+from conductor.manager import allocation_queue, node_allocations
 from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import node as node_obj
 from tests.functional import baremetal_helpers as h
 
 HOST = 'busy-host'

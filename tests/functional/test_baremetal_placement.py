@@ -2,8 +2,7 @@
 
 import pytest
 
-from conductor.manager import claims
-from conductor.manager import node_allocations
+from conductor.manager import claims, node_allocations
 from objects.baremetal import allocation as alloc_obj
 from tests.functional import baremetal_helpers as h
 

@@ -17,8 +17,8 @@ import sqlalchemy as sa
 
 from db import api as db_api
 from db import models
-from objects.candidates import finder as ac_obj
 from objects.candidates import answer_cache
+from objects.candidates import finder as ac_obj
 from objects.candidates import request as request_group
 from tests.functional import candidate_helpers as helpers
 

@@ -18,14 +18,14 @@ import orjson
 
 from common import exception
 from db import api as db_api
+from objects.candidates import finder as ac_obj
+from objects.candidates import index as index_mod
+from objects.candidates import request as rg
 from objects.placement import aggregate as agg_obj
 from objects.placement import allocation as alloc_obj
-from objects.candidates import finder as ac_obj
 from objects.placement import inventory as inv_obj
 from objects.placement import provider_trait as trait_obj
-from objects.candidates import request as rg
 from objects.placement import resource_provider as rp_obj
-from objects.candidates import index as index_mod
 from tests.functional import candidate_helpers as helpers
 
 URL = '/allocation_candidates'

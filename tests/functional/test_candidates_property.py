@@ -10,12 +10,13 @@ prefixes/subsets of the full answer.
 import itertools
 import uuid as uuidlib
 
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 import pytest
-from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from common import context as berth_context
-from objects.candidates import finder as ac
 from objects import database
+from objects.candidates import finder as ac
 from objects.candidates.request import RequestGroup, ResourceRequest
 from tests import fixtures
 from tests.functional import candidate_helpers as helpers

@@ -14,8 +14,8 @@ import threading
 import pytest
 
 from common import context as berth_context
-from objects.candidates import window as candidate_window
 from objects.candidates import request as request_group
+from objects.candidates import window as candidate_window
 from tests import fixtures
 from tests.functional import claim_helpers as h
 

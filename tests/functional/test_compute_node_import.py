@@ -11,8 +11,7 @@ import sqlalchemy as sa
 from cli import manage
 from common import exception
 from objects.legacy import compute_node_import
-from tests import fixtures
-from tests import nova_cell
+from tests import fixtures, nova_cell
 from tests.functional import legacy_helpers
 
 

@@ -5,10 +5,8 @@ import threading
 import pytest
 
 from cli import manage
-from objects.legacy import compute_node_migration
-from objects.legacy import online_migrations
-from tests import fixtures
-from tests import nova_cell
+from objects.legacy import compute_node_migration, online_migrations
+from tests import fixtures, nova_cell
 from tests.functional import legacy_helpers
 
 

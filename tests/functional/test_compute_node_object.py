@@ -5,8 +5,7 @@ import threading
 import pytest
 
 from common import exception
-from objects.legacy import compute_node
-from objects.legacy import compute_node_migration
+from objects.legacy import compute_node, compute_node_migration
 from objects.legacy import inventory_rules as legacy_inventory
 
 UUID = '6a1f7d1e-6d3c-4c3e-9b0f-0c9a3f1e2d4b'

@@ -3,9 +3,7 @@
 import pytest
 
 from common import context as berth_context
-from common import exception
-from common import rpc
-from common import rpc_inproc
+from common import exception, rpc, rpc_inproc
 from tests import fixtures
 from tests.functional import alloc_helpers
 

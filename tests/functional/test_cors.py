@@ -1,8 +1,8 @@
 """CORS: answered for the configured origins only, on both APIs."""
 
+from oslo_middleware import cors
 import pytest
 import requests
-from oslo_middleware import cors
 
 from tests import fixtures
 

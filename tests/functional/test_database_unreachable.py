@@ -13,11 +13,9 @@ import webob
 
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
-from common import exception
-from common import rpc
+from common import exception, rpc
 from db import api as db_api
-from tests import fixtures
-from tests import services
+from tests import fixtures, services
 
 
 @pytest.fixture

@@ -6,19 +6,17 @@ the same answer, except where an engine has no such thing (said in a skip).
 
 import threading
 
-import pytest
-import sqlalchemy as sa
 from alembic import autogenerate
 from alembic import migration as alembic_migration
 from oslo_config import cfg
 from oslo_db import exception as db_exc
+import pytest
+import sqlalchemy as sa
 
 from common import conf as berth_conf
 from common import context as berth_context
 from db import api as db_api
-from db import dialect
-from db import migration
-from db import models
+from db import dialect, migration, models
 from tests import dbengines
 
 _TRAITS = models.Trait.__table__

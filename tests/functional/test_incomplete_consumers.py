@@ -5,8 +5,7 @@ import uuid as uuidlib
 import sqlalchemy as sa
 
 from db import models
-from objects.legacy import incomplete_consumer
-from objects.legacy import online_migrations
+from objects.legacy import incomplete_consumer, online_migrations
 
 NIL = '00000000-0000-0000-0000-000000000000'
 

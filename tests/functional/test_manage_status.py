@@ -2,15 +2,12 @@
 
 import json
 
-import pytest
 from oslo_policy import opts as policy_opts
 from oslo_upgradecheck import upgradecheck
+import pytest
 
-from cli import manage
-from cli import manage_status
-from tests import fixtures
-from tests import nova_cell
-from tests import services
+from cli import manage, manage_status
+from tests import fixtures, nova_cell, services
 from tests.functional import legacy_helpers
 
 Code = upgradecheck.Code

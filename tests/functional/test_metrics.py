@@ -5,8 +5,7 @@ import webob
 
 from api.common import metrics as api_metrics
 from tests import fixtures
-from tests.functional import alloc_helpers
-from tests.functional import baremetal_helpers
+from tests.functional import alloc_helpers, baremetal_helpers
 from tests.functional import metrics_helpers as mh
 
 REQUESTS = 'berth_api_requests_total'

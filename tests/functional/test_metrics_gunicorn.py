@@ -11,8 +11,7 @@ import time
 import pytest
 import requests
 
-from tests import fixtures
-from tests import services
+from tests import fixtures, services
 from tests.functional import metrics_helpers as mh
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -5,9 +5,8 @@ import pytest
 from common import metrics
 from conductor.periodic import node_allocations as periodic
 from objects.baremetal import allocation as node_alloc_obj
-from tests.functional import alloc_helpers
+from tests.functional import alloc_helpers, status_helpers
 from tests.functional import metrics_helpers as mh
-from tests.functional import status_helpers
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ import pytest
 
 from common import context as berth_context
 from common import exception
-from objects.placement import aggregate as agg_obj
 from objects import database
+from objects.placement import aggregate as agg_obj
 from objects.placement import resource_provider as rp_obj
 from tests import fixtures
 from tests.functional import rp_db

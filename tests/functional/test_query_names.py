@@ -2,9 +2,7 @@
 
 import pytest
 
-from api.placement import fault
-from api.placement import microversion
-from api.placement import query
+from api.placement import fault, microversion, query
 from common import context as berth_context
 from objects import database
 from tests import fixtures

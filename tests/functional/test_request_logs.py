@@ -3,13 +3,12 @@
 import logging
 import threading
 
-import pytest
 from oslo_log import formatters
 from oslo_utils import uuidutils
+import pytest
 
 from common import context as berth_context
-from tests.functional import alloc_helpers
-from tests.functional import baremetal_helpers
+from tests.functional import alloc_helpers, baremetal_helpers
 
 
 class Capture(logging.Handler):

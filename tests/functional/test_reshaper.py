@@ -1,7 +1,7 @@
 """POST /reshaper: inventory and allocations moved between providers in one transaction."""
 
-import pytest
 from oslo_policy import opts as policy_opts
+import pytest
 
 from tests import fixtures
 from tests.functional import alloc_helpers as h

@@ -12,8 +12,8 @@ import pathlib
 import re
 import shutil
 
-import pytest
 from PIL import Image
+import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions

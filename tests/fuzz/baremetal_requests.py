@@ -4,8 +4,7 @@ from hypothesis import strategies as st
 
 from api.baremetal.handlers import allocation as alloc_handler
 from api.baremetal.handlers import node as node_handler
-from tests.fuzz import jsonfuzz
-from tests.fuzz import world
+from tests.fuzz import jsonfuzz, world
 from tests.fuzz.harness import quote
 
 NODES = st.one_of(st.sampled_from(world.NODES), st.uuids().map(str), jsonfuzz.TEXT)

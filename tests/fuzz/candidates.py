@@ -2,8 +2,7 @@
 
 from hypothesis import strategies as st
 
-from tests.fuzz import jsonfuzz
-from tests.fuzz import world
+from tests.fuzz import jsonfuzz, world
 
 SUFFIXES = st.one_of(st.sampled_from(['', '', '1', '2', '10', '_COMPUTE', '_NIC', 'x',
                                       '0', '01', '-', '_' * 65, 'a' * 64, '_é']),

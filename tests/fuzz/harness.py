@@ -8,10 +8,8 @@ import sqlite3
 import time
 import urllib.parse
 
+from hypothesis import HealthCheck, given, settings
 import webob
-from hypothesis import HealthCheck
-from hypothesis import given
-from hypothesis import settings
 
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app

@@ -20,7 +20,7 @@ def _versions(minor_max):
     return ['1.%d' % i for i in range(minor_max + 1)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _placement_valid(low):
     return st.sampled_from(_versions(len(microversion.VERSIONS) - 1)[low:] + ['latest'])
 

@@ -28,7 +28,7 @@ FLOATS = st.one_of(st.sampled_from(EDGE_FLOATS), st.floats())
 SCALARS = st.one_of(st.none(), st.booleans(), INTS, FLOATS, TEXT)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def any_json(max_leaves=12):
     """Any JSON value (NaN/Infinity included: Python's parser accepts them)."""
     return st.recursive(
@@ -134,7 +134,7 @@ _PATTERNS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _regex(pattern):
     if pattern in _PATTERNS:
         return _PATTERNS[pattern]

@@ -11,9 +11,8 @@ from api.placement.schemas import reshaper as reshaper_schema
 from api.placement.schemas import resource_class as rc_schema
 from api.placement.schemas import resource_provider as rp_schema
 from api.placement.schemas import trait as trait_schema
-from tests.fuzz import candidates
+from tests.fuzz import candidates, jsonfuzz
 from tests.fuzz import world as known
-from tests.fuzz import jsonfuzz
 from tests.fuzz.harness import quote
 
 UUIDS = st.one_of(st.sampled_from(known.PROVIDERS), st.uuids().map(str),

@@ -6,7 +6,6 @@ from tests.fuzz import headers as hdrs
 from tests.fuzz import jsonfuzz
 from tests.fuzz.harness import query
 
-
 _IDENTITY = hdrs.identity()
 _EXTRA = hdrs.extra_headers()
 

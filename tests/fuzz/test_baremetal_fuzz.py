@@ -2,12 +2,9 @@
 
 from hypothesis import strategies as st
 
-from tests.fuzz import baremetal_requests
-from tests.fuzz import harness
+from tests.fuzz import baremetal_requests, harness, jsonfuzz, world
 from tests.fuzz import headers as hdrs
-from tests.fuzz import jsonfuzz
 from tests.fuzz import request_strategy as requests
-from tests.fuzz import world
 
 ROUTES = baremetal_requests.routes()
 

@@ -2,13 +2,9 @@
 
 from hypothesis import strategies as st
 
-from tests.fuzz import candidates
-from tests.fuzz import harness
+from tests.fuzz import candidates, harness, jsonfuzz, placement_requests, world
 from tests.fuzz import headers as hdrs
-from tests.fuzz import jsonfuzz
-from tests.fuzz import placement_requests
 from tests.fuzz import request_strategy as requests
-from tests.fuzz import world
 
 ROUTES = placement_requests.routes()
 _CANDIDATES = [

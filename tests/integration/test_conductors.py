@@ -14,16 +14,15 @@ import threading
 import time
 import uuid as uuidlib
 
+from oslo_config import cfg
 import pytest
 import requests
-from oslo_config import cfg
 
 from common import conf as berth_conf
 from common import context as berth_context
 from common import exception
 from conductor import rpcapi
-from tests import fixtures
-from tests import services
+from tests import fixtures, services
 from tests.functional import metrics_helpers as mh
 from tests.integration import conftest
 

@@ -6,11 +6,9 @@ import pytest
 import sqlalchemy as sa
 
 from common import context as berth_context
-from objects import bootstrap
-from objects import database
+from objects import bootstrap, database
 from objects.legacy import online_migrations
-from tests import fixtures
-from tests import nova_cell
+from tests import fixtures, nova_cell
 from tests.functional import legacy_helpers
 from tests.functional import test_compute_node_import as import_tests
 from tests.integration.conftest import MARKS

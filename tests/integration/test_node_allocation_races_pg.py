@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from common import context as berth_context
 from common import exception
 from db import api as db_api
-from objects.baremetal import node as node_obj
 from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import node as node_obj
 from objects.baremetal import reservation as node_reservation
 from tests.integration.conftest import MARKS
 

@@ -24,8 +24,7 @@ from common import context as berth_context
 from db import api as db_api
 from objects.baremetal import node as node_obj
 from tests import services
-from tests.integration.conftest import MARKS
-from tests.integration.conftest import bin_path
+from tests.integration.conftest import MARKS, bin_path
 
 pytestmark = MARKS
 

@@ -51,10 +51,9 @@ def test_race_on_postgresql(new_ctx, scenario):
 
 def test_listing_filters_on_postgresql(new_ctx):
     """The set-based listing query (modulo, capacity arithmetic, EXISTS) on PostgreSQL."""
-    from api.placement import microversion
-    from api.placement import query
-    from objects.placement import aggregate as agg_obj
+    from api.placement import microversion, query
     from objects.candidates import provider_search
+    from objects.placement import aggregate as agg_obj
     from objects.placement import resource_provider as rp_obj
     from tests.functional import rp_db
 

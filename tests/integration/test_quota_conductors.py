@@ -19,8 +19,7 @@ import pytest
 
 from conductor import rpcapi
 from tests import fixtures
-from tests.integration import conftest
-from tests.integration import test_conductors
+from tests.integration import conftest, test_conductors
 
 pytestmark = conftest.MARKS
 

@@ -22,9 +22,8 @@ from common import rpc
 from conductor import ring as conductor_ring
 from conductor import rpcapi as conductor_rpcapi
 from tests import netns
-from tests.chaos import deployment
+from tests.chaos import deployment, invariants
 from tests.chaos import faults as chaos_faults
-from tests.chaos import invariants
 from tests.chaos import load as chaos_load
 from tests.chaos import run as chaos_run
 

@@ -15,8 +15,7 @@ import shutil
 import tempfile
 
 from tests.chaos import deployment
-from tests.partitions import conftest
-from tests.partitions import scenario
+from tests.partitions import conftest, scenario
 
 pytestmark = conftest.MARKS
 

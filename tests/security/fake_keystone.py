@@ -13,7 +13,7 @@ SERVICE_PASSWORD = 'S3rvice-Passw0rd-do-not-log'
 
 
 def _when(delta):
-    when = datetime.datetime.now(datetime.timezone.utc) + delta
+    when = datetime.datetime.now(datetime.UTC) + delta
     return when.strftime('%Y-%m-%dT%H:%M:%S.000000Z')
 
 

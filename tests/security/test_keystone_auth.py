@@ -8,10 +8,10 @@ the policy defaults are the real ones.
 import json
 import logging
 
-import pytest
-import webob
 from oslo_config import cfg
 from oslo_log import log as oslo_log
+import pytest
+import webob
 
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app

@@ -2,8 +2,8 @@
 
 import logging
 
-import pytest
 from oslo_config import cfg
+import pytest
 
 from cli import berth as berth_cli
 from cli import config as cli_config

@@ -29,7 +29,7 @@ def test_postgresql_speaks_tls_with_the_configured_ca(tls_listener):
     state['prelude'] = 'postgresql'
     url = ('postgresql+psycopg2://berth:pw@127.0.0.1:%d/berth?sslmode=verify-full'
            '&sslrootcert=%s&connect_timeout=5' % (port, ca))
-    with pytest.raises(Exception, match='SSL'):  # the listener is not a database
+    with pytest.raises(Exception, match='SSL') as info:  # the listener is not a database
         db_api.Database(url, max_retries=1).engine.connect()
     assert state['handshakes'] >= 1 and state.get('payload_over_tls'), info.value
 

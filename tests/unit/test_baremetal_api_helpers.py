@@ -2,9 +2,7 @@
 
 import pytest
 
-from api.baremetal import common
-from api.baremetal import fault
-from api.baremetal import version
+from api.baremetal import common, fault, version
 
 
 def test_negotiate():

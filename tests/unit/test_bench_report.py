@@ -2,8 +2,7 @@
 
 import json
 
-from bench import report
-from bench import report_plots
+from bench import report, report_plots
 
 
 def _run(result, argv=('bench.x',), load=(1.0, 1.0, 1.0)):

@@ -6,8 +6,7 @@ import pytest
 from api.placement import microversion
 from api.placement.schemas import allocation_candidate as schema
 from objects.candidates import finder as ac
-from objects.candidates import loader
-from objects.candidates import search
+from objects.candidates import loader, search
 
 
 def _v(text):

@@ -2,9 +2,7 @@
 
 import json
 
-from objects.candidates import loader
-from objects.candidates import search
-from objects.candidates import wire
+from objects.candidates import loader, search, wire
 
 
 def _candidates():

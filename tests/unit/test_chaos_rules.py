@@ -5,8 +5,7 @@ tests/chaos/ runs a whole deployment; these pin its bookkeeping without one.
 
 import pytest
 
-from tests.chaos import invariants
-from tests.chaos import load
+from tests.chaos import invariants, load
 
 
 @pytest.mark.parametrize('kind,op,status,detail,outcome', [

@@ -2,8 +2,8 @@
 
 import threading
 
-import pytest
 from oslo_db import exception as db_exc
+import pytest
 
 from common import exception
 from conductor.manager import claims

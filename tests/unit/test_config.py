@@ -2,8 +2,7 @@
 
 import pathlib
 
-from oslo_config import cfg
-from oslo_config import generator
+from oslo_config import cfg, generator
 
 from common import conf as berth_conf
 from common.conf import opts

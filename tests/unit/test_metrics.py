@@ -6,9 +6,7 @@ import oslo_messaging as messaging
 import pytest
 import requests
 
-from common import exception
-from common import metrics
-from common import rpc
+from common import exception, metrics, rpc
 from conductor import workers as conductor_workers
 from conductor.manager import claims
 from tests.functional import metrics_helpers as mh

@@ -2,10 +2,7 @@
 
 import pytest
 
-from api.placement import errors
-from api.placement import fault
-from api.placement import microversion
-from api.placement import query
+from api.placement import errors, fault, microversion, query
 
 A = 'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa'
 B = 'bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb'

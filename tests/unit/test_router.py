@@ -1,8 +1,6 @@
 import pytest
 
-from api.placement import fault
-from api.placement import router
-from api.placement import routes
+from api.placement import fault, router, routes
 
 
 def test_match_templates_without_regex():

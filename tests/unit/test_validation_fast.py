@@ -7,12 +7,19 @@ from hypothesis import strategies as st
 import jsonschema
 import pytest
 
-from api.placement import microversion
-from api.placement import validation
-from api.placement.schemas import aggregate, allocation, allocation_candidate, claim
-from api.placement.schemas import inventory
-from api.placement.schemas import quota, reshaper, resource_class, resource_provider
-from api.placement.schemas import trait
+from api.placement import microversion, validation
+from api.placement.schemas import (
+    aggregate,
+    allocation,
+    allocation_candidate,
+    claim,
+    inventory,
+    quota,
+    reshaper,
+    resource_class,
+    resource_provider,
+    trait,
+)
 
 # JSON values biased towards the shapes the schemas look at
 _NAMES = st.sampled_from(['VCPU', 'MEMORY_MB', 'CUSTOM_GOLD', 'vcpu', '', 'A' * 300,

@@ -3,7 +3,8 @@
 A new allocation is stored ``allocating`` with the ring owner of its uuid as
 conductor affinity and handed to that conductor, which is waited for a
 bounded time (``[api] allocation_wait``): the answer (201) usually shows it
-``active`` or ``error`` already, else ``allocating``.  A backfill (``node``, 1.58) is decided here at once.  Deletes are an
+``active`` or ``error`` already, else ``allocating``.  A backfill
+(``node``, 1.58) is decided here at once.  Deletes are an
 RPC call, so the node rules (409) reach the client.
 """
 
@@ -12,14 +13,12 @@ import datetime
 
 from oslo_utils import uuidutils
 
-from api.baremetal import common
-from api.baremetal import fault
-from api.baremetal import policy
+from api.baremetal import common, fault, policy
 from api.baremetal import version as api_version
 from common import exception
-from objects.baremetal import node as node_obj
 from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import mirror as node_provider
+from objects.baremetal import node as node_obj
 from objects.baremetal import reservation as node_reservation
 
 _NULLABLE_STR = {'type': ['string', 'null']}

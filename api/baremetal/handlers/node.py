@@ -4,9 +4,7 @@ import dataclasses
 
 from oslo_utils import uuidutils
 
-from api.baremetal import common
-from api.baremetal import fault
-from api.baremetal import policy
+from api.baremetal import common, fault, policy
 from objects.baremetal import node as node_obj
 
 DRIVERS = ('fake-hardware', 'manual-management', 'ipmi', 'redfish')

@@ -1,8 +1,6 @@
 """/v1/nodes/{node}/states, its provision and power targets, and maintenance."""
 
-from api.baremetal import common
-from api.baremetal import fault
-from api.baremetal import policy
+from api.baremetal import common, fault, policy
 from api.baremetal.handlers import node as node_handler
 from objects.baremetal import node as node_obj
 

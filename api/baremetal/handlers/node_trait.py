@@ -1,7 +1,6 @@
 """/v1/nodes/{node}/traits (API 1.37+): list, replace, add one, remove one or all."""
 
-from api.baremetal import common
-from api.baremetal import policy
+from api.baremetal import common, policy
 from objects.baremetal import node as node_obj
 
 _SET_SCHEMA = {'type': 'object', 'properties': {

@@ -1,10 +1,6 @@
 """/resource_providers/{uuid}/aggregates (from 1.1)."""
 
-from api.placement import policy
-from api.placement import query
-from api.placement import response
-from api.placement import router
-from api.placement import validation
+from api.placement import policy, query, response, router, validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import aggregate as schema
 from objects.placement import aggregate as agg_obj

@@ -10,11 +10,7 @@ import uuid as uuidlib
 
 from oslo_utils import uuidutils
 
-from api.placement import fault
-from api.placement import policy
-from api.placement import response
-from api.placement import router
-from api.placement import validation
+from api.placement import fault, policy, response, router, validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation as schema
 from common import exception

@@ -3,20 +3,13 @@
 import dataclasses
 import re
 
-from api.placement import errors
-from api.placement import fault
-from api.placement import policy
-from api.placement import query
-from api.placement import response
-from api.placement import router
-from api.placement import validation
+from api.placement import errors, fault, policy, query, response, router, validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation_candidate as schema
 from common import exception
+from objects.candidates import answer_cache, wire
 from objects.candidates import finder as ac_obj
-from objects.candidates import answer_cache
 from objects.candidates import request as request_group
-from objects.candidates import wire
 
 MAX_LIMIT = 2 ** 31 - 1
 _GROUP_KEY = re.compile('^(%s)(.*)$' % '|'.join(schema.GROUP_KEYS))

@@ -8,13 +8,7 @@ first consumer uuid searches, weighs and claims (conductor.manager.scheduling).
 
 from webob import multidict
 
-from api.placement import fault
-from api.placement import microversion
-from api.placement import policy
-from api.placement import query
-from api.placement import response
-from api.placement import router
-from api.placement import validation
+from api.placement import fault, microversion, policy, query, response, router, validation
 from api.placement.handlers import allocation_candidate
 from api.placement.policies import extensions as rules
 from api.placement.schemas import claim as schema

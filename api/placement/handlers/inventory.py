@@ -1,11 +1,6 @@
 """/resource_providers/{uuid}/inventories and .../inventories/{resource_class}."""
 
-from api.placement import errors
-from api.placement import fault
-from api.placement import policy
-from api.placement import response
-from api.placement import router
-from api.placement import validation
+from api.placement import errors, fault, policy, response, router, validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import inventory as schema
 from common import exception

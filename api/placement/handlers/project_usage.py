@@ -1,9 +1,6 @@
 """GET /usages: a project's (and optionally a user's) usage totals."""
 
-from api.placement import policy
-from api.placement import response
-from api.placement import router
-from api.placement import validation
+from api.placement import policy, response, router, validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation as allocation_schema
 from api.placement.schemas import usage as schema

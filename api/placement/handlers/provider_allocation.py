@@ -1,8 +1,6 @@
 """GET /resource_providers/{uuid}/allocations: who holds what on one provider."""
 
-from api.placement import policy
-from api.placement import response
-from api.placement import router
+from api.placement import policy, response, router
 from api.placement.policies import endpoints as rules
 from objects.placement import allocation as alloc_obj
 

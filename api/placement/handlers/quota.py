@@ -4,10 +4,7 @@
 counted from allocations and consumers (as GET /usages does), never stored.
 """
 
-from api.placement import policy
-from api.placement import response
-from api.placement import router
-from api.placement import validation
+from api.placement import policy, response, router, validation
 from api.placement.policies import extensions as rules
 from api.placement.schemas import quota as schema
 from objects.placement import quota as quota_obj

@@ -2,11 +2,7 @@
 
 import orjson
 
-from api.placement import policy
-from api.placement import query
-from api.placement import response
-from api.placement import router
-from api.placement import validation
+from api.placement import policy, query, response, router, validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import resource_provider as schema
 from objects.candidates import provider_search

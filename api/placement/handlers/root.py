@@ -1,8 +1,6 @@
 """GET /: the version document (no authentication, no policy)."""
 
-from api.placement import microversion
-from api.placement import response
-from api.placement import router
+from api.placement import microversion, response, router
 
 
 @router.endpoint()

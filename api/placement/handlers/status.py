@@ -10,10 +10,7 @@ import datetime
 
 import webob
 
-from api.placement import policy
-from api.placement import response
-from api.placement import router
-from api.placement import status_page
+from api.placement import policy, response, router, status_page
 from api.placement.handlers import allocation
 from api.placement.policies import extensions
 from objects import status as status_obj
@@ -37,7 +34,7 @@ def show_json(req):
     policy.authorize(req, extensions.STATUS_SHOW)
     ctx = req.context
     body = {
-        'generated_at': datetime.datetime.now(datetime.timezone.utc)
+        'generated_at': datetime.datetime.now(datetime.UTC)
         .strftime('%Y-%m-%dT%H:%M:%SZ'),
         'refresh_seconds': status_page.REFRESH_SECONDS,
         'heartbeat_interval': req.conf.coordination.ring_refresh_interval,

@@ -2,11 +2,7 @@
 
 import re
 
-from api.placement import fault
-from api.placement import policy
-from api.placement import response
-from api.placement import router
-from api.placement import validation
+from api.placement import fault, policy, response, router, validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import trait as schema
 from objects.placement import trait as trait_obj

@@ -1,8 +1,6 @@
 """/resource_providers/{uuid}/usages (GET /usages is handlers/project_usage.py)."""
 
-from api.placement import policy
-from api.placement import response
-from api.placement import router
+from api.placement import policy, response, router
 from api.placement.policies import endpoints as rules
 from objects.placement import usage as usage_obj
 

@@ -2,9 +2,7 @@
 
 import itertools
 
-from api.placement.policies import base
-from api.placement.policies import endpoints
-from api.placement.policies import extensions
+from api.placement.policies import base, endpoints, extensions
 
 
 def list_rules():

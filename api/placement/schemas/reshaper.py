@@ -1,8 +1,6 @@
 """Body of POST /reshaper (1.30+), by microversion (see schemas.allocation.for_version)."""
 
-from api.placement.schemas import allocation
-from api.placement.schemas import common
-from api.placement.schemas import inventory
+from api.placement.schemas import allocation, common, inventory
 
 
 def _body(consumer_entry):

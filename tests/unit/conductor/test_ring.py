@@ -71,7 +71,7 @@ def test_owner_matches_a_tooz_ring_with_enough_partitions(rings, conf):
 
 
 def test_adding_a_member_moves_keys_only_to_it(rings):
-    a, b = rings('cond-a'), rings('cond-b')
+    rings('cond-a'), rings('cond-b')
     reader = rings()
     keys = ['uuid-%d' % i for i in range(300)]
     before = {k: reader.owner(k) for k in keys}

@@ -6,8 +6,7 @@ import time
 import pytest
 
 from common import context as berth_context
-from common import exception
-from common import rpc
+from common import exception, rpc
 from conductor import ring as conductor_ring
 from conductor import rpcapi
 from conductor import service as conductor_service
