@@ -10,13 +10,9 @@ import gc
 import os
 import threading
 
-from oslo_config import cfg
-from oslo_log import log as oslo_log
-
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
-from common import conf as berth_conf
-from common import context as berth_context
+from common.conf import builder
 from conductor import rpcapi
 from objects import database
 
@@ -24,15 +20,10 @@ from objects import database
 def init_application(config_files=None, factory=None):
     """The Placement app (or ``factory(conf, db, conductor=...)``'s) from the config."""
     factory = factory or placement_app.loadapp
-    conf = cfg.ConfigOpts()
-    berth_conf.register_opts(conf)
-    oslo_log.register_options(conf)
     if config_files is None:
-        config_files = [os.environ.get('BERTH_CONFIG_FILE', '/etc/berth/berth.conf')]
-    conf([], project='berth', default_config_files=[f for f in config_files
-                                                    if os.path.exists(f)])
-    berth_context.set_log_defaults(conf)
-    oslo_log.setup(conf, 'berth')
+        config_files = [os.environ.get('BERTH_CONFIG_FILE', builder.DEFAULT_CONFIG_FILE)]
+    conf = builder.build(config_files=config_files)
+    builder.setup_logging(conf)
     return factory(conf, database.open_database(conf),
                    conductor=rpcapi.APIConductorClient(conf))
 

@@ -206,17 +206,12 @@ allocation_candidates_cache_size = {cache}
 
 
 def _conf(state):
-    from oslo_config import cfg
 
-    from common import conf as berth_conf
+    from common.conf import builder
 
-    conf = cfg.ConfigOpts()
-    berth_conf.register_opts(conf)
-    conf([], project='berth', default_config_files=[])
-    conf.set_override('state_path', state)
-    conf.set_override('auth_strategy', 'noauth2', group='api')
-    conf.set_override('sqlite_synchronous', False, group='database')
-    return conf
+    return builder.build(config_files=[], overrides={
+        'state_path': state, 'api.auth_strategy': 'noauth2',
+        'database.sqlite_synchronous': False})
 
 
 def _load(n):

@@ -12,10 +12,9 @@ import subprocess
 import sys
 import time
 
-from oslo_config import cfg
 import requests
 
-from common import conf as berth_conf
+from common.conf import builder
 from conductor import ring as conductor_ring
 from tests import services
 
@@ -204,11 +203,8 @@ class Cluster:
         return self
 
     def _conf(self):
-        conf = cfg.ConfigOpts()
-        berth_conf.register_opts(conf)
-        conf(['--config-file', self.config], project='berth', default_config_files=[])
-        conf.set_override('state_path', self.workdir)
-        return conf
+        return builder.build(['--config-file', self.config], config_files=[],
+                             overrides={'state_path': self.workdir})
 
     def _api_answers(self):
         for name, proc in self.procs.items():

@@ -142,17 +142,12 @@ def time_queries(client, repeat):
 
 
 def _embedded(data_dir):
-    from oslo_config import cfg
 
     from cli import deployment
-    from common import conf as berth_conf
-    conf = cfg.ConfigOpts()
-    berth_conf.register_opts(conf)
-    conf([], project='berth', default_config_files=[])
-    conf.set_override('state_path', data_dir)
-    conf.set_override('auth_strategy', 'noauth2', group='api')
-    conf.set_override('placement_port', 0, group='api')
-    conf.set_override('baremetal_port', 0, group='api')
+    from common.conf import builder
+    conf = builder.build(config_files=[], overrides={
+        'state_path': data_dir, 'api.auth_strategy': 'noauth2',
+        'api.placement_port': 0, 'api.baremetal_port': 0})
     stack = deployment.Embedded(conf)
     stack.start()
     return stack

@@ -20,11 +20,9 @@ import sys
 import tempfile
 import time
 
-from oslo_config import cfg
-
-from common import conf as berth_conf
 from common import context as berth_context
 from common import rpc
+from common.conf import builder
 from conductor import rpcapi
 from conductor import service as conductor_service
 from tests import services
@@ -33,15 +31,9 @@ TOOZ_TIMEOUT = 5
 
 
 def _conf(state, **overrides):
-    conf = cfg.ConfigOpts()
-    berth_conf.register_opts(conf)
-    conf([], project='berth', default_config_files=[])
-    conf.set_override('state_path', state)
-    conf.set_override('watch_interval', 0.2, group='coordination')
-    for key, value in overrides.items():
-        group, name = key.split('.')
-        conf.set_override(name, value, group=None if group == 'DEFAULT' else group)
-    return conf
+    overrides = {k.removeprefix('DEFAULT.'): v for k, v in overrides.items()}
+    return builder.build(config_files=[], overrides={
+        'state_path': state, 'coordination.watch_interval': 0.2, **overrides})
 
 
 def _measure(api, calls):

@@ -216,18 +216,13 @@ def quota_burst(client, flow, targets, limit, workers):
 
 def _embedded(conductors, subset, synchronous):
     """An embedded berth (noauth2, free ports, ``[quota] enforce``) on a fresh SQLite."""
-    from oslo_config import cfg
 
     from cli import deployment
-    from common import conf as berth_conf
-    conf = cfg.ConfigOpts()
-    berth_conf.register_opts(conf)
-    conf([], project='berth', default_config_files=[])
-    conf.set_override('state_path', tempfile.mkdtemp(prefix='berth-bench-schedule-'))
-    conf.set_override('auth_strategy', 'noauth2', group='api')
-    conf.set_override('placement_port', 0, group='api')
-    conf.set_override('baremetal_port', 0, group='api')
-    conf.set_override('embedded_conductors', conductors, group='conductor')
+    from common.conf import builder
+    conf = builder.build(config_files=[], overrides={
+        'state_path': tempfile.mkdtemp(prefix='berth-bench-schedule-'),
+        'api.auth_strategy': 'noauth2', 'api.placement_port': 0,
+        'api.baremetal_port': 0, 'conductor.embedded_conductors': conductors})
     conf.set_override('enforce', True, group='quota')
     conf.set_override('sqlite_synchronous', synchronous, group='database')
     if subset is not None:

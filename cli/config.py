@@ -1,28 +1,16 @@
-"""Building a process's configuration object (never the global CONF object)."""
+"""Building a process's configuration object (never the global CONF object).
 
-import os
+The assembly itself is :mod:`common.conf.builder`, shared with the WSGI
+entry points and the tests; this module keeps the commands' spelling.
+"""
 
-from oslo_config import cfg
-from oslo_log import log as oslo_log
-
-from common import conf as berth_conf
-from common import context as berth_context
+from common.conf import builder
 
 
 def make_conf(argv, description=None, cli_opts=(), default_config_files=None):
     """A fresh ConfigOpts with berth's options registered and ``argv`` parsed."""
-    conf = cfg.ConfigOpts()
-    berth_conf.register_opts(conf)
-    oslo_log.register_options(conf)
-    conf.register_cli_opts(list(cli_opts))
-    if default_config_files is None:
-        default_config_files = [p for p in ('/etc/berth/berth.conf',)
-                                if os.path.exists(p)]
-    conf(argv, project='berth', description=description,
-         default_config_files=default_config_files)
-    return conf
+    return builder.build(argv, config_files=default_config_files, cli_opts=cli_opts,
+                         description=description)
 
 
-def setup_logging(conf):
-    berth_context.set_log_defaults(conf)
-    oslo_log.setup(conf, 'berth')
+setup_logging = builder.setup_logging

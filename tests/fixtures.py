@@ -4,14 +4,12 @@ import os
 import shutil
 import threading
 
-from oslo_config import cfg
-from oslo_log import log as oslo_log
 from oslo_utils import uuidutils
 import requests
 
 from cli import deployment
-from common import conf as berth_conf
 from common import context as berth_context
+from common.conf import builder
 from objects import bootstrap, database
 from tests import dbengines
 
@@ -21,24 +19,19 @@ _TEMPLATES = {}
 
 def make_conf(state_path, **overrides):
     """A fresh ConfigOpts (never the global one) for the embedded defaults on free ports."""
-    conf = cfg.ConfigOpts()
-    berth_conf.register_opts(conf)
-    oslo_log.register_options(conf)
-    conf([], project='berth', default_config_files=[])
-    conf.set_override('state_path', str(state_path))
-    # a host name of its own per deployment: in-process message queues are
-    # shared by name within a test process, so a message left by one test
-    # must never reach the next test's conductor
-    conf.set_override('host', 'test-%s' % uuidutils.generate_uuid()[:8])
-    conf.set_override('auth_strategy', 'noauth2', group='api')
-    conf.set_override('placement_port', 0, group='api')
-    conf.set_override('baremetal_port', 0, group='api')
-    conf.set_override('workers', 8, group='api')
-    conf.set_override('sqlite_synchronous', False, group='database')
-    for key, value in overrides.items():
-        group, _, name = key.rpartition('.')
-        conf.set_override(name, value, group=group or None)
-    return conf
+    defaults = {
+        'state_path': str(state_path),
+        # a host name of its own per deployment: in-process message queues are
+        # shared by name within a test process, so a message left by one test
+        # must never reach the next test's conductor
+        'host': 'test-%s' % uuidutils.generate_uuid()[:8],
+        'api.auth_strategy': 'noauth2',
+        'api.placement_port': 0,
+        'api.baremetal_port': 0,
+        'api.workers': 8,
+        'database.sqlite_synchronous': False,
+    }
+    return builder.build(config_files=[], overrides={**defaults, **overrides})
 
 
 def fresh_database(tmp_root, conf, scope='function'):

@@ -8,13 +8,12 @@ import threading
 
 from alembic import autogenerate
 from alembic import migration as alembic_migration
-from oslo_config import cfg
 from oslo_db import exception as db_exc
 import pytest
 import sqlalchemy as sa
 
-from common import conf as berth_conf
 from common import context as berth_context
+from common.conf import builder
 from db import api as db_api
 from db import dialect, migration, models
 from tests import dbengines
@@ -214,13 +213,10 @@ def test_postgresql_connections_give_up_on_a_silent_server(tmp_path):
 def test_database_options_reach_the_engine(tmp_path):
     """``[database] connection_parameters`` is applied (and beats berth's default)."""
     def from_conf(url):
-        conf = cfg.ConfigOpts()
-        berth_conf.register_opts(conf)
-        conf([], project='berth', default_config_files=[])
-        conf.set_override('connection', url, group='database')
-        conf.set_override('connection_parameters',
-                          'application_name=berth-test&tcp_user_timeout=7000',
-                          group='database')
+        conf = builder.build(config_files=[], overrides={
+            'database.connection': url,
+            'database.connection_parameters':
+                'application_name=berth-test&tcp_user_timeout=7000'})
         return db_api.Database.from_conf(conf)
 
     params = _libpq_parameters(tmp_path, from_conf)

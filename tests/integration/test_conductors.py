@@ -14,13 +14,12 @@ import threading
 import time
 import uuid as uuidlib
 
-from oslo_config import cfg
 import pytest
 import requests
 
-from common import conf as berth_conf
 from common import context as berth_context
 from common import exception
+from common.conf import builder
 from conductor import rpcapi
 from tests import fixtures, services
 from tests.functional import metrics_helpers as mh
@@ -109,12 +108,8 @@ class Cluster:
                 self.signal(host, signal.SIGTERM)
 
     def client_conf(self, tmp_path):
-        conf = cfg.ConfigOpts()
-        berth_conf.register_opts(conf)
-        conf(['--config-file', str(self.config)], project='berth',
-             default_config_files=[])
-        conf.set_override('state_path', str(tmp_path))
-        return conf
+        return builder.build(['--config-file', str(self.config)], config_files=[],
+                             overrides={'state_path': str(tmp_path)})
 
 
 @pytest.fixture(scope='module')

@@ -14,11 +14,9 @@ import re
 import signal
 import time
 
-from oslo_config import cfg
-
-from common import conf as berth_conf
 from common import context as berth_context
 from common import rpc
+from common.conf import builder
 from conductor import ring as conductor_ring
 from conductor import rpcapi as conductor_rpcapi
 from tests import netns
@@ -66,9 +64,7 @@ class Cluster:
     def start(self):
         try:
             self.dep.start()
-            conf = cfg.ConfigOpts()
-            berth_conf.register_opts(conf)
-            conf([], project='berth', default_config_files=[self.dep.config])
+            conf = builder.build(config_files=[self.dep.config])
             self._transport = rpc.get_transport(conf)
             self.ring = conductor_ring.Ring(conf).start()
             self.rpc = conductor_rpcapi.ConductorAPI(conf, self._transport, self.ring)

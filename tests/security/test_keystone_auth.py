@@ -8,14 +8,12 @@ the policy defaults are the real ones.
 import json
 import logging
 
-from oslo_config import cfg
-from oslo_log import log as oslo_log
 import pytest
 import webob
 
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
-from common import conf as berth_conf
+from common.conf import builder
 from tests.security import fake_keystone
 
 pytest.importorskip('keystonemiddleware.auth_token')
@@ -39,12 +37,8 @@ def apps(berth, identity, tmp_path):
     """Both apps built the way berth-api builds them, with [api] auth_strategy = keystone."""
     path = tmp_path / 'berth.conf'
     path.write_text(fake_keystone.authtoken_config(identity.url))
-    conf = cfg.ConfigOpts()
-    berth_conf.register_opts(conf)
-    oslo_log.register_options(conf)
-    conf([], project='berth', default_config_files=[str(path)])
-    conf.set_override('state_path', str(tmp_path / 'state'))
-    conf.set_override('auth_strategy', 'keystone', group='api')
+    conf = builder.build(config_files=[str(path)], overrides={
+        'state_path': str(tmp_path / 'state'), 'api.auth_strategy': 'keystone'})
     return {'placement': placement_app.loadapp(conf, berth.db, berth.conductor_api),
             'baremetal': baremetal_app.loadapp(conf, berth.db, berth.conductor_api)}
 
