@@ -1,13 +1,15 @@
-"""``berth-api``: the REST API servers of a production deployment."""
+"""``berth-api``: the REST API servers of a production deployment.
 
-import signal
+SIGTERM/SIGINT stop it in every phase, SIGHUP reloads the mutable options
+(cli/lifecycle.py).
+"""
+
 import sys
-import threading
 
 from api import server as http_server
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
-from cli import config, security, stacks
+from cli import config, lifecycle, security, stacks
 from conductor import rpcapi
 from objects import database
 
@@ -20,31 +22,37 @@ def main(argv=None):
         print('berth-api: %s' % refusal, file=sys.stderr)
         return 2
     config.setup_logging(conf)
-    db = database.open_database(conf)
-    # reads the conductor ring (never joins it) and calls over [DEFAULT] transport_url
-    conductor = rpcapi.APIConductorClient(conf)
-    app = placement_app.loadapp(conf, db, conductor=conductor)
-    server = http_server.HttpServer(app, conf.api.host,
-                                    conf.api.placement_port, threads=conf.api.workers,
-                                    name='placement')
-    host, port = server.start()
-    print('berth-api: Placement API on http://%s:%d' % (host, port), flush=True)
-    baremetal = http_server.HttpServer(
-        baremetal_app.loadapp(conf, db, conductor=conductor), conf.api.host,
-        conf.api.baremetal_port, threads=conf.api.workers, name='baremetal')
-    host, port = baremetal.start()
-    print('berth-api: Bare metal API on http://%s:%d' % (host, port), flush=True)
-    stacks.dump_on_sigusr2()
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
-    signal.signal(signal.SIGINT, lambda *_: stopping.set())
-    while not stopping.wait(0.5):
-        pass
-    baremetal.stop()
-    server.stop()
-    conductor.stop()
-    db.dispose()
-    return 0
+    life = lifecycle.Lifecycle('berth-api', conf)
+    parts = {'servers': []}
+
+    def start(life):
+        life.set_phase('opening the database')
+        db = parts['db'] = database.open_database(conf)
+        # reads the conductor ring (never joins it) and calls over [DEFAULT] transport_url
+        life.set_phase('connecting to the coordination backend')
+        conductor = parts['conductor'] = rpcapi.APIConductorClient(conf)
+        life.set_phase('starting the HTTP servers')
+        for name, factory, port, title in (
+                ('placement', placement_app.loadapp, conf.api.placement_port,
+                 'Placement API'),
+                ('baremetal', baremetal_app.loadapp, conf.api.baremetal_port,
+                 'Bare metal API')):
+            server = http_server.HttpServer(factory(conf, db, conductor=conductor),
+                                            conf.api.host, port,
+                                            threads=conf.api.workers, name=name)
+            host, bound_port = server.start()
+            parts['servers'].append(server)
+            print('berth-api: %s on http://%s:%d' % (title, host, bound_port), flush=True)
+
+    def stop():
+        for server in reversed(parts['servers']):
+            server.stop()
+        for name, method in (('conductor', 'stop'), ('db', 'dispose')):
+            if name in parts:      # a failed start may have got only part of the way
+                getattr(parts[name], method)()
+
+    # the servers finish their requests in flight, then close
+    return life.run(start, stop, stacks.STOP_MARGIN)
 
 
 if __name__ == '__main__':

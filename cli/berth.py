@@ -2,17 +2,16 @@
 
 API (Placement and bare metal) and conductors in one process, a SQLite file
 in the data dir, the in-process message transport and a file-based tooz
-backend.  Stops cleanly on SIGTERM or SIGINT.
+backend.  Stops cleanly on SIGTERM or SIGINT in every phase; SIGHUP reloads
+the mutable options (cli/lifecycle.py).
 """
 
 import argparse
-import signal
 import sys
-import threading
 
 from oslo_config import cfg
 
-from cli import config, deployment, security, stacks
+from cli import config, deployment, lifecycle, security, stacks
 
 USAGE = ('berth serve [--config-file F] [--data-dir DIR] [--host 127.0.0.1] '
          '[--placement-port 8778] [--baremetal-port 6385] [--allow-insecure-noauth]')
@@ -57,32 +56,17 @@ def main(argv=None):
         print('berth: %s' % refusal, file=sys.stderr)
         return 2
     config.setup_logging(conf)
-
+    life = lifecycle.Lifecycle('berth', conf)
     stack = deployment.Embedded(conf)
-    stopping = threading.Event()
 
-    def _stop(signum, _frame):
-        stopping.set()
+    def start(life):
+        stack.start(on_phase=life.set_phase)
+        print(stack.banner(), flush=True)
 
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
-    stacks.dump_on_sigusr2()
-    try:
-        stack.start()
-    except (OSError, cfg.Error) as exc:
-        print('berth: cannot start: %s' % exc, file=sys.stderr)
-        return 1
-    print(stack.banner(), flush=True)
-    while not stopping.wait(0.5):
-        pass
-    print('berth: stopping', flush=True)
     # the embedded conductors stop one after another, each within its timeout
-    with stacks.bounded_stop(conf.conductor.graceful_shutdown_timeout
-                             * conf.conductor.embedded_conductors
-                             + stacks.STOP_MARGIN):
-        stack.stop()
-    return 0
-
+    return life.run(start, stack.stop, conf.conductor.graceful_shutdown_timeout
+                    * conf.conductor.embedded_conductors + stacks.STOP_MARGIN,
+                    expected_errors=(OSError, cfg.Error))
 
 if __name__ == '__main__':
     sys.exit(main())

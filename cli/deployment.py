@@ -28,13 +28,18 @@ class Embedded:
         self.conductors = []
         self.conductor_api = None
 
-    def start(self):
+    def start(self, on_phase=None):
+        """Start everything; ``on_phase(text)`` is told what each step waits for."""
         conf = self.conf
+        phase = on_phase or (lambda text: None)
         os.makedirs(conf.state_path, exist_ok=True)
+        phase('opening the database')
         self.db = database.open_database(conf)
+        phase('upgrading the database schema')
         database.upgrade(self.db)
         bootstrap.sync_standards(berth_context.admin_context(self.db))
-        self._start_conductors()
+        self._start_conductors(phase)
+        phase('starting the HTTP servers')
         placement = placement_app.loadapp(conf, self.db, conductor=self.conductor_api)
         server = http_server.HttpServer(placement, conf.api.host,
                                         conf.api.placement_port,
@@ -48,7 +53,7 @@ class Embedded:
         server.start()
         self.servers['baremetal'] = server
 
-    def _start_conductors(self):
+    def _start_conductors(self, phase):
         conf = self.conf
         rpc.register_opts(conf)
         # oslo.messaging's default (rabbit on localhost) means "not configured"
@@ -58,7 +63,7 @@ class Embedded:
         for i in range(conf.conductor.embedded_conductors):
             host = '%s-c%d' % (conf.host, i)
             self.conductors.append(conductor_service.ConductorService(
-                conf, host, self.db, transport=self.transport).start())
+                conf, host, self.db, transport=self.transport).start(on_phase=phase))
         self.conductor_api = rpcapi.APIConductorClient(conf, transport=self.transport)
 
     @property

@@ -46,17 +46,22 @@ class ConductorService:
         self._periodic = None
         self._stopped = threading.Event()
 
-    def start(self):
+    def start(self, on_phase=None):
+        """Start serving; ``on_phase(text)`` is told what each step waits for."""
         conf = self.conf
+        phase = on_phase or (lambda text: None)
         if self._transport is None:
             self._transport = rpc.get_transport(conf)
+        phase('connecting to the coordination backend')
         self.ring = conductor_ring.Ring(conf, host=self.host).start()
         self.workers = conductor_workers.Workers(self.host, conf.conductor.workers)
         self.manager = conductor_manager.ConductorManager(
             conf, self.host, self.db, self.ring, self.workers)
         self._server = rpc.get_server(self._transport, self.host, [self.manager],
                                       self.db)
+        phase('connecting to the message broker')
         self._server.start(override_pool_size=self.workers.rpc_pool_size)
+        phase('joining the conductor group')
         self.ring.join({'host': self.host, 'pid': os.getpid(),
                         'rpc_api_version': rpc_version.RPC_API_VERSION})
         self._periodic = periodic.PeriodicRunner(self.manager.periodic_tasks(),
