@@ -5,6 +5,7 @@ prints the table and exits with the worst code (0, 1 or 2).
 """
 
 import textwrap
+import threading
 
 from oslo_db import exception as db_exc
 from oslo_policy import policy as oslo_policy
@@ -22,6 +23,8 @@ Result = upgradecheck.Result
 
 IN_PROCESS_TRANSPORTS = ('inproc', 'kombu+memory', 'fake')
 SHOWN_IDS = 10
+# seconds a status check waits for one conductor's (or the broker's) answer
+PING_BOUND = 10
 
 
 def _ids(pairs):
@@ -104,16 +107,22 @@ class Checks(upgradecheck.UpgradeCommands):
 
     def _check_conductors(self):
         url = _transport_url(self.conf)
-        if not url or url.startswith(IN_PROCESS_TRANSPORTS):
+        if url and url.startswith(IN_PROCESS_TRANSPORTS):
             return Result(Code.WARNING, 'The conductors use an in-process message '
-                                        'transport (the embedded default); they can '
-                                        'only be reached from inside their process.')
+                                        'transport (%s); they can only be reached '
+                                        'from inside their process.' % url.split(':')[0])
+        # unset means what berth-conductor dials with this file: oslo.messaging's
+        # default, RabbitMQ on localhost (only berth serve swaps in its own)
+        unset = ('' if url else ' ([DEFAULT] transport_url is unset: dialled oslo.messaging'
+                 "'s default rabbit://guest@localhost:5672/, as berth-conductor does with "
+                 "this file; berth serve's embedded conductors use an in-process "
+                 'transport no other process can reach)')
         try:
             members = self._members()
         except Exception as exc:
             return Result(Code.FAILURE, 'Cannot read the conductor group: %s' % exc)
         if not members:
-            return Result(Code.FAILURE, 'No conductor to reach.')
+            return Result(Code.FAILURE, 'No conductor to reach.' + unset)
         down, views = [], {}
         for host in members:
             try:
@@ -121,7 +130,8 @@ class Checks(upgradecheck.UpgradeCommands):
             except Exception as exc:  # timeouts, broker errors: all mean unreachable
                 down.append('%s (%s)' % (host, exc.__class__.__name__))
         if down:
-            return Result(Code.FAILURE, 'Unreachable over RPC: %s.' % ', '.join(down))
+            return Result(Code.FAILURE, 'Unreachable over RPC: %s.%s'
+                          % (', '.join(down), unset))
         differ = sorted(h for h, seen in views.items() if seen != members)
         if differ:
             return Result(Code.WARNING, 'Every conductor answered, but %s see(s) a '
@@ -191,7 +201,7 @@ def _first_line(exc):
 
 
 def _transport_url(conf):
-    """``[DEFAULT] transport_url``; None when unset (the embedded in-process broker)."""
+    """``[DEFAULT] transport_url``; None when unset (oslo.messaging's default then)."""
     from common import rpc
     rpc.register_opts(conf)
     url = conf.transport_url
@@ -204,19 +214,38 @@ def _ring_reader(conf):
 
 
 def _ping(conf, host):
-    """Call ``ping`` on conductor ``host`` (a short timeout, no retries)."""
-    from common import rpc
-    from conductor.rpcapi import version as rpc_version
-    transport = rpc.get_transport(conf)
-    try:
-        client = rpc.get_client(transport, rpc_version.RPC_API_VERSION,
-                                conf.upgrade_levels.conductor
-                                or rpc_version.RPC_API_VERSION,
-                                timeout=min(conf.conductor.rpc_timeout, 10), retry=0)
-        ctx = berth_context.admin_context()
-        return client.prepare(server=host).call(ctx, 'ping')
-    finally:
-        transport.cleanup()
+    """Call ``ping`` on conductor ``host``: a short timeout, no retries, bounded.
+
+    oslo.messaging's reply queue connects with retries of its own that no
+    ``retry`` argument bounds (a broker that refuses connections keeps the
+    call waiting for minutes), so the call runs in a thread that the check
+    stops waiting for after PING_BOUND seconds.
+    """
+    outcome = {}
+
+    def call():
+        from common import rpc
+        from conductor.rpcapi import version as rpc_version
+        transport = rpc.get_transport(conf)
+        try:
+            client = rpc.get_client(transport, rpc_version.RPC_API_VERSION,
+                                    conf.upgrade_levels.conductor
+                                    or rpc_version.RPC_API_VERSION,
+                                    timeout=min(conf.conductor.rpc_timeout, PING_BOUND),
+                                    retry=0)
+            ctx = berth_context.admin_context()
+            outcome['answer'] = client.prepare(server=host).call(ctx, 'ping')
+        except Exception as exc:
+            outcome['error'] = exc
+        finally:
+            transport.cleanup()
+
+    worker = threading.Thread(target=call, name='ping-%s' % host, daemon=True)
+    worker.start()
+    worker.join(PING_BOUND + 2)
+    if 'answer' in outcome:
+        return outcome['answer']
+    raise outcome.get('error') or TimeoutError('no answer within %ss' % PING_BOUND)
 
 
 def _status(conf):

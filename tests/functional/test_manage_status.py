@@ -63,8 +63,11 @@ def test_running_embedded_berth(berth, conf, capsys):
     assert 'All online data migrations are complete.' in out
     # the embedded conductor is a real member of the file-based tooz group
     assert '| Conductor ring members | Warning |' in out and '%s-c0' % conf.host in out
-    assert 'in-process message' in out
-    assert code == Code.WARNING
+    # an unset transport_url is read as berth-conductor reads it (RabbitMQ on
+    # localhost), not as the in-process transport of this embedded test berth
+    assert '| Conductors reachable   | Failure |' in out
+    assert 'transport_url is unset' in ' '.join(out.split())
+    assert code == Code.FAILURE
 
 
 def test_empty_database_fails_schema_and_migrations(tmp_path):
@@ -124,8 +127,19 @@ def test_no_conductor_to_reach(conf):
 
 
 def test_in_process_transport_only_warns(conf):
+    manage_status._transport_url(conf)   # registers the messaging options
+    conf.set_override('transport_url', 'inproc://')
     result = _run(_checks(conf, ['c1'], {'c1': ['c1']}), 'Conductors reachable')
     assert result.code == Code.WARNING and 'in-process' in result.details
+
+
+def test_unset_transport_is_read_as_the_conductor_reads_it(conf):
+    """Unset: the conductor dials RabbitMQ on localhost, so the check does too."""
+    result = _run(_checks(conf, ['c1'], {'c1': ConnectionRefusedError('c1')}),
+                  'Conductors reachable')
+    assert result.code == Code.FAILURE
+    assert 'transport_url is unset' in result.details
+    assert "rabbit://guest@localhost:5672/" in result.details
 
 
 def conf_with_broker(conf):
