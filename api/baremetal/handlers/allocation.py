@@ -15,6 +15,7 @@ from oslo_utils import uuidutils
 
 from api.baremetal import common, fault, policy
 from api.baremetal import version as api_version
+from api.baremetal.policies import endpoints as rules
 from common import exception
 from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import mirror as node_provider
@@ -106,13 +107,13 @@ def _validate_create(req, data):
 
 @common.endpoint(api_version.ALLOCATIONS, too_old=405)
 def create_allocation(req):
-    policy.authorize(req, policy.ALLOCATION_CREATE)
+    policy.authorize(req, rules.ALLOCATION_CREATE)
     values = _validate_create(req, common.json_body(req, CREATE_SCHEMA))
     ctx = req.context
     scope = policy.project_scope(req)
     if scope is not None:
         if values.get('owner', scope) != scope:
-            policy.authorize(req, policy.ALLOCATION_CREATE_RESTRICTED)
+            policy.authorize(req, rules.ALLOCATION_CREATE_RESTRICTED)
         values.setdefault('owner', scope)
     if values.get('candidate_nodes'):
         try:
@@ -183,7 +184,7 @@ def _create_and_cast(req, values):
 
 @common.endpoint(api_version.ALLOCATIONS)
 def list_allocations(req):
-    policy.authorize(req, policy.ALLOCATION_LIST)
+    policy.authorize(req, rules.ALLOCATION_LIST)
     if 'owner' in req.GET and not req.version.matches(api_version.ALLOCATION_OWNER):
         raise fault.NotAcceptable('The owner filter needs API version %s'
                                   % api_version.ALLOCATION_OWNER)
@@ -197,10 +198,10 @@ def list_allocations(req):
     filters = {'state': state, 'resource_class': req.GET.get('resource_class'),
                'owner': req.GET.get('owner')}
     scope = policy.project_scope(req)
-    if scope is not None and not policy.allowed(req, policy.ALLOCATION_LIST_ALL):
+    if scope is not None and not policy.allowed(req, rules.ALLOCATION_LIST_ALL):
         if filters['owner'] not in (None, scope):
             raise fault.Forbidden('%s is disallowed by policy'
-                                  % policy.ALLOCATION_LIST_ALL)
+                                  % rules.ALLOCATION_LIST_ALL)
         filters['owner'] = scope
     if req.GET.get('node'):
         try:
@@ -215,7 +216,7 @@ def list_allocations(req):
 
 @common.endpoint(api_version.ALLOCATIONS)
 def get_allocation(req):
-    policy.authorize(req, policy.ALLOCATION_GET)
+    policy.authorize(req, rules.ALLOCATION_GET)
     fields = common.fields_param(req, _allowed_fields(req))
     alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
     return common.send_json(represent(req, alloc, fields))
@@ -223,7 +224,7 @@ def get_allocation(req):
 
 @common.endpoint(api_version.ALLOCATION_PATCH, too_old=405)
 def update_allocation(req):
-    policy.authorize(req, policy.ALLOCATION_UPDATE)
+    policy.authorize(req, rules.ALLOCATION_UPDATE)
     patch = common.json_body(req)
     alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
     doc = {'name': alloc.name, 'extra': alloc.extra}
@@ -239,7 +240,7 @@ def update_allocation(req):
 
 @common.endpoint(api_version.ALLOCATIONS, too_old=405)
 def delete_allocation(req):
-    policy.authorize(req, policy.ALLOCATION_DELETE)
+    policy.authorize(req, rules.ALLOCATION_DELETE)
     alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
     _conductor(req).destroy_allocation(req.context, alloc.uuid)
     return common.no_content()
@@ -247,7 +248,7 @@ def delete_allocation(req):
 
 @common.endpoint(api_version.ALLOCATIONS)
 def get_node_allocation(req):
-    policy.authorize(req, policy.ALLOCATION_GET)
+    policy.authorize(req, rules.ALLOCATION_GET)
     fields = common.fields_param(req, _allowed_fields(req))
     alloc = _visible(req, alloc_obj.get_by_node(req.context, req.urlvars['node']))
     return common.send_json(represent(req, alloc, fields))
@@ -255,7 +256,7 @@ def get_node_allocation(req):
 
 @common.endpoint(api_version.ALLOCATIONS, too_old=405)
 def delete_node_allocation(req):
-    policy.authorize(req, policy.ALLOCATION_DELETE)
+    policy.authorize(req, rules.ALLOCATION_DELETE)
     alloc = _visible(req, alloc_obj.get_by_node(req.context, req.urlvars['node']))
     _conductor(req).destroy_allocation(req.context, alloc.uuid)
     return common.no_content()

@@ -5,6 +5,7 @@ import dataclasses
 from oslo_utils import uuidutils
 
 from api.baremetal import common, fault, policy
+from api.baremetal.policies import endpoints as rules
 from objects.baremetal import node as node_obj
 
 DRIVERS = ('fake-hardware', 'manual-management', 'ipmi', 'redfish')
@@ -82,7 +83,7 @@ _SAMPLE = node_obj.Node(**{f.name: None for f in dataclasses.fields(node_obj.Nod
 
 @common.endpoint()
 def create_node(req):
-    policy.authorize(req, policy.NODE_CREATE)
+    policy.authorize(req, rules.NODE_CREATE)
     data = common.json_body(req, CREATE_SCHEMA)
     values = {k: v for k, v in data.items() if v is not None}
     if values['driver'] not in DRIVERS:
@@ -102,7 +103,7 @@ def create_node(req):
 
 
 def _list(req, detail):
-    policy.authorize(req, policy.NODE_LIST)
+    policy.authorize(req, rules.NODE_LIST)
     fields = common.fields_param(req, allowed_fields(req))
     if detail and fields is not None:
         raise fault.BadRequest("Can not specify ?detail=True and fields in the same "
@@ -133,7 +134,7 @@ def list_nodes_detail(req):
 
 @common.endpoint()
 def get_node(req):
-    policy.authorize(req, policy.NODE_GET)
+    policy.authorize(req, rules.NODE_GET)
     fields = common.fields_param(req, allowed_fields(req))
     node = node_obj.get(req.context, req.urlvars['node'])
     return common.send_json(represent(req, node, fields))
@@ -161,7 +162,7 @@ def _check_patched(values):
 
 @common.endpoint()
 def update_node(req):
-    policy.authorize(req, policy.NODE_UPDATE)
+    policy.authorize(req, rules.NODE_UPDATE)
     patch = common.json_body(req)
     node = node_obj.get(req.context, req.urlvars['node'])
     doc = {k: getattr(node, k) for k in _PATCHABLE}
@@ -178,6 +179,6 @@ def update_node(req):
 
 @common.endpoint()
 def delete_node(req):
-    policy.authorize(req, policy.NODE_DELETE)
+    policy.authorize(req, rules.NODE_DELETE)
     node_obj.destroy(req.context, req.urlvars['node'], mirror=common.mirrors(req))
     return common.no_content()

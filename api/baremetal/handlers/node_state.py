@@ -2,6 +2,7 @@
 
 from api.baremetal import common, fault, policy
 from api.baremetal.handlers import node as node_handler
+from api.baremetal.policies import endpoints as rules
 from objects.baremetal import node as node_obj
 
 _POWER_TARGETS = ('power on', 'power off', 'rebooting', 'soft power off',
@@ -18,7 +19,7 @@ def _accepted(req, node):
 
 @common.endpoint()
 def get_states(req):
-    policy.authorize(req, policy.NODE_GET)
+    policy.authorize(req, rules.NODE_GET)
     node = node_obj.get(req.context, req.urlvars['node'])
     body = node_handler.represent(req, node)
     keys = ('provision_state', 'target_provision_state', 'provision_updated_at',
@@ -28,7 +29,7 @@ def get_states(req):
 
 @common.endpoint()
 def set_provision_state(req):
-    policy.authorize(req, policy.NODE_PROVISION)
+    policy.authorize(req, rules.NODE_PROVISION)
     data = common.json_body(req, _TARGET_SCHEMA)
     target = data['target']
     if target not in node_obj.PROVISION_VERBS:
@@ -44,7 +45,7 @@ def set_provision_state(req):
 
 @common.endpoint()
 def set_power_state(req):
-    policy.authorize(req, policy.NODE_POWER)
+    policy.authorize(req, rules.NODE_POWER)
     data = common.json_body(req, _TARGET_SCHEMA)
     if data['target'] not in _POWER_TARGETS:
         raise fault.BadRequest('Invalid power state target %s; valid: %s'
@@ -60,7 +61,7 @@ _MAINTENANCE_SCHEMA = {'type': ['object', 'null'], 'properties': {
 
 @common.endpoint()
 def set_maintenance(req):
-    policy.authorize(req, policy.NODE_MAINTENANCE)
+    policy.authorize(req, rules.NODE_MAINTENANCE)
     reason = None
     if req.body:
         data = common.json_body(req, _MAINTENANCE_SCHEMA)
@@ -72,7 +73,7 @@ def set_maintenance(req):
 
 @common.endpoint()
 def unset_maintenance(req):
-    policy.authorize(req, policy.NODE_MAINTENANCE)
+    policy.authorize(req, rules.NODE_MAINTENANCE)
     node_obj.set_maintenance(req.context, req.urlvars['node'], False,
                              mirror=common.mirrors(req))
     return common.no_content(202)
