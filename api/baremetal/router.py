@@ -1,7 +1,16 @@
-"""Dispatch by a table of routes; the first matching template wins."""
+"""Dispatch by a table of routes (see routes.py); the first matching template wins."""
 
 from api.baremetal import fault
 from api.common import routing
+
+
+def endpoint(min_version=None, too_old=404):
+    """Declare the first version of a handler and what older versions get (404/405)."""
+    def decorate(fn):
+        fn.min_version = min_version
+        fn.too_old = too_old
+        return fn
+    return decorate
 
 
 class Router(routing.PathTable):

@@ -4,7 +4,6 @@ Literal segments come before ``{parameters}`` at the same depth (the first
 match wins); a path with an empty method table answers 405 to everything.
 """
 
-from api.baremetal import router
 from api.baremetal.handlers import allocation, node, node_state, node_trait, root
 
 ROUTES = [
@@ -33,5 +32,3 @@ ROUTES = [
                                       'PATCH': allocation.update_allocation,
                                       'DELETE': allocation.delete_allocation}),
 ]
-
-ROUTER = router.Router(ROUTES)

@@ -1,4 +1,4 @@
-"""Who is calling: the ``noauth2`` strategy and keystone's identity headers."""
+"""Who is calling under the ``noauth2`` strategy (keystone's: api.common.identity)."""
 
 from oslo_utils import uuidutils
 
@@ -33,18 +33,6 @@ def noauth2_context(req, db):
         system_scope=system_scope, is_admin='admin' in roles,
         request_id=req.environ['berth.request_id'],
         global_request_id=_global_request_id(req), db=db, overwrite=False)
-
-
-def keystone_context(req, db):
-    """Identity from the headers keystonemiddleware's auth_token has set."""
-    if req.headers.get('x-identity-status', 'Confirmed') != 'Confirmed':
-        raise fault.Unauthorized('Authentication required.')
-    ctx = berth_context.RequestContext.from_environ(
-        req.environ, request_id=req.environ['berth.request_id'], db=db,
-        overwrite=False)
-    if not ctx.user_id:
-        raise fault.Unauthorized('Authentication required.')
-    return ctx
 
 
 def _global_request_id(req):

@@ -2,8 +2,8 @@
 
 from hypothesis import strategies as st
 
-from api.baremetal.handlers import allocation as alloc_handler
-from api.baremetal.handlers import node as node_handler
+from api.baremetal.schemas import allocation as alloc_schema
+from api.baremetal.schemas import node as node_schema
 from tests.fuzz import jsonfuzz, world
 from tests.fuzz.harness import quote
 
@@ -59,8 +59,8 @@ _NODE_TRAITS = st.one_of(
 
 def _node_create():
     return st.one_of(
-        jsonfuzz.neighbourhood(node_handler.CREATE_SCHEMA),
-        st.fixed_dictionaries({'driver': st.sampled_from(node_handler.DRIVERS)},
+        jsonfuzz.neighbourhood(node_schema.CREATE_SCHEMA),
+        st.fixed_dictionaries({'driver': st.sampled_from(node_schema.DRIVERS)},
                               optional={'name': st.one_of(st.sampled_from(
                                   ['fuzz-node', 'n-1', 'a:b']), jsonfuzz.TEXT),
                                   'resource_class': st.just('fuzz')}))
@@ -68,7 +68,7 @@ def _node_create():
 
 def _alloc_create():
     return st.one_of(
-        jsonfuzz.neighbourhood(alloc_handler.CREATE_SCHEMA),
+        jsonfuzz.neighbourhood(alloc_schema.CREATE_SCHEMA),
         st.fixed_dictionaries({'resource_class': st.sampled_from(['fuzz', 'none', ''])},
                               optional={
                                   'traits': st.lists(TRAITS, max_size=2),

@@ -7,7 +7,9 @@ import sys
 
 import pytest
 
+from api.baremetal import policies as bm_policies
 from api.baremetal import policy as bm_policy
+from api.baremetal.policies import endpoints as bm_rules
 from api.placement import policies
 from api.placement import policy as placement_policy
 from api.placement.policies import endpoints
@@ -74,19 +76,19 @@ def test_service_role_reaches_the_service_apis(enforcer):
 def test_baremetal_node_writes_need_admin_or_service(tmp_path):
     enforcer = bm_policy.make_enforcer(fixtures.make_conf(tmp_path))
     target = {'project_id': 'p-1', 'user_id': 'u-1'}
-    for name in (bm_policy.NODE_CREATE, bm_policy.NODE_UPDATE, bm_policy.NODE_DELETE,
-                 bm_policy.NODE_PROVISION, bm_policy.NODE_POWER,
-                 bm_policy.NODE_MAINTENANCE, bm_policy.NODE_TRAITS_SET,
-                 bm_policy.NODE_TRAITS_DELETE, bm_policy.ALLOCATION_CREATE_RESTRICTED,
-                 bm_policy.ALLOCATION_LIST_ALL):
+    for name in (bm_rules.NODE_CREATE, bm_rules.NODE_UPDATE, bm_rules.NODE_DELETE,
+                 bm_rules.NODE_PROVISION, bm_rules.NODE_POWER,
+                 bm_rules.NODE_MAINTENANCE, bm_rules.NODE_TRAITS_SET,
+                 bm_rules.NODE_TRAITS_DELETE, bm_rules.ALLOCATION_CREATE_RESTRICTED,
+                 bm_rules.ALLOCATION_LIST_ALL):
         assert not enforcer.enforce(name, target, _ctx('member', 'reader')), name
         assert enforcer.enforce(name, target, _ctx('admin')), name
         assert enforcer.enforce(name, target, _ctx('service')), name
     # Ironic's project model: members manage their own project's allocations,
     # readers only read them (the handlers scope both to owner = project)
-    assert enforcer.enforce(bm_policy.ALLOCATION_CREATE, target, _ctx('member'))
-    assert not enforcer.enforce(bm_policy.ALLOCATION_CREATE, target, _ctx('reader'))
-    assert enforcer.enforce(bm_policy.ALLOCATION_LIST, target, _ctx('reader'))
+    assert enforcer.enforce(bm_rules.ALLOCATION_CREATE, target, _ctx('member'))
+    assert not enforcer.enforce(bm_rules.ALLOCATION_CREATE, target, _ctx('reader'))
+    assert enforcer.enforce(bm_rules.ALLOCATION_LIST, target, _ctx('reader'))
 
 
 def _run(*argv):
@@ -99,7 +101,7 @@ def test_sample_generator_lists_every_rule(tmp_path):
     _run('oslopolicy-sample-generator', '--namespace', 'berth',
          '--namespace', 'berth.baremetal', '--output-file', str(out))
     sample = out.read_text()
-    for rule in policies.list_rules() + bm_policy.list_rules():
+    for rule in policies.list_rules() + bm_policies.list_rules():
         assert '#"%s":' % rule.name in sample, rule.name
 
 

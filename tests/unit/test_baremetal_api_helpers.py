@@ -2,7 +2,7 @@
 
 import pytest
 
-from api.baremetal import common, fault, version
+from api.baremetal import fault, validation, version
 
 
 def test_negotiate():
@@ -20,37 +20,38 @@ def test_negotiate():
     ('CUSTOM_A_1', True), ('HW_CPU_X86_AVX2', True), ('FOO_BAR', False),
     ('custom_a', False), ('', False), ('CUSTOM_' + 'A' * 249, False)])
 def test_trait_names(value, ok):
-    assert common.is_valid_trait(value) is ok
+    assert validation.is_valid_trait(value) is ok
 
 
 @pytest.mark.parametrize('value,ok', [
     ('node-1', True), ('a.b~c_d', True), ('aa:bb_cc', False), ('a b', False),
     ('x' * 255, True), ('x' * 256, False), ('', False)])
 def test_logical_names(value, ok):
-    assert common.is_logical_name(value) is ok
+    assert validation.is_logical_name(value) is ok
 
 
 def test_patch_only_allowed_paths():
     doc = {'name': 'a', 'extra': {'k': 1}}
     allowed = {'name': True, 'extra': 'sub'}
-    assert common.apply_patch(doc, [{'op': 'add', 'path': '/extra/j', 'value': 2}],
-                              allowed) == {'name': 'a', 'extra': {'k': 1, 'j': 2}}
-    assert common.apply_patch(doc, [{'op': 'remove', 'path': '/name'}],
-                              allowed) == {'extra': {'k': 1}}
+    assert validation.apply_patch(doc, [{'op': 'add', 'path': '/extra/j', 'value': 2}],
+                                  allowed) == {'name': 'a', 'extra': {'k': 1, 'j': 2}}
+    assert validation.apply_patch(doc, [{'op': 'remove', 'path': '/name'}],
+                                  allowed) == {'extra': {'k': 1}}
     for patch in ([{'op': 'replace', 'path': '/extra', 'value': {}}],
                   [{'op': 'add', 'path': '/uuid', 'value': 'x'}],
                   [{'op': 'remove', 'path': '/extra/missing'}],
                   [{'op': 'copy', 'path': '/name', 'from': '/extra'}],
                   [{'op': 'add', 'path': '/name'}], []):
         with pytest.raises(fault.BadRequest):
-            common.apply_patch(doc, patch, allowed)
+            validation.apply_patch(doc, patch, allowed)
     assert doc == {'name': 'a', 'extra': {'k': 1}}
 
 
 def test_the_enforcer_looks_for_policy_files_once_a_second(conf):
     """Not a file search per check (the POST /v1/allocations hot path)."""
     from api.baremetal import policy
+    from api.baremetal.policies import endpoints as rules
     from api.common import policy as common_policy
     enforcer = policy.make_enforcer(conf)
     assert isinstance(enforcer, common_policy.Enforcer)
-    assert policy.ALLOCATION_CREATE in enforcer.registered_rules
+    assert rules.ALLOCATION_CREATE in enforcer.registered_rules

@@ -13,54 +13,17 @@ import datetime
 
 from oslo_utils import uuidutils
 
-from api.baremetal import common, fault, policy
+from api.baremetal import backend, fault, policy, query, response, router, validation
 from api.baremetal import version as api_version
+from api.baremetal.policies import endpoints as rules
+from api.baremetal.schemas import allocation as schema
 from common import exception
 from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import mirror as node_provider
 from objects.baremetal import node as node_obj
 from objects.baremetal import reservation as node_reservation
 
-_NULLABLE_STR = {'type': ['string', 'null']}
-CREATE_SCHEMA = {
-    'type': 'object',
-    'properties': {
-        'resource_class': {'type': ['string', 'null'], 'maxLength': 80},
-        'traits': {'type': ['array', 'null'], 'items': {'type': 'string'}},
-        'candidate_nodes': {'type': ['array', 'null'], 'items': {'type': 'string'}},
-        'name': _NULLABLE_STR, 'uuid': _NULLABLE_STR,
-        'extra': {'type': ['object', 'null']},
-        'owner': {'type': ['string', 'null'], 'maxLength': 255},
-        'node': _NULLABLE_STR,
-    },
-    'additionalProperties': False,
-}
-_FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error', 'resource_class',
-           'traits', 'candidate_nodes', 'extra', 'owner', 'created_at', 'updated_at')
 _SORT_FORBIDDEN = ('extra', 'candidate_nodes', 'traits')
-
-
-def _iso(when):
-    return None if when is None else when.isoformat() + '+00:00'
-
-
-def represent(req, alloc, fields=None):
-    body = {'uuid': alloc.uuid, 'name': alloc.name, 'node_uuid': alloc.node_uuid,
-            'state': alloc.state, 'last_error': alloc.last_error,
-            'resource_class': alloc.resource_class, 'traits': alloc.traits,
-            'candidate_nodes': alloc.candidate_nodes, 'extra': alloc.extra,
-            'owner': alloc.owner, 'created_at': _iso(alloc.created_at),
-            'updated_at': _iso(alloc.updated_at),
-            'links': common.links(req, 'allocations', alloc.uuid)}
-    if not req.version.matches(api_version.ALLOCATION_OWNER):
-        body.pop('owner')
-    return common.pick(body, fields)
-
-
-def _allowed_fields(req):
-    if req.version.matches(api_version.ALLOCATION_OWNER):
-        return _FIELDS
-    return tuple(f for f in _FIELDS if f != 'owner')
 
 
 def _visible(req, alloc):
@@ -90,29 +53,29 @@ def _validate_create(req, data):
         raise fault.BadRequest('The resource_class field is mandatory when not '
                                'backfilling')
     for trait in values.get('traits', ()):
-        common.check_trait(trait)
-    common.check_name(values.get('name'))
+        validation.check_trait(trait)
+    validation.check_name(values.get('name'))
     if uuidutils.is_uuid_like(values.get('name')):
         raise fault.BadRequest('An allocation name cannot look like a UUID: %s'
                                % values['name'])
     if 'uuid' in values and not uuidutils.is_uuid_like(values['uuid']):
         raise fault.BadRequest('Expected a UUID but received %s.' % values['uuid'])
     for ident in values.get('candidate_nodes', ()):
-        common.check_ident(ident)
+        validation.check_ident(ident)
     if 'node' in values:
-        common.check_ident(values['node'])
+        validation.check_ident(values['node'])
     return values
 
 
-@common.endpoint(api_version.ALLOCATIONS, too_old=405)
+@router.endpoint(api_version.ALLOCATIONS, too_old=405)
 def create_allocation(req):
-    policy.authorize(req, policy.ALLOCATION_CREATE)
-    values = _validate_create(req, common.json_body(req, CREATE_SCHEMA))
+    policy.authorize(req, rules.ALLOCATION_CREATE)
+    values = _validate_create(req, validation.json_body(req, schema.CREATE_SCHEMA))
     ctx = req.context
     scope = policy.project_scope(req)
     if scope is not None:
         if values.get('owner', scope) != scope:
-            policy.authorize(req, policy.ALLOCATION_CREATE_RESTRICTED)
+            policy.authorize(req, rules.ALLOCATION_CREATE_RESTRICTED)
         values.setdefault('owner', scope)
     if values.get('candidate_nodes'):
         try:
@@ -131,14 +94,14 @@ def create_allocation(req):
             raise fault.BadRequest(error)
     else:
         alloc = _create_and_cast(req, values)
-    return common.send_json(represent(req, alloc), status=201, headers={
+    return response.send_json(response.allocation(req, alloc), status=201, headers={
         'location': '%s%s/v1/allocations/%s' % (req.host_url, req.script_name,
                                                 alloc.uuid)})
 
 
 def _claimant(req):
     """The Placement claim writer of a backfill (placement backend), else None."""
-    if not common.mirrors(req):
+    if not backend.mirrors(req):
         return None
     p = req.conf.placement
     return node_provider.Claimant(p.incomplete_consumer_project_id,
@@ -181,14 +144,14 @@ def _create_and_cast(req, values):
         updated_at=updated and datetime.datetime.fromisoformat(updated))
 
 
-@common.endpoint(api_version.ALLOCATIONS)
+@router.endpoint(api_version.ALLOCATIONS)
 def list_allocations(req):
-    policy.authorize(req, policy.ALLOCATION_LIST)
+    policy.authorize(req, rules.ALLOCATION_LIST)
     if 'owner' in req.GET and not req.version.matches(api_version.ALLOCATION_OWNER):
         raise fault.NotAcceptable('The owner filter needs API version %s'
                                   % api_version.ALLOCATION_OWNER)
-    fields = common.fields_param(req, _allowed_fields(req))
-    limit, marker, sort_key, sort_dir = common.pagination(
+    fields = query.fields_param(req, response.allocation_fields(req))
+    limit, marker, sort_key, sort_dir = query.pagination(
         req, alloc_obj.SORT_KEYS + _SORT_FORBIDDEN, _SORT_FORBIDDEN)
     state = req.GET.get('state')
     if state is not None and state not in alloc_obj.STATES:
@@ -197,10 +160,10 @@ def list_allocations(req):
     filters = {'state': state, 'resource_class': req.GET.get('resource_class'),
                'owner': req.GET.get('owner')}
     scope = policy.project_scope(req)
-    if scope is not None and not policy.allowed(req, policy.ALLOCATION_LIST_ALL):
+    if scope is not None and not policy.allowed(req, rules.ALLOCATION_LIST_ALL):
         if filters['owner'] not in (None, scope):
             raise fault.Forbidden('%s is disallowed by policy'
-                                  % policy.ALLOCATION_LIST_ALL)
+                                  % rules.ALLOCATION_LIST_ALL)
         filters['owner'] = scope
     if req.GET.get('node'):
         try:
@@ -209,53 +172,53 @@ def list_allocations(req):
             raise fault.BadRequest(exc.message)
     allocs = alloc_obj.list_allocations(req.context, filters, limit, marker,
                                         sort_key, sort_dir)
-    items = [represent(req, a, fields) for a in allocs]
-    return common.send_json(common.collection(req, 'allocations', items, limit))
+    items = [response.allocation(req, a, fields) for a in allocs]
+    return response.send_json(response.collection(req, 'allocations', items, limit))
 
 
-@common.endpoint(api_version.ALLOCATIONS)
+@router.endpoint(api_version.ALLOCATIONS)
 def get_allocation(req):
-    policy.authorize(req, policy.ALLOCATION_GET)
-    fields = common.fields_param(req, _allowed_fields(req))
+    policy.authorize(req, rules.ALLOCATION_GET)
+    fields = query.fields_param(req, response.allocation_fields(req))
     alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
-    return common.send_json(represent(req, alloc, fields))
+    return response.send_json(response.allocation(req, alloc, fields))
 
 
-@common.endpoint(api_version.ALLOCATION_PATCH, too_old=405)
+@router.endpoint(api_version.ALLOCATION_PATCH, too_old=405)
 def update_allocation(req):
-    policy.authorize(req, policy.ALLOCATION_UPDATE)
-    patch = common.json_body(req)
+    policy.authorize(req, rules.ALLOCATION_UPDATE)
+    patch = validation.json_body(req)
     alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
     doc = {'name': alloc.name, 'extra': alloc.extra}
-    new = common.apply_patch(doc, patch, {'name': True, 'extra': 'sub'})
+    new = validation.apply_patch(doc, patch, schema.PATCHABLE)
     name = new.get('name')
-    common.check_name(name)
+    validation.check_name(name)
     if name is not None and uuidutils.is_uuid_like(name):
         raise fault.BadRequest('An allocation name cannot look like a UUID: %s' % name)
     alloc = alloc_obj.update(req.context, alloc.uuid,
                              {'name': name, 'extra': new.get('extra') or {}})
-    return common.send_json(represent(req, alloc))
+    return response.send_json(response.allocation(req, alloc))
 
 
-@common.endpoint(api_version.ALLOCATIONS, too_old=405)
+@router.endpoint(api_version.ALLOCATIONS, too_old=405)
 def delete_allocation(req):
-    policy.authorize(req, policy.ALLOCATION_DELETE)
+    policy.authorize(req, rules.ALLOCATION_DELETE)
     alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
     _conductor(req).destroy_allocation(req.context, alloc.uuid)
-    return common.no_content()
+    return response.no_content()
 
 
-@common.endpoint(api_version.ALLOCATIONS)
+@router.endpoint(api_version.ALLOCATIONS)
 def get_node_allocation(req):
-    policy.authorize(req, policy.ALLOCATION_GET)
-    fields = common.fields_param(req, _allowed_fields(req))
+    policy.authorize(req, rules.ALLOCATION_GET)
+    fields = query.fields_param(req, response.allocation_fields(req))
     alloc = _visible(req, alloc_obj.get_by_node(req.context, req.urlvars['node']))
-    return common.send_json(represent(req, alloc, fields))
+    return response.send_json(response.allocation(req, alloc, fields))
 
 
-@common.endpoint(api_version.ALLOCATIONS, too_old=405)
+@router.endpoint(api_version.ALLOCATIONS, too_old=405)
 def delete_node_allocation(req):
-    policy.authorize(req, policy.ALLOCATION_DELETE)
+    policy.authorize(req, rules.ALLOCATION_DELETE)
     alloc = _visible(req, alloc_obj.get_by_node(req.context, req.urlvars['node']))
     _conductor(req).destroy_allocation(req.context, alloc.uuid)
-    return common.no_content()
+    return response.no_content()

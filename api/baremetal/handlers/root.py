@@ -1,6 +1,6 @@
 """The version documents at / and /v1 (no authentication needed)."""
 
-from api.baremetal import common
+from api.baremetal import response
 from api.baremetal import version as api_version
 
 
@@ -14,7 +14,7 @@ def _version(req):
 
 def root(req):
     v1 = _version(req)
-    return common.send_json({
+    return response.send_json({
         'name': 'OpenStack Ironic API',
         'description': 'Ironic-compatible bare metal API served by berth: nodes '
                        'and node allocations.',
@@ -36,4 +36,4 @@ def v1(req):
             'version': _version(req)}
     if req.version.matches(api_version.ALLOCATIONS):
         body['allocations'] = res('allocations')
-    return common.send_json(body)
+    return response.send_json(body)

@@ -10,7 +10,7 @@ import uuid as uuidlib
 
 from oslo_utils import uuidutils
 
-from api.placement import fault, policy, response, router, validation
+from api.placement import consumer_form, fault, policy, response, router, validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation as schema
 from common import exception
@@ -23,25 +23,6 @@ def conductor(req):
     if req.conductor is None:
         raise exception.ServiceUnavailable(reason='no conductor is configured')
     return req.conductor
-
-
-def consumer_request(req, consumer_uuid, entry):
-    """The conductor's form of one consumer's write from a 1.12+ style entry.
-
-    ``entry`` holds ``allocations`` ({rp uuid: {'resources': ...}}) and, by
-    microversion, project/user, consumer_generation and consumer_type.
-    """
-    placement = req.conf.placement
-    return {
-        'uuid': consumer_uuid,
-        'allocations': {rp: dict(alloc['resources'])
-                        for rp, alloc in entry['allocations'].items()},
-        'project_id': entry.get('project_id', placement.incomplete_consumer_project_id),
-        'user_id': entry.get('user_id', placement.incomplete_consumer_user_id),
-        'consumer_type': entry.get('consumer_type'),
-        'check_generation': req.version.matches('1.28'),
-        'generation': entry.get('consumer_generation'),
-    }
 
 
 def _from_list(items):
@@ -128,7 +109,7 @@ def put_allocations(req):
         req, schema.for_version(schema.PUT_ALLOCATIONS, req.version))
     if not req.version.matches('1.12'):
         data['allocations'] = _from_list(data['allocations'])
-    claim(req, [consumer_request(req, consumer_uuid, data)])
+    claim(req, [consumer_form.consumer_request(req, consumer_uuid, data)])
     return response.no_content()
 
 
@@ -137,7 +118,7 @@ def post_allocations(req):
     policy.authorize(req, rules.ALLOCATIONS_MANAGE)
     data = validation.extract_json(
         req, schema.for_version(schema.POST_ALLOCATIONS, req.version))
-    claim(req, [consumer_request(req, uuid, entry)
+    claim(req, [consumer_form.consumer_request(req, uuid, entry)
                 for uuid, entry in sorted(data.items())])
     return response.no_content()
 

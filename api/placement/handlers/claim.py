@@ -8,8 +8,16 @@ first consumer uuid searches, weighs and claims (conductor.manager.scheduling).
 
 from webob import multidict
 
-from api.placement import fault, microversion, policy, query, response, router, validation
-from api.placement.handlers import allocation_candidate
+from api.placement import (
+    candidate_query,
+    fault,
+    microversion,
+    policy,
+    query,
+    response,
+    router,
+    validation,
+)
 from api.placement.policies import extensions as rules
 from api.placement.schemas import claim as schema
 from common import exception
@@ -48,7 +56,7 @@ def parse_request(data):
         params.add('root_required', ','.join(data['root_required']))
     for names in data.get('same_subtree', ()):
         params.add('same_subtree', ','.join(names))
-    return allocation_candidate.parse_request(_AsQuery(params))
+    return candidate_query.parse_request(_AsQuery(params))
 
 
 def _consumers(data):

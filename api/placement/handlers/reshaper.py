@@ -1,6 +1,6 @@
 """POST /reshaper: move inventory and allocations between providers atomically."""
 
-from api.placement import errors, fault, policy, response, router, validation
+from api.placement import consumer_form, errors, fault, policy, response, router, validation
 from api.placement.handlers import allocation as allocation_handler
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation as allocation_schema
@@ -13,7 +13,7 @@ def reshape(req):
     policy.authorize(req, rules.RESHAPER_RESHAPE)
     data = validation.extract_json(
         req, allocation_schema.for_version(schema.POST_RESHAPER, req.version))
-    consumers = [allocation_handler.consumer_request(req, uuid, entry)
+    consumers = [consumer_form.consumer_request(req, uuid, entry)
                  for uuid, entry in sorted(data['allocations'].items())]
     tree = allocation_handler.routing_tree(
         req, set(data['inventories']) | {rp for c in consumers for rp in c['allocations']},

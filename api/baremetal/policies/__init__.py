@@ -1,0 +1,8 @@
+"""Policy rules of the bare-metal API, with Ironic's names and berth's defaults."""
+
+from api.baremetal.policies import endpoints
+
+
+def list_rules():
+    """Entry point of ``oslo.policy.policies`` (namespace berth.baremetal)."""
+    return list(endpoints.rules)

@@ -1,0 +1,131 @@
+"""Building /v1 answers: JSON bodies, the node and allocation representations,
+links and the ``next`` link of a full page."""
+
+import dataclasses
+import urllib.parse
+
+from oslo_serialization import jsonutils
+import webob
+
+from api.baremetal import version as api_version
+from api.common import response as common_response
+from objects.baremetal import node as node_obj
+
+_iso = common_response.iso
+
+# node fields shown only from a version on (older clients never see them)
+_NODE_FIELD_VERSIONS = {'name': '1.5', 'resource_class': '1.21', 'traits': '1.37',
+                        'fault': '1.42', 'conductor': '1.49', 'owner': '1.50',
+                        'description': '1.51', 'allocation_uuid': '1.52'}
+_NODE_LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
+                     'provision_state', 'maintenance')
+_ALLOCATION_FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
+                      'resource_class', 'traits', 'candidate_nodes', 'extra', 'owner',
+                      'created_at', 'updated_at')
+
+
+def send_json(body, status=200, headers=None):
+    resp = webob.Response(status=status, content_type='application/json',
+                          charset=None)
+    resp.body = jsonutils.dump_as_bytes(body)
+    for name, value in (headers or {}).items():
+        resp.headers[name] = value
+    return resp
+
+
+def no_content(status=204, headers=None):
+    resp = webob.Response(status=status)
+    resp.headers.pop('content-type', None)
+    for name, value in (headers or {}).items():
+        resp.headers[name] = value
+    return resp
+
+
+def links(req, resource, ident):
+    url = req.host_url + req.script_name
+    return [{'href': '%s/v1/%s/%s' % (url, resource, ident), 'rel': 'self'},
+            {'href': '%s/%s/%s' % (url, resource, ident), 'rel': 'bookmark'}]
+
+
+def pick(body, fields, always=('uuid',)):
+    """Keep only ``fields`` (plus ``always`` and links) of a representation."""
+    if fields is None:
+        return body
+    keep = set(fields) | set(always) | {'links'}
+    return {k: v for k, v in body.items() if k in keep}
+
+
+def collection(req, resource, items, limit):
+    """``{resource: items}`` plus ``next`` when the page is full."""
+    body = {resource: items}
+    if items and limit and len(items) >= limit:
+        params = [(k, v) for k, v in req.GET.items() if k not in ('marker', 'limit')]
+        params += [('limit', str(limit)), ('marker', items[-1]['uuid'])]
+        query = '&'.join('%s=%s' % (k, urllib.parse.quote(v, safe=','))
+                         for k, v in params)
+        path = req.path_info.rstrip('/')
+        body['next'] = '%s%s%s?%s' % (req.host_url, req.script_name, path, query)
+    return body
+
+
+def node(req, node, fields=None, detail=True):
+    """A node as the caller's version shows it (``fields`` only, or the list form)."""
+    body = {
+        'uuid': node.uuid, 'name': node.name, 'driver': node.driver,
+        'resource_class': node.resource_class,
+        'provision_state': node.provision_state,
+        'target_provision_state': node.target_provision_state,
+        'provision_updated_at': _iso(node.provision_updated_at),
+        'power_state': node.power_state,
+        'target_power_state': node.target_power_state,
+        'maintenance': node.maintenance,
+        'maintenance_reason': node.maintenance_reason, 'fault': node.fault,
+        'instance_uuid': node.instance_uuid, 'instance_info': node.instance_info,
+        'properties': node.properties, 'driver_info': node.driver_info,
+        'driver_internal_info': {}, 'extra': node.extra, 'owner': node.owner,
+        'description': node.description, 'last_error': node.last_error,
+        'reservation': node.reservation, 'conductor': node.conductor_affinity,
+        'conductor_group': '', 'console_enabled': False, 'chassis_uuid': None,
+        'clean_step': {}, 'deploy_step': {}, 'protected': False,
+        'protected_reason': None, 'retired': False, 'retired_reason': None,
+        'traits': node.traits, 'allocation_uuid': node.allocation_uuid,
+        'created_at': _iso(node.created_at), 'updated_at': _iso(node.updated_at),
+        'links': links(req, 'nodes', node.uuid),
+    }
+    for field, since in _NODE_FIELD_VERSIONS.items():
+        if not req.version.matches(since):
+            body.pop(field)
+    if fields is None and not detail:
+        fields = _NODE_LIST_FIELDS
+    return pick(body, fields)
+
+
+def node_fields(req):
+    """The node fields the caller's version may ask for (``fields``)."""
+    fields = set(node(req, _SAMPLE_NODE))
+    fields.discard('links')
+    return fields
+
+
+_SAMPLE_NODE = node_obj.Node(**{f.name: None for f in dataclasses.fields(node_obj.Node)})
+
+
+def allocation(req, alloc, fields=None):
+    """An allocation as the caller's version shows it (``fields`` only)."""
+    body = {'uuid': alloc.uuid, 'name': alloc.name, 'node_uuid': alloc.node_uuid,
+            'state': alloc.state, 'last_error': alloc.last_error,
+            'resource_class': alloc.resource_class, 'traits': alloc.traits,
+            'candidate_nodes': alloc.candidate_nodes, 'extra': alloc.extra,
+            'owner': alloc.owner, 'created_at': _iso(alloc.created_at),
+            'updated_at': _iso(alloc.updated_at),
+            'links': links(req, 'allocations', alloc.uuid)}
+    if not req.version.matches(api_version.ALLOCATION_OWNER):
+        body.pop('owner')
+    return pick(body, fields)
+
+
+def allocation_fields(req):
+    """The allocation fields the caller's version may ask for (``fields``)."""
+    if req.version.matches(api_version.ALLOCATION_OWNER):
+        return _ALLOCATION_FIELDS
+    return tuple(f for f in _ALLOCATION_FIELDS if f != 'owner')

@@ -1,0 +1,1 @@
+"""JSON schemas of the /v1 request bodies, one module per resource."""

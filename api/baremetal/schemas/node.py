@@ -1,0 +1,26 @@
+"""Bodies of POST /v1/nodes and what PATCH /v1/nodes/{node} may change."""
+
+# the only driver names accepted (no driver is loaded)
+DRIVERS = ('fake-hardware', 'manual-management', 'ipmi', 'redfish')
+
+_OBJECT = {'type': ['object', 'null']}
+_STRING = {'type': ['string', 'null'], 'maxLength': 255}
+
+CREATE_SCHEMA = {
+    'type': 'object',
+    'properties': {
+        'uuid': {'type': ['string', 'null']}, 'name': _STRING,
+        'driver': {'type': 'string', 'maxLength': 255},
+        'resource_class': {'type': ['string', 'null'], 'maxLength': 80},
+        'properties': _OBJECT, 'extra': _OBJECT, 'driver_info': _OBJECT,
+        'instance_info': _OBJECT, 'owner': _STRING,
+        'description': {'type': ['string', 'null'], 'maxLength': 4096},
+    },
+    'required': ['driver'],
+    'additionalProperties': False,
+}
+
+# JSON-patch paths (validation.apply_patch): True = the field and below
+PATCHABLE = {'name': True, 'resource_class': True, 'instance_uuid': True,
+             'instance_info': True, 'properties': True, 'extra': True,
+             'owner': True, 'driver_info': True, 'description': True}

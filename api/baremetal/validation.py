@@ -1,0 +1,104 @@
+"""Checking /v1 input: JSON bodies against their schemas, names, traits and JSON patches."""
+
+import re
+
+import jsonpatch
+import jsonschema
+import os_traits
+from oslo_utils import uuidutils
+
+from api.baremetal import fault
+from api.common import jsonbody
+
+_LOGICAL_NAME = re.compile(r'^[A-Za-z0-9._~-]{1,255}$')
+_CUSTOM_TRAIT = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
+_STANDARD_TRAITS = frozenset(os_traits.get_traits())
+
+
+def is_logical_name(value):
+    return isinstance(value, str) and bool(_LOGICAL_NAME.match(value))
+
+
+def is_valid_trait(value):
+    return (isinstance(value, str) and 0 < len(value) <= 255
+            and (bool(_CUSTOM_TRAIT.match(value)) or value in _STANDARD_TRAITS))
+
+
+def check_trait(value):
+    if not is_valid_trait(value):
+        raise fault.BadRequest('Invalid trait %s: a trait must be a standard trait '
+                               'or match ^CUSTOM_[A-Z0-9_]+$' % value)
+
+
+def check_name(value, what='name'):
+    if value is not None and not is_logical_name(value):
+        raise fault.BadRequest("Expected a logical name but received %s for %s; "
+                               "only [A-Za-z0-9._~-] are allowed, up to 255 "
+                               "characters." % (value, what))
+
+
+def check_ident(value):
+    if not (uuidutils.is_uuid_like(value) or is_logical_name(value)):
+        raise fault.BadRequest('Expected a logical name or UUID but received %s'
+                               % value)
+
+
+_VALIDATORS = {}
+
+
+def _validator(schema):
+    """The validator of ``schema``, built once: schemas are module constants
+    (the cache keeps each one alive, so an id is never reused)."""
+    validator = _VALIDATORS.get(id(schema))
+    if validator is None:
+        validator = _VALIDATORS[id(schema)] = jsonschema.Draft7Validator(schema)
+    return validator
+
+
+def json_body(req, schema=None):
+    """The parsed JSON body, validated against ``schema`` when given (400 otherwise).
+
+    ``schema`` is a module constant: its validator is built once.
+    """
+    try:
+        data = jsonbody.loads(req.body or b'null')
+    except ValueError as exc:
+        raise fault.BadRequest('Malformed JSON: %s' % exc)
+    if schema is not None:
+        errors = sorted(_validator(schema).iter_errors(data),
+                        key=lambda e: list(e.absolute_path))
+        if errors:
+            err = errors[0]
+            where = '/'.join(str(p) for p in err.absolute_path)
+            raise fault.BadRequest('Invalid input for field/attribute %s. %s'
+                                   % (where or 'body', err.message))
+    return data
+
+
+def apply_patch(doc, patch, allowed):
+    """Apply a JSON patch to ``doc`` (a dict); only paths under ``allowed`` may change.
+
+    ``allowed`` maps a top-level field to True (itself and below) or 'sub'
+    (only keys below it, like /extra/foo).
+    """
+    if not isinstance(patch, list) or not patch:
+        raise fault.BadRequest('A JSON patch must be a non-empty list of operations')
+    for op in patch:
+        if not isinstance(op, dict) or 'path' not in op or 'op' not in op:
+            raise fault.BadRequest('Invalid JSON patch operation: %s' % (op,))
+        if op['op'] not in ('add', 'replace', 'remove'):
+            raise fault.BadRequest("Operation %s is not supported; use add, "
+                                   "replace or remove" % op['op'])
+        if op['op'] != 'remove' and 'value' not in op:
+            raise fault.BadRequest("'add' and 'replace' operations need a value")
+        parts = op['path'].lstrip('/').split('/')
+        rule = allowed.get(parts[0])
+        if rule is None or (rule == 'sub' and len(parts) < 2) or (
+                rule is True and len(parts) > 1 and parts[0] not in (
+                    'instance_info', 'properties', 'extra', 'driver_info')):
+            raise fault.BadRequest('Cannot update %s' % op['path'])
+    try:
+        return jsonpatch.apply_patch(doc, patch)
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException,
+            KeyError, IndexError, TypeError) as exc:
+        raise fault.BadRequest('Invalid patch: %s' % exc)
