@@ -9,12 +9,12 @@ RPC call, so the node rules (409) reach the client.
 """
 
 import dataclasses
-import datetime
 
 from oslo_utils import uuidutils
 
 from api.baremetal import common, fault, policy
 from api.baremetal import version as api_version
+from api.common.conductor import require_conductor
 from common import exception
 from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import mirror as node_provider
@@ -69,13 +69,6 @@ def _visible(req, alloc):
     if scope is not None and alloc.owner != scope:
         raise exception.AllocationNotFound(allocation=alloc.uuid)
     return alloc
-
-
-def _conductor(req):
-    if req.conductor is None:
-        raise fault.ServiceUnavailable('No conductor is available to process the '
-                                       'request.')
-    return req.conductor
 
 
 def _validate_create(req, data):
@@ -154,7 +147,7 @@ def _create_and_cast(req, values):
     time leaves the row ``allocating`` (it, its re-drive or the orphan
     takeover finishes it), which the answer then shows.
     """
-    conductor = _conductor(req)
+    conductor = require_conductor(req)
     values.setdefault('uuid', uuidutils.generate_uuid())
     req.context.resource_uuid = values['uuid']      # on every log line from here
     host = conductor.allocation_owner(values['uuid'])
@@ -172,13 +165,11 @@ def _create_and_cast(req, values):
             return alloc_obj.get_by_id(req.context, alloc.id)
         except exception.AllocationNotFound:
             raise unavailable from None
-    if not written:
+    if written is None:
         return alloc
-    updated = written.get('updated_at')
     return dataclasses.replace(
-        alloc, state=written['state'], node_uuid=written.get('node_uuid'),
-        last_error=written.get('last_error'),
-        updated_at=updated and datetime.datetime.fromisoformat(updated))
+        alloc, state=written.state, node_uuid=written.node_uuid,
+        last_error=written.last_error, updated_at=written.updated_at)
 
 
 @common.endpoint(api_version.ALLOCATIONS)
@@ -241,7 +232,7 @@ def update_allocation(req):
 def delete_allocation(req):
     policy.authorize(req, policy.ALLOCATION_DELETE)
     alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
-    _conductor(req).destroy_allocation(req.context, alloc.uuid)
+    require_conductor(req).destroy_allocation(req.context, alloc.uuid)
     return common.no_content()
 
 
@@ -257,5 +248,5 @@ def get_node_allocation(req):
 def delete_node_allocation(req):
     policy.authorize(req, policy.ALLOCATION_DELETE)
     alloc = _visible(req, alloc_obj.get_by_node(req.context, req.urlvars['node']))
-    _conductor(req).destroy_allocation(req.context, alloc.uuid)
+    require_conductor(req).destroy_allocation(req.context, alloc.uuid)
     return common.no_content()

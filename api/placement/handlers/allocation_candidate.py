@@ -1,144 +1,12 @@
 """GET /allocation_candidates: parse the request language, search, reply by version."""
 
 import dataclasses
-import re
 
-from api.placement import errors, fault, policy, query, response, router, validation
+from api.placement import candidate_request, fault, policy, response, router
 from api.placement.policies import endpoints as rules
-from api.placement.schemas import allocation_candidate as schema
 from common import exception
 from objects.candidates import answer_cache, wire
 from objects.candidates import finder as ac_obj
-from objects.candidates import request as request_group
-
-MAX_LIMIT = 2 ** 31 - 1
-_GROUP_KEY = re.compile('^(%s)(.*)$' % '|'.join(schema.GROUP_KEYS))
-
-
-def _root_required(req):
-    values = query.multi(req, 'root_required')
-    if not values:
-        return set(), set()
-    if len(values) > 1:
-        raise fault.BadRequest(
-            "Query parameter 'root_required' may be specified only once.",
-            code=errors.QUERY_DUPLICATE_KEY)
-    return query.parse_root_required(values[0])
-
-
-def _same_subtree(req, suffixes):
-    found = []
-    for value in query.multi(req, 'same_subtree'):
-        names = [name.strip() for name in value.split(',')]
-        if any(not name for name in names):
-            raise fault.BadRequest(
-                "Empty string (unsuffixed group) can not be specified in "
-                "same_subtree: %s" % value, code=errors.QUERY_BAD_VALUE)
-        unknown = [name for name in names if name not in suffixes]
-        if unknown:
-            raise fault.BadRequest(
-                "Real suffixes should be specified in same_subtree: %s not "
-                "found in %s" % (', '.join(unknown), sorted(suffixes)),
-                code=errors.QUERY_BAD_VALUE)
-        found.append(names)
-    return found
-
-
-def _suffixes(params):
-    """{suffix: {group key: True}} for every group key of the request."""
-    groups = {}
-    for key in params:
-        match = _GROUP_KEY.match(key)
-        if match:
-            groups.setdefault(match.group(2), set()).add(match.group(1))
-    return groups
-
-
-def _build_groups(req, keys_by_suffix):
-    groups = []
-    for suffix in sorted(keys_by_suffix, key=lambda s: (s != '', s)):
-        keys = keys_by_suffix[suffix]
-
-        def one(name, keys=keys, suffix=suffix):
-            if name not in keys:
-                return None
-            values = query.multi(req, name + suffix)
-            return values[-1] if name in ('resources', 'in_tree') else values
-
-        groups.append(query.build_group(
-            req.version, suffix=suffix, resources=one('resources'),
-            required=one('required'), member_of=one('member_of'),
-            in_tree=one('in_tree')))
-    return groups
-
-
-def _check_structure(req, groups, same_subtree):
-    in_subtree = {name for names in same_subtree for name in names}
-    if req.version.matches('1.36'):
-        if not any(g.resources for g in groups):
-            raise fault.BadRequest(
-                'At least one request group (`resources` or `resources{N}`) '
-                'is required.', code=errors.QUERY_MISSING_VALUE)
-        for g in groups:
-            if g.resources:
-                continue
-            if not g.suffix:
-                raise fault.BadRequest(
-                    'Resourceless unsuffixed group is not supported: the '
-                    'unsuffixed `required`, `member_of` or `in_tree` need '
-                    '`resources`.', code=errors.QUERY_BAD_VALUE)
-            if g.suffix not in in_subtree:
-                raise fault.BadRequest(
-                    'Resourceless suffixed group request should be specified '
-                    'in `same_subtree` query param: bad group(s) - [%s].'
-                    % g.suffix, code=errors.QUERY_BAD_VALUE)
-        return
-    if not groups:
-        raise fault.BadRequest(
-            'At least one request group (`resources` or `resources{N}`) is '
-            'required.')
-    for g in groups:
-        if not g.resources:
-            raise fault.BadRequest(
-                'All traits parameters must be associated with resources. '
-                'Found orphaned traits, member_of or in_tree keys in group '
-                '%r.' % g.suffix)
-
-
-def _check_conflicts(req, groups):
-    if not req.version.matches(query.FORBIDDEN_TRAITS):
-        return
-    for g in groups:
-        for any_of in g.required:
-            if any_of <= g.forbidden:
-                raise fault.BadRequest(
-                    "Conflicting required and forbidden traits found in the "
-                    "following traits keys: %s: (%s)"
-                    % ('required' + g.suffix, ', '.join(sorted(any_of))))
-
-
-def parse_request(req):
-    """The ResourceRequest of a GET /allocation_candidates query string (2.12)."""
-    params = validation.validate_query(req, schema.list_query(req.version))
-    root_required, root_forbidden = _root_required(req)
-    keys_by_suffix = _suffixes(params)
-    same_subtree = _same_subtree(req, {s for s in keys_by_suffix if s})
-    groups = _build_groups(req, keys_by_suffix)
-    _check_structure(req, groups, same_subtree)
-    _check_conflicts(req, groups)
-    policy_value = params.get('group_policy')
-    if len([g for g in groups if g.suffix]) > 1 and policy_value is None:
-        raise fault.BadRequest(
-            'The "group_policy" parameter is required when specifying more '
-            'than one "resources{N}" parameter.')
-    limit = params.get('limit')
-    return request_group.ResourceRequest(
-        groups=groups, group_policy=policy_value,
-        # no answer is longer than this; a bigger number means "no limit" and
-        # must not reach the database, whose integers are 64-bit
-        limit=min(int(limit), MAX_LIMIT) if limit is not None else None,
-        root_required=root_required, root_forbidden=root_forbidden,
-        same_subtree=same_subtree)
 
 
 def _options(req, limit):
@@ -170,7 +38,7 @@ def _answer(req, request, options):
 @router.endpoint('1.10', json_reply=True)
 def list_allocation_candidates(req):
     policy.authorize(req, rules.ALLOCATION_CANDIDATES_LIST)
-    request = parse_request(req)
+    request = candidate_request.parse_request(req)
     options = _options(req, request.limit)
     try:
         if options.randomize:
