@@ -17,6 +17,7 @@ from api.baremetal import version as api_version
 from api.common.conductor import require_conductor
 from common import exception
 from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import backfill as node_backfill
 from objects.baremetal import mirror as node_provider
 from objects.baremetal import node as node_obj
 from objects.baremetal import reservation as node_reservation
@@ -116,7 +117,7 @@ def create_allocation(req):
     node_ident = values.pop('node', None)
     if node_ident is not None:
         try:
-            alloc, error = node_reservation.backfill(ctx, values, node_ident,
+            alloc, error = node_backfill.backfill(ctx, values, node_ident,
                                                      claim=_claimant(req))
         except exception.NodeNotFound as exc:
             raise fault.BadRequest(exc.message)
