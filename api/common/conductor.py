@@ -5,12 +5,14 @@ Every handler of either API that needs a conductor calls
 business (conductor.rpcapi.routing), never a handler's.
 """
 
+from typing import Any
+
 from common import exception
 
 NO_CONDUCTOR = 'no conductor is configured'
 
 
-def require_conductor(req):
+def require_conductor(req: Any) -> Any:
     """The request's conductor RPC client (conductor.rpcapi.ConductorAPI), or 503.
 
     503 (``Service unavailable: no conductor is configured``) when this API

@@ -13,7 +13,10 @@ the routing did.  With the placement backend the conductor passes a
 and releases and backfills pass ``mirror=True`` (objects/baremetal/mirror.py).
 """
 
+from __future__ import annotations
+
 import collections
+from collections.abc import Callable, Collection
 import dataclasses
 import enum
 from typing import Any, NamedTuple
@@ -47,7 +50,8 @@ CANDIDATE_BATCH = 8
 
 
 @db_api.reader
-def find_candidates(ctx, alloc, limit=None, exclude=()):
+def find_candidates(ctx: Any, alloc: Any, limit: int | None = None,
+                    exclude: Collection[int] = ()) -> list[Candidate]:
     """:func:`_candidates` in a read transaction (joins the caller's)."""
     return _candidates(ctx, alloc, limit, exclude)
 
@@ -129,7 +133,7 @@ def _fit_clauses(alloc):
 
 
 @db_api.reader
-def prepare(ctx, alloc_id):
+def prepare(ctx: Any, alloc_id: int) -> tuple[Any, list[Candidate]]:
     """(allocation, candidates) in one read; no candidates unless it is ``allocating``."""
     alloc = alloc_obj.get_by_id(ctx, alloc_id)
     if alloc.state != alloc_obj.ALLOCATING:
@@ -146,6 +150,10 @@ class Outcome(enum.StrEnum):
 
 
 LOCKED, SKIPPED, RESERVED, NOT_OURS = Outcome
+
+
+# ``order(alloc, candidates)``: the candidates to try, in order (or CannotAllocate)
+Order = Callable[[Any, list[Candidate]], list[Candidate]]
 
 
 class CannotAllocate(Exception):
@@ -172,13 +180,14 @@ class FirstPass(NamedTuple):
 
 
 @db_api.writer
-def reserve(ctx, alloc_id, host, order):
+def reserve(ctx: Any, alloc_id: int, host: str, order: Order) -> FirstPass:
     """:func:`_reserve` in one write transaction."""
     return _reserve(ctx, alloc_id, host, order)
 
 
 @db_api.writer
-def reserve_many(ctx, alloc_ids, host, order):
+def reserve_many(ctx: Any, alloc_ids: list[int], host: str, order: Order
+                 ) -> list[FirstPass | Exception]:
     """:func:`_reserve` for several allocations in one transaction, each in a savepoint.
 
     An allocation that is gone (AllocationNotFound) or whose reservation a
@@ -250,7 +259,8 @@ _HOLD = _NODE.update().where(
 
 
 @db_api.writer
-def claim(ctx, alloc, node_id, host, hold=None):
+def claim(ctx: Any, alloc: Any, node_id: int, host: str,
+          hold: Callable[[Any, Any, Any], None] | None = None) -> Outcome:
     """:func:`_claim` in its own write transaction (or the caller's)."""
     return _claim(ctx, alloc, node_id, host, hold)
 
@@ -362,7 +372,7 @@ def _release(ctx, node_id, host):
 
 
 @db_api.writer
-def destroy_allocation(ctx, ident, host, mirror=False):
+def destroy_allocation(ctx: Any, ident: str, host: str, mirror: bool = False) -> None:
     """Delete an allocation; with a node, under the node lock and Ironic's state rules.
 
     Raises NodeLocked when the node is held, NodeInvalidState when it is
@@ -395,7 +405,7 @@ def destroy_allocation(ctx, ident, host, mirror=False):
 
 
 @db_api.writer
-def delete_unstarted(ctx, alloc_id):
+def delete_unstarted(ctx: Any, alloc_id: int) -> bool:
     """Remove an ``allocating`` row whose cast could not be sent; whether it did.
 
     False when a conductor finished the row meanwhile (its re-drive reads
