@@ -5,10 +5,14 @@ request context (oslo.db enginefacade); the context carries the Database in
 ``ctx.db``.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
 import contextlib
 import functools
 import os
 import threading
+from typing import Any, ParamSpec, TypeVar
 
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
@@ -16,8 +20,11 @@ import sqlalchemy as sa
 
 from db import change, dialect, liveness
 
+P = ParamSpec('P')
+R = TypeVar('R')
 
-def connection_url(conf):
+
+def connection_url(conf: Any) -> str:
     """[database] connection, or the embedded SQLite file in state_path."""
     if conf.database.connection:
         return conf.database.connection
@@ -33,7 +40,8 @@ PING_IDLE_AFTER = 1.0
 class Database:
     """A configured enginefacade transaction context for one database."""
 
-    def __init__(self, url, ping_idle_after=PING_IDLE_AFTER, **options):
+    def __init__(self, url: str, ping_idle_after: float = PING_IDLE_AFTER,
+                 **options: Any) -> None:
         self.url = url
         self.is_sqlite = url.startswith('sqlite')
         self._tc = enginefacade.transaction_context()
@@ -70,7 +78,7 @@ class Database:
             liveness.ping_when_idle(self._tc.writer.get_engine(), ping_idle_after)
 
     @classmethod
-    def from_conf(cls, conf):
+    def from_conf(cls, conf: Any) -> Database:
         d = conf.database
         options = {'max_pool_size': d.max_pool_size,
                    'max_overflow': d.max_overflow,
@@ -86,18 +94,18 @@ class Database:
         return cls(url, ping_idle_after=d.ping_idle_after, **options)
 
     @property
-    def engine(self):
+    def engine(self) -> sa.engine.Engine:
         return self._tc.writer.get_engine()
 
-    def reader(self, ctx):
+    def reader(self, ctx: Any) -> Any:
         return self._tc.reader.using(ctx)
 
-    def writer(self, ctx):
+    def writer(self, ctx: Any) -> Any:
         if self._write_lock is None:
             return self._tc.writer.using(ctx)
         return _serialised(self._write_lock, self._tc.writer.using(ctx))
 
-    def change_token(self):
+    def change_token(self) -> tuple[int, int] | None:
         """A token that changes whenever anything is committed, or None.
 
         Equal tokens read at two moments mean nothing was committed in
@@ -107,7 +115,7 @@ class Database:
         """
         return self._watcher.token() if self._watcher is not None else None
 
-    def dispose(self):
+    def dispose(self) -> None:
         if self._watcher is not None:
             self._watcher.close()
         self._tc.writer.get_engine().dispose()
@@ -151,7 +159,7 @@ def _serialised(lock, transaction):
             yield session
 
 
-def reader(fn):
+def reader(fn: Callable[P, R]) -> Callable[P, R]:
     """Run ``fn(ctx, ...)`` in a read transaction; the session is ``ctx.session``."""
     @functools.wraps(fn)
     def wrapper(ctx, *args, **kwargs):
@@ -160,7 +168,7 @@ def reader(fn):
     return wrapper
 
 
-def writer(fn):
+def writer(fn: Callable[P, R]) -> Callable[P, R]:
     """Run ``fn(ctx, ...)`` in a write transaction, committed on return.
 
     The outermost writer is retried when the engine makes it a deadlock
@@ -181,7 +189,7 @@ def writer(fn):
     return wrapper
 
 
-def in_transaction(ctx):
+def in_transaction(ctx: Any) -> bool:
     """Whether this thread is inside a reader or writer of ``ctx``."""
     try:
         return ctx.transaction_ctx is not None
@@ -189,5 +197,5 @@ def in_transaction(ctx):
         return False
 
 
-def is_duplicate(exc):
+def is_duplicate(exc: BaseException) -> bool:
     return isinstance(exc, db_exc.DBDuplicateEntry)

@@ -26,6 +26,7 @@ backlog), all waited for against one deadline.
 
 import collections
 import datetime
+import enum
 import logging
 import threading
 import time
@@ -39,6 +40,14 @@ LOG = logging.getLogger(__name__)
 
 def _now():
     return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+
+
+class Admission(enum.StrEnum):
+    """What :meth:`AllocationQueue.submit` did with an allocation."""
+    STARTED = 'started'   # on a worker now
+    QUEUED = 'queued'     # in the backlog, for the next free worker
+    HELD = 'held'         # already queued or running here: ignored
+    LEFT = 'left'         # the backlog is full: the re-drive will submit it again
 
 
 class _Waiter:
@@ -76,18 +85,17 @@ class AllocationQueue:
             return len(self._backlog)
 
     def submit(self, ctx, alloc_id):
-        """Start ``alloc_id`` now, or queue it; 'started', 'queued', 'held' or 'left'.
+        """Start ``alloc_id`` now, or queue it; the :class:`Admission` it got.
 
-        'held': already queued or running here; 'left': the backlog is full and
-        the row waits for the re-drive.  Never raises NoFreeWorker.
+        Never raises NoFreeWorker.
         """
         with self._lock:
             if alloc_id in self._held:
-                return 'held'
+                return Admission.HELD
             self._held.add(alloc_id)
         try:
             self.workers.spawn(self._drain, ctx, alloc_id)
-            return 'started'
+            return Admission.STARTED
         except exception.NoFreeWorker:
             pass
         with self._lock:
@@ -96,10 +104,10 @@ class AllocationQueue:
                 LOG.warning('Conductor %s: backlog full (%d); allocation %s waits '
                             'for the re-drive', self.allocator.host, self.bound,
                             alloc_id)
-                return 'left'
+                return Admission.LEFT
             self._backlog.append((ctx, alloc_id))
         self.kick()  # a worker may have finished between the refusal and the append
-        return 'queued'
+        return Admission.QUEUED
 
     def run(self, ctx, alloc_id, wait):
         """Drive ``alloc_id`` and answer what its worker wrote, waiting up to ``wait`` s.
@@ -125,7 +133,7 @@ class AllocationQueue:
         with self._lock:
             self._waiters.setdefault(alloc_id, []).append(waiter)
         try:
-            if self.submit(ctx, alloc_id) != 'left' and waiter.done.wait(wait):
+            if self.submit(ctx, alloc_id) != Admission.LEFT and waiter.done.wait(wait):
                 return waiter.result
             return None
         finally:
@@ -159,7 +167,7 @@ class AllocationQueue:
             waiter = _Waiter()
             with self._lock:
                 self._waiters.setdefault(alloc_id, []).append(waiter)
-            if self.submit(ctx, alloc_id) == 'left':
+            if self.submit(ctx, alloc_id) == Admission.LEFT:
                 waiter.done.set()       # the re-drive finishes it: not known now
             waiters.append((alloc_id, waiter))
         for alloc_id, waiter in waiters:
@@ -256,9 +264,9 @@ class AllocationQueue:
         for row in alloc_obj.list_allocating(ctx, affinity=self.allocator.host,
                                              older_than=cutoff):
             outcome = self.submit(berth_context.admin_context(ctx.db), row.id)
-            if outcome == 'left':
+            if outcome == Admission.LEFT:
                 break
-            if outcome != 'held':
+            if outcome != Admission.HELD:
                 submitted += 1
         if submitted:
             LOG.info('Conductor %s re-drove %d waiting allocations',

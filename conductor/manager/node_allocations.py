@@ -5,6 +5,9 @@ host; every write of the allocation is conditional on that (see
 objects/baremetal/reservation.py), so a row taken over by a peer is never
 written by two conductors.  ``allocate`` never raises: the allocation ends
 ``active`` or ``error``, or stays ``allocating`` only when it is not ours.
+Every step that finds the allocation cannot be satisfied raises
+reservation.CannotAllocate with the reason; ``allocate`` alone catches it and
+records ``error`` with that reason as ``last_error``.
 
 With ``[allocation] backend = placement`` the reservation of a node also
 writes the Placement claim (consumer = the allocation uuid, one unit of the
@@ -20,6 +23,7 @@ import time
 from oslo_db import exception as db_exc
 
 from common import exception
+from conductor.rpcapi import payloads
 from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import mirror as node_provider
 from objects.baremetal import reservation
@@ -29,9 +33,7 @@ LOG = logging.getLogger(__name__)
 
 def _written(alloc):
     """What a finished allocation looks like to the API (the reply of a call)."""
-    return {'state': alloc.state, 'node_uuid': alloc.node_uuid,
-            'last_error': alloc.last_error,
-            'updated_at': alloc.updated_at and alloc.updated_at.isoformat()}
+    return payloads.AllocationOutcome.of(alloc).to_primitive()
 
 
 def _failure(alloc, reason):
@@ -42,10 +44,6 @@ def _failure(alloc, reason):
 _CLAIM_RETRY = (exception.ConcurrentUpdate, db_exc.DBDeadlock)
 _CLAIM_SKIP = (exception.InvalidAllocation, exception.AllocationProviderNotFound,
                exception.AllocationClassNotFound)
-
-
-class _QuotaRefused(Exception):
-    """The claim was over quota: no other node would do better."""
 
 
 class NodeAllocator:
@@ -106,8 +104,11 @@ class NodeAllocator:
         nothing it can vouch for (not ours, gone, or its result not saved).
         ``first``: what a shared first pass (``allocate_many``) already did.
         """
+        failed = None
         try:
             alloc, todo = self._first_pass(ctx, alloc_id, first)
+        except reservation.CannotAllocate as exc:
+            alloc, todo, failed = exc.alloc, [], exc
         except exception.AllocationNotFound:
             return None  # deleted before we got to it
         except Exception:
@@ -119,11 +120,15 @@ class NodeAllocator:
                 or alloc.conductor_affinity != self.host):
             return None
         try:
-            reason = todo if isinstance(todo, str) else self._allocate(ctx, alloc, todo)
+            if failed is not None:
+                raise failed
+            self._allocate(ctx, alloc, todo)
+        except reservation.CannotAllocate as exc:
+            reason = str(exc)
         except Exception as exc:
             LOG.exception('Unexpected exception during allocation %s', alloc.uuid)
             reason = 'Unexpected exception during allocation: %s' % exc
-        if reason is None:
+        else:
             return _written(alloc) if alloc.state == alloc_obj.ACTIVE else None
         LOG.info('Allocation %s failed: %s', alloc.uuid, reason)
         message = _failure(alloc, reason)
@@ -139,7 +144,12 @@ class NodeAllocator:
         return None
 
     def _first_pass(self, ctx, alloc_id, first=None):
-        """(allocation, what is left): a reason, candidates to try, or (None, None) when done.
+        """(allocation or None, the candidates still to try).
+
+        Nothing is left to try when the first pass finished the row (it
+        shows ``active``) or it is not ours (None).  Raises
+        reservation.CannotAllocate (with the allocation) when no node can
+        take it.
 
         With the database backend the first pass over the candidates runs in
         the transaction that reads them (objects.baremetal.reservation.reserve);
@@ -152,86 +162,93 @@ class NodeAllocator:
                     first = reservation.reserve(ctx, alloc_id, self.host, self._order)
                 elif isinstance(first, Exception):
                     raise first
-                alloc, outcome, locked = first
             except (exception.NodeAssociated, db_exc.DBError) as exc:
                 # the whole first pass rolled back: node by node below
                 LOG.debug('First pass of allocation %s rolled back: %s', alloc_id, exc)
             else:
-                if outcome == reservation.RESERVED:
-                    return alloc, None   # updated in place: active on its node
-                if outcome == reservation.NOT_OURS:
-                    return None, None
-                if outcome is not None:
-                    return alloc, outcome
-                if not locked:
-                    return alloc, 'all nodes were filtered out during reservation'
-                return alloc, locked
+                if first.outcome == reservation.RESERVED:
+                    return first.alloc, []   # updated in place: active on its node
+                if first.outcome == reservation.NOT_OURS:
+                    return None, []
+                if first.reason is not None:
+                    raise reservation.CannotAllocate(first.reason, first.alloc)
+                if not first.locked:
+                    raise reservation.CannotAllocate(
+                        'all nodes were filtered out during reservation', first.alloc)
+                return first.alloc, first.locked
         return reservation.prepare(ctx, alloc_id)
 
     @staticmethod
     def _order(alloc, nodes):
-        """The candidates to try, in order (shuffled, its name first), or why there are none."""
+        """The candidates to try, in order (shuffled, its name first).
+
+        Raises reservation.CannotAllocate saying why when there are none.
+        """
         if not nodes:
             if alloc.candidate_nodes:
-                return ('none of the requested nodes are available and match the '
-                        'resource class %s' % alloc.resource_class)
-            return 'no available nodes match the resource class %s' % alloc.resource_class
+                raise reservation.CannotAllocate(
+                    'none of the requested nodes are available and match the '
+                    'resource class %s' % alloc.resource_class, alloc)
+            raise reservation.CannotAllocate(
+                'no available nodes match the resource class %s' % alloc.resource_class,
+                alloc)
         wanted = set(alloc.traits)
         nodes = [n for n in nodes if wanted <= set(n.traits)]
         if not nodes:
-            return ('no suitable nodes have the requested traits %s'
-                    % ', '.join(alloc.traits))
+            raise reservation.CannotAllocate(
+                'no suitable nodes have the requested traits %s'
+                % ', '.join(alloc.traits), alloc)
         random.shuffle(nodes)
         if alloc.name:
             nodes.sort(key=lambda n: n.name != alloc.name)  # stable: name first
         return nodes
 
     def _allocate(self, ctx, alloc, nodes):
-        """Reserve one of ``nodes``; None on success (or when no longer ours), else the reason."""
+        """Reserve one of ``nodes`` (done too when the row is no longer ours).
+
+        Raises reservation.CannotAllocate when none can be reserved.
+        """
         nodes = self._order(alloc, nodes)
-        if isinstance(nodes, str):
-            return nodes
         total = len(nodes)
         for attempt in range(self.lock_attempts):
             if attempt:
                 time.sleep(self.lock_interval)
             locked = []
             for node in nodes:
-                try:
-                    outcome = self._try_node(ctx, alloc, node)
-                except _QuotaRefused as exc:
-                    return str(exc)
-                if outcome == 'locked':
+                outcome = self._try_node(ctx, alloc, node)
+                if outcome == reservation.LOCKED:
                     locked.append(node)
-                elif outcome == 'done':
-                    return None
+                elif outcome in (reservation.RESERVED, reservation.NOT_OURS):
+                    return
             if not locked:
-                return 'all nodes were filtered out during reservation'
+                raise reservation.CannotAllocate(
+                    'all nodes were filtered out during reservation', alloc)
             nodes = locked
-        return 'could not reserve any of %d suitable nodes' % total
+        raise reservation.CannotAllocate(
+            'could not reserve any of %d suitable nodes' % total, alloc)
 
     def _try_node(self, ctx, alloc, node):
-        """'done', 'locked' (retry later) or 'skip' (the node no longer fits)."""
+        """A reservation.Outcome: RESERVED, NOT_OURS, LOCKED (retry later) or SKIPPED.
+
+        Raises reservation.CannotAllocate when the claim was over quota: no
+        other node would do better.
+        """
         hold = self.claimant.hold if self.claimant is not None else None
         try:
             outcome = reservation.claim(ctx, alloc, node.id, self.host, hold=hold)
         except (exception.NodeAssociated, exception.NodeNotFound):
-            return 'skip'
+            return reservation.SKIPPED
         except exception.QuotaExceeded as exc:
-            raise _QuotaRefused(exc.message.rstrip('.'))
+            raise reservation.CannotAllocate(exc.message.rstrip('.'), alloc)
         except _CLAIM_SKIP as exc:
             LOG.info('Placement refused node %s for allocation %s: %s', node.uuid,
                      alloc.uuid, exc)
-            return 'skip'
+            return reservation.SKIPPED
         except _CLAIM_RETRY:
-            return 'locked'
-        if outcome == reservation.LOCKED:
-            return 'locked'
-        if outcome == reservation.SKIPPED:
-            return 'skip'
+            return reservation.LOCKED
         if outcome == reservation.NOT_OURS:
             LOG.info('Allocation %s is no longer ours; leaving it', alloc.uuid)
-        return 'done'
+        return outcome
 
     def destroy(self, ctx, ident):
         """Delete an allocation (NodeLocked / NodeInvalidState / AllocationNotFound)."""

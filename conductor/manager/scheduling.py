@@ -24,6 +24,7 @@ from oslo_db import exception as db_exc
 
 from common import exception
 from conductor.manager import inflight
+from conductor.rpcapi import payloads
 from objects.candidates import finder as ac_obj
 from objects.candidates import request as request_group
 from objects.candidates import weighers
@@ -240,8 +241,9 @@ class Scheduler:
                                                          result, since, distinct_roots)
                 tried += attempts
                 if claimed:
-                    return [{'consumer_uuid': c['uuid'], 'allocations': cand.allocations}
-                            for c, cand in zip(consumers, claimed)]
+                    return payloads.claimed_to_primitive(
+                        [payloads.ClaimedConsumer(c['uuid'], cand.allocations)
+                         for c, cand in zip(consumers, claimed)])
         raise exception.NoValidHost(
             reason='concurrent claims took every candidate tried (%d attempts)' % tried)
 

@@ -1,18 +1,26 @@
 """Client side of the conductor RPC API (used by the API and by peers).
 
-Every method pins the lowest RPC version it needs and is routed by a key to
-the conductor that owns it on the hash ring (``prepare(server=owner)``); the
-version history lives in :mod:`conductor.rpcapi.version`.
+Every method pins the lowest RPC version it needs and computes its own
+routing key from its arguments (:mod:`conductor.rpcapi.routing`): the
+conductor that owns the key on the hash ring gets the message
+(``prepare(server=owner)``).  Arguments and answers are the typed payloads
+of :mod:`conductor.rpcapi.payloads`, sent as their primitives; the version
+history lives in :mod:`conductor.rpcapi.version`.
 """
+
+from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
+from oslo_config import cfg
 import oslo_messaging as messaging
 
 from common import exception, rpc
+from common.context import RequestContext
 from conductor import ring as conductor_ring
-from conductor.rpcapi import allocation_batch
+from conductor.rpcapi import allocation_batch, payloads, routing
 from conductor.rpcapi import version as rpc_version
 
 LOG = logging.getLogger(__name__)
@@ -29,7 +37,8 @@ class ConductorAPI:
     :param ring: anything with ``owner(key) -> host`` (conductor.ring.Ring).
     """
 
-    def __init__(self, conf, transport, ring):
+    def __init__(self, conf: cfg.ConfigOpts, transport: messaging.Transport,
+                 ring: Any) -> None:
         self.conf = conf
         self.ring = ring
         self.version_cap = conf.upgrade_levels.conductor or rpc_version.RPC_API_VERSION
@@ -44,33 +53,37 @@ class ConductorAPI:
         if self.can_send_version('1.5'):
             self._batcher = allocation_batch.AllocationBatcher(self._create_allocations)
 
-    def can_send_version(self, version):
+    def can_send_version(self, version: str) -> bool:
         """Whether every conductor is new enough for ``version`` (rolling upgrades)."""
         return self.client.can_send_version(version)
 
-    def _prepare(self, routing_key, version):
+    def _prepare(self, routing_key: str, version: str):
         server = self.ring.owner(routing_key)
         return server, self.client.prepare(server=server, version=version)
 
-    def _call(self, ctx, routing_key, method, version, **kwargs):
+    def _call(self, ctx: RequestContext, routing_key: str, method: str, version: str,
+              **kwargs: Any) -> Any:
         """``call`` ``method`` on the owner of ``routing_key``; wait for its answer."""
         server, cctxt = self._prepare(routing_key, version)
         with rpc.translate_errors(server, method):
             return cctxt.call(ctx, method, **kwargs)
 
-    def _cast(self, ctx, routing_key, method, version, **kwargs):
+    def _cast(self, ctx: RequestContext, routing_key: str, method: str, version: str,
+              **kwargs: Any) -> None:
         """``cast`` ``method`` to the owner of ``routing_key``; do not wait."""
         server, cctxt = self._prepare(routing_key, version)
         with rpc.translate_errors(server, method):
             cctxt.cast(ctx, method, **kwargs)
 
-    # --- the RPC API (one short method per RPC method) ---
+    # --- the RPC API (one short method per RPC method; the writes answer
+    # what the conductor answers, None today) ---
 
-    def ping(self, ctx, routing_key):
+    def ping(self, ctx: RequestContext, routing_key: str) -> dict[str, Any]:
         """Ask the owner of ``routing_key`` who it is: ``{'host', 'members'}``."""
         return self._call(ctx, routing_key, 'ping', '1.0')
 
-    def conductors(self, ctx, ping_timeout=1):
+    def conductors(self, ctx: RequestContext, ping_timeout: float = 1
+                   ) -> list[dict[str, Any]]:
         """The live conductors, each pinged: for status pages, not for routing.
 
         ``[{'host', 'rpc_api_version', 'joined_age', 'heartbeat_age',
@@ -99,16 +112,17 @@ class ConductorAPI:
             found.append(entry)
         return found
 
-    def allocation_owner(self, allocation_uuid):
+    def allocation_owner(self, allocation_uuid: str) -> str:
         """The conductor that will own a new node allocation (its affinity host)."""
-        return self.ring.owner(allocation_uuid)
+        return self.ring.owner(routing.allocation_key(allocation_uuid))
 
-    def create_allocation(self, ctx, allocation_id, host, wait=0):
+    def create_allocation(self, ctx: RequestContext, allocation_id: int, host: str,
+                          wait: float = 0) -> payloads.AllocationOutcome | None:
         """Hand node allocation ``allocation_id`` to its affinity ``host``.
 
         ``wait`` <= 0 (or a conductor older than 1.4): a cast, None.
-        Otherwise a call that waits up to ``wait`` seconds for the outcome:
-        ``{'state', 'node_uuid', 'last_error', 'updated_at'}``, or None when
+        Otherwise a call that waits up to ``wait`` seconds for the outcome
+        (an AllocationOutcome), or None when
         it is not known in time (a slow, busy or dead conductor, or one that
         failed unexpectedly: the row stays ``allocating`` and that conductor,
         its re-drive or the orphan takeover finishes it).  Raises
@@ -120,11 +134,14 @@ class ConductorAPI:
                 cctxt.cast(ctx, 'create_allocation', allocation_id=allocation_id)
             return None
         if self._batcher is not None:
-            return self._batcher.run(ctx, host, allocation_id, wait)
-        return self._wait_for(ctx, host, 'create_allocation', '1.4', wait,
-                              [allocation_id], allocation_id=allocation_id)
+            written = self._batcher.run(ctx, host, allocation_id, wait)
+        else:
+            written = self._wait_for(ctx, host, 'create_allocation', '1.4', wait,
+                                     [allocation_id], allocation_id=allocation_id)
+        return payloads.AllocationOutcome.from_primitive(written)
 
-    def _create_allocations(self, ctx, host, allocation_ids, wait):
+    def _create_allocations(self, ctx: RequestContext, host: str,
+                            allocation_ids: list[int], wait: float) -> list[Any]:
         """One call (1.5) for several allocations of ``host``: a result per id."""
         results = self._wait_for(ctx, host, 'create_allocations', '1.5', wait,
                                  allocation_ids, allocation_ids=allocation_ids)
@@ -132,7 +149,8 @@ class ConductorAPI:
             return [None] * len(allocation_ids)
         return results
 
-    def _wait_for(self, ctx, host, method, version, wait, ids, **kwargs):
+    def _wait_for(self, ctx: RequestContext, host: str, method: str, version: str,
+                  wait: float, ids: list[int], **kwargs: Any) -> Any:
         """Call ``method`` waiting up to ``wait``; None when not answered (see above)."""
         # the conductor answers after ``wait`` at the latest; the margin
         # covers the trip, so a timeout here means a conductor in trouble
@@ -149,58 +167,56 @@ class ConductorAPI:
                             'allocating', host, ids, exc.exc_type)
         return None
 
-    def destroy_allocation(self, ctx, allocation_uuid):
+    def destroy_allocation(self, ctx: RequestContext, allocation_uuid: str) -> Any:
         """Delete a node allocation (NodeLocked / NodeInvalidState cross typed)."""
-        return self._call(ctx, allocation_uuid, 'destroy_allocation', '1.1',
-                          allocation_uuid=allocation_uuid)
+        return self._call(ctx, routing.allocation_key(allocation_uuid),
+                          'destroy_allocation', '1.1', allocation_uuid=allocation_uuid)
 
-    def claim_resources(self, ctx, tree, consumers):
-        """Replace the allocations of ``consumers`` on the owner of ``tree``.
+    def claim_resources(self, ctx: RequestContext,
+                        consumers: list[payloads.ClaimConsumer]) -> Any:
+        """Replace the allocations of ``consumers`` on the owner of their tree.
 
-        ``tree`` is the root uuid of the first provider named (sorted);
-        ``consumers`` is a list of plain dicts (see objects.placement.allocation.replace).
+        The tree is the root of the first provider named (conductor.rpcapi.routing).
         """
+        tree = routing.claim_tree(ctx, consumers)
         return self._call(ctx, tree, 'claim_resources', '1.2', tree=tree,
-                          consumers=consumers)
+                          consumers=[c.to_primitive() for c in consumers])
 
-    def delete_allocations(self, ctx, tree, consumer_uuid):
+    def delete_allocations(self, ctx: RequestContext, consumer_uuid: str) -> Any:
         """Remove every allocation of one consumer (routed like its claims)."""
+        tree = routing.consumer_tree(ctx, consumer_uuid)
         return self._call(ctx, tree, 'delete_allocations', '1.2', tree=tree,
                           consumer_uuid=consumer_uuid)
 
-    def reshape(self, ctx, tree, inventories, consumers):
-        """Apply a POST /reshaper body atomically (plain dicts, see objects.placement.reshaper)."""
-        return self._call(ctx, tree, 'reshape', '1.2', tree=tree,
-                          inventories=inventories, consumers=consumers)
+    def reshape(self, ctx: RequestContext, body: payloads.ReshapeBody) -> Any:
+        """Apply a POST /reshaper body atomically on the owner of its tree."""
+        tree = routing.reshape_tree(ctx, body)
+        return self._call(ctx, tree, 'reshape', '1.2', tree=tree, **body.to_primitive())
 
-    def schedule_and_claim(self, ctx, request, consumers, weigher=None,
-                           distinct_roots=False):
-        """Search, weigh and claim in one call, on the owner of the first consumer.
-
-        ``request`` is objects.candidates.request.to_primitive(ResourceRequest);
-        ``consumers`` plain dicts (uuid, project_id, user_id, consumer_type).
-        Returns ``[{'consumer_uuid', 'allocations'}]``.
-        """
-        return self._call(ctx, consumers[0]['uuid'], 'schedule_and_claim', '1.3',
-                          request=request, consumers=consumers, weigher=weigher,
-                          distinct_roots=distinct_roots)
+    def schedule_and_claim(self, ctx: RequestContext, request: payloads.ScheduleRequest
+                           ) -> list[payloads.ClaimedConsumer]:
+        """Search, weigh and claim in one call, on the owner of the first consumer."""
+        answer = self._call(ctx, routing.schedule_key(request), 'schedule_and_claim',
+                            '1.3', **request.to_primitive())
+        return payloads.claimed_from_primitive(answer)
 
 
-def _age(now, stamp):
+def _age(now: float, stamp: float | None) -> float | None:
     return None if stamp is None else round(max(0.0, now - stamp), 1)
 
 
 class APIConductorClient(ConductorAPI):
     """A ConductorAPI that owns its transport and ring reader (API processes)."""
 
-    def __init__(self, conf, transport=None):
+    def __init__(self, conf: cfg.ConfigOpts,
+                 transport: messaging.Transport | None = None) -> None:
         self._own_transport = transport is None
         if transport is None:
             transport = rpc.get_transport(conf)
         self.transport = transport
         super().__init__(conf, transport, conductor_ring.Ring(conf).start())
 
-    def stop(self):
+    def stop(self) -> None:
         self.ring.stop()
         if self._own_transport:
             self.transport.cleanup()

@@ -12,7 +12,11 @@ ServiceUnavailable of a batch that could not be sent (each request then
 deletes its own row and answers 503).
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
 import threading
+from typing import Any
 
 
 class _Entry:
@@ -45,14 +49,15 @@ class AllocationBatcher:
     :param max_batch: the most allocations one call carries.
     """
 
-    def __init__(self, send, in_flight=1, max_batch=32):
+    def __init__(self, send: Callable[[Any, str, list[int], float], list[Any]],
+                 in_flight: int = 1, max_batch: int = 32) -> None:
         self._send = send
         self.in_flight = max(1, in_flight)
         self.max_batch = max(1, max_batch)
         self._lock = threading.Lock()
         self._hosts = {}
 
-    def run(self, ctx, host, alloc_id, wait):
+    def run(self, ctx: Any, host: str, alloc_id: int, wait: float) -> Any:
         """The outcome of ``alloc_id`` on ``host`` (see ConductorAPI.create_allocation)."""
         entry = _Entry(alloc_id)
         with self._lock:

@@ -1,4 +1,4 @@
-"""Reserving a node for an allocation, releasing it, and backfilling.
+"""Reserving a node for an allocation and releasing it (backfills: backfill.py).
 
 The steps a conductor takes (see conductor/manager/node_allocations.py):
 ``prepare`` (the row and its candidates), then per node ``claim``: in one
@@ -13,11 +13,15 @@ the routing did.  With the placement backend the conductor passes a
 and releases and backfills pass ``mirror=True`` (objects/baremetal/mirror.py).
 """
 
+from __future__ import annotations
+
 import collections
+from collections.abc import Callable, Collection
 import dataclasses
+import enum
+from typing import Any, NamedTuple
 
 from oslo_db import exception as db_exc
-from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from common import exception
@@ -46,7 +50,8 @@ CANDIDATE_BATCH = 8
 
 
 @db_api.reader
-def find_candidates(ctx, alloc, limit=None, exclude=()):
+def find_candidates(ctx: Any, alloc: Any, limit: int | None = None,
+                    exclude: Collection[int] = ()) -> list[Candidate]:
     """:func:`_candidates` in a read transaction (joins the caller's)."""
     return _candidates(ctx, alloc, limit, exclude)
 
@@ -128,7 +133,7 @@ def _fit_clauses(alloc):
 
 
 @db_api.reader
-def prepare(ctx, alloc_id):
+def prepare(ctx: Any, alloc_id: int) -> tuple[Any, list[Candidate]]:
     """(allocation, candidates) in one read; no candidates unless it is ``allocating``."""
     alloc = alloc_obj.get_by_id(ctx, alloc_id)
     if alloc.state != alloc_obj.ALLOCATING:
@@ -136,20 +141,53 @@ def prepare(ctx, alloc_id):
     return alloc, find_candidates(ctx, alloc)
 
 
-LOCKED = 'locked'      # another operation holds the node: try it again later
-SKIPPED = 'skipped'    # the node no longer fits (or was taken): never again
-RESERVED = 'reserved'  # the allocation is active on the node
-NOT_OURS = 'not ours'  # the allocation was taken over or deleted meanwhile
+class Outcome(enum.StrEnum):
+    """What one reservation step did (``claim``, ``reserve``)."""
+    LOCKED = 'locked'      # another operation holds the node: try it again later
+    SKIPPED = 'skipped'    # the node no longer fits (or was taken): never again
+    RESERVED = 'reserved'  # the allocation is active on the node
+    NOT_OURS = 'not ours'  # the allocation was taken over or deleted meanwhile
+
+
+LOCKED, SKIPPED, RESERVED, NOT_OURS = Outcome
+
+
+# ``order(alloc, candidates)``: the candidates to try, in order (or CannotAllocate)
+Order = Callable[[Any, list[Candidate]], list[Candidate]]
+
+
+class CannotAllocate(Exception):
+    """No node can take this allocation; ``str(exc)`` says why (its last_error).
+
+    Raised by an ``order`` callback that finds nothing to try, and by the
+    conductor's allocator; caught once, where the allocation is set ``error``.
+    ``alloc`` is the allocation when the raiser has read it.
+    """
+
+    def __init__(self, reason: str, alloc: Any = None) -> None:
+        super().__init__(reason)
+        self.alloc = alloc
+
+
+class FirstPass(NamedTuple):
+    """What :func:`reserve` did: ``outcome`` RESERVED, NOT_OURS or None (nothing
+    reserved: ``locked`` lists the candidates another operation held, worth
+    another try; ``reason`` set when ``order`` found none to try)."""
+    alloc: Any
+    outcome: Outcome | None
+    locked: list
+    reason: str | None = None
 
 
 @db_api.writer
-def reserve(ctx, alloc_id, host, order):
+def reserve(ctx: Any, alloc_id: int, host: str, order: Order) -> FirstPass:
     """:func:`_reserve` in one write transaction."""
     return _reserve(ctx, alloc_id, host, order)
 
 
 @db_api.writer
-def reserve_many(ctx, alloc_ids, host, order):
+def reserve_many(ctx: Any, alloc_ids: list[int], host: str, order: Order
+                 ) -> list[FirstPass | Exception]:
     """:func:`_reserve` for several allocations in one transaction, each in a savepoint.
 
     An allocation that is gone (AllocationNotFound) or whose reservation a
@@ -173,26 +211,25 @@ def _reserve(ctx, alloc_id, host, order):
     """Read an allocation and its candidates and reserve one, all in one transaction.
 
     ``order(alloc, candidates)`` returns the candidates to try in order, or
-    why there are none (a string).  Candidates are read a few at a time
+    raises CannotAllocate saying why there are none.  Candidates are read a few at a time
     (``CANDIDATE_BATCH``, drawn at random by the database), the next few only
     when those were taken meanwhile, so a node is found without reading
     every usable node.  A lock that fails holds nothing, so the candidates
-    are tried one after the other in this transaction.  Returns
-    ``(alloc, outcome, locked)``: outcome is RESERVED, NOT_OURS (not
-    ``allocating`` or not ``host``'s), the reason from ``order``, or None
-    when nothing was reserved; ``locked`` then lists the candidates another
-    operation held, worth another try.  Raises AllocationNotFound, and
+    are tried one after the other in this transaction.  Returns a
+    :class:`FirstPass` (NOT_OURS: not ``allocating`` or not ``host``'s;
+    ``reason``: what ``order`` raised).  Raises AllocationNotFound, and
     NodeAssociated (everything rolled back) when a unique constraint
     refused the reservation.
     """
     alloc = alloc_obj.get_by_id_in_txn(ctx, alloc_id)
     if alloc.state != alloc_obj.ALLOCATING or alloc.conductor_affinity != host:
-        return alloc, NOT_OURS, []
+        return FirstPass(alloc, NOT_OURS, [])
     batch = _candidates(ctx, alloc, limit=CANDIDATE_BATCH)
     if not batch:   # none fits: ``order`` says why (from every usable node)
-        batch = order(alloc, _candidates(ctx, alloc))
-        if isinstance(batch, str):
-            return alloc, batch, []
+        try:
+            batch = order(alloc, _candidates(ctx, alloc))
+        except CannotAllocate as exc:
+            return FirstPass(alloc, None, [], str(exc))
     tried, locked = set(), []
     while batch:
         for node in order(alloc, batch):
@@ -201,10 +238,10 @@ def _reserve(ctx, alloc_id, host, order):
             if outcome == LOCKED:
                 locked.append(node)
             elif outcome in (RESERVED, NOT_OURS):
-                return alloc, outcome, locked
+                return FirstPass(alloc, outcome, locked)
         # the batch was taken meanwhile: the next untried ones, until none is left
         batch = _candidates(ctx, alloc, limit=CANDIDATE_BATCH, exclude=tried)
-    return alloc, None, locked
+    return FirstPass(alloc, None, locked)
 
 
 # the two writes of a reservation, built once (they run for every allocation)
@@ -222,7 +259,8 @@ _HOLD = _NODE.update().where(
 
 
 @db_api.writer
-def claim(ctx, alloc, node_id, host, hold=None):
+def claim(ctx: Any, alloc: Any, node_id: int, host: str,
+          hold: Callable[[Any, Any, Any], None] | None = None) -> Outcome:
     """:func:`_claim` in its own write transaction (or the caller's)."""
     return _claim(ctx, alloc, node_id, host, hold)
 
@@ -334,7 +372,7 @@ def _release(ctx, node_id, host):
 
 
 @db_api.writer
-def destroy_allocation(ctx, ident, host, mirror=False):
+def destroy_allocation(ctx: Any, ident: str, host: str, mirror: bool = False) -> None:
     """Delete an allocation; with a node, under the node lock and Ironic's state rules.
 
     Raises NodeLocked when the node is held, NodeInvalidState when it is
@@ -366,61 +404,8 @@ def destroy_allocation(ctx, ident, host, mirror=False):
             node_provider.sync(ctx, node_obj.get_by_id(ctx, alloc.node_id))
 
 
-def _backfill_error(alloc_uuid, node, values):
-    reasons = []
-    if node.provision_state != node_obj.ACTIVE:
-        reasons.append('Node must be in the "active" state, but it is in "%s"'
-                       % node.provision_state)
-    if values.get('resource_class') not in (None, node.resource_class):
-        reasons.append('Resource class %s does not match the node\'s %s'
-                       % (values['resource_class'], node.resource_class))
-    if values.get('traits') and not set(values['traits']) <= set(node.traits):
-        reasons.append('List of traits %s does not match the node\'s traits %s'
-                       % (values['traits'], node.traits))
-    if values.get('candidate_nodes') and node.uuid not in values['candidate_nodes']:
-        reasons.append('Candidate nodes must be empty or contain the target node, '
-                       'but got %s' % values['candidate_nodes'])
-    if node.instance_uuid not in (None, alloc_uuid):
-        reasons.append('Node is associated with instance %s' % node.instance_uuid)
-    if not reasons:
-        return None
-    return 'Failed to process allocation %s: Cannot backfill an allocation for node ' \
-           '%s: %s.' % (alloc_uuid, node.uuid, '; '.join(reasons))
-
-
 @db_api.writer
-def backfill(ctx, values, node_ident, claim=None):
-    """Create an allocation already holding an ``active`` node (Ironic 1.58).
-
-    A node that does not fit leaves the allocation in ``error`` (as Ironic
-    does) and raises Invalid with the reason.  ``claim`` (placement backend)
-    is a :class:`objects.baremetal.mirror.Claimant` writing the Placement claim
-    in this transaction.
-    """
-    node = node_obj.get_in_txn(ctx, node_ident)
-    values = dict(values)
-    if values.get('uuid') is None:
-        values['uuid'] = node.instance_uuid or uuidutils.generate_uuid()
-    if values.get('resource_class') is None:
-        values['resource_class'] = node.resource_class
-    error = _backfill_error(values['uuid'], node, values)
-    if error is not None:
-        alloc_obj.insert_in_txn(ctx, dict(values, state=alloc_obj.ERROR, last_error=error))
-        return None, error
-    alloc_id = alloc_obj.insert_in_txn(ctx, dict(values, state=alloc_obj.ACTIVE,
-                                                 node_id=node.id))
-    info = dict(node.instance_info or {}, traits=list(values.get('traits') or []))
-    node_obj.guarded_update(ctx, node, {'instance_uuid': values['uuid'],
-                                        'allocation_id': alloc_id,
-                                        'instance_info': info},
-                            expect=('instance_uuid', 'allocation_id', 'provision_state'))
-    if claim is not None:
-        claim.hold(ctx, alloc_obj.get_by_id(ctx, alloc_id), node)
-    return alloc_obj.get_by_id(ctx, alloc_id), None
-
-
-@db_api.writer
-def delete_unstarted(ctx, alloc_id):
+def delete_unstarted(ctx: Any, alloc_id: int) -> bool:
     """Remove an ``allocating`` row whose cast could not be sent; whether it did.
 
     False when a conductor finished the row meanwhile (its re-drive reads

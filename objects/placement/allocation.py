@@ -12,6 +12,8 @@ and the caller retries.
 """
 
 import collections
+from collections.abc import Iterable
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -87,7 +89,8 @@ def get_for_provider(ctx, rp_uuid):
 
 
 @db_api.reader
-def routing_tree(ctx, provider_uuids, consumer_uuids=()):
+def routing_tree(ctx: Any, provider_uuids: Iterable[str],
+                 consumer_uuids: Iterable[str] = ()) -> str:
     """The key a claim is routed by: the root uuid of the first provider (sorted).
 
     With no provider named (a consumer being cleared or deleted), the

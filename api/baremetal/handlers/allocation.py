@@ -9,7 +9,6 @@ RPC call, so the node rules (409) reach the client.
 """
 
 import dataclasses
-import datetime
 
 from oslo_utils import uuidutils
 
@@ -17,8 +16,10 @@ from api.baremetal import backend, fault, policy, query, response, router, valid
 from api.baremetal import version as api_version
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import allocation as schema
+from api.common.conductor import require_conductor
 from common import exception
 from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import backfill as node_backfill
 from objects.baremetal import mirror as node_provider
 from objects.baremetal import node as node_obj
 from objects.baremetal import reservation as node_reservation
@@ -32,13 +33,6 @@ def _visible(req, alloc):
     if scope is not None and alloc.owner != scope:
         raise exception.AllocationNotFound(allocation=alloc.uuid)
     return alloc
-
-
-def _conductor(req):
-    if req.conductor is None:
-        raise fault.ServiceUnavailable('No conductor is available to process the '
-                                       'request.')
-    return req.conductor
 
 
 def _validate_create(req, data):
@@ -86,7 +80,7 @@ def create_allocation(req):
     node_ident = values.pop('node', None)
     if node_ident is not None:
         try:
-            alloc, error = node_reservation.backfill(ctx, values, node_ident,
+            alloc, error = node_backfill.backfill(ctx, values, node_ident,
                                                      claim=_claimant(req))
         except exception.NodeNotFound as exc:
             raise fault.BadRequest(exc.message)
@@ -117,7 +111,7 @@ def _create_and_cast(req, values):
     time leaves the row ``allocating`` (it, its re-drive or the orphan
     takeover finishes it), which the answer then shows.
     """
-    conductor = _conductor(req)
+    conductor = require_conductor(req)
     values.setdefault('uuid', uuidutils.generate_uuid())
     req.context.resource_uuid = values['uuid']      # on every log line from here
     host = conductor.allocation_owner(values['uuid'])
@@ -135,13 +129,11 @@ def _create_and_cast(req, values):
             return alloc_obj.get_by_id(req.context, alloc.id)
         except exception.AllocationNotFound:
             raise unavailable from None
-    if not written:
+    if written is None:
         return alloc
-    updated = written.get('updated_at')
     return dataclasses.replace(
-        alloc, state=written['state'], node_uuid=written.get('node_uuid'),
-        last_error=written.get('last_error'),
-        updated_at=updated and datetime.datetime.fromisoformat(updated))
+        alloc, state=written.state, node_uuid=written.node_uuid,
+        last_error=written.last_error, updated_at=written.updated_at)
 
 
 @router.endpoint(api_version.ALLOCATIONS)
@@ -204,7 +196,7 @@ def update_allocation(req):
 def delete_allocation(req):
     policy.authorize(req, rules.ALLOCATION_DELETE)
     alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
-    _conductor(req).destroy_allocation(req.context, alloc.uuid)
+    require_conductor(req).destroy_allocation(req.context, alloc.uuid)
     return response.no_content()
 
 
@@ -220,5 +212,5 @@ def get_node_allocation(req):
 def delete_node_allocation(req):
     policy.authorize(req, rules.ALLOCATION_DELETE)
     alloc = _visible(req, alloc_obj.get_by_node(req.context, req.urlvars['node']))
-    _conductor(req).destroy_allocation(req.context, alloc.uuid)
+    require_conductor(req).destroy_allocation(req.context, alloc.uuid)
     return response.no_content()

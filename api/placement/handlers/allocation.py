@@ -1,80 +1,21 @@
 """/allocations/{consumer_uuid} and POST /allocations.
 
 Reads go straight to the objects; writes are ``claim_resources`` and
-``delete_allocations`` RPC calls to the conductor owning the tree of the
-first provider named (see objects.placement.allocation.routing_tree).
+``delete_allocations`` RPC calls, which the RPC client routes to the
+conductor owning the tree of the first provider named
+(conductor.rpcapi.routing).
 """
 
-import threading
 import uuid as uuidlib
 
 from oslo_utils import uuidutils
 
-from api.placement import consumer_form, fault, policy, response, router, validation
+from api.common.conductor import require_conductor
+from api.placement import consumers, fault, policy, response, router, validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation as schema
-from common import exception
 from objects.placement import allocation as alloc_obj
 from objects.placement import consumer as consumer_obj
-
-
-def conductor(req):
-    """The conductor RPC client, or 503 when this API runs without one."""
-    if req.conductor is None:
-        raise exception.ServiceUnavailable(reason='no conductor is configured')
-    return req.conductor
-
-
-def _from_list(items):
-    """The 1.0-1.11 list shape as the 1.12 dict shape (repeated providers merged)."""
-    merged = {}
-    for item in items:
-        resources = merged.setdefault(item['resource_provider']['uuid'],
-                                      {'resources': {}})['resources']
-        for rc, amount in item['resources'].items():
-            resources[rc] = resources.get(rc, 0) + amount
-    return merged
-
-
-class _RootCache:
-    """provider uuid -> root uuid, for routing only.
-
-    A root changes only when a provider is re-parented; a stale entry merely
-    sends a claim to another conductor, and the database still decides.
-    """
-
-    MAX = 100000
-
-    def __init__(self):
-        self._roots = {}
-        self._lock = threading.Lock()
-
-    def tree(self, ctx, providers, consumers):
-        first = min(providers) if providers else None
-        root = self._roots.get(first) if first else None
-        if root is None:
-            root = alloc_obj.routing_tree(ctx, providers, consumers)
-            if first:
-                with self._lock:
-                    if len(self._roots) >= self.MAX:
-                        self._roots.clear()
-                    self._roots[first] = root
-        return root
-
-
-_ROOTS = _RootCache()
-
-
-def routing_tree(req, providers, consumers=()):
-    """The routing key of a write (objects.placement.allocation.routing_tree), cached."""
-    return _ROOTS.tree(req.context, providers, consumers)
-
-
-def claim(req, consumers):
-    """Send ``consumers`` (conductor form) to the owner of their tree."""
-    tree = routing_tree(req, {rp for c in consumers for rp in c['allocations']},
-                        [c['uuid'] for c in consumers])
-    conductor(req).claim_resources(req.context, tree, consumers)
 
 
 @router.endpoint(json_reply=True)
@@ -108,8 +49,9 @@ def put_allocations(req):
     data = validation.extract_json(
         req, schema.for_version(schema.PUT_ALLOCATIONS, req.version))
     if not req.version.matches('1.12'):
-        data['allocations'] = _from_list(data['allocations'])
-    claim(req, [consumer_form.consumer_request(req, consumer_uuid, data)])
+        data['allocations'] = consumers.from_list(data['allocations'])
+    require_conductor(req).claim_resources(
+        req.context, [consumers.claim_consumer(req, consumer_uuid, data)])
     return response.no_content()
 
 
@@ -118,8 +60,9 @@ def post_allocations(req):
     policy.authorize(req, rules.ALLOCATIONS_MANAGE)
     data = validation.extract_json(
         req, schema.for_version(schema.POST_ALLOCATIONS, req.version))
-    claim(req, [consumer_form.consumer_request(req, uuid, entry)
-                for uuid, entry in sorted(data.items())])
+    require_conductor(req).claim_resources(
+        req.context, [consumers.claim_consumer(req, uuid, entry)
+                      for uuid, entry in sorted(data.items())])
     return response.no_content()
 
 
@@ -127,6 +70,5 @@ def post_allocations(req):
 def delete_allocations(req):
     policy.authorize(req, rules.ALLOCATIONS_DELETE)
     consumer_uuid = req.urlvars['consumer_uuid']
-    tree = routing_tree(req, (), [consumer_uuid])
-    conductor(req).delete_allocations(req.context, tree, consumer_uuid)
+    require_conductor(req).delete_allocations(req.context, consumer_uuid)
     return response.no_content()

@@ -1,8 +1,8 @@
-"""GET /allocation_candidates: search for the parsed request (candidate_query), reply by version."""
+"""GET /allocation_candidates: parse the request language, search, reply by version."""
 
 import dataclasses
 
-from api.placement import candidate_query, fault, policy, response, router
+from api.placement import candidate_request, fault, policy, response, router
 from api.placement.policies import endpoints as rules
 from common import exception
 from objects.candidates import answer_cache, wire
@@ -38,7 +38,7 @@ def _answer(req, request, options):
 @router.endpoint('1.10', json_reply=True)
 def list_allocation_candidates(req):
     policy.authorize(req, rules.ALLOCATION_CANDIDATES_LIST)
-    request = candidate_query.parse_request(req)
+    request = candidate_request.parse_request(req)
     options = _options(req, request.limit)
     try:
         if options.randomize:

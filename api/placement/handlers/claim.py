@@ -8,8 +8,9 @@ first consumer uuid searches, weighs and claims (conductor.manager.scheduling).
 
 from webob import multidict
 
+from api.common.conductor import require_conductor
 from api.placement import (
-    candidate_query,
+    candidate_request,
     fault,
     microversion,
     policy,
@@ -20,7 +21,7 @@ from api.placement import (
 )
 from api.placement.policies import extensions as rules
 from api.placement.schemas import claim as schema
-from common import exception
+from conductor.rpcapi import payloads
 from objects.candidates import request as request_group
 from objects.candidates import weighers
 
@@ -56,7 +57,7 @@ def parse_request(data):
         params.add('root_required', ','.join(data['root_required']))
     for names in data.get('same_subtree', ()):
         params.add('same_subtree', ','.join(names))
-    return candidate_query.parse_request(_AsQuery(params))
+    return candidate_request.parse_request(_AsQuery(params))
 
 
 def _consumers(data):
@@ -67,14 +68,8 @@ def _consumers(data):
         raise fault.BadRequest(
             'count %d needs %d distinct consumer uuids (consumer_uuids); got %d.'
             % (count, count, len(set(uuids))))
-    return [{'uuid': u, 'project_id': data['project_id'], 'user_id': data['user_id'],
-             'consumer_type': data.get('consumer_type')} for u in uuids]
-
-
-def _conductor(req):
-    if req.conductor is None:
-        raise exception.ServiceUnavailable(reason='no conductor is configured')
-    return req.conductor
+    return [payloads.ScheduleConsumer(u, data['project_id'], data['user_id'],
+                                      data.get('consumer_type')) for u in uuids]
 
 
 def _weigher(req, data):
@@ -94,11 +89,11 @@ def create_claims(req):
                       request.root_required | request.root_forbidden)
     consumers = _consumers(data)
     name = _weigher(req, data)
-    claims = _conductor(req).schedule_and_claim(
-        req.context, request_group.to_primitive(request), consumers, weigher=name,
-        distinct_roots=data.get('distinct_roots', False))
-    for claim in claims:
-        claim.update(project_id=data['project_id'], user_id=data['user_id'],
-                     consumer_generation=1)
+    claimed = require_conductor(req).schedule_and_claim(
+        req.context, payloads.ScheduleRequest(
+            request_group.to_primitive(request), consumers, weigher=name,
+            distinct_roots=data.get('distinct_roots', False)))
+    claims = [dict(c.to_primitive(), project_id=data['project_id'],
+                   user_id=data['user_id'], consumer_generation=1) for c in claimed]
     return response.send_json(req, {'claims': claims, 'weigher': name},
                               status=201, cache=False)

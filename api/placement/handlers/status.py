@@ -10,8 +10,8 @@ import datetime
 
 import webob
 
+from api.common.conductor import require_conductor
 from api.placement import policy, response, router, status_page
-from api.placement.handlers import allocation
 from api.placement.policies import extensions
 from objects import status as status_obj
 
@@ -38,7 +38,7 @@ def show_json(req):
         .strftime('%Y-%m-%dT%H:%M:%SZ'),
         'refresh_seconds': status_page.REFRESH_SECONDS,
         'heartbeat_interval': req.conf.coordination.ring_refresh_interval,
-        'conductors': allocation.conductor(req).conductors(ctx),
+        'conductors': require_conductor(req).conductors(ctx),
         'node_allocations': dataclasses.asdict(status_obj.node_allocation_summary(ctx)),
         'capacity': [dataclasses.asdict(c) for c in
                      status_obj.capacity_by_class(ctx, top=TOP_CONSUMERS)],

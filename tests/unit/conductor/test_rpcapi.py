@@ -13,6 +13,7 @@ from common import context as berth_context
 from common import rpc
 from conductor import manager as conductor_manager
 from conductor import rpcapi
+from conductor.rpcapi import payloads, routing
 from conductor.rpcapi import version as rpc_version
 
 
@@ -23,34 +24,54 @@ class FakeRing:
         return 'owner-of-%s' % key
 
 
-CONSUMERS = [{'consumer_uuid': 'c-1', 'allocations': {}}]
+CONSUMER = payloads.ClaimConsumer('c-1', {}, 'p', 'u')
+CONSUMERS = [CONSUMER.to_primitive()]
+SCHEDULE = payloads.ScheduleRequest({'groups': []}, [payloads.ScheduleConsumer('c-1', 'p', 'u')],
+                                    weigher='pack', distinct_roots=True)
 
 # (ConductorAPI method, its arguments, server it must go to, RPC method,
-#  RPC kwargs, pinned version, 'call' or 'cast')
+#  RPC kwargs, pinned version, 'call' or 'cast'); the trees come from
+#  FakeRoots (conductor.rpcapi.routing computes them from the arguments)
 CASES = [
     ('ping', {'routing_key': 'rp-1'}, 'owner-of-rp-1', 'ping', {}, '1.0', 'call'),
     ('create_allocation', {'allocation_id': 7, 'host': 'cond-b'}, 'cond-b',
      'create_allocation', {'allocation_id': 7}, '1.1', 'cast'),
     ('destroy_allocation', {'allocation_uuid': 'a-1'}, 'owner-of-a-1',
      'destroy_allocation', {'allocation_uuid': 'a-1'}, '1.1', 'call'),
-    ('claim_resources', {'tree': 'root-1', 'consumers': CONSUMERS}, 'owner-of-root-1',
+    ('claim_resources', {'consumers': [CONSUMER]}, 'owner-of-root-1',
      'claim_resources', {'tree': 'root-1', 'consumers': CONSUMERS}, '1.2', 'call'),
-    ('delete_allocations', {'tree': 'root-1', 'consumer_uuid': 'c-1'}, 'owner-of-root-1',
+    ('delete_allocations', {'consumer_uuid': 'c-1'}, 'owner-of-root-1',
      'delete_allocations', {'tree': 'root-1', 'consumer_uuid': 'c-1'}, '1.2', 'call'),
-    ('reshape', {'tree': 'root-1', 'inventories': {'rp': {}}, 'consumers': CONSUMERS},
+    ('reshape', {'body': payloads.ReshapeBody({'rp': {}}, [CONSUMER])},
      'owner-of-root-1', 'reshape',
      {'tree': 'root-1', 'inventories': {'rp': {}}, 'consumers': CONSUMERS}, '1.2', 'call'),
-    ('schedule_and_claim', {'request': {'groups': []}, 'consumers': [{'uuid': 'c-1'}],
-                            'weigher': 'pack', 'distinct_roots': True},
+    ('schedule_and_claim', {'request': SCHEDULE},
      'owner-of-c-1', 'schedule_and_claim',
-     {'request': {'groups': []}, 'consumers': [{'uuid': 'c-1'}], 'weigher': 'pack',
-      'distinct_roots': True}, '1.3', 'call'),
+     {'request': {'groups': []}, 'consumers': [{'uuid': 'c-1', 'project_id': 'p',
+                                                'user_id': 'u', 'consumer_type': None}],
+      'weigher': 'pack', 'distinct_roots': True}, '1.3', 'call'),
 ]
+# what the conductor answers to each call, and what the method returns then
+REPLIES = {'schedule_and_claim': (
+    [{'consumer_uuid': 'c-1', 'allocations': {}}],
+    [payloads.ClaimedConsumer('c-1', {})])}
 
 # public methods that send nothing
 LOCAL = {'can_send_version', 'allocation_owner'}
 # public methods that send to every conductor (tested on their own below)
 FAN_OUT = {'conductors'}
+
+
+class FakeRoots:
+    """Every write's tree is 'root-1' (the real cache reads the database)."""
+
+    def tree(self, ctx, providers, consumers=()):
+        return 'root-1'
+
+
+@pytest.fixture(autouse=True)
+def fake_roots(monkeypatch):
+    monkeypatch.setattr(routing, 'ROOTS', FakeRoots())
 
 
 @pytest.fixture
@@ -71,11 +92,12 @@ def test_rpc_methods(api, method, args, server, rpc_method, rpc_kwargs, version,
     ctx = berth_context.admin_context()
     with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
         cctxt = prepare.return_value
-        getattr(cctxt, kind).return_value = 'reply'
+        reply, returned = REPLIES.get(method, ('reply', 'reply'))
+        getattr(cctxt, kind).return_value = reply
         result = getattr(api, method)(ctx, **args)
     prepare.assert_called_once_with(server=server, version=version)
     getattr(cctxt, kind).assert_called_once_with(ctx, rpc_method, **rpc_kwargs)
-    assert result == ('reply' if kind == 'call' else None)
+    assert result == (returned if kind == 'call' else None)
 
 
 def test_every_public_method_has_a_row():
@@ -147,7 +169,7 @@ def test_create_allocation_with_wait_is_a_batch_call_bounded_by_the_wait(api):
                                     timeout=2.5 + rpcapi.ALLOCATION_REPLY_MARGIN)
     prepare.return_value.call.assert_called_once_with(
         ctx, 'create_allocations', allocation_ids=[7], wait=2.5)
-    assert result == {'state': 'active'}
+    assert result == payloads.AllocationOutcome('active')   # {'state': 'active'} decoded
     assert callable(conductor_manager.ConductorManager.create_allocations)
 
 
@@ -162,7 +184,7 @@ def test_create_allocation_with_wait_is_one_call_to_a_conductor_at_1_4(conf, tra
                                     timeout=2.5 + rpcapi.ALLOCATION_REPLY_MARGIN)
     prepare.return_value.call.assert_called_once_with(
         ctx, 'create_allocation', allocation_id=7, wait=2.5)
-    assert result == {'state': 'active'}
+    assert result == payloads.AllocationOutcome('active')   # {'state': 'active'} decoded
 
 
 def test_create_allocation_casts_to_a_conductor_older_than_1_4(conf, transport):
@@ -201,7 +223,7 @@ def test_a_broker_that_cannot_be_reached_is_unavailable_not_a_500(api, failure):
     with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
         prepare.return_value.call.side_effect = failure
         with pytest.raises(exception.ServiceUnavailable) as raised:
-            api.claim_resources(berth_context.admin_context(), 'root-1', CONSUMERS)
+            api.claim_resources(berth_context.admin_context(), [CONSUMER])
     assert 'message broker cannot be reached' in str(raised.value)
 
 

@@ -1,7 +1,8 @@
-"""The GET /allocation_candidates query language: a query string -> ResourceRequest.
+"""The request language of GET /allocation_candidates, parsed into a ResourceRequest.
 
-POST /claims turns its body back into this query form, so both answer the
-same language with the same errors.
+Shared by the GET /allocation_candidates handler and POST /claims (which
+turns its JSON body into this query form), so both speak one language with
+the same 400s.
 """
 
 import re

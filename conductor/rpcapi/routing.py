@@ -1,0 +1,85 @@
+"""Routing keys of the conductor RPC API: which ring key each write goes by.
+
+ConductorAPI computes every key here from the arguments of the call, so no
+caller has to know how a write is routed:
+
+* Placement allocation writes (claim_resources, delete_allocations,
+  reshape) go by their *tree*: the root uuid of the first provider named,
+  sorted (objects.placement.allocation.routing_tree), so the writes on one
+  tree meet on one conductor, which serialises them.
+* schedule_and_claim goes by its first consumer uuid (no provider is known
+  yet); node allocations go by the allocation uuid.
+
+The tree of a provider is cached per process: a root changes only when a
+provider is re-parented, and a stale entry merely sends a write to another
+conductor, where the database still decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+import threading
+
+from common import context as berth_context
+from conductor.rpcapi import payloads
+from objects.placement import allocation as alloc_obj
+
+
+class RootCache:
+    """provider uuid -> root uuid, for routing only (bounded; cleared when full)."""
+
+    MAX = 100000
+
+    def __init__(self) -> None:
+        self._roots: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def tree(self, ctx: berth_context.RequestContext, providers: Iterable[str],
+             consumers: Iterable[str] = ()) -> str:
+        """The routing key of a write naming ``providers`` for ``consumers``."""
+        providers = set(providers)
+        first = min(providers) if providers else None
+        root = self._roots.get(first) if first else None
+        if root is None:
+            root = alloc_obj.routing_tree(ctx, providers, list(consumers))
+            if first:
+                with self._lock:
+                    if len(self._roots) >= self.MAX:
+                        self._roots.clear()
+                    self._roots[first] = root
+        return root
+
+    def clear(self) -> None:
+        with self._lock:
+            self._roots.clear()
+
+
+# one cache per process, shared by every ConductorAPI in it
+ROOTS = RootCache()
+
+
+def claim_tree(ctx: berth_context.RequestContext,
+               consumers: list[payloads.ClaimConsumer]) -> str:
+    """The tree claim_resources goes to: by the providers the consumers name."""
+    return ROOTS.tree(ctx, set().union(*(c.providers for c in consumers)),
+                      [c.uuid for c in consumers])
+
+
+def consumer_tree(ctx: berth_context.RequestContext, consumer_uuid: str) -> str:
+    """The tree delete_allocations goes to: the consumer's current providers."""
+    return ROOTS.tree(ctx, (), [consumer_uuid])
+
+
+def reshape_tree(ctx: berth_context.RequestContext, body: payloads.ReshapeBody) -> str:
+    """The tree a reshape goes to: its inventories' and allocations' providers."""
+    return ROOTS.tree(ctx, body.providers, [c.uuid for c in body.consumers])
+
+
+def schedule_key(request: payloads.ScheduleRequest) -> str:
+    """schedule_and_claim goes by its first consumer uuid."""
+    return request.consumers[0].uuid
+
+
+def allocation_key(allocation_uuid: str) -> str:
+    """A node allocation goes by its own uuid (its affinity host is that owner)."""
+    return allocation_uuid
