@@ -7,6 +7,7 @@ from oslo_log import log as oslo_log
 
 from common import conf as berth_conf
 from common import context as berth_context
+from common import version
 
 
 def make_conf(argv, description=None, cli_opts=(), default_config_files=None):
@@ -19,6 +20,7 @@ def make_conf(argv, description=None, cli_opts=(), default_config_files=None):
         default_config_files = [p for p in ('/etc/berth/berth.conf',)
                                 if os.path.exists(p)]
     conf(argv, project='berth', description=description,
+         version=version.version_string(),   # --version
          default_config_files=default_config_files)
     return conf
 
