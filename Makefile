@@ -8,9 +8,9 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: run test test-db-parity install sample-config clean
+.PHONY: run test test-wheel test-db-parity install sample-config clean
 
-$(STAMP): requirements.txt test-requirements.txt constraints.txt setup.cfg pyproject.toml
+$(STAMP): requirements.txt test-requirements.txt constraints.txt setup.cfg setup.py pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q -c constraints.txt -r requirements.txt -r test-requirements.txt
@@ -22,7 +22,8 @@ install: $(STAMP)
 run: $(STAMP)
 	$(VENV)/bin/berth serve
 
-# ruff first (a lint failure stops the run before any server starts), then
+# ruff first (a lint failure stops the run before any server starts), then the
+# wheel in an empty venv (a packaging error fails in about a minute), then
 # three passes: the unit/functional tiers in parallel, then the integration tier
 # (real RabbitMQ/etcd/Redis/PostgreSQL and conductor processes) on its own, so
 # its heartbeats and timeouts do not compete with the parallel tiers for CPU,
@@ -30,11 +31,19 @@ run: $(STAMP)
 # then the partition cases on namespaced hosts (tests/partitions, about 5 minutes).
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(MAKE) test-wheel
 	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS) || test $$? -eq 5
 	$(MAKE) test-db-parity
 	$(VENV)/bin/pytest -m "integration and not chaos and not netns" $(PYTEST_ARGS) || test $$? -eq 5
 	$(VENV)/bin/pytest -m chaos -s $(PYTEST_ARGS) || test $$? -eq 5
 	$(VENV)/bin/pytest -m netns -s $(PYTEST_ARGS) || test $$? -eq 5
+
+# The wheel as an operator gets it: built from this checkout, installed with
+# its declared requirements only into a fresh venv in a temporary directory,
+# `berth --version`, then `berth serve` on free loopback ports until GET /
+# answers, stopped with SIGTERM (tests/wheel_smoke.py).
+test-wheel: $(STAMP)
+	$(PY) tests/wheel_smoke.py
 
 # The functional tier (API + in-process conductors) again on PostgreSQL and on
 # MariaDB: same tests, same answers.  Each xdist worker starts its own server

@@ -12,6 +12,7 @@ import sys
 from oslo_config import cfg
 
 from cli import config, deployment, lifecycle, security, stacks
+from common import version
 
 USAGE = ('berth serve [--config-file F] [--data-dir DIR] [--host 127.0.0.1] '
          '[--placement-port 8778] [--baremetal-port 6385] [--allow-insecure-noauth]')
@@ -19,6 +20,7 @@ USAGE = ('berth serve [--config-file F] [--data-dir DIR] [--host 127.0.0.1] '
 
 def _parse(argv):
     parser = argparse.ArgumentParser(prog='berth', description=__doc__.splitlines()[0])
+    parser.add_argument('--version', action='version', version=version.version_string())
     sub = parser.add_subparsers(dest='command', required=True)
     serve = sub.add_parser('serve', help='run berth on its embedded defaults')
     serve.add_argument('--config-file', action='append', default=[])

@@ -14,8 +14,15 @@ import time
 import prometheus_client as prom
 from prometheus_client import multiprocess
 
+from common import version
+
 MULTIPROC_ENV = 'PROMETHEUS_MULTIPROC_DIR'
 CONTENT_TYPE = prom.CONTENT_TYPE_LATEST
+
+BUILD_INFO = prom.Gauge(
+    'berth_build_info', 'Always 1; the version label is the running berth version.',
+    ['version'], multiprocess_mode='livemax')
+BUILD_INFO.labels(version.version_string()).set(1)
 
 # --- API processes ---
 
@@ -131,6 +138,8 @@ def registry():
 
 def exposition():
     """The text exposition of every metric: ``(body bytes, content type)``."""
+    # again in this process: a gunicorn worker forked after the import has no value file yet
+    BUILD_INFO.labels(version.version_string()).set(1)
     return prom.generate_latest(registry()), CONTENT_TYPE
 
 

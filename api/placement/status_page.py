@@ -4,6 +4,10 @@ The page renders ``status.json`` (fetched from the same origin, with the same
 credentials) and fetches it again every few seconds; it never writes.
 """
 
+import html
+
+from common import version
+
 REFRESH_SECONDS = 5
 
 # Content-Security-Policy of the page: nothing but itself and status.json
@@ -50,7 +54,8 @@ _TEMPLATE = """<!DOCTYPE html>
 <body>
 <header><h1>berth status</h1>
  <span class="meta" id="updated">loading&hellip;</span>
- <span class="meta">refreshes every @REFRESH@ s</span></header>
+ <span class="meta">refreshes every @REFRESH@ s</span>
+ <span class="meta" id="version">berth @VERSION@</span></header>
 <div id="error"></div>
 <main>
  <section id="conductors"><h2>Conductors in the ring</h2>
@@ -165,4 +170,5 @@ setInterval(refresh, @REFRESH@ * 1000);
 </html>
 """
 
-PAGE = _TEMPLATE.replace('@REFRESH@', str(REFRESH_SECONDS))
+PAGE = _TEMPLATE.replace('@REFRESH@', str(REFRESH_SECONDS)).replace(
+    '@VERSION@', html.escape(version.version_string()))

@@ -13,6 +13,7 @@ from oslo_log import log as oslo_log
 
 from common import conf as berth_conf
 from common import context as berth_context
+from common import version
 
 DEFAULT_CONFIG_FILE = '/etc/berth/berth.conf'
 
@@ -36,6 +37,7 @@ def build(argv=(), *, config_files=None, cli_opts=(), description=None,
     if config_files is None:
         config_files = [DEFAULT_CONFIG_FILE]
     conf(list(argv), project='berth', description=description,
+         version=version.version_string(),   # --version
          default_config_files=[f for f in config_files if os.path.exists(f)])
     for key, value in (overrides or {}).items():
         group, _, name = key.rpartition('.')

@@ -4,6 +4,7 @@ import pytest
 
 from api import server as http_server
 from api.placement import app as placement_app
+from common import version
 from tests import fixtures
 from tests.functional import status_helpers
 
@@ -55,6 +56,7 @@ def test_status_page_is_self_contained(client):
     assert "default-src 'none'" in csp and "connect-src 'self'" in csp
     page = resp.text
     assert '<title>berth status</title>' in page
+    assert '<span class="meta" id="version">berth %s</span>' % version.version_string() in page
     assert 'status.json' in page
     # no external assets: no URL, no src= or <link> pointing anywhere
     for marker in ('http://', 'https://', 'src=', '<link'):

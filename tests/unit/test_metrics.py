@@ -6,7 +6,7 @@ import oslo_messaging as messaging
 import pytest
 import requests
 
-from common import exception, metrics, rpc
+from common import exception, metrics, rpc, version
 from conductor import workers as conductor_workers
 from conductor.manager import claims
 from tests.functional import metrics_helpers as mh
@@ -69,3 +69,15 @@ def test_conductor_listener_on_a_free_loopback_port():
         server.server_close()
     assert resp.status_code == 200
     assert '# TYPE berth_conductor_rejections_total counter' in resp.text
+
+
+def test_build_info_carries_the_running_version():
+    assert _value('berth_build_info', version=version.version_string()) == 1
+    server = metrics.start_listener('127.0.0.1', 0)
+    try:
+        resp = requests.get('http://127.0.0.1:%d/metrics' % server.server_port,
+                            timeout=30)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert 'berth_build_info{version="%s"} 1.0' % version.version_string() in resp.text
