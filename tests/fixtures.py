@@ -19,12 +19,15 @@ _TEMPLATE_LOCK = threading.Lock()
 _TEMPLATES = {}
 
 
-def make_conf(state_path, **overrides):
-    """A fresh ConfigOpts (never the global one) for the embedded defaults on free ports."""
+def make_conf(state_path, config_files=(), **overrides):
+    """A fresh ConfigOpts (never the global one) for the embedded defaults on free ports.
+
+    ``config_files`` are read first; the test overrides below still win.
+    """
     conf = cfg.ConfigOpts()
     berth_conf.register_opts(conf)
     oslo_log.register_options(conf)
-    conf([], project='berth', default_config_files=[])
+    conf([], project='berth', default_config_files=[str(f) for f in config_files])
     conf.set_override('state_path', str(state_path))
     # a host name of its own per deployment: in-process message queues are
     # shared by name within a test process, so a message left by one test
