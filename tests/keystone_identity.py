@@ -98,23 +98,28 @@ class Identity:
         found = self.call('GET', '/%s' % collection + _query(query))[key]
         return found[0] if found else None
 
+    def _ensure(self, collection, key, body, **query):
+        """Create one ``key`` object in ``collection``; on 409 the existing one. (id, created)."""
+        resp = self.call('POST', '/' + collection, {key: body}, expect=(201, 409))
+        if resp and key in resp:
+            return resp[key]['id'], True
+        return self._find(collection, collection, **query)['id'], False
+
     def ensure_domain(self, name):
-        found = self._find('domains', 'domains', name=name)
-        return found['id'] if found else self.call(
-            'POST', '/domains', {'domain': {'name': name}})['domain']['id']
+        return self._ensure('domains', 'domain', {'name': name}, name=name)[0]
 
     def ensure_project(self, name, domain_id='default'):
-        found = self._find('projects', 'projects', name=name, domain_id=domain_id)
-        return found['id'] if found else self.call('POST', '/projects', {'project': {
-            'name': name, 'domain_id': domain_id}})['project']['id']
+        return self._ensure('projects', 'project', {'name': name, 'domain_id': domain_id},
+                            name=name, domain_id=domain_id)[0]
 
     def ensure_user(self, name, password, domain_id='default'):
-        found = self._find('users', 'users', name=name, domain_id=domain_id)
-        if found:
-            self.call('PATCH', '/users/%s' % found['id'], {'user': {'password': password}})
-            return found['id']
-        return self.call('POST', '/users', {'user': {
-            'name': name, 'password': password, 'domain_id': domain_id}})['user']['id']
+        """A user with this password (reset when the user exists)."""
+        user_id, created = self._ensure('users', 'user', {
+            'name': name, 'password': password, 'domain_id': domain_id},
+            name=name, domain_id=domain_id)
+        if not created:
+            self.call('PATCH', '/users/%s' % user_id, {'user': {'password': password}})
+        return user_id
 
     def role_id(self, name):
         if name not in self._role_ids:

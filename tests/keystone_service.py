@@ -24,6 +24,7 @@ import hashlib
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -97,13 +98,18 @@ def _stamp(venv):
     return os.path.join(venv, '.berth-installed')
 
 
+def _ready(venv):
+    # the stamp is written last; the interpreter link breaks when the base Python goes
+    return os.path.exists(_stamp(venv)) and os.path.exists(os.path.join(venv, 'bin', 'python'))
+
+
 def ensure_venv(timeout=INSTALL_TIMEOUT):
     """The Keystone venv's path, built first when missing; seconds spent building (0 if cached).
 
     Raises KeystoneUnavailable when it cannot be built within ``timeout``.
     """
     venv = venv_dir()
-    if os.path.exists(_stamp(venv)):
+    if _ready(venv):
         return venv, 0.0
     os.makedirs(os.path.dirname(venv), exist_ok=True)
     deadline = time.monotonic() + timeout
@@ -118,21 +124,24 @@ def ensure_venv(timeout=INSTALL_TIMEOUT):
                     raise KeystoneUnavailable('waited %ss for another process building %s'
                                               % (timeout, venv))
                 time.sleep(1)
-        if os.path.exists(_stamp(venv)):
+        if _ready(venv):
             return venv, 0.0
         started = time.monotonic()
         _build(venv, max(60, deadline - time.monotonic()))
         return venv, time.monotonic() - started
 
 
-def _build(venv, timeout):
+def _install_steps(venv):
+    return [[sys.executable, '-m', 'venv', venv],
+            [os.path.join(venv, 'bin', 'pip'), 'install', '--disable-pip-version-check',
+             '-c', CONSTRAINTS, 'keystone==%s' % KEYSTONE_VERSION, 'gunicorn']]
+
+
+def _build(venv, timeout, steps=None):
+    """Run the install ``steps`` (argv lists); KeystoneUnavailable and no venv left on failure."""
     shutil.rmtree(venv, ignore_errors=True)
     log = venv + '.install.log'
-    steps = [
-        [sys.executable, '-m', 'venv', venv],
-        [os.path.join(venv, 'bin', 'pip'), 'install', '--disable-pip-version-check',
-         '-c', CONSTRAINTS, 'keystone==%s' % KEYSTONE_VERSION, 'gunicorn'],
-    ]
+    steps = _install_steps(venv) if steps is None else steps
     deadline = time.monotonic() + timeout
     with open(log, 'wb') as out:
         for argv in steps:
@@ -160,6 +169,7 @@ class Keystone(services.Service):
     """
 
     name = 'keystone'
+    stop_signal = signal.SIGINT          # gunicorn's quick shutdown
     ready_timeout = 90
     workers = 2
 
