@@ -17,8 +17,11 @@ _TEMPLATE_LOCK = threading.Lock()
 _TEMPLATES = {}
 
 
-def make_conf(state_path, **overrides):
-    """A fresh ConfigOpts (never the global one) for the embedded defaults on free ports."""
+def make_conf(state_path, config_files=(), **overrides):
+    """A fresh ConfigOpts (never the global one) for the embedded defaults on free ports.
+
+    ``config_files`` are read first; the test overrides below still win.
+    """
     defaults = {
         'state_path': str(state_path),
         # a host name of its own per deployment: in-process message queues are
@@ -31,7 +34,8 @@ def make_conf(state_path, **overrides):
         'api.workers': 8,
         'database.sqlite_synchronous': False,
     }
-    return builder.build(config_files=[], overrides={**defaults, **overrides})
+    return builder.build(config_files=[str(f) for f in config_files],
+                         overrides={**defaults, **overrides})
 
 
 def fresh_database(tmp_root, conf, scope='function'):
