@@ -102,7 +102,7 @@ class PlacementApp:
         code = exc.code if version is not None and version.matches('1.23') else None
         body = fault.body(exc.status, exc.detail,
                           req.environ.get('berth.request_id'), code, exc.extra)
-        return common_wsgi.json_error(exc, body)
+        return fault.render(req, exc, body)
 
 
 def loadapp(conf, db, conductor=None):
