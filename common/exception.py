@@ -91,7 +91,7 @@ class ConcurrentUpdate(Conflict):
 
 class ConsumerGenerationConflict(ConcurrentUpdate):
     """The client's consumer generation is stale: only a re-read helps, never a retry."""
-    msg_fmt = "consumer generation conflict: %(reason)s"
+    msg_fmt = "consumer generation conflict - %(reason)s"
 
 
 class AllocationProviderNotFound(Invalid):
@@ -99,7 +99,8 @@ class AllocationProviderNotFound(Invalid):
 
 
 class AllocationClassNotFound(Invalid):
-    msg_fmt = "Unable to allocate inventory: No such resource class %(name)s."
+    msg_fmt = ("Unable to allocate inventory for consumer %(consumer)s: "
+               "No such resource class %(name)s.")
 
 
 class ReshapeProviderNotFound(Invalid):
@@ -124,8 +125,8 @@ class InventoryInUse(Conflict):
 
 
 class InvalidInventory(Invalid):
-    msg_fmt = ("Inventory for '%(resource_class)s' on resource provider '%(uuid)s' "
-               "invalid: %(reason)s")
+    msg_fmt = ("Invalid inventory for '%(resource_class)s' on resource provider "
+               "'%(uuid)s'. %(reason)s")
 
 
 class InvalidAllocation(Conflict):

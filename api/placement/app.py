@@ -59,6 +59,10 @@ class PlacementApp(common_app.Application):
         return fault.body(exc.status, exc.detail,
                           req.environ.get('berth.request_id'), code, exc.extra)
 
+    def error_response(self, req, exc):
+        # JSON when the client accepts it, else text/html or text/plain as WebOb does
+        return fault.render(req, exc, self.error_body(req, exc))
+
     def answer_headers(self, req, resp):
         version = req.environ.get('berth.microversion')
         if version is not None:

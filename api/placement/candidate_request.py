@@ -33,12 +33,12 @@ def _same_subtree(req, suffixes):
         if any(not name for name in names):
             raise fault.BadRequest(
                 "Empty string (unsuffixed group) can not be specified in "
-                "same_subtree: %s" % value, code=errors.QUERY_BAD_VALUE)
+                "`same_subtree`. Got: %s" % value, code=errors.QUERY_BAD_VALUE)
         unknown = [name for name in names if name not in suffixes]
         if unknown:
             raise fault.BadRequest(
-                "Real suffixes should be specified in same_subtree: %s not "
-                "found in %s" % (', '.join(unknown), sorted(suffixes)),
+                "Real suffixes should be specified in `same_subtree`: %s not "
+                "found in %s." % (unknown, list(suffixes)),
                 code=errors.QUERY_BAD_VALUE)
         found.append(names)
     return found
@@ -72,13 +72,18 @@ def _build_groups(req, keys_by_suffix):
     return groups
 
 
-def _check_structure(req, groups, same_subtree):
+def _check_structure(req, groups, same_subtree, key_order):
+    """Placement's checks of which groups need resources, in its order and words.
+
+    ``key_order`` lists the suffixes in query-string order (orphans are named
+    in it).
+    """
     in_subtree = {name for names in same_subtree for name in names}
     if req.version.matches('1.36'):
         if not any(g.resources for g in groups):
             raise fault.BadRequest(
-                'At least one request group (`resources` or `resources{N}`) '
-                'is required.', code=errors.QUERY_MISSING_VALUE)
+                'There must be at least one resources or resources[$S] '
+                'parameter.', code=errors.QUERY_MISSING_VALUE)
         for g in groups:
             if g.resources:
                 continue
@@ -93,16 +98,24 @@ def _check_structure(req, groups, same_subtree):
                     'in `same_subtree` query param: bad group(s) - [%s].'
                     % g.suffix, code=errors.QUERY_BAD_VALUE)
         return
+    ordered = sorted(groups, key=lambda g: key_order.index(g.suffix))
+    orphans = ['required' + g.suffix for g in ordered if g.required and not g.resources]
+    if orphans:
+        raise fault.BadRequest(
+            'All traits parameters must be associated with resources.  Found '
+            'the following orphaned traits keys: %s' % ', '.join(orphans))
+    orphans = ['member_of' + g.suffix for g in ordered
+               if not g.resources and (g.member_of or g.forbidden_aggs)]
+    if orphans:
+        raise fault.BadRequest(
+            'All member_of parameters must be associated with resources. Found '
+            'the following orphaned member_of keys: %s' % ', '.join(orphans))
+    if not all(g.resources for g in groups):
+        raise fault.BadRequest('All request groups must specify resources.')
     if not groups:
         raise fault.BadRequest(
-            'At least one request group (`resources` or `resources{N}`) is '
+            'At least one request group (`resources` or `resources{$S}`) is '
             'required.')
-    for g in groups:
-        if not g.resources:
-            raise fault.BadRequest(
-                'All traits parameters must be associated with resources. '
-                'Found orphaned traits, member_of or in_tree keys in group '
-                '%r.' % g.suffix)
 
 
 def _check_conflicts(req, groups):
@@ -119,12 +132,14 @@ def _check_conflicts(req, groups):
 
 def parse_request(req):
     """The ResourceRequest of a GET /allocation_candidates query string (2.12)."""
-    params = validation.validate_query(req, schema.list_query(req.version))
+    # a repeated limit or group_policy is not an error: the first one counts
+    params = validation.validate_query(req, schema.list_query(req.version),
+                                       first=('limit', 'group_policy'))
     root_required, root_forbidden = _root_required(req)
     keys_by_suffix = _suffixes(params)
-    same_subtree = _same_subtree(req, {s for s in keys_by_suffix if s})
+    same_subtree = _same_subtree(req, list(keys_by_suffix))
     groups = _build_groups(req, keys_by_suffix)
-    _check_structure(req, groups, same_subtree)
+    _check_structure(req, groups, same_subtree, list(keys_by_suffix))
     _check_conflicts(req, groups)
     policy_value = params.get('group_policy')
     if len([g for g in groups if g.suffix]) > 1 and policy_value is None:

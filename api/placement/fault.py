@@ -4,9 +4,14 @@ Handlers raise :class:`ApiError` (or a subclass); the application renders it
 once, adding the request id and, from microversion 1.23, the error code.
 """
 
+import html
 import http.client
 
+import webob
+from webob import acceptparse
+
 from api.common import errors as common_errors
+from api.common import wsgi as common_wsgi
 from api.common.errors import (  # noqa: F401  (re-exported for handlers)
     ApiError,
     BadRequest,
@@ -56,3 +61,42 @@ def body(status, detail, request_id, code=None, extra=None):
     if extra:
         error.update(extra)
     return {'errors': [error]}
+
+
+_HTML = ('<html>\n <head>\n  <title>%(status)s</title>\n </head>\n <body>\n'
+         '  <h1>%(status)s</h1>\n  %(detail)s<br /><br />\n\n\n </body>\n</html>')
+
+
+def _media_type(accept):
+    """The error's media type for an Accept header value, as WebOb chooses it.
+
+    No Accept (or ``*/*``) is JSON, as Placement's request log middleware
+    forces it; otherwise the first of text/html and application/json the
+    client accepts, and text/plain when it accepts neither.
+    """
+    if not accept or accept == '*/*':
+        return 'application/json'
+    offers = acceptparse.create_accept_header(accept).acceptable_offers(
+        ['text/html', 'application/json'])
+    return offers[0][0] if offers else 'text/plain'
+
+
+def render(req, exc, envelope):
+    """The response for ApiError ``exc``: the JSON ``envelope`` when JSON is acceptable.
+
+    A client that asks for text/html (a browser) gets WebOb's HTML page, one
+    that accepts neither a plain-text one, as Placement answers them.
+    """
+    media_type = _media_type(req.headers.get('accept'))
+    if media_type == 'application/json':
+        return common_wsgi.json_error(exc, envelope)
+    status = '%d %s' % (exc.status, http.client.responses.get(exc.status, 'Error'))
+    if media_type == 'text/html':
+        text = _HTML % {'status': status, 'detail': html.escape(exc.detail)}
+    else:
+        text = '%s\n\n%s' % (status, exc.detail)
+    resp = webob.Response(status=exc.status, content_type=media_type, charset='UTF-8')
+    resp.text = text
+    for name, value in exc.headers.items():
+        resp.headers[name] = value
+    return resp

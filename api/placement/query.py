@@ -40,7 +40,7 @@ def parse_uuid(value, key):
     if found is None:
         raise fault.BadRequest(
             "Invalid query string parameters: Expected '%s' parameter to be a "
-            "valid UUID. Got: %s" % (key, value))
+            "format of uuid. Got: %s" % (key, value))
     return found
 
 
@@ -57,33 +57,45 @@ def parse_resources(value, key='resources'):
             "form: ?%s=VCPU:2,MEMORY_MB:1024. Got: empty string." % (key, key, key))
     result = {}
     for item in value.split(','):
+        # Placement names the bad item (an empty one after a trailing comma
+        # is "Got: ."), not the whole value
         parts = item.split(':')
         if len(parts) != 2 or not parts[0].strip():
             raise fault.BadRequest(
                 "Badly formed %s parameter. Expected %s query string parameter "
                 "in form: ?%s=VCPU:2,MEMORY_MB:1024. Got: %s."
-                % (key, key, key, value))
+                % (key, key, key, item))
         name, amount = parts[0].strip(), parts[1]
         try:
             amount = int(amount)
         except ValueError:
-            amount = None
-        if amount is None or amount < 1:
             raise fault.BadRequest(
                 "Requested resource %s expected positive integer amount. Got: %s."
                 % (name, parts[1].strip()))
+        if amount < 1:
+            raise fault.BadRequest(
+                "Requested resource %s requires amount >= 1. Got: %d."
+                % (name, amount))
         result[name] = amount
     return result
 
 
-def _trait_items(value, key):
-    """Split a comma list of trait terms; an empty item (or a lone '!') is 400."""
+def _form(allow_forbidden):
+    return 'HW_CPU_X86_VMX,!CUSTOM_MAGIC' if allow_forbidden else 'HW_CPU_X86_VMX,CUSTOM_MAGIC'
+
+
+def _trait_items(value, key, allow_forbidden):
+    """Split a comma list of trait terms; an empty item (or a lone '!') is 400.
+
+    The expected form shows '!' only where forbidden traits are allowed, as
+    Placement's text does.
+    """
     items = [item.strip() for item in value.split(',')]
     if any(not item.lstrip('!') for item in items):
         raise fault.BadRequest(
             "Invalid query string parameters: Expected '%s' parameter value of "
-            "the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait name in: %s"
-            % (key, value))
+            "the form: %s. Got an empty trait name in: %s"
+            % (key, _form(allow_forbidden), value))
     return items
 
 
@@ -98,28 +110,30 @@ def parse_required(values, version, key='required'):
     if not version.matches(ANY_OF_TRAITS):
         values = values[-1:]
     required, forbidden = [], set()
+    allow_forbidden = version.matches(FORBIDDEN_TRAITS)
     for raw in values:
         value = raw.strip()
         if value.startswith(_IN):
             if not version.matches(ANY_OF_TRAITS):
                 raise fault.BadRequest(
-                    "Invalid query string parameters: The 'in:' prefix in '%s' "
-                    "is only supported from microversion %s. Got: %s"
-                    % (key, ANY_OF_TRAITS, raw))
-            items = _trait_items(value[len(_IN):], key)
+                    "Invalid query string parameters: The format "
+                    "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since "
+                    "microversion %s. Got: %s" % (ANY_OF_TRAITS, raw))
+            items = _trait_items(value[len(_IN):], key, allow_forbidden)
             if any(item.startswith('!') for item in items):
                 raise fault.BadRequest(
                     "Invalid query string parameters: Forbidden traits are not "
                     "supported inside an 'in:' list of '%s'. Got: %s" % (key, raw))
             _add_any_of(required, set(items))
             continue
-        for item in _trait_items(value, key):
+        for item in _trait_items(value, key, allow_forbidden):
             if item.startswith('!'):
-                if not version.matches(FORBIDDEN_TRAITS):
+                if not allow_forbidden:
+                    # forbidden traits come with 1.22: before, '!' is a bad form
                     raise fault.BadRequest(
-                        "Invalid query string parameters: Forbidden traits "
-                        "('!TRAIT') in '%s' are only supported from microversion "
-                        "%s. Got: %s" % (key, FORBIDDEN_TRAITS, raw))
+                        "Invalid query string parameters: Expected '%s' "
+                        "parameter value of the form: %s. Got: %s"
+                        % (key, _form(False), raw))
                 forbidden.add(item.lstrip('!'))
             else:
                 _add_any_of(required, {item})
@@ -141,7 +155,7 @@ def parse_root_required(value, key='root_required'):
             "Invalid query string parameters: The 'in:' prefix is not supported "
             "in '%s'. Got: %s" % (key, value))
     required, forbidden = set(), set()
-    for item in _trait_items(value.strip(), key):
+    for item in _trait_items(value.strip(), key, True):
         if item.startswith('!'):
             forbidden.add(item.lstrip('!'))
         else:
@@ -149,8 +163,8 @@ def parse_root_required(value, key='root_required'):
     conflict = required & forbidden
     if conflict:
         raise fault.BadRequest(
-            "Conflicting required and forbidden traits found in '%s' parameter: "
-            "%s" % (key, ', '.join(sorted(conflict))), code=errors.QUERY_BAD_VALUE)
+            "Conflicting required and forbidden traits found in %s: %s"
+            % (key, ', '.join(sorted(conflict))), code=errors.QUERY_BAD_VALUE)
     return required, forbidden
 
 
@@ -182,8 +196,8 @@ def parse_member_of(values, version, key='member_of'):
         if negative:
             if not version.matches(FORBIDDEN_AGGREGATES):
                 raise fault.BadRequest(
-                    "Invalid query string parameters: Forbidden aggregates ('!') "
-                    "in '%s' are only supported from microversion %s. Got: %s"
+                    "Forbidden %s parameters are not supported in the specified "
+                    "microversion (from %s). Got: %s"
                     % (key, FORBIDDEN_AGGREGATES, raw))
             value = value[1:]
         if value.startswith(_IN):
@@ -191,7 +205,7 @@ def parse_member_of(values, version, key='member_of'):
         elif ',' in value:
             raise fault.BadRequest(
                 "Multiple values for '%s' must be prefixed with the 'in:' or "
-                "'!in:' keyword. Got: %s" % (key, raw))
+                "'!in:' keyword using the valid microversion. Got: %s" % (key, raw))
         else:
             uuids = _uuid_list(value, key, raw)
         if negative:

@@ -25,9 +25,19 @@ def endpoint(min_version='1.0', max_version=None, json_body=False, json_reply=Fa
     return decorate
 
 
+def method_not_allowed(req, allow):
+    """405 in Placement's (WebOb's) words, naming the method."""
+    return fault.MethodNotAllowed(
+        'The method %s is not allowed for this resource.' % req.method,
+        headers={'allow': allow})
+
+
 class Router(routing.PathTable):
     def __call__(self, req):
-        handler, args = self.resolve(req)
+        try:
+            handler, args = self.resolve(req)
+        except fault.MethodNotAllowed as exc:
+            raise method_not_allowed(req, exc.headers.get('allow', ''))
         if not req.version.matches(handler.min_version, handler.max_version):
             raise fault.NotFound('The resource could not be found.')
         if handler.json_reply:

@@ -69,9 +69,16 @@ def _errors(schema, data, by_path=True):
 
 
 def _message(error):
+    """jsonschema's message, where, and (as Placement says it) the failing schema part.
+
+    "Failed validating 'minimum' in schema['properties']['total']" is the
+    part of Placement's text that clients grep; the schema itself is left out.
+    """
     path = '/'.join(str(p) for p in error.absolute_path)
     where = (" at '%s'" % path) if path else ''
-    return "%s%s. Failed validating '%s'." % (error.message, where, error.validator)
+    schema_path = ''.join('[%r]' % part for part in list(error.relative_schema_path)[:-1])
+    return "%s%s. Failed validating '%s' in schema%s." % (
+        error.message, where, error.validator, schema_path)
 
 
 def require_json_content(req):
@@ -95,26 +102,45 @@ def extract_json(req, schema):
         data = jsonbody.loads(req.body)
     except ValueError as exc:
         raise fault.BadRequest('Malformed JSON: %s' % exc)
+    return check_json(data, schema)
+
+
+def check_json(data, schema):
+    """``data`` when it is valid against ``schema``, else Placement's 400 for a bad body."""
     errors = _errors(schema, data)
     if errors:
         raise fault.BadRequest('JSON does not validate: %s' % _message(errors[0]))
     return data
 
 
-def query_dict(req):
-    """The query string as a dict; repeated keys become lists."""
+def query_dict(req, first=()):
+    """The query string as a dict; repeated keys become lists.
+
+    A key in ``first`` keeps its first value only (Placement's rule for
+    ``limit`` and ``group_policy``: a repeated one is not an error).
+    """
     out = {}
     for key in req.GET.keys():
         values = req.GET.getall(key)
-        out[key] = values if len(values) > 1 else values[0]
+        if key in first:
+            out[key] = values[0]
+        else:
+            out[key] = values if len(values) > 1 else values[0]
     return out
 
 
-def validate_query(req, schema):
-    """Validate the query string against ``schema``; return it as a dict."""
-    data = query_dict(req)
-    errors = _errors(schema, data, by_path=False)
-    if errors:
-        raise fault.BadRequest('Invalid query string parameters: %s'
-                               % _message(errors[0]))
+def validate_query(req, schema, first=()):
+    """Validate the query string against ``schema``; return it as a dict.
+
+    Every value of a ``first`` key must be valid; the first one is returned.
+    """
+    data = query_dict(req, first)
+    checks = [data]
+    for key in first:
+        checks += [dict(data, **{key: value}) for value in req.GET.getall(key)[1:]]
+    for candidate in checks:
+        errors = _errors(schema, candidate, by_path=False)
+        if errors:
+            raise fault.BadRequest('Invalid query string parameters: %s'
+                                   % _message(errors[0]))
     return data

@@ -167,10 +167,11 @@ def _providers(conn, uuids=(), ids=()):
     return {r.uuid: r for r in rows}
 
 
-def _inventories(conn, rp_ids, names):
+def _inventories(conn, rp_ids, names, consumer_of=None):
     """{(rp id, class name): inventory row with class id and current ``used``}.
 
-    Raises AllocationClassNotFound for a class that does not exist at all.
+    Raises AllocationClassNotFound for a class that does not exist at all,
+    naming the consumer that asked for it (``consumer_of``: {class: uuid}).
     """
     found = {(r.resource_provider_id, r.class_name): r for r in
              _INVENTORY_AND_USAGE.execute(conn, rp_ids=sorted(rp_ids),
@@ -179,7 +180,8 @@ def _inventories(conn, rp_ids, names):
     if missing:
         known = set(_CLASS_NAMES.execute(conn, names=sorted(missing)).scalars())
         for name in sorted(missing - known):
-            raise exception.AllocationClassNotFound(name=name)
+            raise exception.AllocationClassNotFound(
+                name=name, consumer=(consumer_of or {}).get(name, ''))
     return found
 
 
@@ -287,12 +289,14 @@ def check_replace(ctx, requests):
     for rp_uuid in sorted(named - set(providers)):
         raise exception.AllocationProviderNotFound(uuid=rp_uuid)
     wanted = collections.defaultdict(list)
+    consumer_of = {}
     for req in requests:
         for rp_uuid, resources in req['allocations'].items():
             for rc_name, amount in resources.items():
                 wanted[(providers[rp_uuid].id, rc_name)].append(amount)
+                consumer_of.setdefault(rc_name, req['uuid'])
     inventories = _inventories(conn, {rp for rp, _ in wanted},
-                               {rc for _, rc in wanted}) if wanted else {}
+                               {rc for _, rc in wanted}, consumer_of) if wanted else {}
     _check_capacity(wanted, inventories, {p.id: p.uuid for p in providers.values()},
                     mine_before)
     return _Plan(requests, consumers, mine_before, cleared, providers, inventories)

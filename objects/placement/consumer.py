@@ -147,8 +147,9 @@ def _generation_conflict(uuid, expected, actual):
     def show(gen):
         return 'null' if gen is None else str(gen)
     return exception.ConsumerGenerationConflict(
-        reason='consumer %s: expected %s but the consumer has %s'
-               % (uuid, show(expected), show(actual)))
+        # Placement's words: "expected" is the consumer's, "got" the client's
+        reason='expected %s but got %s (consumer %s)'
+               % (show(actual), show(expected), uuid))
 
 
 def check_generation(uuid, existing, expected):

@@ -76,11 +76,15 @@ def check_capacity(rp_uuid, inv, allow_zero):
     """InvalidInventory unless capacity > 0 (>= 0 when ``allow_zero``, MV >= 1.26)."""
     cap = inv.capacity
     if cap < 0 or (cap == 0 and not allow_zero):
+        if inv.reserved > inv.total or (inv.reserved == inv.total and not allow_zero):
+            # Placement's words for its own (reserved-only) check
+            reason = ('The reserved value is greater than %stotal.'
+                      % ('' if allow_zero else 'or equal to '))
+        else:
+            reason = ('capacity (total - reserved) * allocation_ratio = %d must be '
+                      '%s 0.' % (cap, '>=' if allow_zero else '>'))
         raise exception.InvalidInventory(
-            resource_class=inv.resource_class, uuid=rp_uuid,
-            reason='capacity (total - reserved) * allocation_ratio = %d must be %s 0; '
-                   'the reserved value is too large for total %d'
-                   % (cap, '>=' if allow_zero else '>', inv.total))
+            resource_class=inv.resource_class, uuid=rp_uuid, reason=reason)
 
 
 def _select():
@@ -123,10 +127,14 @@ def _check_generation(rp, expected):
 
 def _in_use(ctx, rp_id, rc_ids):
     """Names of the classes among ``rc_ids`` that have allocations on the provider."""
+    # in the order of the provider's inventory records (creation order), as
+    # Placement names them: nova's report client parses this message
     rows = ctx.session.execute(
-        sa.select(_RC.c.name).where(_RC.c.id.in_(rc_ids)).where(
+        sa.select(_RC.c.name).join(_INV, _INV.c.resource_class_id == _RC.c.id)
+        .where(_INV.c.resource_provider_id == rp_id)
+        .where(_RC.c.id.in_(rc_ids)).where(
             sa.exists().where(_ALLOC.c.resource_provider_id == rp_id)
-            .where(_ALLOC.c.resource_class_id == _RC.c.id)).order_by(_RC.c.name))
+            .where(_ALLOC.c.resource_class_id == _RC.c.id)).order_by(_INV.c.id))
     return list(rows.scalars())
 
 

@@ -37,7 +37,8 @@ def set_traits(ctx, rp_uuid, expected_generation, names):
     if rp.generation != expected_generation:
         raise exception.ConcurrentUpdate(
             what='resource provider',
-            reason='generation conflict (expected %d, current %d); re-read and retry'
+            reason="Resource provider's generation already changed. Please update "
+                   "the generation and try again. (given %d, current %d)"
                    % (expected_generation, rp.generation))
     want = trait_obj.ids_by_name(ctx, names)
     have = dict(ctx.session.execute(

@@ -74,12 +74,12 @@ def set_parent(ctx, row, parent_row):
         raise exception.ResourceProviderNotFound(uuid=row.uuid)
     if parent_row is not None and parent_row.id not in roots:
         raise exception.Invalid(
-            reason='parent provider UUID %s does not exist' % parent_row.uuid)
+            reason='parent provider UUID does not exist: %s' % parent_row.uuid)
     moved = subtree_ids(ctx, row.id)
     if parent_row is not None and parent_row.id in moved:
         raise exception.Invalid(
-            reason='creating a loop in the provider tree is not allowed: '
-                   '%s is %s itself or one of its descendants'
+            reason='creating loop in the provider tree is not allowed. '
+                   '%s is %s itself or one of its descendants.'
                    % (parent_row.uuid, row.uuid))
     new_root = roots[parent_row.id] if parent_row is not None else row.id
     now = models._now()

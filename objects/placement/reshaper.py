@@ -49,8 +49,8 @@ def reshape(ctx, inventories, consumers):
         if rp.generation != given:
             raise exception.ConcurrentUpdate(
                 what='resource provider',
-                reason='%s has generation %d but the reshape was given %d'
-                       % (rp_uuid, rp.generation, given))
+                reason='actual: %d, given: %d (provider %s)'
+                       % (rp.generation, given, rp_uuid))
         wanted[rp_uuid] = _new_inventories(entry['inventories'])
     # interim: old and new classes together, new values win
     for rp_uuid, new in wanted.items():

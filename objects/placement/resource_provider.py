@@ -90,8 +90,13 @@ def _parent_row(ctx, parent_uuid):
     try:
         return generation.provider_by_uuid(ctx, parent_uuid)
     except exception.ResourceProviderNotFound:
-        raise exception.Invalid(
-            reason='parent provider UUID %s does not exist' % parent_uuid)
+        raise _no_parent(parent_uuid)
+
+
+def _no_parent(parent_uuid):
+    # Placement's words first ("parent provider UUID does not exist"), then which
+    return exception.Invalid(
+        reason='parent provider UUID does not exist: %s' % parent_uuid)
 
 
 @db_api.writer
@@ -109,13 +114,13 @@ def create(ctx, name, uuid=None, parent_uuid=None):
         parent_uuid = _canonical(parent_uuid)
         if parent_uuid == uuid:
             raise exception.Invalid(
-                reason='parent provider UUID cannot be the same as the provider UUID')
+                reason='parent provider UUID cannot be same as UUID. Please choose '
+                       'a different parent provider UUID.')
         parent = _parent_row(ctx, parent_uuid)
         # the parent's tree must not move (or go) while the child joins it
         roots = provider_tree.lock_trees(ctx, [parent.id])
         if parent.id not in roots:
-            raise exception.Invalid(
-                reason='parent provider UUID %s does not exist' % parent_uuid)
+            raise _no_parent(parent_uuid)
         parent_id, root_id = parent.id, roots[parent.id]
     try:
         with ctx.session.begin_nested():
@@ -126,8 +131,7 @@ def create(ctx, name, uuid=None, parent_uuid=None):
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate(exc, name, uuid)
     except db_exc.DBReferenceError:
-        raise exception.Invalid(
-            reason='parent provider UUID %s does not exist' % parent_uuid)
+        raise _no_parent(parent_uuid)
     if root_id is None:
         ctx.session.execute(_RP.update().where(_RP.c.id == rp_id)
                             .values(root_provider_id=rp_id))
@@ -162,15 +166,18 @@ def _reparent(ctx, row, parent_uuid, allow_reparent):
         parent_uuid = _canonical(parent_uuid)
         if parent_uuid == row.uuid:
             raise exception.Invalid(
-                reason='creating a loop in the provider tree is not allowed: a '
-                       'provider cannot be its own parent')
+                reason='creating loop in the provider tree is not allowed. A '
+                       'provider cannot be its own parent.')
         parent = _parent_row(ctx, parent_uuid)
     new_parent_id = parent.id if parent is not None else None
     if new_parent_id == row.parent_provider_id:
         return
     if row.parent_provider_id is not None and not allow_reparent:
+        # Placement's two texts (before microversion 1.37)
         raise exception.Invalid(
-            reason='re-parenting a provider is not currently allowed')
+            reason='un-parenting a provider is not currently allowed.'
+            if parent is None else
+            'changing parent provider UUID is not currently allowed.')
     provider_tree.set_parent(ctx, row, parent)
 
 

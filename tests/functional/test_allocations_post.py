@@ -124,4 +124,7 @@ def test_provider_allocations_errors(client, rp):
     h.error(client.get('/resource_providers/%s/allocations' % rp, token='user'), 403)
     resp = client.get('/resource_providers/%s/allocations' % rp,
                       headers={'accept': 'text/plain'})
-    h.error(resp, 406)
+    # the client accepts neither JSON nor HTML: WebOb's plain-text error
+    assert resp.status_code == 406, resp.text
+    assert resp.headers['content-type'].startswith('text/plain')
+    assert resp.text.startswith('406 Not Acceptable\n\nOnly application/json is provided')

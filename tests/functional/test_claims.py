@@ -150,7 +150,7 @@ BAD_INPUT = [
     ({'resources': None, 'groups': {'1': {'resources': {'VCPU': 1}},
                                     '2': {'resources': {'VCPU': 1}}}},
      'group_policy'),
-    ({'same_subtree': [['9']]}, 'Real suffixes should be specified in same_subtree'),
+    ({'same_subtree': [['9']]}, 'Real suffixes should be specified in `same_subtree`'),
     ({'count': 2}, 'count 2 needs 2 distinct consumer uuids'),
     ({'surprise': 1}, 'Additional properties'),
     ({'consumer_uuid': 'nope'}, "'nope' is not a 'uuid'"),

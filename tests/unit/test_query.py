@@ -40,7 +40,12 @@ def test_resources_bad(value):
 
 def test_resources_messages_name_the_key():
     assert 'resources1' in _bad(query.parse_resources, '', 'resources1').detail
-    assert 'positive integer' in _bad(query.parse_resources, 'VCPU:0').detail
+    # Placement's two texts: a non-integer, then an integer below one
+    assert 'positive integer' in _bad(query.parse_resources, 'VCPU:x').detail
+    assert ('Requested resource VCPU requires amount >= 1. Got: 0.'
+            == _bad(query.parse_resources, 'VCPU:0').detail)
+    # the bad item is named, not the whole value ("Got: ." after a trailing comma)
+    assert _bad(query.parse_resources, 'DISK_GB:500,').detail.endswith('Got: .')
 
 
 # --- required -------------------------------------------------------------------

@@ -35,6 +35,12 @@ def _unknown_class(exc):
     return fault.BadRequest('Unknown resource class in inventory: %s' % exc.message)
 
 
+def _invalid(verb, uuid, exc):
+    """Placement's words for an inventory whose capacity is impossible."""
+    return fault.BadRequest('Unable to %s inventory for resource provider %s: %s'
+                            % (verb, uuid, exc.message))
+
+
 @router.endpoint(json_reply=True)
 def get_inventories(req):
     policy.authorize(req, rules.RESOURCE_PROVIDERS_INVENTORIES_LIST)
@@ -63,6 +69,11 @@ def create_inventory(req):
         gen, inv = inv_obj.add(req.context, uuid, inv, _allow_zero(req))
     except exception.ResourceClassNotFound as exc:
         raise _unknown_class(exc)
+    except exception.InvalidInventory as exc:
+        raise _invalid('create', uuid, exc)
+    except exception.ConcurrentUpdate as exc:
+        raise fault.Conflict('Update conflict: %s' % exc.message,
+                             code=errors.CONCURRENT_UPDATE)
     resp = response.send_json(req, _one_body(gen, inv), status=201,
                               last_modified=inv.created_at)
     resp.headers['location'] = response.location(req, _path(uuid, inv.resource_class))
@@ -82,6 +93,8 @@ def replace_inventories(req):
             _allow_zero(req))
     except exception.ResourceClassNotFound as exc:
         raise _unknown_class(exc)
+    except exception.InvalidInventory as exc:
+        raise _invalid('update', uuid, exc)
     return response.send_json(req, _all_body(gen, inventories),
                               last_modified=_modified(inventories))
 
@@ -99,7 +112,10 @@ def update_inventory(req):
                                       _allow_zero(req))
     except exception.InventoryNotFound as exc:
         # the class exists, the provider just has none of it
-        raise fault.BadRequest(exc.message)
+        raise fault.BadRequest('No inventory record with resource class for '
+                               'resource provider %s: %s' % (uuid, exc.message))
+    except exception.InvalidInventory as exc:
+        raise _invalid('update', uuid, exc)
     return response.send_json(req, _one_body(gen, inv),
                               last_modified=inv.updated_at or inv.created_at)
 
@@ -107,9 +123,7 @@ def update_inventory(req):
 @router.endpoint()
 def delete_inventories(req):
     if not req.version.matches('1.5'):
-        raise fault.MethodNotAllowed(
-            'The method specified is not allowed for this resource.',
-            headers={'allow': 'GET, POST, PUT'})
+        raise router.method_not_allowed(req, 'GET, POST, PUT')
     policy.authorize(req, rules.RESOURCE_PROVIDERS_INVENTORIES_DELETE)
     inv_obj.delete_all(req.context, req.urlvars['uuid'])
     return response.no_content()
@@ -124,4 +138,7 @@ def delete_inventory(req):
     except exception.InventoryInUse as exc:
         # Placement answers this one case with concurrent_update, not inuse
         raise fault.Conflict(exc.message, code=errors.CONCURRENT_UPDATE)
+    except exception.InventoryNotFound as exc:
+        raise fault.NotFound('No inventory of class %s found for delete: %s'
+                             % (req.urlvars['resource_class'], exc.message))
     return response.no_content()

@@ -1,14 +1,10 @@
 """/resource_classes and /resource_classes/{name}."""
 
-import re
-
 from api.placement import fault, policy, response, router, validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import resource_class as schema
 from common import exception
 from objects.placement import resource_class as rc_obj
-
-_CUSTOM = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
 
 
 def _represent(req, rc):
@@ -41,8 +37,9 @@ def create_resource_class(req):
     data = validation.extract_json(req, schema.POST_RESOURCE_CLASS)
     try:
         rc = rc_obj.create(req.context, data['name'])
-    except exception.ResourceClassExists as exc:
-        raise fault.Conflict(exc.message)
+    except exception.ResourceClassExists:
+        raise fault.Conflict('Conflicting resource class already exists: %s'
+                             % data['name'])
     return response.no_content(
         201, location=response.location(req, '/resource_classes/%s' % rc.name))
 
@@ -53,10 +50,9 @@ def update_resource_class(req):
     policy.authorize(req, rules.RESOURCE_CLASSES_UPDATE)
     if req.version.matches('1.7'):
         # create-or-confirm; no body, the content type is ignored
-        if not _CUSTOM.match(name) or len(name) > 255:
-            raise fault.BadRequest(
-                'Resource class name %s must start with CUSTOM_ and contain '
-                'only upper case letters, digits and underscores.' % name)
+        # the name is checked as a body would be: Placement's 400 says
+        # "Failed validating 'pattern'" (or 'maxLength')
+        validation.check_json({'name': name}, schema.PUT_RESOURCE_CLASS)
         _, created = rc_obj.ensure(req.context, name)
         return response.no_content(
             201 if created else 204,
@@ -65,13 +61,18 @@ def update_resource_class(req):
     data = validation.extract_json(req, schema.PUT_RESOURCE_CLASS)
     try:
         rc = rc_obj.rename(req.context, name, data['name'])
-    except exception.ResourceClassExists as exc:
-        raise fault.Conflict(exc.message)
+    except exception.ResourceClassExists:
+        raise fault.Conflict('Resource class already exists: %s' % data['name'])
     return response.send_json(req, _represent(req, rc), cache=False)
 
 
 @router.endpoint('1.2')
 def delete_resource_class(req):
     policy.authorize(req, rules.RESOURCE_CLASSES_DELETE)
-    rc_obj.destroy(req.context, req.urlvars['name'])
+    try:
+        rc_obj.destroy(req.context, req.urlvars['name'])
+    except exception.ResourceClassInUse as exc:
+        raise fault.Conflict('Error in delete resource class: %s' % exc.message)
+    except exception.ResourceClassCannotDeleteStandard as exc:
+        raise fault.BadRequest('Error in delete resource class: %s' % exc.message)
     return response.no_content()

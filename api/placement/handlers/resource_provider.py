@@ -2,9 +2,10 @@
 
 import orjson
 
-from api.placement import policy, query, response, router, validation
+from api.placement import fault, policy, query, response, router, validation
 from api.placement.policies import endpoints as rules
 from api.placement.schemas import resource_provider as schema
+from common import exception
 from objects.candidates import provider_search
 from objects.placement import resource_provider as rp_obj
 
@@ -92,5 +93,9 @@ def update_resource_provider(req):
 @router.endpoint()
 def delete_resource_provider(req):
     policy.authorize(req, rules.RESOURCE_PROVIDERS_DELETE)
-    rp_obj.destroy(req.context, req.urlvars['uuid'])
+    try:
+        rp_obj.destroy(req.context, req.urlvars['uuid'])
+    except exception.ResourceProviderNotFound:
+        raise fault.NotFound('No resource provider with uuid %s found for delete'
+                             % req.urlvars['uuid'])
     return response.no_content()

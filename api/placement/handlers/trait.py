@@ -28,8 +28,8 @@ def _associated_filter(value):
     lowered = value.lower()
     if lowered not in ('true', 'false'):
         raise fault.BadRequest(
-            'Invalid query string parameters: associated must be true or false, '
-            'got "%s"' % value)
+            'The query parameter "associated" only accepts "true" or "false". '
+            'Got: %s' % value)
     return lowered == 'true'
 
 
@@ -63,8 +63,9 @@ def put_trait(req):
     policy.authorize(req, rules.TRAITS_UPDATE)
     if not _CUSTOM.match(name) or len(name) > 255:
         raise fault.BadRequest(
-            'The trait name %s must start with CUSTOM_, be at most 255 characters '
-            'and contain only upper case letters, digits and underscores.' % name)
+            'The trait is invalid. A valid trait must be no longer than 255 '
+            'characters, start with the prefix "CUSTOM_" and use following '
+            'characters: "A"-"Z", "0"-"9" and "_". Got: %s' % name)
     trait, created = trait_obj.ensure(req.context, name)
     resp = response.no_content(201 if created else 204,
                                location=response.location(req, '/traits/%s' % name))

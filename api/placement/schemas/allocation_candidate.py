@@ -15,7 +15,13 @@ def suffix_pattern(version):
 
 
 def list_query(version):
-    """The JSON schema of the query dict (repeated keys are lists) at ``version``."""
+    """The JSON schema of the query dict (repeated keys are lists) at ``version``.
+
+    From 1.25 the group keys are patterns that take an optional suffix
+    (``^resources([1-9][0-9]*)?$``), as Placement writes them: its 400 for
+    an unknown key lists these regexes.  Before, an unknown key is "'x' was
+    unexpected" (no patterns at all, not an empty set of them).
+    """
     props = {'resources': _STRING}
     patterns = {}
     if version.matches('1.16'):
@@ -27,18 +33,20 @@ def list_query(version):
     if version.matches('1.25'):
         suffix = suffix_pattern(version)
         props['group_policy'] = {'type': 'string', 'enum': ['none', 'isolate']}
-        patterns['^resources%s$' % suffix] = _STRING
-        patterns['^required%s$' % suffix] = _STRINGS
-        patterns['^member_of%s$' % suffix] = _STRINGS
+        group_keys = ['resources', 'required', 'member_of']
         if version.matches('1.31'):
-            props['in_tree'] = _STRING
-            patterns['^in_tree%s$' % suffix] = _STRING
+            group_keys.append('in_tree')
+        for key in group_keys:
+            props.pop(key, None)
+            patterns['^%s(%s)?$' % (key, suffix)] = (
+                _STRINGS if key in ('required', 'member_of') else _STRING)
     if version.matches('1.35'):
         props['root_required'] = _STRINGS
     if version.matches('1.36'):
         props['same_subtree'] = _STRINGS
-    schema = {'type': 'object', 'properties': props, 'patternProperties': patterns,
-              'additionalProperties': False}
+    schema = {'type': 'object', 'properties': props, 'additionalProperties': False}
+    if patterns:
+        schema['patternProperties'] = patterns
     if not version.matches('1.25'):
         schema['required'] = ['resources']
     return schema
