@@ -12,6 +12,9 @@ TOO_LARGE_CODE = 'berth.request_too_large'
 def limit_body(req, max_body):
     """413 for a body over ``max_body`` bytes, 400 for a bad Content-Length.
 
+    A declared body is read here, so one that ends before its length (the
+    client went away) is a 400 rather than an error deep in a handler.
+
     Returns the declared length (None for a chunked or absent body).  A
     chunked body is read up to one byte past the limit, never further.
     """
@@ -29,6 +32,12 @@ def limit_body(req, max_body):
         raise errors.BadRequest('content-length header must be an integer')
     if length > max_body:
         raise _too_large(max_body)
+    if length > 0:
+        try:
+            req.body       # read now: a short body is the client's error, not a 500
+        except webob.request.DisconnectionError:
+            raise errors.BadRequest('The request body is shorter than its Content-Length '
+                                    '(%d bytes).' % length)
     return length
 
 

@@ -69,3 +69,29 @@ def test_baremetal_honours_the_configured_limit(small_limit_berth, chunked):
     resp = bm.post('/v1/nodes', data=_chunked(fits) if chunked else fits, headers=hdrs)
     assert resp.status_code == 201, resp.text
     bm.close()
+
+
+@pytest.mark.parametrize('api, method, path', [
+    ('placement', 'POST', '/resource_providers'),
+    ('baremetal', 'PATCH', '/v1/allocations/e0000000-0000-4000-8000-000000000001'),
+    ('baremetal', 'POST', '/v1/nodes'),
+])
+def test_a_body_shorter_than_its_content_length_is_a_400(berth, api, method, path):
+    """Found by the fuzz tier: the client goes away mid-body (500 before)."""
+    import io
+
+    import webob
+
+    from api.baremetal import app as baremetal_app
+    from api.placement import app as placement_app
+    factory = placement_app.loadapp if api == 'placement' else baremetal_app.loadapp
+    app = factory(berth.conf, berth.db, conductor=berth.conductor_api)
+    req = webob.Request.blank(path, method=method, headers={
+        'Content-Type': 'application/json', 'X-Auth-Token': 'admin',
+        'OpenStack-API-Version': 'placement latest',
+        'X-OpenStack-Ironic-API-Version': 'latest', 'Content-Length': '30'})
+    req.body_file_raw = io.BytesIO(b'{"name": "x')
+    req.content_length = 30
+    resp = req.get_response(app)
+    assert resp.status_int == 400, resp.body
+    assert b'shorter than its Content-Length' in resp.body
