@@ -118,9 +118,10 @@ def test_candidates_rows_per_mode_and_database(tmp_path):
             for db in ('sqlite', 'postgresql')]
     table, image = report_plots.candidates([_run({'results': rows})], tmp_path)
     for db in ('sqlite', 'postgresql'):
-        assert '| 1000 | %s | no limit | repeated | 0.9 | 1.8 | 2.7 | 0.9 | 0.5 | 1200 |' % db in table
-        assert '| 1000 | %s | no limit | distinct | 8.0 | 16.0 | 24.0 | 8.0 | 0.5 | 1200 |' % db in table
-        assert '| 1000 | %s | no limit | cold | 17.0 | 34.0 | 51.0 | 17.0 | 0.5 | 1200 |' % db in table
+        head = '| 1000 | %s | no limit ' % db
+        assert head + '| repeated | 0.9 | 1.8 | 2.7 | 0.9 | 0.5 | 1200 |' in table
+        assert head + '| distinct | 8.0 | 16.0 | 24.0 | 8.0 | 0.5 | 1200 |' in table
+        assert head + '| cold | 17.0 | 34.0 | 51.0 | 17.0 | 0.5 | 1200 |' in table
         assert '| 1000 | %s | no limit | distinct | 95.5 | 0 |' % db in table
     assert not any('uncached' in line for line in table)
     assert image.exists()
