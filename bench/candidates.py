@@ -37,6 +37,36 @@ bench/outside_candidates.py measures the same workload from a separate
 client against ``berth serve`` or gunicorn (see its docstring); its
 distinct and cold figures match this benchmark's within the noise.
 
+Recorded 2026-11-24 ~07:00 UTC, N=1,000, 50 requests per row, the 2 CPUs
+shared with other engineers' suites (load average 5-8; wall times swing
+2-3x between runs at this load), back to back with the outside client
+(p50 / p95 / p99 ms):
+
+    .venv/bin/python -m bench.candidates --sizes 1000 --dbs sqlite --repeat 50 --seconds 1
+    .venv/bin/python -m bench.placeload 1000 /tmp/outside
+    .venv/bin/berth serve --data-dir /tmp/outside --placement-port 18778 &
+    python3 bench/outside_candidates.py --url http://127.0.0.1:18778 --requests 50 --seed 1
+
+    SQLite       this bench, distinct   outside, distinct   this bench, cold    outside, cold
+    no limit     27.2 / 326 / 359       28.7 / 305 / 445    94.5 / 436 / 889    112 / 510 / 851
+    limit=50     1.2 / 1.6 / 2.5        1.5 / 5.8 / 7.3     4.0 / 12.7 / 29.4   8.9 / 24.0 / 30.7
+    required=SSD 8.3 / 178 / 230        9.8 / 170 / 205     61.5 / 299 / 368    63.9 / 413 / 466
+    in:A,B       10.2 / 156 / 223       14.0 / 195 / 282    60.6 / 212 / 339    92.3 / 410 / 501
+    !C           17.2 / 265 / 354       34.6 / 294 / 430    104 / 556 / 660     57.9 / 326 / 486
+    PostgreSQL (``--dbs postgresql``; outside: berth serve with [database] connection)
+    no limit     24.0 / 244 / 296       29.0 / 381 / 389    56.8 / 276 / 652    92.3 / 394 / 521
+    limit=50     9.1 / 13.3 / 15.1      19.1 / 27.3 / 46.4  10.3 / 18.1 / 28.7  14.0 / 27.9 / 31.8
+    required=SSD 16.7 / 157 / 212       32.6 / 271 / 348    37.2 / 173 / 204    88.6 / 317 / 485
+    in:A,B       18.2 / 175 / 210       38.6 / 280 / 354    66.6 / 244 / 293    99.3 / 457 / 701
+    !C           45.2 / 300 / 353       46.3 / 312 / 445    88.6 / 358 / 544    89.8 / 380 / 515
+
+The repeated rows of the same run: 0.4-0.7 ms on SQLite (answer cache),
+9-15 ms on PostgreSQL.  Distinct queries have a long tail (p95 10-20x p50,
+CPU per request 2-3x the p50's).  A likely cause, not measured here: each
+new amount adds an entry to every tree's memo (its key holds the amounts,
+objects/candidates/search.py) and an answer to the cache, so distinct
+queries churn memory where repeated ones do not.
+
 Numbers recorded before these modes existed ("uncached": answer cache off,
 but the same query repeated, memos and index warm) overstated the search by
 3-6x and are gone; doc/benchmarks.md holds the current ones.

@@ -60,12 +60,13 @@ def conf_for(state, connection=None):
     return conf
 
 
-def load(n, connection=None):
+def load(n, connection=None, state=None):
     """A state directory (and database) holding the topology for n computes."""
     from common import context as berth_context
     from objects import bootstrap, database
 
-    state = tempfile.mkdtemp(prefix='berth-bench-candidates-')
+    state = state or tempfile.mkdtemp(prefix='berth-bench-candidates-')
+    os.makedirs(state, exist_ok=True)
     db = database.open_database(conf_for(state, connection))
     database.upgrade(db)
     bootstrap.sync_standards(berth_context.admin_context(db))

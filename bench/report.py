@@ -145,7 +145,11 @@ def main(argv=None):
         collected = run_all(selected, args.quick, pathlib.Path(args.results), args.timeout)
     chaos = plots.read_chaos(args.chaos) if args.chaos else []
     out = pathlib.Path(args.out)
-    text = plots.write_report(out, collected, chaos, machine())
+    info = machine()
+    if args.from_dir:
+        info['date'] += (' (re-drawn from saved results: each section\'s numbers are '
+                         'from the run its file recorded)')
+    text = plots.write_report(out, collected, chaos, info)
     print(text)
     print(json.dumps({'benchmark': 'report', 'out': str(out),
                       'experiments': sorted(collected),
