@@ -21,8 +21,8 @@ modes:
   so the next search re-reads every provider and rebuilds every memo: what
   a busy cloud's writes do to the search, at their worst.
 
-p50/p95/p99 over ``--repeat`` requests (at 50 requests p99 is the slowest
-but one); ``cpu ms`` is the CPU of the serving process(es) per request
+p50/p95/p99 over ``--repeat`` requests (up to 50 requests p99 is the
+slowest one); ``cpu ms`` is the CPU of the serving process(es) per request
 (embedded: this process, the client included), ``db cpu`` PostgreSQL's
 backends'.  Then ``--clients`` concurrent clients for ``--seconds``, no
 limit and limit=50, repeated and distinct: ``ok/s`` counts only 200
