@@ -29,14 +29,16 @@ run: $(STAMP)
 # its heartbeats and timeouts do not compete with the parallel tiers for CPU,
 # then the short chaos run (tests/chaos, under 8 minutes; it prints its table),
 # then the partition cases on namespaced hosts (tests/partitions, about 5 minutes).
+# Every pass must collect tests: "no tests collected" (pytest's exit 5) fails
+# the run, so a pass whose marker or path stopped matching cannot pass empty.
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(MAKE) test-wheel
-	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS) || test $$? -eq 5
+	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS)
 	$(MAKE) test-db-parity
-	$(VENV)/bin/pytest -m "integration and not chaos and not netns" $(PYTEST_ARGS) || test $$? -eq 5
-	$(VENV)/bin/pytest -m chaos -s $(PYTEST_ARGS) || test $$? -eq 5
-	$(VENV)/bin/pytest -m netns -s $(PYTEST_ARGS) || test $$? -eq 5
+	$(VENV)/bin/pytest -m "integration and not chaos and not netns" $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -m chaos -s $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -m netns -s $(PYTEST_ARGS)
 
 # The wheel as an operator gets it: built from this checkout, installed with
 # its declared requirements only into a fresh venv in a temporary directory,
@@ -49,8 +51,8 @@ test-wheel: $(STAMP)
 # MariaDB: same tests, same answers.  Each xdist worker starts its own server
 # and leases a pool of migrated databases (tests/dbengines.py).
 test-db-parity: $(STAMP)
-	BERTH_TEST_DB=postgresql $(VENV)/bin/pytest -n auto tests/functional $(PYTEST_ARGS) || test $$? -eq 5
-	BERTH_TEST_DB=mysql $(VENV)/bin/pytest -n auto tests/functional $(PYTEST_ARGS) || test $$? -eq 5
+	BERTH_TEST_DB=postgresql $(VENV)/bin/pytest -n auto tests/functional $(PYTEST_ARGS)
+	BERTH_TEST_DB=mysql $(VENV)/bin/pytest -n auto tests/functional $(PYTEST_ARGS)
 
 # regenerate etc/berth/berth.conf.sample, doc/configuration.md and
 # doc/api/placement-endpoints.md (tests fail when they are stale)

@@ -4,6 +4,11 @@ N compute providers (VCPU 32 max_unit 16, MEMORY_MB 8192 min_unit 128,
 DISK_GB 8192 min_unit 5); aggregates cycle [A], [A,B], [A,B,C]; traits cycle
 [AVX2], [AVX2,SSE2], [AVX2,SSE2,STORAGE_DISK_SSD]; every 10th compute has no
 disk and shares the 3 storage providers through aggregate S.
+
+    .venv/bin/python -m bench.placeload 1000 DIR [--connection URL]
+
+writes it into DIR/berth.sqlite (or the database at URL), migrated, for
+``berth serve --data-dir DIR`` (bench/outside_candidates.py).
 """
 
 import uuid as uuidlib
@@ -82,3 +87,23 @@ def _inv(rp_id, rc_id, total, min_unit=1, max_unit=None):
             'total': total, 'reserved': 0, 'min_unit': min_unit,
             'max_unit': max_unit or total, 'step_size': 1,
             'allocation_ratio': 1.0, 'created_at': models._now()}
+
+
+def main(argv=None):
+    import argparse
+
+    from bench import candidates_servers
+
+    parser = argparse.ArgumentParser(description='load the placeload topology')
+    parser.add_argument('computes', type=int)
+    parser.add_argument('data_dir')
+    parser.add_argument('--connection', default=None,
+                        help='a server database (default: DIR/berth.sqlite)')
+    args = parser.parse_args(argv)
+    candidates_servers.load(args.computes, args.connection, state=args.data_dir)
+    return 0
+
+
+if __name__ == '__main__':
+    import sys
+    sys.exit(main())

@@ -29,15 +29,17 @@ from bench import report_plots as plots  # noqa: E402  (after ROOT, for -m and t
 
 def experiments(quick):
     """``[(name, title, [argv...])]``: what to run; each argv one bench process."""
-    sizes = '100,1000' if quick else '1000,10000,50000'
     claims = '200' if quick else '1000'
-    runs = [('candidates', 'Allocation candidates: latency vs. providers',
-             [['bench.candidates', '--sizes', sizes, '--repeat', '10' if quick else '50',
-               '--seconds', '2' if quick else '5']])]
-    runs.append(('claims_workers', 'Claims/s vs. concurrent workers (embedded)',
+    runs = [('candidates', 'Allocation candidates: repeated, distinct and cold queries '
+                           '(SQLite and PostgreSQL)',
+             [['bench.candidates', '--sizes', '1000' if quick else '1000,10000',
+               '--dbs', 'sqlite,postgresql', '--repeat', '50' if quick else '100',
+               '--seconds', '3' if quick else '5']])]
+    runs.append(('claims_workers', 'Granted claims/s vs. concurrent workers (embedded)',
                  [['bench.claims', '--claims', claims, '--workers', str(w),
                    '--label', 'workers=%d' % w] for w in ((1, 10) if quick else (1, 5, 10, 20))]))
-    runs.append(('claims_conductors', 'Claims/s vs. conductors (embedded, 10 workers)',
+    runs.append(('claims_conductors',
+                 'Granted claims/s vs. conductors (embedded, 10 workers)',
                  [['bench.claims', '--claims', claims, '--conductors', str(c),
                    '--label', 'conductors=%d' % c] for c in ((1, 3) if quick else (1, 2, 3))]))
     runs.append(('node_allocations', 'Node allocations/s vs. conductors (embedded)',
@@ -143,7 +145,11 @@ def main(argv=None):
         collected = run_all(selected, args.quick, pathlib.Path(args.results), args.timeout)
     chaos = plots.read_chaos(args.chaos) if args.chaos else []
     out = pathlib.Path(args.out)
-    text = plots.write_report(out, collected, chaos, machine())
+    info = machine()
+    if args.from_dir:
+        info['date'] += (' (re-drawn from saved results: each section\'s numbers are '
+                         'from the run its file recorded)')
+    text = plots.write_report(out, collected, chaos, info)
     print(text)
     print(json.dumps({'benchmark': 'report', 'out': str(out),
                       'experiments': sorted(collected),

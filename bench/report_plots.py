@@ -43,50 +43,58 @@ def _save(fig, path):
 
 # --- candidates --------------------------------------------------------------
 
+CANDIDATE_MODES = ('repeated', 'distinct', 'cold')
+MODE_NOTE = ('*repeated*: the same query again (on SQLite the answer cache answers); '
+             '*distinct*: every request a query never asked before (new amounts); '
+             '*cold*: distinct, after a write (untimed) that changes every compute '
+             'provider, so every memo and index entry is rebuilt.  '
+             'ok/s counts successful (200) answers only.')
+
+
 def candidates(runs, images):
-    """Latency vs. providers per query; req/s with 10 clients."""
+    """p50/p95/p99 per (db, shape, mode); ok/s of concurrent clients; p50 vs. N plot."""
     rows = []
     for r in _ok(runs):
-        rows.extend(_flat_candidates(row) for row in r['result'].get('results', []))
+        rows.extend(row for row in r['result'].get('results', []) if 'shapes' in row)
     if not rows:
         return [], None
-    labels = [k for k, v in rows[0].items() if isinstance(v, dict) and 'p50_ms' in v]
-    table = ['| providers | query | p50 ms | p95 ms | CPU ms | candidates |',
-             '|---|---|---|---|---|---|']
+    table = [MODE_NOTE, '',
+             '| providers | db | query | mode | p50 ms | p95 ms | p99 ms | CPU ms | '
+             'db CPU ms | candidates |', '|---|---|---|---|---|---|---|---|---|---|']
+    clients = ['| providers | db | query | mode | ok/s (successes only) | errors |',
+               '|---|---|---|---|---|---|']
+    series = {}
+    for row in sorted(rows, key=lambda r: (r.get('db', ''), r['N'])):
+        db = row.get('db', 'sqlite')
+        for label, modes in row['shapes'].items():
+            for mode in CANDIDATE_MODES:
+                v = modes.get(mode)
+                if v is None:
+                    continue
+                table.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+                    row['N'], db, label, mode, v.get('p50_ms'), v.get('p95_ms'),
+                    v.get('p99_ms'), v.get('cpu_ms'), v.get('db_cpu_ms', ''),
+                    v.get('candidates')))
+                if label == 'no limit':
+                    series.setdefault('%s, %s' % (db, mode), []).append(
+                        (row['N'], v.get('p50_ms')))
+        for label, modes in row.get('clients', {}).items():
+            for mode, v in modes.items():
+                clients.append('| %s | %s | %s | %s | %s | %s |' % (
+                    row['N'], db, label, mode, v.get('ok_per_s'), v.get('errors')))
     fig, ax = plt.subplots(figsize=(7, 4))
-    for label in labels:
-        xs = [row['N'] for row in rows if label in row]
-        ys = [row[label]['p50_ms'] for row in rows if label in row]
-        ax.plot(xs, ys, marker='o', label=label)
-        for row in rows:
-            if label in row:
-                v = row[label]
-                table.append('| %s | %s | %s | %s | %s | %s |' % (
-                    row['N'], label, v.get('p50_ms'), v.get('p95_ms'), v.get('cpu_ms', ''),
-                    v.get('candidates', '')))
-    clients = [k for k in rows[0] if 'clients' in k]
-    for key in clients:
-        for row in rows:
-            table.append('| %s | %s | %s req/s | | | |' % (row['N'], key, row.get(key)))
+    for name, points in sorted(series.items()):
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker='o', label=name)
     ax.set_xscale('log')
     ax.set_yscale('log')
     ax.set_xlabel('providers (placeload topology)')
     ax.set_ylabel('p50 latency, ms')
-    ax.set_title('GET /allocation_candidates')
+    ax.set_title('GET /allocation_candidates (no limit)')
     ax.grid(True, which='both', alpha=0.3)
     ax.legend(fontsize=7)
     path = images / 'bench-candidates.png'
     _save(fig, path)
-    return table, path
-
-
-def _flat_candidates(row):
-    """A row with ``uncached``/``cached`` halves as one row of ``query (half)`` labels."""
-    flat = {k: v for k, v in row.items() if k not in ('cached', 'uncached')}
-    for half in ('uncached', 'cached'):
-        for key, value in (row.get(half) or {}).items():
-            flat['%s (%s)' % (key, half)] = value
-    return flat
+    return table + [''] + clients, path
 
 
 # --- claims ------------------------------------------------------------------
@@ -104,18 +112,22 @@ def claims(runs, images, key, xlabel, name):
     if not points:
         return [], None
     points.sort(key=lambda p: p[0])
-    table = ['| %s | claims/s | p50 ms | p95 ms | 409 concurrent_update | other errors | CPU ms/claim |' % xlabel,
-             '|---|---|---|---|---|---|---|']
+    table = ['claims/s counts granted claims (204) only; refusals are in the 409 and '
+             'error columns.', '',
+             '| %s | claims | granted | claims/s | p50 ms | p95 ms | 409 concurrent_update '
+             '| other errors | CPU ms/claim |' % xlabel,
+             '|---|---|---|---|---|---|---|---|---|']
     for x, res in points:
-        table.append('| %s | %s | %s | %s | %s | %s | %s |' % (
-            x, res.get('claims_per_s'), res.get('p50_ms'), res.get('p95_ms'),
+        table.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            x, res.get('claims'), res.get('granted'), res.get('claims_per_s'),
+            res.get('p50_ms'), res.get('p95_ms'),
             res.get('conflicts_409_concurrent_update'), res.get('other_errors'),
             res.get('server_cpu_ms_per_claim', res.get('process_cpu_ms_per_claim', ''))))
     fig, ax = plt.subplots(figsize=(6, 3.5))
     xs = [str(x) for x, _ in points]
     ax.bar(xs, [res.get('claims_per_s') or 0 for _, res in points], color='#4c78a8')
     ax.set_xlabel(xlabel)
-    ax.set_ylabel('claims/s')
+    ax.set_ylabel('granted claims/s')
     ax2 = ax.twinx()
     ax2.plot(xs, [res.get('p95_ms') or 0 for _, res in points], color='#e45756', marker='o')
     ax2.set_ylabel('p95 ms', color='#e45756')

@@ -11,7 +11,7 @@ REQUIRE = os.environ.get('BERTH_REQUIRE_SERVICES') == '1'
 # Test modules here carry ``pytestmark = MARKS``.  ``integration`` keeps the
 # tier out of the parallel "not integration" pass; ``make test`` runs it in a
 # pass of its own (-m chaos) after the integration pass.
-MARKS = [pytest.mark.integration, pytest.mark.chaos]
+MARKS = [pytest.mark.integration, pytest.mark.chaos, pytest.mark.timeout(1200)]
 
 
 @pytest.fixture

@@ -147,8 +147,15 @@ def print_table(rows, out=print):
 
 
 def run(workdir, seed, minutes=None, each_once=False, kinds=chaos_faults.KINDS,
-        tooz='etcd', out=print, deadline=None):
-    """A whole run; the result dict (rows, violations, counts).  See module docstring."""
+        tooz='etcd', out=print, plan=None, budget=None):
+    """A whole run; the result dict (rows, violations, counts).  See module docstring.
+
+    ``plan`` (``[(gap, kind, hold)]``, default drawn from ``seed``) is the
+    fault schedule; ``budget`` the seconds the faults may take, counted from
+    the start of the load (deployment start-up excluded): a fault that would
+    start past it is not injected, and ``result['stopped']`` says why.
+    ``result['injected']`` lists the kinds injected, in order.
+    """
     out('chaos: seed %d (replay with --seed %d)' % (seed, seed))
     rng = random.Random(seed)
     started = time.monotonic()
@@ -167,14 +174,17 @@ def run(workdir, seed, minutes=None, each_once=False, kinds=chaos_faults.KINDS,
             raise deployment.DeploymentError('the fresh deployment does not answer probes')
         traffic = chaos_load.Load(recorder, rng.random(), dep.placement_url,
                                   dep.baremetal_url, providers, LOAD_NODES).start()
-        plan = chaos_faults.schedule(rng.random(), kinds, count=100000, each_once=each_once)
+        drawn = chaos_faults.schedule(rng.random(), kinds, count=100000, each_once=each_once)
+        plan = drawn if plan is None else plan
         end_at = None if minutes is None else time.monotonic() + minutes * 60
-        done = []
+        deadline = None if budget is None else time.monotonic() + budget
+        done, stopped = [], None
         for gap, kind, hold in plan:
             if end_at is not None and time.monotonic() + gap > end_at:
                 break
             if deadline is not None and time.monotonic() + gap > deadline:
-                out('chaos: stopping early: deadline')
+                stopped = 'budget of %ss spent before %s' % (budget, kind)
+                out('chaos: stopping early: %s' % stopped)
                 break
             time.sleep(gap)
             fault = chaos_faults.inject(dep, kind, hold, rng)
@@ -188,8 +198,8 @@ def run(workdir, seed, minutes=None, each_once=False, kinds=chaos_faults.KINDS,
                 continuous.violations.append((time.monotonic(),
                                               'berth processes died: %s' % dead))
             if dead or fault.recovered is None:
-                out('chaos: stopping early: %s' % ('dead: %s' % dead if dead
-                                                  else 'no recovery'))
+                stopped = 'dead: %s' % dead if dead else 'no recovery from %s' % kind
+                out('chaos: stopping early: %s' % stopped)
                 break
         if end_at is not None:
             time.sleep(max(0, end_at - time.monotonic()))
@@ -214,6 +224,9 @@ def run(workdir, seed, minutes=None, each_once=False, kinds=chaos_faults.KINDS,
         rows = summarize(done, recorder.snapshot(), violations, end)
         result = _result(seed, rows, violations, recorder.snapshot(), checker,
                          settled, time.monotonic() - started)
+        result['injected'] = [f.kind for f in done]
+        result['recovered'] = [f.kind for f in done if f.recovered is not None]
+        result['stopped'] = stopped
         _report(result, rows, out)
         return result
     finally:

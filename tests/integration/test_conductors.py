@@ -8,6 +8,7 @@ cluster and run in order.
 """
 
 import collections
+import os
 import signal
 import subprocess
 import threading
@@ -333,9 +334,48 @@ def _answers(api, ctx):
         return False
 
 
-def test_no_orphan_processes(cluster):
+def _sessions_alive(sids):
+    """``{pid: session}`` of every process still in one of the sessions ``sids``.
+
+    Each process the cluster starts leads a session of its own
+    (start_new_session), so anything it forked is found here too.
+    """
+    found = {}
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry) as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+        except OSError:            # gone while we looked
+            continue
+        if fields[0] != 'Z' and int(fields[3]) in sids:     # state, session
+            found[int(entry)] = int(fields[3])
+    return found
+
+
+def _gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def assert_no_orphans(cluster):
+    """Stop every process of ``cluster``; none of them nor their children survive."""
+    pids = {name: proc.pid for name, proc in cluster.procs.items() if proc.poll() is None}
+    assert pids, 'nothing running: the check would prove nothing'
+    assert not any(_gone(pid) for pid in pids.values())
     cluster.stop_all()
     assert cluster.procs == {}
+    assert [name for name, pid in pids.items() if not _gone(pid)] == []
+    assert _sessions_alive(set(pids.values())) == {}
+
+
+def test_no_orphan_processes(cluster):
+    cluster.start('orphan-check')       # at least one process, whatever ran before
+    assert_no_orphans(cluster)
 
 
 def test_conductor_metrics_listener(cluster, api):

@@ -130,5 +130,4 @@ def test_usage_is_counted_with_a_conductor_and_then_the_broker_down(cluster, htt
 
 
 def test_no_orphan_processes(cluster):
-    cluster.stop_all()
-    assert cluster.procs == {}
+    test_conductors.assert_no_orphans(cluster)

@@ -8,6 +8,7 @@ then raises as before.
 
 import threading
 
+from etcd3gw import exceptions as etcd3gw_exceptions
 import pytest
 
 from conductor import ring as conductor_ring
@@ -40,7 +41,7 @@ def test_start_waits_for_a_backend_that_comes_back(conf, etcd_later):
     def start():
         try:
             started.append(ring.start())
-        except Exception as exc:    # noqa: B902 - reported by the assertion below
+        except Exception as exc:    # noqa: B902 - any error fails the assertion below
             errors.append(exc)
 
     thread = threading.Thread(target=start)
@@ -60,5 +61,15 @@ def test_start_gives_up_after_its_retry_time(conf):
     conf.set_override('backend_url', 'etcd3+http://127.0.0.1:%d?timeout=5'
                       % services.free_port(), group='coordination')
     ring = conductor_ring.Ring(conf, host='never')
-    with pytest.raises(Exception):
-        ring.start(retry_for=0)
+    attempts = []
+    connect = ring._coord.start
+
+    def counted(*args, **kwargs):
+        attempts.append(1)
+        return connect(*args, **kwargs)
+
+    ring._coord.start = counted
+    # a refused connection fails at once: backoff 0.5, 1, 2 s fits 3 tries in 3 s
+    with pytest.raises(etcd3gw_exceptions.ConnectionFailedError):
+        ring.start(retry_for=3)
+    assert len(attempts) >= 2, attempts

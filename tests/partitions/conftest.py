@@ -11,7 +11,7 @@ REQUIRE = os.environ.get('BERTH_REQUIRE_SERVICES') == '1'
 
 # ``integration`` keeps the tier out of the parallel pass; ``make test`` runs
 # it in a pass of its own (-m netns) after the chaos pass.
-MARKS = [pytest.mark.integration, pytest.mark.netns]
+MARKS = [pytest.mark.integration, pytest.mark.netns, pytest.mark.timeout(900)]
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import subprocess
 import threading
 
 import oslo_messaging as messaging
+import psycopg2
 import pytest
 import sqlalchemy as sa
 
@@ -29,8 +30,10 @@ def test_postgresql_speaks_tls_with_the_configured_ca(tls_listener):
     state['prelude'] = 'postgresql'
     url = ('postgresql+psycopg2://berth:pw@127.0.0.1:%d/berth?sslmode=verify-full'
            '&sslrootcert=%s&connect_timeout=5' % (port, ca))
-    with pytest.raises(Exception, match='SSL') as info:  # the listener is not a database
+    # the listener is not a database: libpq's TLS handshake succeeds, then it fails
+    with pytest.raises(sa.exc.OperationalError, match='SSL') as info:
         db_api.Database(url, max_retries=1).engine.connect()
+    assert isinstance(info.value.orig, psycopg2.OperationalError)
     assert state['handshakes'] >= 1 and state.get('payload_over_tls'), info.value
 
 

@@ -1,6 +1,7 @@
 """objects.candidates.answer_cache: when an answer is kept, served and dropped."""
 
 import threading
+import time
 
 from objects.candidates import answer_cache
 
@@ -13,6 +14,18 @@ class FakeDb:
 
     def change_token(self):
         return self.tokens.pop(0) if len(self.tokens) > 1 else self.tokens[0]
+
+
+# generous: these waits only bound a hang (a lost wake-up), they time nothing
+WAIT = 60
+
+
+def _finished(threads):
+    """Join ``threads`` (WAIT s for them all); the names of those still blocked."""
+    end = time.monotonic() + WAIT
+    for t in threads:
+        t.join(max(0.0, end - time.monotonic()))
+    return [t.name for t in threads if t.is_alive()]
 
 
 def _compute(answer, calls):
@@ -98,17 +111,17 @@ def test_concurrent_misses_compute_once():
         return b'answer'
 
     got = []
-    leader = threading.Thread(target=lambda: got.append(cache.get(db, 'q', slow)))
+    leader = threading.Thread(target=lambda: got.append(cache.get(db, 'q', slow)),
+                              name='leader', daemon=True)
     leader.start()
-    entered.wait()
+    assert entered.wait(WAIT)
     followers = [threading.Thread(
-        target=lambda: got.append(cache.get(db, 'q', _compute(b'other', calls))))
-        for _ in range(3)]
+        target=lambda: got.append(cache.get(db, 'q', _compute(b'other', calls))),
+        name='follower-%d' % i, daemon=True) for i in range(3)]
     for t in followers:
         t.start()
     release.set()
-    for t in [leader] + followers:
-        t.join()
+    assert _finished([leader] + followers) == []      # nobody left waiting on the flight
     assert calls == ['leader'] and got == [b'answer'] * 4
 
 
@@ -123,4 +136,10 @@ def test_a_failed_computation_releases_the_waiters():
         cache.get(db, 'q', broken)
     except RuntimeError:
         pass
-    assert cache.get(db, 'q', _compute(b'a', calls)) == b'a'
+    got = []
+    # in a thread: a flight left behind by the failure would block it for good
+    after = threading.Thread(target=lambda: got.append(cache.get(db, 'q', _compute(b'a', calls))),
+                             name='after-failure', daemon=True)
+    after.start()
+    assert _finished([after]) == []
+    assert got == [b'a']

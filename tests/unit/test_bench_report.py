@@ -11,12 +11,17 @@ def _run(result, argv=('bench.x',), load=(1.0, 1.0, 1.0)):
 
 
 def _collected():
-    cand_row = {'N': 1000, 'no limit': {'p50_ms': 20.0, 'p95_ms': 30.0, 'cpu_ms': 15.0,
-                                        'candidates': 1200},
-                'limit=50': {'p50_ms': 4.0, 'p95_ms': 6.0, 'cpu_ms': 3.0, 'candidates': 50},
-                '10 clients req/s (no limit)': 120.0}
+    def mode(p50):
+        return {'p50_ms': p50, 'p95_ms': p50 * 1.5, 'p99_ms': p50 * 2, 'cpu_ms': p50 * 0.75,
+                'db_cpu_ms': 0.0, 'candidates': 1200}
+    cand_row = {'N': 1000, 'db': 'sqlite', 'server': 'embedded',
+                'shapes': {'no limit': {'repeated': mode(1.0), 'distinct': mode(10.0),
+                                        'cold': mode(20.0)}},
+                'clients': {'no limit': {'repeated': {'ok_per_s': 700.0, 'errors': 0},
+                                         'distinct': {'ok_per_s': 120.0, 'errors': 3}}}}
     big = dict(cand_row, N=10000)
     claims = [_run({'deployment': 'workers=%d' % w, 'workers': w, 'claims_per_s': 100.0 * w,
+                    'claims': 100, 'granted': 90,
                     'p50_ms': 10.0, 'p95_ms': 20.0, 'conflicts_409_concurrent_update': 0,
                     'other_errors': 0}) for w in (1, 10)]
     nodes = _run({'benchmark': 'node_allocations', 'scenarios': [
@@ -45,8 +50,11 @@ def test_report_writes_tables_and_plots(tmp_path):
     machine = {'cpus': 2, 'cpu': 'test cpu', 'python': '3.11', 'date': 'today'}
     text = report_plots.write_report(out, _collected(), chaos, machine)
     assert out.read_text() == text
-    assert '| 1000 | no limit | 20.0 | 30.0 | 15.0 | 1200 |' in text
-    assert '| 10 | 1000.0 | 10.0 | 20.0 | 0 | 0 |' in text
+    assert '| 1000 | sqlite | no limit | cold | 20.0 | 30.0 | 40.0 | 15.0 | 0.0 | 1200 |' in text
+    assert '| 1000 | sqlite | no limit | distinct | 120.0 | 3 |' in text
+    assert 'ok/s counts successful (200) answers only' in text
+    assert '| 10 | 100 | 90 | 1000.0 | 10.0 | 20.0 | 0 | 0 |' in text
+    assert 'claims/s counts granted claims (204) only' in text
     assert '| 2 | 200 | 250 | 200 | 50 | 0 | 80.0 | 40 | 90 |' in text
     assert '| kill9_conductor | 3 | 900 | 0 | 4.1 | 6.0 | 0 |' in text
     assert 'failed: exit 1, no JSON summary: boom' in text
@@ -98,14 +106,35 @@ def test_chaos_rows_as_bench_chaos_prints_them(tmp_path):
     assert image.exists()
 
 
-def test_candidates_with_cached_and_uncached_halves(tmp_path):
-    half = {'no limit': {'p50_ms': 40.0, 'p95_ms': 90.0, 'cpu_ms': 50.0, 'candidates': 1200},
-            '10 clients req/s (no limit)': 13.7}
-    row = {'N': 1000, 'server': 'embedded', 'uncached': half,
-           'cached': {'no limit': {'p50_ms': 0.9, 'p95_ms': 2.4, 'cpu_ms': 0.9,
-                                   'candidates': 1200}, '10 clients req/s (no limit)': 733.1}}
-    table, image = report_plots.candidates([_run({'results': [row]})], tmp_path)
-    assert '| 1000 | no limit (uncached) | 40.0 | 90.0 | 50.0 | 1200 |' in table
-    assert '| 1000 | no limit (cached) | 0.9 | 2.4 | 0.9 | 1200 |' in table
-    assert '| 1000 | 10 clients req/s (no limit) (cached) | 733.1 req/s | | | |' in table
+def test_candidates_rows_per_mode_and_database(tmp_path):
+    def mode(p50, cands=1200):
+        return {'p50_ms': p50, 'p95_ms': 2 * p50, 'p99_ms': 3 * p50, 'cpu_ms': p50,
+                'db_cpu_ms': 0.5, 'candidates': cands}
+    rows = [{'N': 1000, 'db': db, 'server': 'embedded',
+             'shapes': {'no limit': {'repeated': mode(0.9), 'distinct': mode(8.0),
+                                     'cold': mode(17.0)}},
+             'clients': {'no limit': {'repeated': {'ok_per_s': 733.1, 'errors': 0},
+                                      'distinct': {'ok_per_s': 95.5, 'errors': 0}}}}
+            for db in ('sqlite', 'postgresql')]
+    table, image = report_plots.candidates([_run({'results': rows})], tmp_path)
+    for db in ('sqlite', 'postgresql'):
+        head = '| 1000 | %s | no limit ' % db
+        assert head + '| repeated | 0.9 | 1.8 | 2.7 | 0.9 | 0.5 | 1200 |' in table
+        assert head + '| distinct | 8.0 | 16.0 | 24.0 | 8.0 | 0.5 | 1200 |' in table
+        assert head + '| cold | 17.0 | 34.0 | 51.0 | 17.0 | 0.5 | 1200 |' in table
+        assert '| 1000 | %s | no limit | distinct | 95.5 | 0 |' % db in table
+    assert not any('uncached' in line for line in table)
     assert image.exists()
+
+
+def test_claims_rate_is_granted_claims_only():
+    from bench import claims
+    results = [(204, None, 0.01)] * 6 + [(409, 'placement.concurrent_update', 0.01)] * 2 + [
+        (409, None, 0.01), (500, None, 0.01)]
+    summary = claims.summarise('x', 2.0, results, computes=10, workers=2)
+    assert summary['granted'] == 6
+    assert summary['claims_per_s'] == 3.0          # 6 granted in 2 s, refusals not counted
+    assert summary['attempts_per_s'] == 5.0
+    assert summary['conflicts_409_concurrent_update'] == 2
+    assert summary['conflicts_409_other'] == 1
+    assert summary['other_errors'] == 1

@@ -60,7 +60,32 @@ def test_background_work_holds_a_slot_until_done_even_when_it_fails():
     workers.shutdown()
 
 
-def test_graceful_stop_order(conf, transport):
+class GraceGate:
+    """conductor.service's ``threading`` during a stop: its grace period is ours to end.
+
+    ``stop()`` serves peers for ``grace`` seconds by waiting on a fresh
+    Event; here that wait sets ``entered`` and lasts until the test sets
+    ``over``, so no step of the test races a clock.  Everything else is the
+    real threading module.
+    """
+
+    def __init__(self):
+        self.entered, self.over = threading.Event(), threading.Event()
+
+    def __getattr__(self, name):
+        return getattr(threading, name)
+
+    def Event(self):                  # noqa: N802 - stands in for threading.Event
+        gate = self
+
+        class Grace:
+            def wait(self, timeout=None):
+                gate.entered.set()
+                return gate.over.wait()
+        return Grace()
+
+
+def test_graceful_stop_order(conf, transport, monkeypatch):
     """Leave the group, answer stale peers for the grace period, stop, then finish work."""
     ctx = berth_context.admin_context()
     svc = conductor_service.ConductorService(conf, 'cond-a', None, transport=transport)
@@ -71,19 +96,19 @@ def test_graceful_stop_order(conf, transport):
     in_flight = svc.workers.spawn(release.wait, 60)
     assert stale_peer.ping(ctx, 'k')['host'] == 'cond-a'
 
-    stopper = threading.Thread(target=svc.stop, kwargs={'grace': 3})
+    gate = GraceGate()
+    monkeypatch.setattr(conductor_service, 'threading', gate)
+    stopper = threading.Thread(target=svc.stop, kwargs={'grace': 3}, daemon=True)
     stopper.start()
     try:
-        # 1. it left the group at once ...
-        for _ in range(300):
-            reader.refresh()
-            if 'cond-a' not in reader.members():
-                break
-            time.sleep(0.01)
+        # 1. it left the group before its grace period began ...
+        assert gate.entered.wait(60)
+        reader.refresh()
         assert 'cond-a' not in reader.members()
-        # 2. ... yet still answers a peer whose ring names it
+        # 2. ... and during it still answers a peer whose ring names it
         assert stale_peer.ping(ctx, 'k')['host'] == 'cond-a'
-        # 3. then it stops taking messages ...
+        # 3. once the grace period is over it stops taking messages ...
+        gate.over.set()
         assert _refused_within(stale_peer, ctx, 300)
         # 4. ... and waits for the work in flight before it is done
         assert stopper.is_alive() and not in_flight.done()
@@ -92,6 +117,7 @@ def test_graceful_stop_order(conf, transport):
         assert not stopper.is_alive()
         assert in_flight.result() is True
     finally:
+        gate.over.set()
         release.set()
         stopper.join(60)
         reader.stop()
