@@ -9,7 +9,7 @@ import threading
 
 from cheroot import wsgi
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 # idle keep-alive connections kept open per server thread
 KEEP_ALIVE_PER_THREAD = 16

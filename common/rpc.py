@@ -16,7 +16,7 @@ from oslo_messaging.rpc import dispatcher
 from common import context as berth_context
 from common import exception, metrics
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 # The one topic every conductor listens on (with server=<host>).
 TOPIC = 'berth-conductor'

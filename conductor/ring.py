@@ -20,7 +20,7 @@ from tooz import coordination, hashring
 
 from common import exception, metrics
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 GROUP = b'berth-conductors'
 # how long start() keeps trying a backend that cannot be reached yet (restarting)

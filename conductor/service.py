@@ -19,7 +19,7 @@ from conductor import ring as conductor_ring
 from conductor import workers as conductor_workers
 from conductor.rpcapi import version as rpc_version
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 class ConductorService:

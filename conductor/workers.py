@@ -19,7 +19,7 @@ import futurist
 from common import context as berth_context
 from common import exception, metrics
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 # oslo.messaging threads beyond the slots, left to answer refusals quickly
 SPARE_RPC_THREADS = 8

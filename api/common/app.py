@@ -40,7 +40,7 @@ class Application:
     """A WSGI application: the shared pipeline around an API's own pieces."""
 
     #: the logger of the request log and of the error ladder (each API's own)
-    log = logging.getLogger(__name__)
+    log = logging.getLogger('berth.' + __name__)
     #: environ key under which handlers find the policy enforcer
     enforcer_key = 'berth.enforcer'
     #: whether identity is decided before the version is negotiated

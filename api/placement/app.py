@@ -16,7 +16,7 @@ from api.common import metrics as api_metrics
 from api.common import wsgi as common_wsgi
 from api.placement import auth, fault, microversion, policy, router, routes
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 class PlacementApp(common_app.Application):

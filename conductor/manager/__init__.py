@@ -15,7 +15,7 @@ from conductor.manager import allocation_queue, claims, node_allocations, schedu
 from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import version as rpc_version
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 def _admitted(method):

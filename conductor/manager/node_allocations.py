@@ -28,7 +28,7 @@ from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import mirror as node_provider
 from objects.baremetal import reservation
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 def _written(alloc):

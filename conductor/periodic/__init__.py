@@ -9,7 +9,7 @@ import threading
 
 from futurist import periodics
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 class PeriodicRunner:

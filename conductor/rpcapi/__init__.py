@@ -23,7 +23,7 @@ from conductor import ring as conductor_ring
 from conductor.rpcapi import allocation_batch, payloads, routing
 from conductor.rpcapi import version as rpc_version
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 # seconds a waiting create_allocation call allows beyond its ``wait``
 ALLOCATION_REPLY_MARGIN = 2.0

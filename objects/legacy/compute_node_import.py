@@ -23,7 +23,7 @@ from db import models
 from objects.legacy import compute_node, compute_node_migration
 from objects.legacy import inventory_rules as legacy_inventory
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 _CN = models.ComputeNode.__table__
 COPIED = ('uuid', 'host', 'hypervisor_hostname', 'vcpus', 'memory_mb', 'local_gb',

@@ -18,7 +18,7 @@ from db import models
 from objects.legacy import compute_node
 from objects.legacy import inventory_rules as legacy_inventory
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 _CN = models.ComputeNode.__table__
 _RP = models.ResourceProvider.__table__

@@ -16,7 +16,7 @@ from db import api as db_api
 from db import models
 from objects.placement import consumer as consumer_obj
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 _ALLOC = models.Allocation.__table__
 _CONSUMER = models.Consumer.__table__

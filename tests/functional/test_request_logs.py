@@ -69,15 +69,15 @@ def test_one_claim_logs_its_ids_on_both_sides_of_the_rpc(berth, client, ctx, cap
     # the threads that worked on this request: the API thread that logged
     # the request line, and the conductor thread that admitted the claim
     api_threads = {t for t, name, line in lines
-                   if name == 'api.placement.app' and '/allocations/' in line}
-    conductor_threads = _threads_of(lines, 'conductor.workers')
+                   if name == 'berth.api.placement.app' and '/allocations/' in line}
+    conductor_threads = _threads_of(lines, 'berth.conductor.workers')
     assert len(api_threads) == 1, lines
     assert len(conductor_threads) == 1, lines
     assert api_threads != conductor_threads
     on_path = [(t, name, line) for t, name, line in lines
                if t in api_threads | conductor_threads]
-    assert {name for _, name, _ in on_path} >= {'api.placement.app',
-                                                'conductor.workers'}
+    assert {name for _, name, _ in on_path} >= {'berth.api.placement.app',
+                                                'berth.conductor.workers'}
     for _thread, name, line in on_path:
         assert request_id in line, (name, line)
         assert global_id in line, (name, line)
@@ -90,7 +90,7 @@ def test_each_request_has_its_own_id(berth, client, capture):
     ids = [r.headers['x-openstack-request-id'] for r in (first, second)]
     assert ids[0] != ids[1]
     request_lines = [line for _, name, line in capture.lines
-                     if name == 'api.placement.app' and '"GET /resource_providers"' in line]
+                     if name == 'berth.api.placement.app' and '"GET /resource_providers"' in line]
     assert len(request_lines) == 2
     for rid, line in zip(ids, request_lines):
         assert rid in line and 'status: 200' in line
@@ -106,10 +106,10 @@ def test_a_node_allocation_keeps_its_ids_in_the_conductor_background(berth, bm, 
     # (the conductor's resume-at-start task may drive the row too, from its
     # periodic thread and without a request: not this request's path)
     failed = [(t, line) for t, name, line in capture.lines
-              if name == 'conductor.manager.node_allocations' and 'failed' in line
+              if name == 'berth.conductor.manager.node_allocations' and 'failed' in line
               and not t.startswith('periodic')]
     api = [(t, line) for t, name, line in capture.lines
-           if name == 'api.baremetal.app' and '"POST /v1/allocations"' in line]
+           if name == 'berth.api.baremetal.app' and '"POST /v1/allocations"' in line]
     assert len(failed) == 1 and len(api) == 1, capture.lines
     assert failed[0][0] != api[0][0]         # another thread, across the RPC hop
     for _thread, line in failed + api:

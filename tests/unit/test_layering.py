@@ -80,3 +80,13 @@ def test_no_eventlet_and_no_global_conf():
             if any(marker in text for marker in _BANNED):
                 bad.append(str(path.relative_to(ROOT)))
     assert bad == []
+
+
+def test_every_logger_is_under_berth():
+    """Log lines name berth's modules as berth.<module> (oslo.log levels per prefix)."""
+    bad = []
+    for top in ('api', 'cli', 'common', 'conductor', 'db', 'objects'):
+        for path in (ROOT / top).rglob('*.py'):
+            if 'getLogger(__name__)' in path.read_text():
+                bad.append(str(path.relative_to(ROOT)))
+    assert bad == []
