@@ -2,12 +2,7 @@
 
 from oslo_config import cfg
 
-
-def _group():
-    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
-    # shared one would share option overrides between ConfigOpts objects
-    return cfg.OptGroup('conductor', title='Conductor options')
-
+from common.conf import group
 
 opts = [
     cfg.IntOpt('workers', default=32, min=1,
@@ -31,11 +26,7 @@ opts = [
 ]
 
 
-def register_opts(conf):
-    group = _group()
-    conf.register_group(group)
-    conf.register_opts(opts, group=group)
-
-
-def list_opts():
-    return [(_group(), opts)]
+GROUP = group.OptionGroup(
+    'conductor', 'Conductor options', opts)
+register_opts = GROUP.register
+list_opts = GROUP.list_opts

@@ -2,18 +2,9 @@
 
 from oslo_config import cfg
 
+from common.conf import group
+
 GROUP_NAME = 'metrics'
-
-
-def _group():
-    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
-    # shared one would leak set_override() between configuration objects
-    return cfg.OptGroup(GROUP_NAME, title='Prometheus metrics',
-                        help='Every berth process exposes Prometheus metrics at '
-                             '/metrics. Under gunicorn (several worker processes) '
-                             'set the PROMETHEUS_MULTIPROC_DIR environment '
-                             'variable to an empty directory, the same for every '
-                             'worker, and empty it on each start.')
 
 
 opts = [
@@ -40,11 +31,12 @@ opts = [
 ]
 
 
-def register_opts(conf):
-    group = _group()
-    conf.register_group(group)
-    conf.register_opts(opts, group=group)
-
-
-def list_opts():
-    return [(_group(), opts)]
+GROUP = group.OptionGroup(
+    GROUP_NAME, 'Prometheus metrics', opts,
+    help='Every berth process exposes Prometheus metrics at '
+         '/metrics. Under gunicorn (several worker processes) '
+         'set the PROMETHEUS_MULTIPROC_DIR environment '
+         'variable to an empty directory, the same for every '
+         'worker, and empty it on each start.')
+register_opts = GROUP.register
+list_opts = GROUP.list_opts
