@@ -90,3 +90,14 @@ def test_every_logger_is_under_berth():
             if 'getLogger(__name__)' in path.read_text():
                 bad.append(str(path.relative_to(ROOT)))
     assert bad == []
+
+
+def test_no_handler_imports_another_handler():
+    """Shared pieces live in api/common, api/<api>/ or conductor.rpcapi, not in a handler."""
+    bad = []
+    for api in ('placement', 'baremetal'):
+        for path in sorted((ROOT / 'api' / api / 'handlers').glob('*.py')):
+            for name in _imports(path):
+                if name.startswith(('api.placement.handlers', 'api.baremetal.handlers')):
+                    bad.append('%s imports %s' % (path.relative_to(ROOT), name))
+    assert bad == []
