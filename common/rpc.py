@@ -75,7 +75,11 @@ class RequestContextSerializer(messaging.NoOpSerializer):
         return ctxt.to_dict()
 
     def deserialize_context(self, ctxt):
-        return berth_context.RequestContext.from_dict(ctxt, db=self.db)
+        # request_id and global_request_id travel in the dict; the endpoint
+        # makes the context the thread's current one for the call's log lines
+        # (conductor.manager), and forgets it after
+        return berth_context.RequestContext.from_dict(ctxt, db=self.db,
+                                                      overwrite=False)
 
 
 def get_client(transport, version, version_cap, timeout, retry):

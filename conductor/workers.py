@@ -115,4 +115,7 @@ def _in_context(ctx, func, *args, **kwargs):
     """Run ``func`` with ``ctx`` as this thread's current context (for the logs)."""
     if ctx is not None:
         ctx.update_store()
-    return func(*args, **kwargs)
+    try:
+        return func(*args, **kwargs)
+    finally:
+        berth_context.clear()      # the pool thread's next lines are not this request's

@@ -8,6 +8,7 @@ from oslo_serialization import jsonutils
 import webob
 
 from api.baremetal import version as api_version
+from api.common import links as common_links
 from api.common import response as common_response
 from objects.baremetal import node as node_obj
 
@@ -42,7 +43,7 @@ def no_content(status=204, headers=None):
 
 
 def links(req, resource, ident):
-    url = req.host_url + req.script_name
+    url = common_links.base_url(req)
     return [{'href': '%s/v1/%s/%s' % (url, resource, ident), 'rel': 'self'},
             {'href': '%s/%s/%s' % (url, resource, ident), 'rel': 'bookmark'}]
 
@@ -64,7 +65,7 @@ def collection(req, resource, items, limit):
         query = '&'.join('%s=%s' % (k, urllib.parse.quote(v, safe=','))
                          for k, v in params)
         path = req.path_info.rstrip('/')
-        body['next'] = '%s%s%s?%s' % (req.host_url, req.script_name, path, query)
+        body['next'] = '%s%s?%s' % (common_links.base_url(req), path, query)
     return body
 
 

@@ -1,6 +1,6 @@
 """Who is calling under the ``noauth2`` strategy (keystone's: api.common.identity)."""
 
-from oslo_utils import uuidutils
+from oslo_middleware import request_id as o_request_id
 
 from api.placement import fault
 from common import context as berth_context
@@ -32,13 +32,5 @@ def noauth2_context(req, db):
         user_id=user_id, project_id=project_id, roles=roles,
         system_scope=system_scope, is_admin='admin' in roles,
         request_id=req.environ['berth.request_id'],
-        global_request_id=_global_request_id(req), db=db, overwrite=False)
-
-
-def _global_request_id(req):
-    value = req.headers.get('x-openstack-request-id', '')
-    return value if _is_request_id(value) else None
-
-
-def _is_request_id(value):
-    return value.startswith('req-') and uuidutils.is_uuid_like(value[4:])
+        global_request_id=req.environ.get(o_request_id.GLOBAL_REQ_ID), db=db,
+        overwrite=False)

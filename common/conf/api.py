@@ -36,6 +36,23 @@ opts = [
                       'an error: the answer then shows it allocating, as '
                       'Ironic\'s does, and the conductor finishes it. 0 hands '
                       'the work over without waiting (a cast).'),
+    cfg.URIOpt('public_endpoint', schemes=['http', 'https'],
+               help='Base URL clients reach the API at, e.g. '
+                    '"https://cloud.example.com:6385" (behind a load balancer '
+                    'or a path prefix; include the prefix). When set, the '
+                    'links of /v1 answers and the version documents start '
+                    'with it. When unset they are built from the request: its '
+                    'scheme, a Host header that is a well-formed host[:port] '
+                    '(else the address the server listens on) and the mount '
+                    'path; set [oslo_middleware] '
+                    'enable_proxy_headers_parsing = true to take these from a '
+                    'trusted proxy\'s X-Forwarded-* / Forwarded headers.'),
+    cfg.StrOpt('placement_prefix', default='/placement',
+               help='Path prefix the Placement API is also served under, as '
+                    'devstack-style catalogs publish it '
+                    '("http://host/placement"): "GET /placement/resource_'
+                    'providers" is "GET /resource_providers". The unprefixed '
+                    'paths are always served. Empty: no prefix.'),
 ]
 
 

@@ -10,6 +10,7 @@ import logging
 
 import oslo_messaging as messaging
 
+from common import context as berth_context
 from common import exception
 from conductor.manager import allocation_queue, claims, node_allocations, scheduling
 from conductor.periodic import node_allocations as allocation_periodics
@@ -24,6 +25,23 @@ def _admitted(method):
     def wrapper(self, ctx, *args, **kwargs):
         with self.workers.slot():
             return method(self, ctx, *args, **kwargs)
+    return _in_request(wrapper)
+
+
+def _in_request(method):
+    """Run an RPC method with the caller's context as the thread's current one.
+
+    Its log lines then carry the caller's request ids (the global one is
+    nova's, from the API); the RPC server's pool thread forgets them when
+    the method returns, so its later lines belong to no stale request.
+    """
+    @functools.wraps(method)
+    def wrapper(self, ctx, *args, **kwargs):
+        ctx.update_store()
+        try:
+            return method(self, ctx, *args, **kwargs)
+        finally:
+            berth_context.clear()
     return wrapper
 
 
@@ -72,6 +90,7 @@ class ConductorManager:
         return {'host': self.host, 'members': sorted(self.ring.members())}
 
     @messaging.expected_exceptions(exception.BerthException)
+    @_in_request
     def create_allocation(self, ctx, allocation_id, wait=None):
         """Cast (1.1): reserve a node for an ``allocating`` row of ours, in the background.
 
@@ -86,6 +105,7 @@ class ConductorManager:
         return self.allocation_queue.run(ctx, allocation_id, wait)
 
     @messaging.expected_exceptions(exception.BerthException)
+    @_in_request
     def create_allocations(self, ctx, allocation_ids, wait):
         """Call (1.5): ``create_allocation`` with ``wait`` for several rows at once.
 

@@ -1,53 +1,11 @@
 """Every log line of a request carries its request ids and consumer, across the RPC hop."""
 
-import logging
-import threading
-
-from oslo_log import formatters
 from oslo_utils import uuidutils
-import pytest
+import webob
 
+from api.placement import app as placement_app
 from common import context as berth_context
 from tests.functional import alloc_helpers, baremetal_helpers
-
-
-class Capture(logging.Handler):
-    """Formats each record in the emitting thread, as oslo.log's handlers do."""
-
-    def __init__(self, conf):
-        super().__init__(logging.DEBUG)
-        self.setFormatter(formatters.ContextFormatter(project='berth', config=conf))
-        self.lines = []      # (thread name, logger name, formatted line)
-        self._lock = threading.Lock()
-
-    def emit(self, record):
-        line = self.format(record)
-        with self._lock:
-            self.lines.append((threading.current_thread().name, record.name, line))
-
-
-@pytest.fixture
-def capture(berth):
-    """Every line at DEBUG, with oslo.log's default levels for libraries.
-
-    (Those defaults, as in production with ``debug = True``, keep e.g.
-    oslo.messaging at INFO: its "received message" line comes before the
-    message's context is known.)
-    """
-    berth_context.set_log_defaults(berth.conf)
-    handler = Capture(berth.conf)
-    levels = {'': logging.DEBUG}
-    for pair in berth.conf.default_log_levels:
-        name, _, level = pair.partition('=')
-        levels[name] = logging.getLevelName(level)
-    old = {name: logging.getLogger(name).level for name in levels}
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
-    logging.getLogger().addHandler(handler)
-    yield handler
-    logging.getLogger().removeHandler(handler)
-    for name, level in old.items():
-        logging.getLogger(name).setLevel(level)
 
 
 def _threads_of(lines, logger_prefix):
@@ -97,8 +55,14 @@ def test_each_request_has_its_own_id(berth, client, capture):
 
 
 def test_a_node_allocation_keeps_its_ids_in_the_conductor_background(berth, bm, capture):
-    """The cast's work runs on the conductor's executor; its lines keep the ids."""
-    resp = bm.post('/v1/allocations', json={'resource_class': 'logs-nothing'})
+    """The cast's work runs on the conductor's executor; its lines keep the ids.
+
+    Nova's global request id (``X-OpenStack-Request-ID``) included: /v1
+    reads it as Placement does.
+    """
+    global_id = 'req-' + uuidutils.generate_uuid()
+    resp = bm.post('/v1/allocations', json={'resource_class': 'logs-nothing'},
+                   headers={'X-OpenStack-Request-ID': global_id})
     assert resp.status_code == 201, resp.text
     request_id = resp.headers['x-openstack-request-id']
     uuid = resp.json()['uuid']
@@ -114,4 +78,27 @@ def test_a_node_allocation_keeps_its_ids_in_the_conductor_background(berth, bm, 
     assert failed[0][0] != api[0][0]         # another thread, across the RPC hop
     for _thread, line in failed + api:
         assert request_id in line, line
+        assert global_id in line, line
         assert '[resource: %s]' % uuid in line, line
+
+
+def test_a_malformed_global_request_id_is_dropped(berth, client, capture):
+    """Only ``req-<uuid>`` is taken (oslo.middleware's rule): nothing else reaches the logs."""
+    resp = client.get('/resource_providers',
+                      headers={'x-openstack-request-id': 'req-not-a-uuid'})
+    assert resp.status_code == 200
+    lines = [line for _, name, line in capture.lines
+             if name.endswith('api.placement.app') and '/resource_providers' in line]
+    assert lines and all('req-not-a-uuid' not in line for line in lines)
+    assert resp.headers['x-openstack-request-id'] != 'req-not-a-uuid'
+
+
+def test_the_serving_thread_forgets_the_request_after_it(berth):
+    """A pool thread's lines after a request carry none of its ids (no stale context)."""
+    app = placement_app.loadapp(berth.conf, berth.db, berth.conductor_api)
+    berth_context.bind_request('req-' + uuidutils.generate_uuid())   # left by earlier work
+    req = webob.Request.blank('/resource_providers', headers={
+        'X-Auth-Token': 'admin',
+        'X-OpenStack-Request-ID': 'req-' + uuidutils.generate_uuid()})
+    assert req.get_response(app).status_int == 200
+    assert berth_context.current() is None

@@ -16,6 +16,7 @@ from api.baremetal import backend, fault, policy, query, response, router, valid
 from api.baremetal import version as api_version
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import allocation as schema
+from api.common import links as common_links
 from api.common.conductor import require_conductor
 from common import exception
 from objects.baremetal import allocation as alloc_obj
@@ -89,7 +90,7 @@ def create_allocation(req):
     else:
         alloc = _create_and_cast(req, values)
     return response.send_json(response.allocation(req, alloc), status=201, headers={
-        'location': '%s%s/v1/allocations/%s' % (req.host_url, req.script_name,
+        'location': '%s/v1/allocations/%s' % (common_links.base_url(req),
                                                 alloc.uuid)})
 
 

@@ -5,6 +5,7 @@ from oslo_utils import uuidutils
 from api.baremetal import backend, fault, policy, query, response, router, validation
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import node as schema
+from api.common import links as common_links
 from objects.baremetal import node as node_obj
 
 
@@ -26,7 +27,7 @@ def create_node(req):
         values['provision_state'] = node_obj.AVAILABLE
     node = node_obj.create(req.context, values, mirror=backend.mirrors(req))
     return response.send_json(response.node(req, node), status=201, headers={
-        'location': '%s%s/v1/nodes/%s' % (req.host_url, req.script_name, node.uuid)})
+        'location': '%s/v1/nodes/%s' % (common_links.base_url(req), node.uuid)})
 
 
 def _list(req, detail):

@@ -3,6 +3,7 @@
 from api.baremetal import backend, fault, policy, response, router, validation
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import node_state as schema
+from api.common import links as common_links
 from objects.baremetal import node as node_obj
 
 _POWER_TARGETS = ('power on', 'power off', 'rebooting', 'soft power off',
@@ -11,8 +12,8 @@ _POWER_TARGETS = ('power on', 'power off', 'rebooting', 'soft power off',
 
 def _accepted(req, node):
     return response.no_content(202, headers={
-        'location': '%s%s/v1/nodes/%s/states' % (req.host_url, req.script_name,
-                                                 node.uuid)})
+        'location': '%s/v1/nodes/%s/states' % (common_links.base_url(req),
+                                               node.uuid)})
 
 
 @router.endpoint()
