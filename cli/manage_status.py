@@ -231,7 +231,7 @@ def _ping(conf, host):
             client = rpc.get_client(transport, rpc_version.RPC_API_VERSION,
                                     conf.upgrade_levels.conductor
                                     or rpc_version.RPC_API_VERSION,
-                                    timeout=min(conf.conductor.rpc_timeout, PING_BOUND),
+                                    timeout=min(rpc.call_timeout(conf), PING_BOUND),
                                     retry=0)
             ctx = berth_context.admin_context()
             outcome['answer'] = client.prepare(server=host).call(ctx, 'ping')
