@@ -9,9 +9,15 @@ import sys
 from api import server as http_server
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
-from cli import config, lifecycle, security, stacks
+from cli import config, lifecycle, metrics_once, security, stacks
 from conductor import rpcapi
 from objects import database
+
+
+def _baremetal_app(conf, db, conductor):
+    """The bare-metal app; its port points /metrics at the Placement port (one registry)."""
+    return metrics_once.PointToPlacement(
+        baremetal_app.loadapp(conf, db, conductor=conductor), conf)
 
 
 def main(argv=None):
@@ -35,7 +41,7 @@ def main(argv=None):
         for name, factory, port, title in (
                 ('placement', placement_app.loadapp, conf.api.placement_port,
                  'Placement API'),
-                ('baremetal', baremetal_app.loadapp, conf.api.baremetal_port,
+                ('baremetal', _baremetal_app, conf.api.baremetal_port,
                  'Bare metal API')):
             server = http_server.HttpServer(factory(conf, db, conductor=conductor),
                                             conf.api.host, port,

@@ -54,6 +54,19 @@ def register_opts(conf):
                        group='oslo_messaging_metrics')
 
 
+def call_timeout(conf):
+    """Seconds an RPC call to a conductor waits for its answer.
+
+    ``[conductor] rpc_timeout`` when set, else oslo.messaging's
+    ``[DEFAULT] rpc_response_timeout`` (one rule for the API's ConductorAPI
+    and ``berth-manage status``).
+    """
+    if conf.conductor.rpc_timeout is not None:
+        return conf.conductor.rpc_timeout
+    register_opts(conf)
+    return conf.rpc_response_timeout
+
+
 def get_transport(conf, url=None):
     """The RPC transport for ``url`` or ``[DEFAULT] transport_url``."""
     register_opts(conf)

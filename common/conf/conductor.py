@@ -10,9 +10,14 @@ opts = [
                     'request beyond this bound is refused at once (the API '
                     'answers 503 berth.service_unavailable) instead of '
                     'waiting in an unbounded queue.'),
-    cfg.IntOpt('rpc_timeout', default=30, min=1,
+    cfg.IntOpt('rpc_timeout', default=None, min=1,
                help='Seconds the API waits for a conductor to answer an RPC '
-                    'call before answering 503.'),
+                    'call before answering 503. Unset (the default): '
+                    'oslo.messaging\'s ``[DEFAULT] rpc_response_timeout`` '
+                    '(60 unless set), so the one timeout an operator knows '
+                    'from other OpenStack services applies. Set: this value, '
+                    'for berth\'s calls only; ``berth-manage status`` bounds '
+                    'its ping by the same value.'),
     cfg.IntOpt('rpc_send_retries', default=2, min=0,
                help='How often the API retries connecting to the message '
                     'broker before a call fails with 503 (0: no retry). '

@@ -17,7 +17,9 @@ opts = [
                      'others, and requests carrying X-Forwarded-For or '
                      'Forwarded (a reverse proxy), get 403.'),
         ('disabled', 'The API answers 404 at /metrics.')],
-        help='Who may read /metrics on the Placement and bare-metal API ports. '
+        help='Who may read /metrics on the API ports (berth serve and '
+             'berth-api expose it on the Placement port only: one registry '
+             'per process; their bare-metal port answers 404 with a pointer). '
              'The answer never needs a token: Prometheus scrapes without one.'),
     cfg.HostAddressOpt('conductor_host', default='127.0.0.1',
                        help='Address the metrics listener of berth-conductor '

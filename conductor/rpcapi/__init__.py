@@ -44,7 +44,7 @@ class ConductorAPI:
         self.version_cap = conf.upgrade_levels.conductor or rpc_version.RPC_API_VERSION
         self.client = rpc.get_client(transport, rpc_version.RPC_API_VERSION,
                                      self.version_cap,
-                                     timeout=conf.conductor.rpc_timeout,
+                                     timeout=rpc.call_timeout(conf),
                                      retry=conf.conductor.rpc_send_retries)
         # whether create_allocation may wait (1.4); the cap is fixed per process
         self._allocation_wait = self.can_send_version('1.4')

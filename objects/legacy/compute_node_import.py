@@ -45,13 +45,29 @@ class Totals:
     batches: int = 0
 
 
+def _url_problem(exc):
+    """One line saying what is wrong with a ``--from`` URL."""
+    if isinstance(exc, sa.exc.NoSuchModuleError):
+        return 'unknown database dialect or driver (%s)' % str(exc).split(':')[-1].strip()
+    if isinstance(exc, ImportError):
+        return 'its driver is not installed (%s)' % (exc.name or exc)
+    if isinstance(exc, ValueError) and 'int()' in str(exc):
+        return 'the port is not a number'
+    return str(exc).splitlines()[0] + (
+        ' (expected dialect+driver://user:password@host:port/database)')
+
+
 class Source:
     """A read-only view of a Nova cell database's ``compute_nodes``."""
 
     def __init__(self, url):
         self.url = url
-        self.shown_url = sa.engine.make_url(url).render_as_string(hide_password=True)
-        self.engine = self._engine(url)
+        try:
+            self.shown_url = sa.engine.make_url(url).render_as_string(hide_password=True)
+            self.engine = self._engine(url)
+        except (sa.exc.ArgumentError, ValueError, ImportError) as exc:
+            # a malformed URL, a bad port, an unknown dialect or driver
+            raise exception.InvalidSourceURL(reason=_url_problem(exc)) from None
         self.table = None
 
     def _engine(self, url):
