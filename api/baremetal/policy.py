@@ -122,6 +122,19 @@ def list_project(req, kind, owner=None):
     return project
 
 
+def check_marker(req, fetch, visible):
+    """A ``marker`` the caller may not see is answered as one that does not exist."""
+    marker = req.GET.get('marker')
+    if marker is None:
+        return
+    try:
+        row = fetch(req.context, marker)
+    except exception.NotFound:
+        return                  # the listing answers it
+    if not visible(row):
+        raise exception.Invalid(reason='Marker %s could not be found.' % marker)
+
+
 def project_scope(req):
     """The project a caller without ``create_restricted`` works in, else None."""
     if check(req, rules.ALLOCATION_CREATE_RESTRICTED):

@@ -225,3 +225,17 @@ def test_system_admin_sees_and_writes_everything(bm, as_project, nodes):
     status, listed = as_project('GET', '/v1/allocations', project='p9', roles=ADMIN)
     assert (status, listed['allocations']) == (200, [])
     assert as_project('GET', '/v1/nodes/theirs', project='p9', roles=ADMIN)[0] == 404
+
+
+def test_a_hidden_marker_is_answered_as_a_missing_one(bm, as_project, nodes):
+    theirs = h.allocate(bm, resource_class='silver', owner='p2')
+    for path, hidden in (('/v1/nodes', nodes['theirs']['uuid']),
+                         ('/v1/allocations', theirs['uuid'])):
+        answers = []
+        for marker in (hidden, MISSING):
+            status, body = as_project('GET', '%s?marker=%s' % (path, marker))
+            answers.append((status, _fault(body).replace(marker, '<m>')))
+        assert answers[0] == answers[1], path
+        assert answers[0] == (400, 'Invalid input: Marker <m> could not be found.'), path
+    status, body = as_project('GET', '/v1/nodes?marker=%s' % nodes['mine']['uuid'])
+    assert status == 200

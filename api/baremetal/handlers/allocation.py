@@ -171,6 +171,8 @@ def list_allocations(req):
                'owner': policy.list_project(req, 'allocation', owner) or owner}
     if req.GET.get('node'):
         filters['node_id'] = _node_named(req, req.GET['node']).id
+    policy.check_marker(req, alloc_obj.get, lambda a: policy.check(
+        req, rules.ALLOCATION_GET, policy.allocation_target(a)))
     allocs = alloc_obj.list_allocations(req.context, filters, limit, marker,
                                         sort_key, sort_dir)
     items = [response.allocation(req, a, fields) for a in allocs]

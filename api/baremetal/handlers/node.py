@@ -51,6 +51,7 @@ def _list(req, detail):
         if filters.get('project') not in (None, project):
             return response.send_json({'nodes': []})
         filters['project'] = project
+        policy.check_marker(req, node_obj.get, lambda n: policy.can_see_node(req, n))
     filters['maintenance'] = query.bool_param(req, 'maintenance')
     filters['associated'] = query.bool_param(req, 'associated')
     if query.bool_param(req, 'detail'):
