@@ -55,9 +55,6 @@ def check(req, rule, target=None):
     return True
 
 
-allowed = check
-
-
 def authorize(req, rule, target=None):
     """403 unless the caller passes ``rule`` on ``target``."""
     _require_scope(req, rule)
