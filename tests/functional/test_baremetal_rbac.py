@@ -239,3 +239,18 @@ def test_a_hidden_marker_is_answered_as_a_missing_one(bm, as_project, nodes):
         assert answers[0] == (400, 'Invalid input: Marker <m> could not be found.'), path
     status, body = as_project('GET', '/v1/nodes?marker=%s' % nodes['mine']['uuid'])
     assert status == 200
+
+
+def test_the_owners_allocation_on_a_leased_node_is_hidden_from_the_lessee(
+        bm, as_project, nodes):
+    leased, mine = nodes['leased'], nodes['mine']
+    h.allocate(bm, resource_class='bronze', owner='ops')
+    path = '/v1/nodes/%s/allocation'
+    status, body = as_project('GET', path % leased['uuid'])
+    assert status == 404
+    assert _fault(body) == 'Allocation for node %s could not be found.' % leased['uuid']
+    status, body = as_project('GET', path % mine['uuid'])       # no allocation at all
+    assert (status, _fault(body)) == (
+        404, 'Allocation for node %s could not be found.' % mine['uuid'])
+    assert as_project('DELETE', path % leased['uuid'])[0] == 404
+    assert bm.get(path % leased['uuid']).status_code == 200

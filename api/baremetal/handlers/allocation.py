@@ -36,9 +36,10 @@ def _visible(req, ident, rule=None):
 def _visible_on_node(req, rule=None):
     """The allocation of a node the caller may see (404 as for no node), then ``rule``."""
     ident = req.urlvars['node']
-    policy.visible_node(req, node_obj.get(req.context, ident), ident)
+    node = policy.visible_node(req, node_obj.get(req.context, ident), ident)
     alloc = alloc_obj.get_by_node(req.context, ident)
-    return policy.visible_allocation(req, alloc, alloc.uuid, rule)
+    # another project's allocation on a node the caller leases: as if none
+    return policy.visible_allocation(req, alloc, 'for node %s' % node.uuid, rule)
 
 
 def _node_named(req, ident):
