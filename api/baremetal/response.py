@@ -19,6 +19,7 @@ _iso = common_response.iso
 _NODE_FIELD_VERSIONS = {'name': '1.5', 'resource_class': '1.21', 'traits': '1.37',
                         'fault': '1.42', 'conductor': '1.49', 'owner': '1.50',
                         'description': '1.51', 'allocation_uuid': '1.52',
+                        'retired': '1.61', 'retired_reason': '1.61',
                         'lessee': api_version.LESSEE}
 _NODE_LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                      'provision_state', 'maintenance')

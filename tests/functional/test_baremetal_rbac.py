@@ -168,7 +168,10 @@ def test_lessee_needs_api_1_65(bm, as_project, nodes):
                     headers={'X-OpenStack-Ironic-API-Version': '1.64'})
     assert resp.status_code == 406
     old = bm.get('/v1/nodes/leased', headers={'X-OpenStack-Ironic-API-Version': '1.64'})
-    assert 'lessee' not in old.json()
+    assert 'lessee' not in old.json() and old.json()['retired'] is False
+    older = bm.get('/v1/nodes/leased', headers={'X-OpenStack-Ironic-API-Version': '1.60'})
+    assert 'retired' not in older.json() and 'retired_reason' not in older.json()
+    assert bm.get('/v1/nodes/leased').json()['lessee'] == 'p1'
     assert bm.get('/v1/nodes?project=p1').json()['nodes'] != []
 
 
