@@ -24,6 +24,10 @@ def _rules(conf):
     return sorted(out, key=lambda rule: rule[0])
 
 
+# Keystone's default role inference (keystone-manage bootstrap)
+_IMPLIED = (('admin', 'member'), ('member', 'reader'), ('manager', 'member'))
+
+
 def _list(conf):
     for name, check, _enforcer in _rules(conf):
         print('%s: %s' % (name, check))
@@ -33,6 +37,10 @@ def _list(conf):
 def _check(conf):
     args = conf.category
     roles = [r for role in args.role or () for r in role.split(',') if r]
+    # as a Keystone token carries them: its default implied roles added
+    for role, implied in _IMPLIED:
+        if role in roles and implied not in roles:
+            roles.append(implied)
     ctx = berth_context.RequestContext(
         user_id=args.user_id, project_id=args.project_id, roles=roles,
         system_scope=args.system_scope, is_admin='admin' in roles, overwrite=False)
