@@ -19,6 +19,13 @@ class RequestContext(o_context.RequestContext):
     def to_dict(self):
         return super().to_dict()
 
+    def to_policy_values(self):
+        """oslo.context's values plus ``project_name`` (Ironic's ``service_role``
+        rule matches the service project by name)."""
+        values = dict(super().to_policy_values())  # a plain dict: no deprecation warning
+        values['project_name'] = self.project_name
+        return values
+
     @classmethod
     def from_dict(cls, values, **kwargs):
         kwargs.setdefault('db', None)

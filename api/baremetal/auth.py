@@ -6,9 +6,10 @@ from common import context as berth_context
 
 
 def noauth_context(req, db):
-    """Ironic's noauth: every caller is an admin (a token, if any, is ignored)."""
+    """Ironic's noauth: every caller is a system-scoped admin (a token is ignored)."""
     return berth_context.RequestContext(
-        user_id='admin', project_id='admin', roles=['admin'], is_admin=True,
+        user_id='admin', project_id='admin', roles=['admin', 'member', 'reader'],
+        is_admin=True, system_scope='all',
         request_id=req.environ['berth.request_id'],
         global_request_id=req.environ.get(o_request_id.GLOBAL_REQ_ID), db=db,
         overwrite=False)

@@ -7,7 +7,9 @@ import urllib.parse
 from oslo_serialization import jsonutils
 import webob
 
+from api.baremetal import policy
 from api.baremetal import version as api_version
+from api.baremetal.policies import endpoints as rules
 from api.common import links as common_links
 from api.common import response as common_response
 from objects.baremetal import node as node_obj
@@ -17,7 +19,9 @@ _iso = common_response.iso
 # node fields shown only from a version on (older clients never see them)
 _NODE_FIELD_VERSIONS = {'name': '1.5', 'resource_class': '1.21', 'traits': '1.37',
                         'fault': '1.42', 'conductor': '1.49', 'owner': '1.50',
-                        'description': '1.51', 'allocation_uuid': '1.52'}
+                        'description': '1.51', 'allocation_uuid': '1.52',
+                        'retired': '1.61', 'retired_reason': '1.61',
+                        'lessee': api_version.LESSEE}
 _NODE_LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                      'provision_state', 'maintenance')
 _ALLOCATION_FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
@@ -84,6 +88,7 @@ def node(req, node, fields=None, detail=True):
         'instance_uuid': node.instance_uuid, 'instance_info': node.instance_info,
         'properties': node.properties, 'driver_info': node.driver_info,
         'driver_internal_info': {}, 'extra': node.extra, 'owner': node.owner,
+        'lessee': node.lessee,
         'description': node.description, 'last_error': node.last_error,
         'reservation': node.reservation, 'conductor': node.conductor_affinity,
         'conductor_group': '', 'console_enabled': False, 'chassis_uuid': None,
@@ -98,7 +103,36 @@ def node(req, node, fields=None, detail=True):
             body.pop(field)
     if fields is None and not detail:
         fields = _NODE_LIST_FIELDS
-    return pick(body, fields)
+    body = pick(body, fields)
+    if node.id is not None:
+        _restrict(req, node, body)
+    return body
+
+
+# what a caller below baremetal:node:get:filter_threshold sees instead of a
+# field its baremetal:node:get:<field> rule does not let it see (Ironic's texts)
+_REDACTED = {
+    'last_error': ('** Value Redacted - Requires baremetal:node:get:last_error '
+                   'permission. **'),
+    'reservation': '** Redacted - requires baremetal:node:get:reservation permission. **',
+    'driver_internal_info': {'content': '** Redacted - Requires baremetal:node:get:'
+                                        'driver_internal_info permission. **'},
+    'driver_info': {'content': '** Redacted - requires baremetal:node:get:'
+                               'driver_info permission. **'},
+}
+
+
+def _restrict(req, node, body):
+    """Redact the fields the caller may not see (a lessee sees less than the owner)."""
+    env = req.environ
+    if 'berth.node_filter_threshold' not in env:     # once per request, not per node
+        env['berth.node_filter_threshold'] = policy.check(req, rules.NODE_FILTER_THRESHOLD)
+    if env['berth.node_filter_threshold']:
+        return
+    target = policy.node_target(node)
+    for field, redacted in _REDACTED.items():
+        if field in body and not policy.check(req, 'baremetal:node:get:' + field, target):
+            body[field] = redacted
 
 
 def node_fields(req):

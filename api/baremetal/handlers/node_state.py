@@ -18,8 +18,7 @@ def _accepted(req, node):
 
 @router.endpoint()
 def get_states(req):
-    policy.authorize(req, rules.NODE_GET)
-    node = node_obj.get(req.context, req.urlvars['node'])
+    node = policy.node_for(req, rules.NODE_GET_STATES)
     body = response.node(req, node)
     keys = ('provision_state', 'target_provision_state', 'provision_updated_at',
             'power_state', 'target_power_state', 'last_error', 'console_enabled')
@@ -28,7 +27,7 @@ def get_states(req):
 
 @router.endpoint()
 def set_provision_state(req):
-    policy.authorize(req, rules.NODE_PROVISION)
+    policy.node_for(req, rules.NODE_PROVISION)
     data = validation.json_body(req, schema.TARGET_SCHEMA)
     target = data['target']
     if target not in node_obj.PROVISION_VERBS:
@@ -44,7 +43,7 @@ def set_provision_state(req):
 
 @router.endpoint()
 def set_power_state(req):
-    policy.authorize(req, rules.NODE_POWER)
+    policy.node_for(req, rules.NODE_POWER)
     data = validation.json_body(req, schema.TARGET_SCHEMA)
     if data['target'] not in _POWER_TARGETS:
         raise fault.BadRequest('Invalid power state target %s; valid: %s'
@@ -56,7 +55,7 @@ def set_power_state(req):
 
 @router.endpoint()
 def set_maintenance(req):
-    policy.authorize(req, rules.NODE_MAINTENANCE)
+    policy.node_for(req, rules.NODE_MAINTENANCE)
     reason = None
     if req.body:
         data = validation.json_body(req, schema.MAINTENANCE_SCHEMA)
@@ -68,7 +67,7 @@ def set_maintenance(req):
 
 @router.endpoint()
 def unset_maintenance(req):
-    policy.authorize(req, rules.NODE_MAINTENANCE)
+    policy.node_for(req, rules.NODE_CLEAR_MAINTENANCE)
     node_obj.set_maintenance(req.context, req.urlvars['node'], False,
                              mirror=backend.mirrors(req))
     return response.no_content(202)
