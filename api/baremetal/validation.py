@@ -43,6 +43,9 @@ def check_ident(value):
                                % value)
 
 
+# a JSON patch longer than this is refused before any operation is applied
+MAX_PATCH_OPERATIONS = 100
+
 _VALIDATORS = {}
 
 
@@ -83,6 +86,9 @@ def apply_patch(doc, patch, allowed):
     """
     if not isinstance(patch, list) or not patch:
         raise fault.BadRequest('A JSON patch must be a non-empty list of operations')
+    if len(patch) > MAX_PATCH_OPERATIONS:
+        raise fault.BadRequest('A JSON patch may have at most %d operations'
+                               % MAX_PATCH_OPERATIONS)
     for op in patch:
         if not isinstance(op, dict) or 'path' not in op or 'op' not in op:
             raise fault.BadRequest('Invalid JSON patch operation: %s' % (op,))
