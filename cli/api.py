@@ -39,7 +39,8 @@ def main(argv=None):
                  'Bare metal API')):
             server = http_server.HttpServer(factory(conf, db, conductor=conductor),
                                             conf.api.host, port,
-                                            threads=conf.api.workers, name=name)
+                                            threads=conf.api.workers, name=name,
+                                            max_body_size=conf.api.max_request_body_size)
             host, bound_port = server.start()
             parts['servers'].append(server)
             print('berth-api: %s on http://%s:%d' % (title, host, bound_port), flush=True)

@@ -43,13 +43,15 @@ class Embedded:
         placement = placement_app.loadapp(conf, self.db, conductor=self.conductor_api)
         server = http_server.HttpServer(placement, conf.api.host,
                                         conf.api.placement_port,
-                                        threads=conf.api.workers, name='placement')
+                                        threads=conf.api.workers, name='placement',
+                                        max_body_size=conf.api.max_request_body_size)
         server.start()
         self.servers['placement'] = server
         baremetal = baremetal_app.loadapp(conf, self.db, conductor=self.conductor_api)
         server = http_server.HttpServer(baremetal, conf.api.host,
                                         conf.api.baremetal_port,
-                                        threads=conf.api.workers, name='baremetal')
+                                        threads=conf.api.workers, name='baremetal',
+                                        max_body_size=conf.api.max_request_body_size)
         server.start()
         self.servers['baremetal'] = server
 
