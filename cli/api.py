@@ -17,11 +17,12 @@ from objects import database
 def main(argv=None):
     conf = config.make_conf(sys.argv[1:] if argv is None else argv,
                             description='berth API server')
-    refusal = security.noauth_bind_error(conf)
+    refusal = security.startup_error(conf)
     if refusal:
         print('berth-api: %s' % refusal, file=sys.stderr)
         return 2
     config.setup_logging(conf)
+    security.warn_if_insecure(conf)
     life = lifecycle.Lifecycle('berth-api', conf)
     parts = {'servers': []}
 
