@@ -19,7 +19,7 @@ from common.conf import builder
 from conductor import rpcapi
 from objects import database
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 class StartupRefused(Exception):

@@ -8,7 +8,7 @@ import logging
 
 from api.common import startup
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 _is_loopback = startup.is_loopback
 
