@@ -23,11 +23,12 @@ def _baremetal_app(conf, db, conductor):
 def main(argv=None):
     conf = config.make_conf(sys.argv[1:] if argv is None else argv,
                             description='berth API server')
-    refusal = security.noauth_bind_error(conf)
+    refusal = security.startup_error(conf)
     if refusal:
         print('berth-api: %s' % refusal, file=sys.stderr)
         return 2
     config.setup_logging(conf)
+    security.warn_if_insecure(conf)
     life = lifecycle.Lifecycle('berth-api', conf)
     parts = {'servers': []}
 
@@ -45,7 +46,8 @@ def main(argv=None):
                  'Bare metal API')):
             server = http_server.HttpServer(factory(conf, db, conductor=conductor),
                                             conf.api.host, port,
-                                            threads=conf.api.workers, name=name)
+                                            threads=conf.api.workers, name=name,
+                                            max_body_size=conf.api.max_request_body_size)
             host, bound_port = server.start()
             parts['servers'].append(server)
             print('berth-api: %s on http://%s:%d' % (title, host, bound_port), flush=True)

@@ -44,7 +44,8 @@ class Embedded:
         placement = placement_app.loadapp(conf, self.db, conductor=self.conductor_api)
         server = http_server.HttpServer(placement, conf.api.host,
                                         conf.api.placement_port,
-                                        threads=conf.api.workers, name='placement')
+                                        threads=conf.api.workers, name='placement',
+                                        max_body_size=conf.api.max_request_body_size)
         server.start()
         self.servers['placement'] = server
         # one /metrics per process: the Placement port's (cli/metrics_once.py)
@@ -52,7 +53,8 @@ class Embedded:
             baremetal_app.loadapp(conf, self.db, conductor=self.conductor_api), conf)
         server = http_server.HttpServer(baremetal, conf.api.host,
                                         conf.api.baremetal_port,
-                                        threads=conf.api.workers, name='baremetal')
+                                        threads=conf.api.workers, name='baremetal',
+                                        max_body_size=conf.api.max_request_body_size)
         server.start()
         self.servers['baremetal'] = server
 

@@ -5,6 +5,7 @@ import dataclasses
 import urllib.parse
 
 from oslo_serialization import jsonutils
+from oslo_utils import strutils
 import webob
 
 from api.baremetal import policy
@@ -27,6 +28,28 @@ _NODE_LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
 _ALLOCATION_FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
                       'resource_class', 'traits', 'candidate_nodes', 'extra', 'owner',
                       'created_at', 'updated_at')
+
+
+# a key holding any of these (any case) is a secret: its value is never shown
+_SECRET_WORDS = ('password', 'secret', 'key', 'token')
+MASK = '******'
+
+
+def mask_secrets(info):
+    """``info`` (a node's driver_info or instance_info) with its secrets as ``******``.
+
+    oslo.utils' list (Ironic's masking) plus any key naming a password,
+    secret, key or token; nested objects are masked the same way.
+    """
+    if not isinstance(info, dict):
+        return info
+    out = strutils.mask_dict_password(info, MASK)
+    for key, value in out.items():
+        if isinstance(key, str) and any(w in key.lower() for w in _SECRET_WORDS):
+            out[key] = MASK
+        elif isinstance(value, dict):
+            out[key] = mask_secrets(value)
+    return out
 
 
 def send_json(body, status=200, headers=None):
@@ -85,8 +108,9 @@ def node(req, node, fields=None, detail=True):
         'target_power_state': node.target_power_state,
         'maintenance': node.maintenance,
         'maintenance_reason': node.maintenance_reason, 'fault': node.fault,
-        'instance_uuid': node.instance_uuid, 'instance_info': node.instance_info,
-        'properties': node.properties, 'driver_info': node.driver_info,
+        'instance_uuid': node.instance_uuid,
+        'instance_info': mask_secrets(node.instance_info),
+        'properties': node.properties, 'driver_info': mask_secrets(node.driver_info),
         'driver_internal_info': {}, 'extra': node.extra, 'owner': node.owner,
         'lessee': node.lessee,
         'description': node.description, 'last_error': node.last_error,
