@@ -198,9 +198,17 @@ class Deployment:
                 'stale_timeout = 20\n'
                 '[oslo_messaging_rabbit]\nrabbit_retry_interval = 1\n'
                 'rabbit_retry_backoff = 1\n'
-                '[api]\nauth_strategy = noauth2\n%s'
+                '[api]\nauth_strategy = noauth2\n%s%s'
                 % (self.rabbitmq.url, self.db_url, self.tooz.url(self.tooz_timeout),
-                   self.rpc_timeout, self.extra_conf))
+                   self.rpc_timeout, self._insecure_noauth(), self.extra_conf))
+
+    def _insecure_noauth(self):
+        # the partition tier's API listens on an isolated namespace network,
+        # where noauth2 must be allowed explicitly (the WSGI apps refuse it
+        # on a non-loopback address otherwise)
+        if self.host and not self.host.startswith('127.'):
+            return 'allow_insecure_noauth = true\n'
+        return ''
 
     def _argv(self, role, argv):
         launch = self.launch.get(role)
