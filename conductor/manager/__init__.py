@@ -11,7 +11,7 @@ import logging
 import oslo_messaging as messaging
 
 from common import exception
-from conductor.manager import allocation_queue, claims, node_allocations, scheduling
+from conductor.manager import allocation_queue, claims, node_allocations, node_writes, scheduling
 from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import version as rpc_version
 
@@ -49,6 +49,7 @@ class ConductorManager:
         self.claims = claims.Claims(conf)
         self.node_allocator = node_allocations.NodeAllocator.from_conf(
             conf, host, self.claims)
+        self.node_writes = node_writes.NodeWrites(self.node_allocator)
         self.allocation_queue = allocation_queue.AllocationQueue(
             workers, self.node_allocator, conf.allocation.backlog)
         self.scheduler = scheduling.Scheduler(conf, self.claims,
@@ -98,6 +99,30 @@ class ConductorManager:
     def destroy_allocation(self, ctx, allocation_uuid):
         """Call (1.1): delete a node allocation under the node lock and state rules."""
         self.node_allocator.destroy(ctx, allocation_uuid)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def backfill_allocation(self, ctx, values, node):
+        """Call (1.6): an allocation for ``node``, already ``active`` (Ironic 1.58)."""
+        return self.node_writes.backfill(ctx, values, node)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def update_node(self, ctx, node, values):
+        """Call (1.6): a node PATCH that removes the node's instance and allocation."""
+        self.node_writes.update_node(ctx, node, values)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def set_node_provision_state(self, ctx, node, verb):
+        """Call (1.6): ``deleted``/``undeploy`` on a node holding an allocation."""
+        self.node_writes.set_provision_state(ctx, node, verb)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def destroy_node(self, ctx, node):
+        """Call (1.6): delete a node (in maintenance) holding an allocation."""
+        self.node_writes.destroy_node(ctx, node)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted

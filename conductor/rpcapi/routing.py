@@ -8,7 +8,10 @@ caller has to know how a write is routed:
   sorted (objects.placement.allocation.routing_tree), so the writes on one
   tree meet on one conductor, which serialises them.
 * schedule_and_claim goes by its first consumer uuid (no provider is known
-  yet); node allocations go by the allocation uuid.
+  yet); node allocations (create, destroy, backfill) go by the allocation uuid.
+* The node writes that end an allocation go to the conductor holding it:
+  its ``conductor_affinity`` while that host is alive, else the ring owner
+  of the allocation uuid (:func:`holder_host`).
 
 The tree of a provider is cached per process: a root changes only when a
 provider is re-parented, and a stale entry merely sends a write to another
@@ -83,3 +86,14 @@ def schedule_key(request: payloads.ScheduleRequest) -> str:
 def allocation_key(allocation_uuid: str) -> str:
     """A node allocation goes by its own uuid (its affinity host is that owner)."""
     return allocation_uuid
+
+
+def holder_host(ring, allocation_uuid: str, affinity: str | None) -> str:
+    """The conductor for a write ending an allocation: its affinity host if alive.
+
+    Else the ring owner of the allocation uuid (ServiceUnavailable with no
+    conductor alive).
+    """
+    if affinity is not None and affinity in ring.members():
+        return affinity
+    return ring.owner(allocation_key(allocation_uuid))

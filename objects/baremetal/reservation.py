@@ -402,14 +402,3 @@ def destroy_allocation(ctx: Any, ident: str, host: str, mirror: bool = False) ->
         node_provider.release(ctx, alloc.uuid)
         if alloc.node_id is not None:
             node_provider.sync(ctx, node_obj.get_by_id(ctx, alloc.node_id))
-
-
-@db_api.writer
-def delete_unstarted(ctx: Any, alloc_id: int) -> bool:
-    """Remove an ``allocating`` row whose cast could not be sent; whether it did.
-
-    False when a conductor finished the row meanwhile (its re-drive reads
-    the database, not the broker): the allocation then exists.
-    """
-    return ctx.session.execute(_ALLOC.delete().where(
-        _ALLOC.c.id == alloc_id, _ALLOC.c.state == alloc_obj.ALLOCATING)).rowcount == 1

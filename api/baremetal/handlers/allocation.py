@@ -4,25 +4,23 @@ A new allocation is stored ``allocating`` with the ring owner of its uuid as
 conductor affinity and handed to that conductor, which is waited for a
 bounded time (``[api] allocation_wait``): the answer (201) usually shows it
 ``active`` or ``error`` already, else ``allocating``.  A backfill
-(``node``, 1.58) is decided here at once.  Deletes are an
-RPC call, so the node rules (409) reach the client.
+(``node``, 1.58) is a call to the ring owner of the allocation uuid, which
+decides it at once.  Deletes are an RPC call, so the node rules (409) reach
+the client.  No allocation write happens here: every one is a conductor's.
 """
 
 import dataclasses
 
 from oslo_utils import uuidutils
 
-from api.baremetal import backend, fault, policy, query, response, router, validation
+from api.baremetal import fault, policy, query, response, router, validation
 from api.baremetal import version as api_version
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import allocation as schema
 from api.common.conductor import require_conductor
 from common import exception
 from objects.baremetal import allocation as alloc_obj
-from objects.baremetal import backfill as node_backfill
-from objects.baremetal import mirror as node_provider
 from objects.baremetal import node as node_obj
-from objects.baremetal import reservation as node_reservation
 
 _SORT_FORBIDDEN = ('extra', 'candidate_nodes', 'traits')
 
@@ -79,13 +77,7 @@ def create_allocation(req):
                                    % (exc.kwargs.get('node'), exc.message))
     node_ident = values.pop('node', None)
     if node_ident is not None:
-        try:
-            alloc, error = node_backfill.backfill(ctx, values, node_ident,
-                                                     claim=_claimant(req))
-        except exception.NodeNotFound as exc:
-            raise fault.BadRequest(exc.message)
-        if error is not None:
-            raise fault.BadRequest(error)
+        alloc = _backfill(req, values, node_ident)
     else:
         alloc = _create_and_cast(req, values)
     return response.send_json(response.allocation(req, alloc), status=201, headers={
@@ -93,14 +85,27 @@ def create_allocation(req):
                                                 alloc.uuid)})
 
 
-def _claimant(req):
-    """The Placement claim writer of a backfill (placement backend), else None."""
-    if not backend.mirrors(req):
-        return None
-    p = req.conf.placement
-    return node_provider.Claimant(p.incomplete_consumer_project_id,
-                                  p.incomplete_consumer_user_id,
-                                  enforce_quota=req.conf.quota.enforce)
+def _backfill(req, values, node_ident):
+    """Hand a backfill to the owner of its uuid; 400 when the node does not fit.
+
+    The uuid is known before the call (given, the node's instance uuid, or
+    a new one), so the owner is the allocation's conductor affinity.
+    """
+    conductor = require_conductor(req)
+    try:
+        node = node_obj.get(req.context, node_ident)
+    except exception.NodeNotFound as exc:
+        raise fault.BadRequest(exc.message)
+    if values.get('uuid') is None:
+        values['uuid'] = node.instance_uuid or uuidutils.generate_uuid()
+    req.context.resource_uuid = values['uuid']
+    try:
+        answer = conductor.backfill_allocation(req.context, values, node.uuid)
+    except exception.NodeNotFound as exc:   # deleted since we looked
+        raise fault.BadRequest(exc.message)
+    if answer['error'] is not None:
+        raise fault.BadRequest(answer['error'])
+    return alloc_obj.get(req.context, answer['uuid'])
 
 
 def _create_and_cast(req, values):
@@ -121,7 +126,7 @@ def _create_and_cast(req, values):
         written = conductor.create_allocation(req.context, alloc.id, host,
                                               wait=req.conf.api.allocation_wait)
     except exception.ServiceUnavailable as unavailable:
-        if node_reservation.delete_unstarted(req.context, alloc.id):
+        if alloc_obj.delete_unstarted(req.context, alloc.id):
             raise
         try:
             # the conductor's re-drive finished the row while the cast failed:

@@ -5,7 +5,22 @@ from oslo_utils import uuidutils
 from api.baremetal import backend, fault, policy, query, response, router, validation
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import node as schema
+from api.common.conductor import require_conductor
+from common import exception
+from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import node as node_obj
+
+
+def holder(req, node):
+    """``(uuid, conductor_affinity)`` of the allocation holding ``node``.
+
+    The node writes that end it go to that conductor (conductor.rpcapi).
+    """
+    try:
+        alloc = alloc_obj.get(req.context, node.allocation_uuid)
+    except exception.AllocationNotFound:   # gone meanwhile: route by the uuid
+        return node.allocation_uuid, None
+    return alloc.uuid, alloc.conductor_affinity
 
 
 @router.endpoint()
@@ -98,7 +113,13 @@ def update_node(req):
         new.setdefault(key, None)  # a removed top-level field becomes null
     changed = {k: v for k, v in new.items() if v != doc[k]}
     _check_patched(changed)
-    if changed:
+    if ('instance_uuid' in changed and changed['instance_uuid'] is None
+            and node.allocation_uuid is not None):
+        # ends the allocation: the conductor's write
+        require_conductor(req).update_node(req.context, holder(req, node), node.uuid,
+                                           changed)
+        node = node_obj.get(req.context, node.uuid)
+    elif changed:
         node = node_obj.update(req.context, node.uuid, changed,
                                mirror=backend.mirrors(req))
     return response.send_json(response.node(req, node))
@@ -107,5 +128,10 @@ def update_node(req):
 @router.endpoint()
 def delete_node(req):
     policy.authorize(req, rules.NODE_DELETE)
-    node_obj.destroy(req.context, req.urlvars['node'], mirror=backend.mirrors(req))
+    node = node_obj.get(req.context, req.urlvars['node'])
+    if node.allocation_uuid is not None:
+        # ends the allocation: the conductor's write
+        require_conductor(req).destroy_node(req.context, holder(req, node), node.uuid)
+    else:
+        node_obj.destroy(req.context, node.uuid, mirror=backend.mirrors(req))
     return response.no_content()

@@ -23,6 +23,9 @@ class FakeRing:
     def owner(self, key):
         return 'owner-of-%s' % key
 
+    def members(self):
+        return frozenset({'alive-host'})
+
 
 CONSUMER = payloads.ClaimConsumer('c-1', {}, 'p', 'u')
 CONSUMERS = [CONSUMER.to_primitive()]
@@ -50,6 +53,18 @@ CASES = [
      {'request': {'groups': []}, 'consumers': [{'uuid': 'c-1', 'project_id': 'p',
                                                 'user_id': 'u', 'consumer_type': None}],
       'weigher': 'pack', 'distinct_roots': True}, '1.3', 'call'),
+    ('backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}, 'owner-of-a-2',
+     'backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}, '1.6', 'call'),
+    # the node writes that end an allocation: to its affinity host while alive ...
+    ('update_node', {'holder': ('a-3', 'alive-host'), 'node': 'n-1',
+                     'values': {'instance_uuid': None}}, 'alive-host',
+     'update_node', {'node': 'n-1', 'values': {'instance_uuid': None}}, '1.6', 'call'),
+    # ... else to the ring owner of the allocation uuid
+    ('set_node_provision_state', {'holder': ('a-3', 'dead-host'), 'node': 'n-1',
+                                  'verb': 'deleted'}, 'owner-of-a-3',
+     'set_node_provision_state', {'node': 'n-1', 'verb': 'deleted'}, '1.6', 'call'),
+    ('destroy_node', {'holder': ('a-3', None), 'node': 'n-1'}, 'owner-of-a-3',
+     'destroy_node', {'node': 'n-1'}, '1.6', 'call'),
 ]
 # what the conductor answers to each call, and what the method returns then
 REPLIES = {'schedule_and_claim': (
@@ -233,3 +248,23 @@ def test_create_allocation_not_sent_is_unavailable(api):
         prepare.return_value.call.side_effect = messaging.MessageDeliveryFailure('down')
         with pytest.raises(exception.ServiceUnavailable):
             api.create_allocation(berth_context.admin_context(), 7, 'cond-b', wait=1)
+
+
+@pytest.mark.parametrize('method,args', [
+    ('backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}),
+    ('update_node', {'holder': ('a-3', 'alive-host'), 'node': 'n-1', 'values': {}}),
+    ('set_node_provision_state', {'holder': ('a-3', None), 'node': 'n-1',
+                                  'verb': 'undeploy'}),
+    ('destroy_node', {'holder': ('a-3', None), 'node': 'n-1'}),
+])
+def test_writes_of_1_6_below_the_cap_are_unavailable_and_send_nothing(conf, transport,
+                                                                     method, args):
+    """A cap below 1.6 never falls back to a write in the API process: 503."""
+    from common import exception
+    conf.set_override('conductor', '1.5', group='upgrade_levels')
+    api = rpcapi.ConductorAPI(conf, transport, FakeRing())
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        with pytest.raises(exception.ServiceUnavailable) as raised:
+            getattr(api, method)(berth_context.admin_context(), **args)
+    assert not prepare.called
+    assert 'needs conductor RPC API 1.6' in str(raised.value)
