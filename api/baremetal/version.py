@@ -11,6 +11,7 @@ MIN_VERSION = Version(1, 1)
 # 1.52 allocations, 1.57 allocation PATCH, 1.58 backfill, 1.60 allocation owner
 MAX_VERSION = Version(1, 60)
 
+CONDUCTOR_GROUP = '1.46'
 ALLOCATIONS = '1.52'
 ALLOCATION_PATCH = '1.57'
 BACKFILL = '1.58'

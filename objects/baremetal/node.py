@@ -82,6 +82,7 @@ class Node:
     updated_at: datetime.datetime
     traits: list = dataclasses.field(default_factory=list)
     allocation_uuid: str = None
+    conductor_group: str = ''
 
 
 _COLUMNS = [f.name for f in dataclasses.fields(Node)
@@ -167,11 +168,12 @@ def uuids_for(ctx, idents):
 def list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
                sort_dir='asc'):
     """Nodes matching ``filters`` (resource_class, provision_state,
-    maintenance, associated, owner, instance_uuid), one page after ``marker``."""
+    maintenance, associated, owner, instance_uuid, driver, conductor_group),
+    one page after ``marker``."""
     q = _select()
     filters = filters or {}
     for key in ('resource_class', 'provision_state', 'owner', 'instance_uuid',
-                'maintenance', 'driver'):
+                'maintenance', 'driver', 'conductor_group'):
         if filters.get(key) is not None:
             q = q.where(_NODE.c[key] == filters[key])
     if filters.get('associated') is not None:

@@ -23,6 +23,9 @@ from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import node as node_obj
 
 _SORT_FORBIDDEN = ('extra', 'candidate_nodes', 'traits')
+# the query parameters of GET /v1/allocations (anything else is a 400, as Ironic)
+_LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'node',
+                'resource_class', 'state', 'owner')
 
 
 def _visible(req, alloc):
@@ -144,6 +147,7 @@ def _create_and_cast(req, values):
 @router.endpoint(api_version.ALLOCATIONS)
 def list_allocations(req):
     policy.authorize(req, rules.ALLOCATION_LIST)
+    query.known_params(req, _LIST_PARAMS)
     if 'owner' in req.GET and not req.version.matches(api_version.ALLOCATION_OWNER):
         raise fault.NotAcceptable('The owner filter needs API version %s'
                                   % api_version.ALLOCATION_OWNER)

@@ -1,8 +1,11 @@
 """/v1/nodes: create, list (and /detail), show, JSON-patch and delete nodes."""
 
+import re
+
 from oslo_utils import uuidutils
 
 from api.baremetal import backend, fault, policy, query, response, router, validation
+from api.baremetal import version as api_version
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import node as schema
 from api.common.conductor import require_conductor
@@ -23,11 +26,33 @@ def holder(req, node):
     return alloc.uuid, alloc.conductor_affinity
 
 
+# Ironic's conductor group: letters, digits, ``_``, ``-`` and ``.``; stored lower case
+_CONDUCTOR_GROUP = re.compile(r'^[a-zA-Z0-9_.-]*$')
+
+
+def _conductor_group(req, values):
+    """Check and lower-case a ``conductor_group`` being set (406 below 1.46)."""
+    if 'conductor_group' not in values:
+        return
+    if not req.version.matches(api_version.CONDUCTOR_GROUP):
+        raise fault.NotAcceptable('The conductor_group field needs API version %s'
+                                  % api_version.CONDUCTOR_GROUP)
+    group = values['conductor_group']
+    if group is None:
+        values['conductor_group'] = ''
+        return
+    if not isinstance(group, str) or len(group) > 255 or not _CONDUCTOR_GROUP.match(group):
+        raise fault.BadRequest('Invalid conductor_group %s: at most 255 letters, digits, '
+                               '"_", "-" or "."' % (group,))
+    values['conductor_group'] = group.lower()
+
+
 @router.endpoint()
 def create_node(req):
     policy.authorize(req, rules.NODE_CREATE)
     data = validation.json_body(req, schema.CREATE_SCHEMA)
     values = {k: v for k, v in data.items() if v is not None}
+    _conductor_group(req, values)
     if values['driver'] not in schema.DRIVERS:
         raise fault.BadRequest('Could not find the following driver(s) or hardware '
                                'type(s): %s.' % values['driver'])
@@ -46,6 +71,11 @@ def create_node(req):
 
 def _list(req, detail):
     policy.authorize(req, rules.NODE_LIST)
+    query.known_params(req, schema.LIST_PARAMS)
+    if 'conductor_group' in req.GET and not req.version.matches(
+            api_version.CONDUCTOR_GROUP):
+        raise fault.NotAcceptable('The conductor_group filter needs API version %s'
+                                  % api_version.CONDUCTOR_GROUP)
     fields = query.fields_param(req, response.node_fields(req))
     if detail and fields is not None:
         raise fault.BadRequest("Can not specify ?detail=True and fields in the same "
@@ -54,6 +84,8 @@ def _list(req, detail):
         req, node_obj.SORT_KEYS)
     filters = {k: req.GET.get(k) for k in ('resource_class', 'provision_state',
                                            'owner', 'driver', 'instance_uuid')}
+    if 'conductor_group' in req.GET:
+        filters['conductor_group'] = req.GET['conductor_group'].lower()
     filters['maintenance'] = query.bool_param(req, 'maintenance')
     filters['associated'] = query.bool_param(req, 'associated')
     if query.bool_param(req, 'detail'):
@@ -112,6 +144,9 @@ def update_node(req):
     for key in schema.PATCHABLE:
         new.setdefault(key, None)  # a removed top-level field becomes null
     changed = {k: v for k, v in new.items() if v != doc[k]}
+    if changed.get('conductor_group', '') is None and doc['conductor_group'] == '':
+        changed.pop('conductor_group')    # removing the default group: no change
+    _conductor_group(req, changed)
     _check_patched(changed)
     if ('instance_uuid' in changed and changed['instance_uuid'] is None
             and node.allocation_uuid is not None):
