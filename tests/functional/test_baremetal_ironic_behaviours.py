@@ -57,3 +57,30 @@ def test_invalid_conductor_group_is_400(bm, group):
     resp = bm.post('/v1/nodes', version='1.46', json={
         'driver': 'fake-hardware', 'conductor_group': group})
     assert resp.status_code == 400, resp.text
+
+
+def test_allocation_uuid_that_is_a_nodes_instance_is_409_at_create(bm):
+    node = h.make_node(bm, 'inst')
+    instance = '5c1e6a5e-8f62-4a5c-9a0e-0d4b7c3d9f10'
+    assert bm.patch('/v1/nodes/inst', json=[
+        {'op': 'add', 'path': '/instance_uuid', 'value': instance}]).status_code == 200
+    resp = bm.post('/v1/allocations', version='1.52',
+                   json={'resource_class': 'gold', 'uuid': instance})
+    assert resp.status_code == 409, resp.text
+    assert instance in h.fault(resp) and node['uuid'] in h.fault(resp)
+    assert bm.get('/v1/allocations').json()['allocations'] == []
+
+
+def test_whole_extra_patch_on_an_allocation_at_1_57(bm):
+    a = bm.post('/v1/allocations', json={'resource_class': 'g', 'extra': {'old': 1}}).json()
+    resp = bm.patch('/v1/allocations/%s' % a['uuid'], version='1.57', json=[
+        {'op': 'add', 'path': '/extra', 'value': {'k': 'v'}}])
+    assert resp.status_code == 200, resp.text
+    assert resp.json()['extra'] == {'k': 'v'}
+    resp = bm.patch('/v1/allocations/%s' % a['uuid'], version='1.57', json=[
+        {'op': 'remove', 'path': '/extra'}])
+    assert resp.status_code == 200 and resp.json()['extra'] == {}
+    bad = bm.patch('/v1/allocations/%s' % a['uuid'], version='1.57', json=[
+        {'op': 'replace', 'path': '/extra', 'value': 'not-an-object'}])
+    assert bad.status_code == 400, bad.text
+    assert bm.get('/v1/allocations/%s' % a['uuid']).json()['extra'] == {}

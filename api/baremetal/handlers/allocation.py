@@ -122,6 +122,7 @@ def _create_and_cast(req, values):
     conductor = require_conductor(req)
     values.setdefault('uuid', uuidutils.generate_uuid())
     req.context.resource_uuid = values['uuid']      # on every log line from here
+    _instance_free(req, values['uuid'])
     host = conductor.allocation_owner(values['uuid'])
     alloc = alloc_obj.create(req.context, dict(values, state=alloc_obj.ALLOCATING,
                                                conductor_affinity=host))
@@ -142,6 +143,17 @@ def _create_and_cast(req, values):
     return dataclasses.replace(
         alloc, state=written.state, node_uuid=written.node_uuid,
         last_error=written.last_error, updated_at=written.updated_at)
+
+
+def _instance_free(req, alloc_uuid):
+    """409 when some node already has ``alloc_uuid`` as its instance (as Ironic).
+
+    The allocation could never reserve a node (the instance uuid is unique),
+    so it is refused at once rather than stored to end in ``error``.
+    """
+    held = node_obj.list_nodes(req.context, {'instance_uuid': alloc_uuid}, limit=1)
+    if held:
+        raise exception.InstanceAssociated(instance_uuid=alloc_uuid, node=held[0].uuid)
 
 
 @router.endpoint(api_version.ALLOCATIONS)
@@ -192,6 +204,8 @@ def update_allocation(req):
     alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
     doc = {'name': alloc.name, 'extra': alloc.extra}
     new = validation.apply_patch(doc, patch, schema.PATCHABLE)
+    if not isinstance(new.get('extra') or {}, dict):
+        raise fault.BadRequest('extra must be an object, not %s' % (new['extra'],))
     name = new.get('name')
     validation.check_name(name)
     if name is not None and uuidutils.is_uuid_like(name):
