@@ -326,7 +326,7 @@ def update(ctx, ident, values, mirror=False, deallocate=False):
 
 @db_api.writer
 def destroy(ctx, ident, mirror=False, deallocate=False):
-    """Delete a node; a held node only in maintenance (its allocation is orphaned).
+    """Delete a node; a held node only in maintenance (its allocation goes too).
 
     A node with an allocation needs ``deallocate=True`` (a conductor), else Conflict.
     """
@@ -344,8 +344,12 @@ def destroy(ctx, ident, mirror=False, deallocate=False):
     guarded_update(ctx, node, {'allocation_id': None}, expect=('allocation_id',))
     if mirror:
         node_provider.remove(ctx, node)
-    ctx.session.execute(_ALLOC.update().where(_ALLOC.c.node_id == node.id)
-                        .values(node_id=None))
+    if deallocate:
+        # the allocation goes with its node (Ironic's allocation API)
+        ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.node_id == node.id))
+    else:
+        ctx.session.execute(_ALLOC.update().where(_ALLOC.c.node_id == node.id)
+                            .values(node_id=None))
     ctx.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node.id))
     ctx.session.execute(_NODE.delete().where(_NODE.c.id == node.id))
 

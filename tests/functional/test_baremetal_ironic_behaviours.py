@@ -84,3 +84,38 @@ def test_whole_extra_patch_on_an_allocation_at_1_57(bm):
         {'op': 'replace', 'path': '/extra', 'value': 'not-an-object'}])
     assert bad.status_code == 400, bad.text
     assert bm.get('/v1/allocations/%s' % a['uuid']).json()['extra'] == {}
+
+
+def _set_states(ctx, node_uuid, state, target=None):
+    import sqlalchemy as sa
+    with ctx.db.engine.begin() as conn:
+        conn.execute(sa.text('UPDATE nodes SET provision_state = :s, '
+                             'target_provision_state = :t WHERE uuid = :u'),
+                     {'s': state, 't': target, 'u': node_uuid})
+
+
+@pytest.mark.parametrize('state,target,code', [
+    ('error', None, 204),                 # refused before unless in maintenance
+    ('deploy failed', 'active', 204),     # moving, but updates are allowed there
+    ('available', 'active', 409),         # moving from a state without updates
+    ('active', None, 409)])
+def test_allocation_delete_in_ironics_update_allowed_states_at_1_52(bm, ctx, state,
+                                                                    target, code):
+    node = h.make_node(bm, 'st')
+    a = h.allocate(bm, resource_class='gold')
+    assert a['node_uuid'] == node['uuid']
+    _set_states(ctx, node['uuid'], state, target)
+    resp = bm.delete('/v1/allocations/%s' % a['uuid'], version='1.52')
+    assert resp.status_code == code, resp.text
+    gone = bm.get('/v1/allocations/%s' % a['uuid']).status_code == 404
+    assert gone is (code == 204)
+    assert (bm.get('/v1/nodes/st').json()['instance_uuid'] is None) is gone
+
+
+def test_node_delete_in_maintenance_deletes_the_allocation_at_1_52(bm):
+    h.make_node(bm, 'gone')
+    a = h.allocate(bm, resource_class='gold')
+    bm.put('/v1/nodes/gone/maintenance')
+    assert bm.delete('/v1/nodes/gone', version='1.52').status_code == 204
+    assert bm.get('/v1/allocations/%s' % a['uuid']).status_code == 404
+    assert bm.get('/v1/allocations').json()['allocations'] == []
