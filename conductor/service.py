@@ -90,6 +90,7 @@ class ConductorService:
                         self.host, self.workers.busy, timeout)
         self._periodic.stop()
         self.workers.shutdown()
+        self.manager.notifier.cleanup()
         self.ring.stop()
         if self._own_transport:
             self._transport.cleanup()

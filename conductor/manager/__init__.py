@@ -11,6 +11,7 @@ import logging
 import oslo_messaging as messaging
 
 from common import exception
+from conductor import notifications
 from conductor.manager import allocation_queue, claims, node_allocations, node_writes, scheduling
 from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import version as rpc_version
@@ -49,6 +50,8 @@ class ConductorManager:
         self.claims = claims.Claims(conf)
         self.node_allocator = node_allocations.NodeAllocator.from_conf(
             conf, host, self.claims)
+        self.notifier = notifications.AllocationNotifier(conf, host)
+        self.node_allocator.notifier = self.notifier
         self.node_writes = node_writes.NodeWrites(self.node_allocator)
         self.allocation_queue = allocation_queue.AllocationQueue(
             workers, self.node_allocator, conf.allocation.backlog)
@@ -105,6 +108,12 @@ class ConductorManager:
     def backfill_allocation(self, ctx, values, node):
         """Call (1.6): an allocation for ``node``, already ``active`` (Ironic 1.58)."""
         return self.node_writes.backfill(ctx, values, node)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def update_allocation(self, ctx, allocation, values):
+        """Call (1.6): PATCH an allocation's ``name``/``extra`` (AllocationDuplicateName)."""
+        self.node_writes.update_allocation(ctx, allocation, values)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted

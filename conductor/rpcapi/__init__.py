@@ -209,6 +209,12 @@ class ConductorAPI:
         with rpc.translate_errors(server, method):
             return cctxt.call(ctx, method, **kwargs)
 
+    def update_allocation(self, ctx: RequestContext, holder: tuple[str, str | None],
+                          values: dict[str, Any]) -> Any:
+        """PATCH the ``name``/``extra`` of the allocation ``holder`` on its conductor."""
+        return self._holder_call(ctx, holder, 'update_allocation',
+                                 allocation=holder[0], values=values)
+
     def update_node(self, ctx: RequestContext, holder: tuple[str, str | None],
                     node: str, values: dict[str, Any]) -> Any:
         """A node PATCH that removes the instance of the allocation ``holder``."""

@@ -210,8 +210,10 @@ def update_allocation(req):
     validation.check_name(name)
     if name is not None and uuidutils.is_uuid_like(name):
         raise fault.BadRequest('An allocation name cannot look like a UUID: %s' % name)
-    alloc = alloc_obj.update(req.context, alloc.uuid,
-                             {'name': name, 'extra': new.get('extra') or {}})
+    require_conductor(req).update_allocation(
+        req.context, (alloc.uuid, alloc.conductor_affinity),
+        {'name': name, 'extra': new.get('extra') or {}})
+    alloc = alloc_obj.get(req.context, alloc.uuid)
     return response.send_json(response.allocation(req, alloc))
 
 

@@ -55,6 +55,9 @@ CASES = [
       'weigher': 'pack', 'distinct_roots': True}, '1.3', 'call'),
     ('backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}, 'owner-of-a-2',
      'backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}, '1.6', 'call'),
+    ('update_allocation', {'holder': ('a-4', 'alive-host'), 'values': {'name': 'n'}},
+     'alive-host', 'update_allocation', {'allocation': 'a-4', 'values': {'name': 'n'}},
+     '1.6', 'call'),
     # the node writes that end an allocation: to its affinity host while alive ...
     ('update_node', {'holder': ('a-3', 'alive-host'), 'node': 'n-1',
                      'values': {'instance_uuid': None}}, 'alive-host',
@@ -256,6 +259,7 @@ def test_create_allocation_not_sent_is_unavailable(api):
     ('set_node_provision_state', {'holder': ('a-3', None), 'node': 'n-1',
                                   'verb': 'undeploy'}),
     ('destroy_node', {'holder': ('a-3', None), 'node': 'n-1'}),
+    ('update_allocation', {'holder': ('a-3', None), 'values': {}}),
 ])
 def test_writes_of_1_6_below_the_cap_are_unavailable_and_send_nothing(conf, transport,
                                                                      method, args):
