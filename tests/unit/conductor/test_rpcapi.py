@@ -272,3 +272,14 @@ def test_writes_of_1_6_below_the_cap_are_unavailable_and_send_nothing(conf, tran
             getattr(api, method)(berth_context.admin_context(), **args)
     assert not prepare.called
     assert 'needs conductor RPC API 1.6' in str(raised.value)
+
+
+def test_doc_rpc_md_documents_every_method_and_version():
+    import pathlib
+    text = (pathlib.Path(__file__).resolve().parents[3] / 'doc' / 'rpc.md').read_text()
+    endpoint = {name for name in vars(conductor_manager.ConductorManager)
+                if not name.startswith('_') and name not in ('periodic_tasks', 'target')
+                and callable(getattr(conductor_manager.ConductorManager, name))}
+    missing = sorted(m for m in endpoint if '| `%s` |' % m not in text)
+    assert missing == [], 'doc/rpc.md has no row for %s' % missing
+    assert '| %s |' % rpc_version.RPC_API_VERSION in text
