@@ -14,6 +14,7 @@ from common import exception
 from conductor import notifications
 from conductor.manager import allocation_queue, claims, node_allocations, node_writes, scheduling
 from conductor.periodic import node_allocations as allocation_periodics
+from conductor.rpcapi import routing
 from conductor.rpcapi import version as rpc_version
 
 LOG = logging.getLogger(__name__)
@@ -136,19 +137,31 @@ class ConductorManager:
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def claim_resources(self, ctx, tree, consumers):
-        """Call (1.2): replace Placement allocations of one or more consumers."""
+        """Call (1.2): replace Placement allocations of one or more consumers.
+
+        ``tree`` None (a client without the database): resolved here.
+        """
+        if tree is None:
+            tree = routing.ROOTS.tree(ctx, {rp for c in consumers for rp in c['allocations']},
+                                      [c['uuid'] for c in consumers])
         self.claims.claim_resources(ctx, tree, consumers)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def delete_allocations(self, ctx, tree, consumer_uuid):
         """Call (1.2): remove every Placement allocation of one consumer."""
+        if tree is None:
+            tree = routing.consumer_tree(ctx, consumer_uuid)
         self.claims.delete_allocations(ctx, tree, consumer_uuid)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def reshape(self, ctx, tree, inventories, consumers):
         """Call (1.2): move inventory and allocations atomically (POST /reshaper)."""
+        if tree is None:
+            tree = routing.ROOTS.tree(
+                ctx, set(inventories) | {rp for c in consumers for rp in c['allocations']},
+                [c['uuid'] for c in consumers])
         self.claims.reshape(ctx, tree, inventories, consumers)
 
     @messaging.expected_exceptions(exception.BerthException)

@@ -236,22 +236,29 @@ class ConductorAPI:
                         consumers: list[payloads.ClaimConsumer]) -> Any:
         """Replace the allocations of ``consumers`` on the owner of their tree.
 
-        The tree is the root of the first provider named (conductor.rpcapi.routing).
+        The tree is the root of the first provider named (conductor.rpcapi.routing);
+        a process without the database sends ``tree=None`` and the conductor
+        resolves it.
         """
         tree = routing.claim_tree(ctx, consumers)
-        return self._call(ctx, tree, 'claim_resources', '1.2', tree=tree,
+        key = tree or routing.fallback_key(set().union(*(c.providers for c in consumers)),
+                                           consumers[0].uuid)
+        return self._call(ctx, key, 'claim_resources', '1.2', tree=tree,
                           consumers=[c.to_primitive() for c in consumers])
 
     def delete_allocations(self, ctx: RequestContext, consumer_uuid: str) -> Any:
         """Remove every allocation of one consumer (routed like its claims)."""
         tree = routing.consumer_tree(ctx, consumer_uuid)
-        return self._call(ctx, tree, 'delete_allocations', '1.2', tree=tree,
+        key = tree or routing.fallback_key((), consumer_uuid)
+        return self._call(ctx, key, 'delete_allocations', '1.2', tree=tree,
                           consumer_uuid=consumer_uuid)
 
     def reshape(self, ctx: RequestContext, body: payloads.ReshapeBody) -> Any:
         """Apply a POST /reshaper body atomically on the owner of its tree."""
         tree = routing.reshape_tree(ctx, body)
-        return self._call(ctx, tree, 'reshape', '1.2', tree=tree, **body.to_primitive())
+        key = tree or routing.fallback_key(body.providers, body.consumers[0].uuid
+                                           if body.consumers else '')
+        return self._call(ctx, key, 'reshape', '1.2', tree=tree, **body.to_primitive())
 
     def schedule_and_claim(self, ctx: RequestContext, request: payloads.ScheduleRequest
                            ) -> list[payloads.ClaimedConsumer]:

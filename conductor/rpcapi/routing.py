@@ -25,7 +25,16 @@ import threading
 
 from common import context as berth_context
 from conductor.rpcapi import payloads
-from objects.placement import allocation as alloc_obj
+
+
+def _routing_tree(ctx, providers, consumers):
+    """objects.placement.allocation.routing_tree, imported on first use.
+
+    A process without the database (another service using this client)
+    never needs it, so it never loads objects/ or db/.
+    """
+    from objects.placement import allocation as alloc_obj
+    return alloc_obj.routing_tree(ctx, providers, consumers)
 
 
 class RootCache:
@@ -39,12 +48,19 @@ class RootCache:
 
     def tree(self, ctx: berth_context.RequestContext, providers: Iterable[str],
              consumers: Iterable[str] = ()) -> str:
-        """The routing key of a write naming ``providers`` for ``consumers``."""
+        """The routing key of a write naming ``providers`` for ``consumers``.
+
+        None when this process has no database (another service using the
+        published client): the caller then routes by :func:`fallback_key`
+        and the conductor finds the tree itself.
+        """
+        if getattr(ctx, 'db', None) is None:
+            return None
         providers = set(providers)
         first = min(providers) if providers else None
         root = self._roots.get(first) if first else None
         if root is None:
-            root = alloc_obj.routing_tree(ctx, providers, list(consumers))
+            root = _routing_tree(ctx, providers, list(consumers))
             if first:
                 with self._lock:
                     if len(self._roots) >= self.MAX:
@@ -76,6 +92,13 @@ def consumer_tree(ctx: berth_context.RequestContext, consumer_uuid: str) -> str:
 def reshape_tree(ctx: berth_context.RequestContext, body: payloads.ReshapeBody) -> str:
     """The tree a reshape goes to: its inventories' and allocations' providers."""
     return ROOTS.tree(ctx, body.providers, [c.uuid for c in body.consumers])
+
+
+def fallback_key(providers: Iterable[str], consumer: str) -> str:
+    """The routing key of a write whose tree is unknown here: its first provider
+    (sorted), else its consumer; the receiving conductor resolves the tree."""
+    providers = sorted(providers)
+    return providers[0] if providers else consumer
 
 
 def schedule_key(request: payloads.ScheduleRequest) -> str:

@@ -283,3 +283,16 @@ def test_doc_rpc_md_documents_every_method_and_version():
     missing = sorted(m for m in endpoint if '| `%s` |' % m not in text)
     assert missing == [], 'doc/rpc.md has no row for %s' % missing
     assert '| %s |' % rpc_version.RPC_API_VERSION in text
+
+
+def test_a_client_without_database_sends_no_tree_and_routes_by_provider(api, monkeypatch):
+    class NoRoots:
+        def tree(self, ctx, providers, consumers=()):
+            return None
+    monkeypatch.setattr(routing, 'ROOTS', NoRoots())
+    ctx = berth_context.admin_context()
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        api.claim_resources(ctx, [payloads.ClaimConsumer('c-1', {'rp-2': {}, 'rp-1': {}},
+                                                         'p', 'u')])
+    prepare.assert_called_once_with(server='owner-of-rp-1', version='1.2')
+    assert prepare.return_value.call.call_args.kwargs['tree'] is None
