@@ -4,7 +4,9 @@ An embedded berth (API and conductors in this process, SQLite) whose RPC
 and notifications go through RabbitMQ with the ``messagingv2`` driver; an
 ``oslo_messaging.get_notification_listener`` on the configured topic
 receives ``baremetal.allocation.create.end`` and ``.delete.end`` for one
-create and delete made over HTTP.
+create and delete made over HTTP.  On the same deployment with every
+conductor stopped, backfill and the node writes that end an allocation
+answer 503 like create and delete, and change nothing.
 """
 
 import queue
@@ -104,3 +106,30 @@ def test_listener_receives_create_end_and_delete_end(stack, listener):
     assert (data['uuid'], data['state'], data['node_uuid']) == (
         a['uuid'], 'active', node['uuid'])
     assert deleted[-1][2]['ironic_object.data']['uuid'] == a['uuid']
+
+
+def test_without_conductors_backfill_and_deallocations_are_503_on_rabbitmq(stack):
+    """The conductors' writes on a RabbitMQ deployment: 503 and nothing changed."""
+    bm = fixtures.BaremetalClient(stack.baremetal_url, version='latest')
+    try:
+        h.make_node(bm, 'held')
+        a = h.allocate(bm, resource_class='gold')
+        bm.put('/v1/nodes/held/maintenance')
+        h.make_node(bm, 'to-fill', state='active')
+        for conductor in stack.conductors:
+            conductor.stop(grace=0)
+        stack.conductor_api.ring.refresh()
+        for resp in (bm.post('/v1/allocations', json={'node': 'to-fill'}),
+                     bm.patch('/v1/nodes/held', json=[
+                         {'op': 'remove', 'path': '/instance_uuid'}]),
+                     bm.put('/v1/nodes/held/states/provision',
+                            json={'target': 'deleted'}),
+                     bm.delete('/v1/nodes/held'),
+                     bm.delete('/v1/allocations/%s' % a['uuid'])):
+            assert resp.status_code == 503, resp.text
+        assert bm.get('/v1/nodes/held').json()['allocation_uuid'] == a['uuid']
+        assert bm.get('/v1/nodes/to-fill').json()['instance_uuid'] is None
+        assert [x['uuid'] for x in bm.get('/v1/allocations').json()['allocations']] == [
+            a['uuid']]
+    finally:
+        bm.close()
