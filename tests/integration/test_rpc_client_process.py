@@ -24,14 +24,12 @@ pytestmark = conftest.MARKS
 
 CLIENT = r'''
 import json, sys
-from oslo_config import cfg
 from common import context, exception
-from common.conf import register_opts
+from common.conf import builder
 from conductor import rpcapi
 from conductor.rpcapi import payloads
 
-conf = register_opts(cfg.ConfigOpts())
-conf(['--config-file', sys.argv[1]])
+conf = builder.build(config_files=[sys.argv[1]])
 rp, consumer, project, user = sys.argv[2:6]
 client = rpcapi.APIConductorClient(conf)
 ctx = context.RequestContext(user_id=user, project_id=project, roles=['admin'])
