@@ -1,30 +1,206 @@
 """A threaded HTTP server for the WSGI apps (the embedded server and berth-api).
 
-Production deployments may use gunicorn/uwsgi/mod_wsgi with ``api.wsgi``
-instead; this one is what ``berth serve`` and ``berth-api`` run.
+cheroot, tuned (doc/deployment.md says why): production deployments may
+use gunicorn/uwsgi/mod_wsgi with ``api.wsgi`` instead; this one is what
+``berth serve`` and ``berth-api`` run.  Its limits are checked before the
+application (and authentication) sees anything: the request line and
+headers together at most MAX_HEADER_BYTES (414 for a request line over it,
+431 for headers), at most MAX_HEADERS header fields (431), Content-Length
+with Transfer-Encoding or a malformed Content-Length 400, a malformed
+chunked body 400 (read whole, up to the body limit, before the application
+runs), and every read of a connection bounded by READ_TIMEOUT seconds.  A
+body over the limit is the application's 413 (in its error format), and
+``100 Continue`` is sent only when the application reads the body, so
+never before that 413.
 """
 
+import io
 import logging
 import threading
 
+from cheroot import errors as cheroot_errors
+from cheroot import server as cheroot_server
 from cheroot import wsgi
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 # idle keep-alive connections kept open per server thread
 KEEP_ALIVE_PER_THREAD = 16
 # connections the kernel queues before a thread accepts them; cheroot's
 # default of 5 overflows when many clients connect at once, and they get resets
 LISTEN_BACKLOG = 128
+# the request line and all headers of one request, in bytes (cheroot: unlimited)
+MAX_HEADER_BYTES = 64 * 1024
+# header fields of one request
+MAX_HEADERS = 100
+# seconds a read (or write) of a connection may block
+READ_TIMEOUT = 10
+# the default body limit, when the caller gives none ([api] max_request_body_size)
+MAX_BODY_BYTES = 1024 * 1024
+
+
+class _Request(cheroot_server.HTTPRequest):
+    """cheroot's request with the framing checks it leaves out."""
+
+    _expect_continue = False
+    _continued = False
+
+    def simple_response(self, status, msg=''):
+        if (str(status).startswith('413') and 'headers' in msg
+                and not self.sent_headers):
+            # cheroot says 413 for headers over max_request_header_size
+            status, msg = ('431 Request Header Fields Too Large',
+                           'The request headers are larger than %d bytes.'
+                           % MAX_HEADER_BYTES)
+        return super().simple_response(status, msg)
+
+    def read_request_headers(self):
+        # what cheroot would act on before reading the headers' verdict: check
+        # the framing first, so a 100 Continue never precedes a refusal
+        if not self._read_headers_only():
+            return False
+        headers = self.inheaders
+        if len(headers) > MAX_HEADERS:
+            self._refuse('431 Request Header Fields Too Large',
+                         'More than %d header fields.' % MAX_HEADERS)
+            return False
+        if b'Transfer-Encoding' in headers and b'Content-Length' in headers:
+            self._refuse('400 Bad Request',
+                         'Content-Length and Transfer-Encoding together.')
+            return False
+        length = headers.get(b'Content-Length', b'0')
+        if not length.strip().isdigit():
+            self._refuse('400 Bad Request', 'Malformed Content-Length Header.')
+            return False
+        # cheroot answers 100 Continue right here; we do when the body is read
+        expect = headers.pop(b'Expect', None)
+        ok = super().read_request_headers()
+        if expect is not None:
+            headers[b'Expect'] = expect
+        self._expect_continue = (ok and expect == b'100-continue'
+                                 and self.response_protocol == 'HTTP/1.1')
+        return ok
+
+    def respond(self):
+        """cheroot's ``respond`` with ``100 Continue`` sent when the application
+        first reads the body (so its 413 for a declared length over the limit
+        comes first, in its own error format), and a chunked body read whole,
+        up to the limit, before the application runs: a malformed chunk is
+        the client's 400 here (cheroot raised it from the application's read:
+        a 500); one over the limit reaches the application as limit + 1
+        bytes, which it answers 413, and the connection is closed."""
+        limit = self.server.max_body_size
+        if self.chunked_read:
+            self._continue()
+            # cheroot counts the chunk framing too: room for it, still bounded
+            chunked = cheroot_server.ChunkedRFile(self.conn.rfile, 2 * limit + 4096)
+            try:
+                body = chunked.read(limit + 1)
+            except cheroot_errors.MaxSizeExceeded:
+                body = b' ' * (limit + 1)   # over the limit, whatever it holds
+            except OSError as exc:
+                # a chunk declared larger than the limit (cheroot's IOError);
+                # a socket error or timeout goes on to cheroot
+                if exc.args != ('Request Entity Too Large',):
+                    raise
+                body = b' ' * (limit + 1)
+            except ValueError as exc:
+                return self._refuse('400 Bad Request', str(exc)[:200])
+            if len(body) > limit:
+                self.close_connection = True
+            self.rfile = io.BytesIO(body)
+        else:
+            length = int(self.inheaders.get(b'Content-Length', 0))
+            self.rfile = cheroot_server.KnownLengthRFile(self.conn.rfile, length)
+            if self._expect_continue and length:
+                self.rfile = _ContinueOnRead(self.rfile, self._continue)
+        self.server.gateway(self).respond()
+        if self._expect_continue and not self._continued:
+            self.close_connection = True   # the body was never asked for
+        self.ready and self.ensure_headers_sent()
+        if self.chunked_write:
+            self.conn.wfile.write(b'0\r\n\r\n')
+
+    def _continue(self):
+        if self._expect_continue and not self._continued:
+            self._continued = True
+            self.conn.wfile.write(b'%s 100 Continue\r\n\r\n'
+                                  % self.server.protocol.encode('ascii'))
+
+    def _read_headers_only(self):
+        """Read the headers (cheroot's header reader) and leave them for the real
+        ``read_request_headers``, which reads from the buffer we put back."""
+        try:
+            self.header_reader(self.rfile, self.inheaders)
+        except ValueError as ex:
+            self.simple_response('400 Bad Request', ex.args[0])
+            return False
+        self.header_reader = _replay(self.inheaders)
+        return True
+
+    def _refuse(self, status, msg):
+        self.close_connection = True
+        self.simple_response(status, msg)
+
+
+class _ContinueOnRead:
+    """A request body that sends ``100 Continue`` before its first read."""
+
+    def __init__(self, rfile, send):
+        self._rfile = rfile
+        self._send = send
+
+    def read(self, size=None):
+        self._send()
+        return self._rfile.read(size)
+
+    def readline(self, size=None):
+        self._send()
+        return self._rfile.readline(size)
+
+    def readlines(self, sizehint=0):
+        self._send()
+        return self._rfile.readlines(sizehint)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+    def close(self):
+        self._rfile.close()
+
+
+def _replay(parsed):
+    def reader(_rfile, hdict=None):
+        if hdict is not parsed:
+            hdict.update(parsed)
+        return hdict
+    return reader
+
+
+class _Connection(cheroot_server.HTTPConnection):
+    RequestHandlerClass = _Request
 
 
 class HttpServer:
     """One listening socket serving one WSGI app from a pool of threads."""
 
-    def __init__(self, app, host, port, threads=16, name='berth'):
+    def __init__(self, app, host, port, threads=16, name='berth',
+                 max_body_size=MAX_BODY_BYTES):
         self._server = wsgi.Server((host, port), app, numthreads=threads,
                                    server_name=name, shutdown_timeout=5,
-                                   request_queue_size=LISTEN_BACKLOG)
+                                   request_queue_size=LISTEN_BACKLOG,
+                                   timeout=READ_TIMEOUT)
+        self._server.ConnectionClass = _Connection
+        self._server.max_request_header_size = MAX_HEADER_BYTES
+        # the application checks a declared length against the limit (its
+        # 413 in its own format); _Request reads a chunked body up to it
+        self._server.max_body_size = max_body_size
         # cheroot closes idle keep-alive connections beyond 10 by default: a
         # client with more connections open then gets a reset on its next
         # request, which it may not retry (a POST).  Idle ones cost a socket.

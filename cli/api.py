@@ -9,19 +9,26 @@ import sys
 from api import server as http_server
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
-from cli import config, lifecycle, security, stacks
+from cli import config, lifecycle, metrics_once, security, stacks
 from conductor import rpcapi
 from objects import database
+
+
+def _baremetal_app(conf, db, conductor):
+    """The bare-metal app; its port points /metrics at the Placement port (one registry)."""
+    return metrics_once.PointToPlacement(
+        baremetal_app.loadapp(conf, db, conductor=conductor), conf)
 
 
 def main(argv=None):
     conf = config.make_conf(sys.argv[1:] if argv is None else argv,
                             description='berth API server')
-    refusal = security.noauth_bind_error(conf)
+    refusal = security.startup_error(conf)
     if refusal:
         print('berth-api: %s' % refusal, file=sys.stderr)
         return 2
     config.setup_logging(conf)
+    security.warn_if_insecure(conf)
     life = lifecycle.Lifecycle('berth-api', conf)
     parts = {'servers': []}
 
@@ -35,11 +42,12 @@ def main(argv=None):
         for name, factory, port, title in (
                 ('placement', placement_app.loadapp, conf.api.placement_port,
                  'Placement API'),
-                ('baremetal', baremetal_app.loadapp, conf.api.baremetal_port,
+                ('baremetal', _baremetal_app, conf.api.baremetal_port,
                  'Bare metal API')):
             server = http_server.HttpServer(factory(conf, db, conductor=conductor),
                                             conf.api.host, port,
-                                            threads=conf.api.workers, name=name)
+                                            threads=conf.api.workers, name=name,
+                                            max_body_size=conf.api.max_request_body_size)
             host, bound_port = server.start()
             parts['servers'].append(server)
             print('berth-api: %s on http://%s:%d' % (title, host, bound_port), flush=True)

@@ -11,6 +11,7 @@ import sys
 
 from oslo_config import cfg
 
+from api.common import startup
 from cli import config, deployment, lifecycle, security, stacks
 from common import version
 
@@ -45,6 +46,9 @@ def main(argv=None):
     # the embedded defaults, unless a config file said otherwise
     if conf.api.auth_strategy == 'keystone' and not args.config_file:
         conf.set_override('auth_strategy', 'noauth2', group='api')
+    if args.host is not None and startup.bad_host(args.host):
+        print('berth: --host: %s' % startup.bad_host(args.host), file=sys.stderr)
+        return 2
     for value, name, group in ((args.data_dir, 'state_path', None),
                                (args.host, 'host', 'api'),
                                (args.placement_port, 'placement_port', 'api'),
@@ -52,12 +56,17 @@ def main(argv=None):
                                (args.allow_insecure_noauth, 'allow_insecure_noauth',
                                 'api')):
         if value is not None:
-            conf.set_override(name, value, group=group)
-    refusal = security.noauth_bind_error(conf)
+            try:
+                conf.set_override(name, value, group=group)
+            except ValueError as exc:
+                print('berth: --%s: %s' % (name.replace('_', '-'), exc), file=sys.stderr)
+                return 2
+    refusal = security.startup_error(conf)
     if refusal:
         print('berth: %s' % refusal, file=sys.stderr)
         return 2
     config.setup_logging(conf)
+    security.warn_if_insecure(conf)
     life = lifecycle.Lifecycle('berth', conf)
     stack = deployment.Embedded(conf)
 

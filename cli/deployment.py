@@ -5,6 +5,7 @@ import os
 from api import server as http_server
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
+from cli import metrics_once
 from common import context as berth_context
 from common import rpc
 from conductor import rpcapi
@@ -43,13 +44,17 @@ class Embedded:
         placement = placement_app.loadapp(conf, self.db, conductor=self.conductor_api)
         server = http_server.HttpServer(placement, conf.api.host,
                                         conf.api.placement_port,
-                                        threads=conf.api.workers, name='placement')
+                                        threads=conf.api.workers, name='placement',
+                                        max_body_size=conf.api.max_request_body_size)
         server.start()
         self.servers['placement'] = server
-        baremetal = baremetal_app.loadapp(conf, self.db, conductor=self.conductor_api)
+        # one /metrics per process: the Placement port's (cli/metrics_once.py)
+        baremetal = metrics_once.PointToPlacement(
+            baremetal_app.loadapp(conf, self.db, conductor=self.conductor_api), conf)
         server = http_server.HttpServer(baremetal, conf.api.host,
                                         conf.api.baremetal_port,
-                                        threads=conf.api.workers, name='baremetal')
+                                        threads=conf.api.workers, name='baremetal',
+                                        max_body_size=conf.api.max_request_body_size)
         server.start()
         self.servers['baremetal'] = server
 

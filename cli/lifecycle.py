@@ -33,7 +33,7 @@ import threading
 
 from cli import stacks
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 # seconds a stop asked for while starting may take before the process exits
 START_STOP_BOUND = 10

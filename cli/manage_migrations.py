@@ -1,5 +1,7 @@
 """``berth-manage db online_data_migrations`` and ``berth-manage import compute-nodes``."""
 
+import collections
+import re
 import sys
 
 import prettytable
@@ -42,9 +44,41 @@ class Progress:
             self.stream.flush()
 
 
-def _report_failures(failed, what):
+# ids shown per reason in the summary of skipped rows
+SHOWN_IDS = 5
+_PARENTHESES = re.compile(r'\s*\([^()]*\)')
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_NUMBER = re.compile(r'-?\d+(?:\.\d+)?(?:e[-+]?\d+)?')
+
+
+def reason_kind(reason):
+    """A skipped row's reason without its values: what the summary groups by.
+
+    ``vcpus is negative (-4)`` and ``vcpus is negative (-9)`` are one kind,
+    ``vcpus is negative``; quoted values and numbers become ``…`` and ``N``.
+    """
+    kind, previous = reason, None
+    while kind != previous:            # nested parentheses, innermost first
+        kind, previous = _PARENTHESES.sub('', kind), kind
+    kind = _QUOTED.sub('…', kind)
+    return _NUMBER.sub('N', kind).strip()
+
+
+def _report_failures(failed, what, verbose=False):
+    """Skipped rows by reason, most frequent first; every row with ``verbose``."""
+    groups = collections.defaultdict(list)
     for row_id, reason in failed:
-        print('  %s %s skipped: %s' % (what, row_id, reason))
+        groups[reason_kind(reason)].append(row_id)
+    for kind, ids in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
+        shown = ', '.join(str(i) for i in ids[:SHOWN_IDS])
+        more = len(ids) - SHOWN_IDS
+        print('  %5d x %s (%s %s%s)' % (len(ids), kind, what, shown,
+                                        ' and %d more' % more if more > 0 else ''))
+    if verbose:
+        for row_id, reason in failed:
+            print('  %s %s skipped: %s' % (what, row_id, reason))
+    else:
+        print('  (every row with its values: run again with --verbose)')
 
 
 def _online_data_migrations(conf):
@@ -80,7 +114,7 @@ def _online_data_migrations(conf):
     for s in summaries:
         if s.failed:
             print('%s: %d row(s) could not be migrated:' % (s.name, len(s.failed)))
-            _report_failures(s.failed, 'row')
+            _report_failures(s.failed, 'row', conf.category.verbose)
     if code == online_migrations.MORE:
         print('More rows remain: run the command again.')
     elif code == online_migrations.FAILED_ROWS:
@@ -122,7 +156,7 @@ def _import_compute_nodes(conf):
     print(table)
     if totals.failed:
         print('%d compute node(s) were not imported:' % len(totals.failed))
-        _report_failures(totals.failed, 'nova compute node')
+        _report_failures(totals.failed, 'nova compute node', conf.category.verbose)
         return online_migrations.FAILED_ROWS
     return 0
 
@@ -135,6 +169,9 @@ def add_db_commands(db_subparsers):
              '1: more to do, 2: some rows could not be migrated)')
     odm.add_argument('--max-count', type=int, default=None, dest='max_count',
                      help='look at no more than this many rows in this run')
+    odm.add_argument('--verbose', action='store_true',
+                     help='list every skipped row with its reason (default: '
+                          'counts by reason)')
     odm.set_defaults(func=_online_data_migrations)
 
 
@@ -150,4 +187,7 @@ def add_import_commands(subparsers):
     nodes.add_argument('--from', required=True, dest='source', metavar='URL',
                        help='SQLAlchemy URL of the Nova cell database, e.g. '
                             'postgresql+psycopg2://nova:secret@db/nova_cell1')
+    nodes.add_argument('--verbose', action='store_true',
+                       help='list every skipped row with its reason (default: '
+                            'counts by reason)')
     nodes.set_defaults(func=_import_compute_nodes)

@@ -24,6 +24,10 @@ def _rules(conf):
     return sorted(out, key=lambda rule: rule[0])
 
 
+# Keystone's default role inference (keystone-manage bootstrap)
+_IMPLIED = (('admin', 'member'), ('member', 'reader'), ('manager', 'member'))
+
+
 def _list(conf):
     for name, check, _enforcer in _rules(conf):
         print('%s: %s' % (name, check))
@@ -33,11 +37,19 @@ def _list(conf):
 def _check(conf):
     args = conf.category
     roles = [r for role in args.role or () for r in role.split(',') if r]
+    # as a Keystone token carries them: its default implied roles added
+    for role, implied in _IMPLIED:
+        if role in roles and implied not in roles:
+            roles.append(implied)
     ctx = berth_context.RequestContext(
         user_id=args.user_id, project_id=args.project_id, roles=roles,
         system_scope=args.system_scope, is_admin='admin' in roles, overwrite=False)
-    target = {'project_id': args.target_project_id or args.project_id,
-              'user_id': args.user_id}
+    project = args.target_project_id or args.project_id
+    # the bare-metal rules look at the owner/lessee of the node or allocation
+    # the request is about: here the target project owns both
+    target = {'project_id': project, 'user_id': args.user_id,
+              'node.owner': project, 'node.lessee': None, 'allocation.owner': project,
+              'config.service_project_name': baremetal_policy.SERVICE_PROJECT_NAME}
     for name, _check_str, enforcer in _rules(conf):
         allowed = enforcer.enforce(name, target, ctx)
         print('%-7s %s' % ('allow' if allowed else 'deny', name))

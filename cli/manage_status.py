@@ -4,6 +4,7 @@ Each check answers Success, Warning or Failure with details; the command
 prints the table and exits with the worst code (0, 1 or 2).
 """
 
+import json
 import textwrap
 import threading
 
@@ -173,9 +174,15 @@ class Checks(upgradecheck.UpgradeCommands):
             return Result(Code.FAILURE, 'The check could not run: %s: %s'
                           % (type(exc).__name__, _first_line(exc)))
 
-    def check(self):
-        """Print the results as a table; return the worst Code."""
+    def check(self, as_json=False):
+        """Print the results as a table (or oslo.upgradecheck's JSON); return the worst Code."""
         results = self.run_checks()
+        worst = max((r.code for _, r in results), default=Code.SUCCESS)
+        if as_json:
+            print(json.dumps({'name': self.display_title, 'checks': [
+                {'check': name, 'result': int(result.code), 'details': result.details}
+                for name, result in results]}))
+            return worst
         table = prettytable.PrettyTable(['Check', 'Result', 'Details'],
                                         hrules=prettytable.HRuleStyle.ALL)
         table.align = 'l'
@@ -184,7 +191,7 @@ class Checks(upgradecheck.UpgradeCommands):
                            '\n'.join(textwrap.wrap(result.details or '', 60))])
         print(self.display_title)
         print(table)
-        return max((r.code for _, r in results), default=Code.SUCCESS)
+        return worst
 
     _upgrade_checks = (
         ('Database schema', _check_schema),
@@ -231,7 +238,7 @@ def _ping(conf, host):
             client = rpc.get_client(transport, rpc_version.RPC_API_VERSION,
                                     conf.upgrade_levels.conductor
                                     or rpc_version.RPC_API_VERSION,
-                                    timeout=min(conf.conductor.rpc_timeout, PING_BOUND),
+                                    timeout=min(rpc.call_timeout(conf), PING_BOUND),
                                     retry=0)
             ctx = berth_context.admin_context()
             outcome['answer'] = client.prepare(server=host).call(ctx, 'ping')

@@ -1,33 +1,32 @@
-"""Start-up safety checks shared by the API entry points (``berth serve``, ``berth-api``)."""
+"""Start-up safety checks shared by the API entry points (``berth serve``, ``berth-api``).
 
-import ipaddress
-import socket
+The checks themselves live in api/common/startup.py, where the WSGI entry
+points use them too.
+"""
 
+import logging
 
-def _is_loopback(host):
-    """Whether every address ``host`` names is a loopback address."""
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        pass
-    try:
-        infos = socket.getaddrinfo(host, None)
-    except OSError:
-        return False
-    addresses = {info[4][0].split('%')[0] for info in infos}
-    return bool(addresses) and all(ipaddress.ip_address(a).is_loopback
-                                   for a in addresses)
+from api.common import startup
+
+LOG = logging.getLogger('berth.' + __name__)
+
+_is_loopback = startup.is_loopback
 
 
 def noauth_bind_error(conf):
     """Why the API must not start (noauth2 on a non-loopback address), or None."""
-    api = conf.api
-    if (api.auth_strategy != 'noauth2' or api.allow_insecure_noauth
-            or _is_loopback(api.host)):
-        return None
-    return ('refusing to listen on %s with [api] auth_strategy = noauth2: noauth2 '
-            'takes the caller\'s identity from the X-Auth-Token header, so anyone '
-            'who can reach this address would be an administrator. Listen on a '
-            'loopback address (--host 127.0.0.1), use auth_strategy = keystone, '
-            'or, on a trusted isolated network only, pass --allow-insecure-noauth '
-            '([api] allow_insecure_noauth = true).' % api.host)
+    return startup.noauth_bind_error(conf)
+
+
+def startup_error(conf):
+    """The one-line reason the API must not start with ``conf``, or None."""
+    return (startup.host_error(conf) or startup.keystone_error(conf)
+            or noauth_bind_error(conf))
+
+
+def warn_if_insecure(conf):
+    """Log a warning when noauth2 listens off loopback (allowed explicitly)."""
+    warning = startup.insecure_noauth_warning(conf)
+    if warning:
+        LOG.warning(warning)
+    return warning

@@ -19,6 +19,13 @@ class RequestContext(o_context.RequestContext):
     def to_dict(self):
         return super().to_dict()
 
+    def to_policy_values(self):
+        """oslo.context's values plus ``project_name`` (Ironic's ``service_role``
+        rule matches the service project by name)."""
+        values = dict(super().to_policy_values())  # a plain dict: no deprecation warning
+        values['project_name'] = self.project_name
+        return values
+
     @classmethod
     def from_dict(cls, values, **kwargs):
         kwargs.setdefault('db', None)
@@ -35,14 +42,34 @@ def set_log_defaults(conf):
     conf.set_default('instance_uuid_format', RESOURCE_LOG_FORMAT)
 
 
-def bind_request(request_id):
-    """Make a context holding only ``request_id`` this thread's current one.
+def bind_request(request_id, global_request_id=None):
+    """Make a context holding only the request ids this thread's current one.
 
     oslo.log reads the thread's current context for every line it formats;
     an API sets this first thing in a request, and the full context once the
-    caller is known (``ctx.update_store()``).
+    caller is known (``ctx.update_store()``).  ``global_request_id`` is the
+    caller's (nova's ``X-OpenStack-Request-ID``), shown beside berth's own.
     """
-    return RequestContext(request_id=request_id, overwrite=True)
+    return RequestContext(request_id=request_id, global_request_id=global_request_id,
+                          overwrite=True)
+
+
+def bind_new_request():
+    """Bind a context with a fresh request id (one run of background work)."""
+    return bind_request(o_context.generate_request_id())
+
+
+def clear():
+    """Forget this thread's current context: its next lines belong to no request.
+
+    Pool threads (HTTP server, RPC server, executors) outlive the request
+    they worked on; without this their later lines would carry its ids.
+    oslo.context offers no public call for this; its store is a
+    ``threading.local`` whose ``context`` attribute get_current() reads.
+    """
+    store = getattr(o_context, '_request_store', None)
+    if store is not None:
+        store.context = None
 
 
 def current():

@@ -216,3 +216,8 @@ class ComputeNodeNotFound(NotFound):
 class NotNovaCellDatabase(Invalid):
     """The source of ``berth-manage import compute-nodes`` is not a Nova cell database."""
     msg_fmt = "%(url)s is not a Nova cell database: %(reason)s"
+
+
+class InvalidSourceURL(NotNovaCellDatabase):
+    """``--from`` is no database URL SQLAlchemy can open (the URL is not echoed: secrets)."""
+    msg_fmt = "--from is not a usable database URL: %(reason)s"

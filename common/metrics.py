@@ -38,7 +38,7 @@ RPC_LATENCY = prom.Histogram(
     ['method'])
 RPC_TIMEOUTS = prom.Counter(
     'berth_rpc_timeouts', 'RPC calls a conductor did not answer within '
-    '[conductor] rpc_timeout (the client got 503), by RPC method.', ['method'])
+    'the RPC timeout (the client got 503), by RPC method.', ['method'])
 NODE_ALLOCATIONS = prom.Gauge(
     'berth_node_allocations', 'Node allocations by state (read from the database '
     'when /metrics is scraped).', ['state'], multiprocess_mode='livemostrecent')

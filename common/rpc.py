@@ -16,7 +16,7 @@ from oslo_messaging.rpc import dispatcher
 from common import context as berth_context
 from common import exception, metrics
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 # The one topic every conductor listens on (with server=<host>).
 TOPIC = 'berth-conductor'
@@ -54,6 +54,19 @@ def register_opts(conf):
                        group='oslo_messaging_metrics')
 
 
+def call_timeout(conf):
+    """Seconds an RPC call to a conductor waits for its answer.
+
+    ``[conductor] rpc_timeout`` when set, else oslo.messaging's
+    ``[DEFAULT] rpc_response_timeout`` (one rule for the API's ConductorAPI
+    and ``berth-manage status``).
+    """
+    if conf.conductor.rpc_timeout is not None:
+        return conf.conductor.rpc_timeout
+    register_opts(conf)
+    return conf.rpc_response_timeout
+
+
 def get_transport(conf, url=None):
     """The RPC transport for ``url`` or ``[DEFAULT] transport_url``."""
     register_opts(conf)
@@ -75,7 +88,11 @@ class RequestContextSerializer(messaging.NoOpSerializer):
         return ctxt.to_dict()
 
     def deserialize_context(self, ctxt):
-        return berth_context.RequestContext.from_dict(ctxt, db=self.db)
+        # request_id and global_request_id travel in the dict; the endpoint
+        # makes the context the thread's current one for the call's log lines
+        # (conductor.manager), and forgets it after
+        return berth_context.RequestContext.from_dict(ctxt, db=self.db,
+                                                      overwrite=False)
 
 
 def get_client(transport, version, version_cap, timeout, retry):

@@ -21,7 +21,7 @@ import oslo_messaging as messaging
 from common import rpc
 from common.conf import notifications as notify_conf
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 PAYLOAD_NAME = 'AllocationCRUDPayload'
 PAYLOAD_VERSION = '1.1'

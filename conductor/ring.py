@@ -20,7 +20,7 @@ from tooz import coordination, hashring
 
 from common import exception, metrics
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 GROUP = b'berth-conductors'
 # how long start() keeps trying a backend that cannot be reached yet (restarting)
@@ -125,15 +125,29 @@ class Ring:
             raise RuntimeError('a ring reader never joins the group')
         self._capabilities = dict(capabilities or {}, joined_at=time.time())
         with self._lock:
-            try:
-                self._coord.join_group(GROUP, capabilities=self._capabilities).get()
-            except coordination.MemberAlreadyExist:
-                # a previous incarnation of this host has not expired yet
-                self._coord.leave_group(GROUP).get()
-                self._coord.join_group(GROUP, capabilities=self._capabilities).get()
+            self._join_replacing_old_incarnation()
             self._joined = True
         self.refresh()
         LOG.info('Conductor %s joined %s', self.host, GROUP.decode())
+
+    def _join_replacing_old_incarnation(self, attempts=3):
+        """Join; a member key left by this host's previous process is removed first.
+
+        That key (a conductor restarted after kill -9) expires with its old
+        lease on its own, possibly between our look and our delete: a
+        ``MemberNotJoined`` from the delete means it is already gone.
+        """
+        for attempt in range(attempts):
+            try:
+                self._coord.join_group(GROUP, capabilities=self._capabilities).get()
+                return
+            except coordination.MemberAlreadyExist:
+                if attempt == attempts - 1:
+                    raise
+                try:
+                    self._coord.leave_group(GROUP).get()
+                except coordination.MemberNotJoined:
+                    pass    # expired meanwhile: join again
 
     def leave(self):
         """Leave the group; keeps watching, so the ring stays usable for a while."""

@@ -19,7 +19,7 @@ from conductor import ring as conductor_ring
 from conductor import workers as conductor_workers
 from conductor.rpcapi import version as rpc_version
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 class ConductorService:
@@ -77,8 +77,10 @@ class ConductorService:
         self._stopped.set()
         if grace is None:
             grace = self.conf.coordination.ring_refresh_interval
-        self.ring.leave()
-        if grace > 0:
+        # a start that failed part of the way left some parts None: stop the rest
+        if self.ring is not None:
+            self.ring.leave()
+        if grace > 0 and self.ring is not None:
             LOG.info('Conductor %s left the ring; serving %.1fs more for peers '
                      'with an older ring', self.host, grace)
             threading.Event().wait(grace)
@@ -88,10 +90,12 @@ class ConductorService:
         if not self.workers.wait_idle(timeout):
             LOG.warning('Conductor %s: %d background tasks still running after %ss',
                         self.host, self.workers.busy, timeout)
-        self._periodic.stop()
+        if self._periodic is not None:
+            self._periodic.stop()
         self.workers.shutdown()
         self.manager.notifier.cleanup()
-        self.ring.stop()
-        if self._own_transport:
+        if self.ring is not None:
+            self.ring.stop()
+        if self._own_transport and self._transport is not None:
             self._transport.cleanup()
         LOG.info('Conductor %s stopped', self.host)

@@ -19,7 +19,7 @@ import futurist
 from common import context as berth_context
 from common import exception, metrics
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 # oslo.messaging threads beyond the slots, left to answer refusals quickly
 SPARE_RPC_THREADS = 8
@@ -115,4 +115,7 @@ def _in_context(ctx, func, *args, **kwargs):
     """Run ``func`` with ``ctx`` as this thread's current context (for the logs)."""
     if ctx is not None:
         ctx.update_store()
-    return func(*args, **kwargs)
+    try:
+        return func(*args, **kwargs)
+    finally:
+        berth_context.clear()      # the pool thread's next lines are not this request's

@@ -66,6 +66,11 @@ class Database:
         if params:
             options['connection_parameters'] = params
         self._tc.configure(connection=url, **options)
+        # a failing statement's error (and the SQL echo) names its bound
+        # parameters, which can carry a BMC password: never show them
+        # (oslo.db has no option that reaches create_engine's hide_parameters)
+        self._tc.writer.get_engine().hide_parameters = True
+        self._tc.reader.get_engine().hide_parameters = True
         self._watcher = None
         if self.is_sqlite:
             _keep_connections(self._tc.writer.get_engine())

@@ -212,6 +212,9 @@ class Node(TimestampMixin, Base):
         sa.Index('ix_nodes_resource_class_provision_state', 'resource_class',
                  'provision_state'),
         sa.Index('ix_nodes_conductor_affinity', 'conductor_affinity'),
+        # the nodes a project owns or leases (tenancy on /v1)
+        sa.Index('ix_nodes_owner', 'owner'),
+        sa.Index('ix_nodes_lessee', 'lessee'),
     )
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)

@@ -4,11 +4,14 @@ What ``/status`` and ``/metrics`` show; every function is one reader
 transaction of a few aggregate queries, never a walk over rows.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import datetime
 
 import sqlalchemy as sa
 
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.baremetal import allocation as node_alloc_obj
@@ -50,7 +53,7 @@ class ClassCapacity:
 
 
 @db_api.reader
-def node_allocation_summary(ctx):
+def node_allocation_summary(ctx: RequestContext) -> NodeAllocationSummary:
     """Node allocations by state (every state present) and the oldest allocating."""
     counts = dict.fromkeys(node_alloc_obj.STATES, 0)
     rows = ctx.session.execute(sa.select(_NALLOC.c.state, sa.func.count())
@@ -71,7 +74,7 @@ def node_allocation_summary(ctx):
 
 
 @db_api.reader
-def capacity_by_class(ctx, top=5):
+def capacity_by_class(ctx: RequestContext, top: int = 5) -> list[ClassCapacity]:
     """A :class:`ClassCapacity` per resource class with inventory, by class name."""
     capacity = ctx.session.execute(
         sa.select(_RC.c.id, _RC.c.name,

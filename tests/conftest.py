@@ -4,6 +4,7 @@ import pytest
 
 from common import context as berth_context
 from tests import dbengines, fixtures
+from tests.functional.log_helpers import capture  # noqa: F401  (fixture: log lines as oslo.log formats them)
 
 
 def pytest_configure(config):

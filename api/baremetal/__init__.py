@@ -1,4 +1,4 @@
-"""The bare-metal REST API: Ironic's /v1 nodes and allocations (microversions 1.1-1.60).
+"""The bare-metal REST API: Ironic's /v1 nodes and allocations (microversions 1.1-1.65).
 
 Enough of Ironic's node API for the allocation workflow and its clients
 (``openstack baremetal node|allocation ...``, openstacksdk), and the whole
@@ -14,7 +14,10 @@ allocation API.  Where berth deliberately answers differently from Ironic:
   power state, ``active`` and ``deleted`` skip deploying and cleaning); only
   the ``fake-hardware``/``manual-management``/``ipmi``/``redfish`` driver
   names are accepted and no driver is loaded;
-* policies: nodes are admin-only; project members create, see and delete
-  their own project's allocations (owner = their project), as in Ironic's
-  secure-RBAC defaults, without the node owner/lessee rules.
+* policies are Ironic's secure-RBAC defaults (api.baremetal.policies), with
+  their owner/lessee rules: project readers see the nodes their project owns
+  or leases (fields restricted as Ironic restricts them) and its allocations,
+  members create and delete their project's allocations; anything else is
+  answered as if it did not exist.  A domain-scoped or unscoped token is
+  refused (403) whatever its roles; the ``noauth2`` caller is a system admin.
 """

@@ -14,7 +14,7 @@ from api.common import app as common_app
 from api.common import metrics as api_metrics
 from api.common import wsgi as common_wsgi
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 class BaremetalApp(common_app.Application):

@@ -5,9 +5,13 @@ import dataclasses
 import urllib.parse
 
 from oslo_serialization import jsonutils
+from oslo_utils import strutils
 import webob
 
+from api.baremetal import policy
 from api.baremetal import version as api_version
+from api.baremetal.policies import endpoints as rules
+from api.common import links as common_links
 from api.common import response as common_response
 from objects.baremetal import node as node_obj
 
@@ -16,13 +20,36 @@ _iso = common_response.iso
 # node fields shown only from a version on (older clients never see them)
 _NODE_FIELD_VERSIONS = {'name': '1.5', 'resource_class': '1.21', 'traits': '1.37',
                         'fault': '1.42', 'conductor_group': '1.46', 'conductor': '1.49',
-                        'owner': '1.50',
-                        'description': '1.51', 'allocation_uuid': '1.52'}
+                        'owner': '1.50', 'description': '1.51', 'allocation_uuid': '1.52',
+                        'retired': '1.61', 'retired_reason': '1.61',
+                        'lessee': api_version.LESSEE}
 _NODE_LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                      'provision_state', 'maintenance')
 _ALLOCATION_FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
                       'resource_class', 'traits', 'candidate_nodes', 'extra', 'owner',
                       'created_at', 'updated_at')
+
+
+# a key holding any of these (any case) is a secret: its value is never shown
+_SECRET_WORDS = ('password', 'secret', 'key', 'token')
+MASK = '******'
+
+
+def mask_secrets(info):
+    """``info`` (a node's driver_info or instance_info) with its secrets as ``******``.
+
+    oslo.utils' list (Ironic's masking) plus any key naming a password,
+    secret, key or token; nested objects are masked the same way.
+    """
+    if not isinstance(info, dict):
+        return info
+    out = strutils.mask_dict_password(info, MASK)
+    for key, value in out.items():
+        if isinstance(key, str) and any(w in key.lower() for w in _SECRET_WORDS):
+            out[key] = MASK
+        elif isinstance(value, dict):
+            out[key] = mask_secrets(value)
+    return out
 
 
 def send_json(body, status=200, headers=None):
@@ -43,7 +70,7 @@ def no_content(status=204, headers=None):
 
 
 def links(req, resource, ident):
-    url = req.host_url + req.script_name
+    url = common_links.base_url(req)
     return [{'href': '%s/v1/%s/%s' % (url, resource, ident), 'rel': 'self'},
             {'href': '%s/%s/%s' % (url, resource, ident), 'rel': 'bookmark'}]
 
@@ -65,7 +92,7 @@ def collection(req, resource, items, limit):
         query = '&'.join('%s=%s' % (k, urllib.parse.quote(v, safe=','))
                          for k, v in params)
         path = req.path_info.rstrip('/')
-        body['next'] = '%s%s%s?%s' % (req.host_url, req.script_name, path, query)
+        body['next'] = '%s%s?%s' % (common_links.base_url(req), path, query)
     return body
 
 
@@ -81,9 +108,11 @@ def node(req, node, fields=None, detail=True):
         'target_power_state': node.target_power_state,
         'maintenance': node.maintenance,
         'maintenance_reason': node.maintenance_reason, 'fault': node.fault,
-        'instance_uuid': node.instance_uuid, 'instance_info': node.instance_info,
-        'properties': node.properties, 'driver_info': node.driver_info,
+        'instance_uuid': node.instance_uuid,
+        'instance_info': mask_secrets(node.instance_info),
+        'properties': node.properties, 'driver_info': mask_secrets(node.driver_info),
         'driver_internal_info': {}, 'extra': node.extra, 'owner': node.owner,
+        'lessee': node.lessee,
         'description': node.description, 'last_error': node.last_error,
         'reservation': node.reservation, 'conductor': node.conductor_affinity,
         'conductor_group': node.conductor_group or '', 'console_enabled': False,
@@ -99,7 +128,36 @@ def node(req, node, fields=None, detail=True):
             body.pop(field)
     if fields is None and not detail:
         fields = _NODE_LIST_FIELDS
-    return pick(body, fields)
+    body = pick(body, fields)
+    if node.id is not None:
+        _restrict(req, node, body)
+    return body
+
+
+# what a caller below baremetal:node:get:filter_threshold sees instead of a
+# field its baremetal:node:get:<field> rule does not let it see (Ironic's texts)
+_REDACTED = {
+    'last_error': ('** Value Redacted - Requires baremetal:node:get:last_error '
+                   'permission. **'),
+    'reservation': '** Redacted - requires baremetal:node:get:reservation permission. **',
+    'driver_internal_info': {'content': '** Redacted - Requires baremetal:node:get:'
+                                        'driver_internal_info permission. **'},
+    'driver_info': {'content': '** Redacted - requires baremetal:node:get:'
+                               'driver_info permission. **'},
+}
+
+
+def _restrict(req, node, body):
+    """Redact the fields the caller may not see (a lessee sees less than the owner)."""
+    env = req.environ
+    if 'berth.node_filter_threshold' not in env:     # once per request, not per node
+        env['berth.node_filter_threshold'] = policy.check(req, rules.NODE_FILTER_THRESHOLD)
+    if env['berth.node_filter_threshold']:
+        return
+    target = policy.node_target(node)
+    for field, redacted in _REDACTED.items():
+        if field in body and not policy.check(req, 'baremetal:node:get:' + field, target):
+            body[field] = redacted
 
 
 def node_fields(req):

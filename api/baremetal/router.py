@@ -1,7 +1,7 @@
 """Dispatch by a table of routes (see routes.py); the first matching template wins."""
 
-from api.baremetal import fault
-from api.common import routing
+from api.baremetal import fault, unsupported
+from api.common import errors, routing
 
 
 def endpoint(min_version=None, too_old=404):
@@ -15,7 +15,12 @@ def endpoint(min_version=None, too_old=404):
 
 class Router(routing.PathTable):
     def __call__(self, req):
-        handler, args = self.resolve(req)
+        try:
+            handler, args = self.resolve(req)
+        except errors.NotFound:
+            if unsupported.is_unsupported(req.path_info):
+                raise unsupported.not_supported(req.path_info)
+            raise
         min_version = getattr(handler, 'min_version', None)
         if min_version and not req.version.matches(min_version):
             if handler.too_old == 405:

@@ -8,8 +8,10 @@ import os_traits
 from oslo_utils import uuidutils
 
 from api.baremetal import fault
+from api.common import errors as common_errors
 from api.common import jsonbody
 
+_cut = common_errors.cut
 _LOGICAL_NAME = re.compile(r'^[A-Za-z0-9._~-]{1,255}$')
 _CUSTOM_TRAIT = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
 _STANDARD_TRAITS = frozenset(os_traits.get_traits())
@@ -27,21 +29,24 @@ def is_valid_trait(value):
 def check_trait(value):
     if not is_valid_trait(value):
         raise fault.BadRequest('Invalid trait %s: a trait must be a standard trait '
-                               'or match ^CUSTOM_[A-Z0-9_]+$' % value)
+                               'or match ^CUSTOM_[A-Z0-9_]+$' % _cut(value))
 
 
 def check_name(value, what='name'):
     if value is not None and not is_logical_name(value):
         raise fault.BadRequest("Expected a logical name but received %s for %s; "
                                "only [A-Za-z0-9._~-] are allowed, up to 255 "
-                               "characters." % (value, what))
+                               "characters." % (_cut(value), what))
 
 
 def check_ident(value):
     if not (uuidutils.is_uuid_like(value) or is_logical_name(value)):
         raise fault.BadRequest('Expected a logical name or UUID but received %s'
-                               % value)
+                               % _cut(value))
 
+
+# a JSON patch longer than this is refused before any operation is applied
+MAX_PATCH_OPERATIONS = 100
 
 _VALIDATORS = {}
 
@@ -69,9 +74,10 @@ def json_body(req, schema=None):
                         key=lambda e: list(e.absolute_path))
         if errors:
             err = errors[0]
-            where = '/'.join(str(p) for p in err.absolute_path)
+            where = common_errors.cut('/'.join(str(p) for p in err.absolute_path))
             raise fault.BadRequest('Invalid input for field/attribute %s. %s'
-                                   % (where or 'body', err.message))
+                                   % (where or 'body',
+                                      common_errors.cut_repr(err.message, err.instance)))
     return data
 
 
@@ -83,12 +89,16 @@ def apply_patch(doc, patch, allowed):
     """
     if not isinstance(patch, list) or not patch:
         raise fault.BadRequest('A JSON patch must be a non-empty list of operations')
+    if len(patch) > MAX_PATCH_OPERATIONS:
+        raise fault.BadRequest('A JSON patch may have at most %d operations'
+                               % MAX_PATCH_OPERATIONS)
     for op in patch:
-        if not isinstance(op, dict) or 'path' not in op or 'op' not in op:
-            raise fault.BadRequest('Invalid JSON patch operation: %s' % (op,))
+        if (not isinstance(op, dict) or not isinstance(op.get('path'), str)
+                or 'op' not in op):
+            raise fault.BadRequest('Invalid JSON patch operation: %s' % _cut(op))
         if op['op'] not in ('add', 'replace', 'remove'):
             raise fault.BadRequest("Operation %s is not supported; use add, "
-                                   "replace or remove" % op['op'])
+                                   "replace or remove" % _cut(op['op']))
         if op['op'] != 'remove' and 'value' not in op:
             raise fault.BadRequest("'add' and 'replace' operations need a value")
         parts = op['path'].lstrip('/').split('/')
@@ -96,9 +106,9 @@ def apply_patch(doc, patch, allowed):
         if rule is None or (rule == 'sub' and len(parts) < 2) or (
                 rule is True and len(parts) > 1 and parts[0] not in (
                     'instance_info', 'properties', 'extra', 'driver_info')):
-            raise fault.BadRequest('Cannot update %s' % op['path'])
+            raise fault.BadRequest('Cannot update %s' % _cut(op['path']))
     try:
         return jsonpatch.apply_patch(doc, patch)
     except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException,
             KeyError, IndexError, TypeError) as exc:
-        raise fault.BadRequest('Invalid patch: %s' % exc)
+        raise fault.BadRequest('Invalid patch: %s' % _cut(exc))

@@ -8,14 +8,16 @@ MAX_HEADER = 'X-OpenStack-Ironic-API-Maximum-Version'
 
 Version = microversion.Version
 MIN_VERSION = Version(1, 1)
-# 1.52 allocations, 1.57 allocation PATCH, 1.58 backfill, 1.60 allocation owner
-MAX_VERSION = Version(1, 60)
+# 1.52 allocations, 1.57 allocation PATCH, 1.58 backfill, 1.60 allocation owner,
+# 1.65 node lessee (settable, filterable, matched by allocations like owner)
+MAX_VERSION = Version(1, 65)
 
 CONDUCTOR_GROUP = '1.46'
 ALLOCATIONS = '1.52'
 ALLOCATION_PATCH = '1.57'
 BACKFILL = '1.58'
 ALLOCATION_OWNER = '1.60'
+LESSEE = '1.65'
 
 
 class InvalidVersion(ValueError):

@@ -3,8 +3,11 @@
 Every request goes through :meth:`Application.__call__`, in this order (each
 step may answer on its own):
 
-1. a request id (``x-openstack-request-id`` on every answer), bound to the
-   thread for the log lines;
+1. a request id (``x-openstack-request-id`` on every answer) and the
+   caller's global request id (a valid ``X-OpenStack-Request-ID`` header,
+   e.g. nova's), both from oslo.middleware's RequestId in front of the app
+   (:func:`request_ids`), bound to the thread for the log lines; the thread
+   forgets them when the answer is done;
 2. :meth:`Application.handle`: identity (:meth:`identify`, skipped for the
    API's public documents, :meth:`is_public`) and version negotiation
    (:meth:`negotiate`), in the API's own order (:attr:`identify_first`), then
@@ -23,8 +26,10 @@ policy enforcer and its environ key, version negotiation, the identity of a
 """
 
 import logging
+import re
 
-from oslo_utils import uuidutils
+from oslo_context import context as o_context
+from oslo_middleware import request_id as o_request_id
 
 from api.common import errors, identity, request_log
 from api.common import request as berth_request
@@ -40,7 +45,7 @@ class Application:
     """A WSGI application: the shared pipeline around an API's own pieces."""
 
     #: the logger of the request log and of the error ladder (each API's own)
-    log = logging.getLogger(__name__)
+    log = logging.getLogger('berth.' + __name__)
     #: environ key under which handlers find the policy enforcer
     enforcer_key = 'berth.enforcer'
     #: whether identity is decided before the version is negotiated
@@ -95,8 +100,14 @@ class Application:
     # -- the pipeline ------------------------------------------------------
 
     def __call__(self, environ, start_response):
-        request_id = 'req-' + uuidutils.generate_uuid()
-        berth_context.bind_request(request_id)
+        try:
+            return self._call(environ, start_response)
+        finally:
+            berth_context.clear()
+
+    def _call(self, environ, start_response):
+        request_id, global_request_id = request_ids(environ)
+        berth_context.bind_request(request_id, global_request_id)
         environ.update({'berth.request_id': request_id, 'berth.conf': self.conf,
                         self.enforcer_key: self.enforcer,
                         'berth.conductor': self.conductor})
@@ -147,3 +158,25 @@ class Application:
 
     def error_response(self, req, exc):
         return common_wsgi.json_error(exc, self.error_body(req, exc))
+
+
+_GLOBAL_ID = re.compile(o_request_id.ID_FORMAT)
+
+
+def request_ids(environ):
+    """``(request id, global request id or None)`` of a request.
+
+    oslo.middleware's RequestId (api.common.wsgi.wrap puts it in front of
+    both apps) has set them in the environ; an app called without it (unit
+    tests) gets the same by the same rule: a fresh id, and the inbound
+    ``X-OpenStack-Request-ID`` only when it is well-formed.  Contexts built
+    from the environ (keystone's, api.common.identity) read both from there.
+    """
+    request_id = environ.get(o_request_id.ENV_REQUEST_ID)
+    if request_id is None:
+        request_id = environ[o_request_id.ENV_REQUEST_ID] = (
+            o_context.generate_request_id())
+        inbound = environ.get('HTTP_X_OPENSTACK_REQUEST_ID', '')
+        if _GLOBAL_ID.match(inbound):
+            environ[o_request_id.GLOBAL_REQ_ID] = inbound
+    return request_id, environ.get(o_request_id.GLOBAL_REQ_ID)

@@ -11,6 +11,25 @@ UNDEFINED_CODE = 'placement.undefined_code'
 # not recognise every driver's wording, hence OperationalError): 503, retry
 DATABASE_UNREACHABLE = (db_exc.DBConnectionError, sa_exc.OperationalError)
 
+# the most of a caller's value an error message echoes, and the longest detail
+ECHO_LIMIT = 200
+DETAIL_LIMIT = 2048
+
+
+def cut(value, limit=ECHO_LIMIT):
+    """``value`` as text to echo in an error, cut to ``limit`` characters
+    with an ellipsis (a 1 MB name must not make a 1 MB 400)."""
+    text = value if isinstance(value, str) else str(value)
+    return text if len(text) <= limit else text[:limit] + '...'
+
+
+def cut_repr(message, instance, limit=ECHO_LIMIT):
+    """A jsonschema ``message`` with the repr of ``instance`` in it cut."""
+    text = repr(instance)
+    if len(text) > limit and text in message:
+        message = message.replace(text, text[:limit] + '...')
+    return cut(message, DETAIL_LIMIT)
+
 
 class ApiError(Exception):
     """An HTTP error: status, a human-readable detail, optional code and headers.
@@ -23,7 +42,8 @@ class ApiError(Exception):
 
     def __init__(self, detail, code=None, status=None, headers=None, extra=None):
         super().__init__(detail)
-        self.detail = str(detail)
+        # the last guard: whatever a message echoes, the answer stays small
+        self.detail = cut(str(detail), DETAIL_LIMIT)
         self.code = code or UNDEFINED_CODE
         if status is not None:
             self.status = status

@@ -15,7 +15,7 @@ from common import context as berth_context
 from common import metrics
 from objects import status as status_obj
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 PATH = '/metrics'
 UNMATCHED = 'unmatched'

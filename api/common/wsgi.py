@@ -4,7 +4,7 @@ from oslo_middleware import cors
 from oslo_serialization import jsonutils
 import webob
 
-from api.common import errors
+from api.common import errors, middleware
 
 TOO_LARGE_CODE = 'berth.request_too_large'
 
@@ -57,10 +57,12 @@ def json_error(exc, body):
     return resp
 
 
-def wrap(app, conf):
+def wrap(app, conf, prefix=None):
     """keystonemiddleware (when [api] auth_strategy = keystone) and CORS around ``app``.
 
-    CORS only when ``[cors] allowed_origin`` names an origin.
+    CORS only when ``[cors] allowed_origin`` names an origin; outside them
+    the middleware of api.common.middleware (request ids, proxy headers,
+    the path ``prefix``, healthcheck).
     """
     if conf.api.auth_strategy == 'keystone':
         from keystonemiddleware import auth_token  # optional extra: [keystone]
@@ -68,8 +70,8 @@ def wrap(app, conf):
         app = auth_token.AuthProtocol(app, {'oslo_config_config': conf,
                                             'delay_auth_decision': True})
     with_cors = cors.CORS(app, conf)      # registers the [cors] options
-    if not conf.cors.allowed_origin:
-        # no origin is allowed: the middleware would add nothing to any
+    if conf.cors.allowed_origin:
+        # with no origin allowed the middleware would add nothing to any
         # answer, and costs an argument-spec inspection per request
-        return app
-    return with_cors
+        app = with_cors
+    return middleware.wrap(app, conf, prefix)

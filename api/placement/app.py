@@ -16,7 +16,7 @@ from api.common import metrics as api_metrics
 from api.common import wsgi as common_wsgi
 from api.placement import auth, fault, microversion, policy, router, routes
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 class PlacementApp(common_app.Application):
@@ -72,5 +72,6 @@ class PlacementApp(common_app.Application):
 
 def loadapp(conf, db, conductor=None):
     """The one factory of the Placement WSGI app, with its middleware."""
-    app = common_wsgi.wrap(PlacementApp(conf, db, conductor), conf)
+    app = common_wsgi.wrap(PlacementApp(conf, db, conductor), conf,
+                           prefix=conf.api.placement_prefix)
     return api_metrics.wrap(app, conf, 'placement', db)

@@ -1,6 +1,8 @@
 """Who is calling under the ``noauth2`` strategy (keystone's: api.common.identity)."""
 
-from oslo_utils import uuidutils
+import ipaddress
+
+from oslo_middleware import request_id as o_request_id
 
 from api.placement import fault
 from common import context as berth_context
@@ -14,6 +16,8 @@ def noauth2_context(req, db):
     ``X-Project-Id`` header overrides the project.
     """
     token = req.headers.get('x-auth-token')
+    if not token and browsing_status_locally(req):
+        token = 'admin'
     if not token:
         raise fault.Unauthorized('Authentication required (X-Auth-Token).')
     user_id, _, project_id = token.partition(':')
@@ -32,13 +36,45 @@ def noauth2_context(req, db):
         user_id=user_id, project_id=project_id, roles=roles,
         system_scope=system_scope, is_admin='admin' in roles,
         request_id=req.environ['berth.request_id'],
-        global_request_id=_global_request_id(req), db=db, overwrite=False)
+        global_request_id=req.environ.get(o_request_id.GLOBAL_REQ_ID), db=db,
+        overwrite=False)
 
 
-def _global_request_id(req):
-    value = req.headers.get('x-openstack-request-id', '')
-    return value if _is_request_id(value) else None
+# the read-only pages a browser may open without a token in the embedded default
+STATUS_PATHS = frozenset(('/status', '/status.json'))
 
 
-def _is_request_id(value):
-    return value.startswith('req-') and uuidutils.is_uuid_like(value[4:])
+def _loopback(host):
+    if host == 'localhost':
+        return True
+    try:
+        return ipaddress.ip_address(host.split('%')[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_name(value):
+    """The host of a ``Host`` header (``127.0.0.1:8778``, ``[::1]:8778``, ``localhost``)."""
+    if value.startswith('['):
+        return value[1:].partition(']')[0]
+    return value.rpartition(':')[0] if value.count(':') == 1 else value
+
+
+def browsing_status_locally(req):
+    """Whether a token-less request may read the status page as admin.
+
+    Only the embedded default (noauth2, this caller): the API listens on a
+    loopback address, the client talks to it directly from this host (no
+    proxy header) and names a loopback host (a DNS-rebound name does not
+    qualify), and it reads ``GET /status`` or ``/status.json``.  noauth2 on
+    loopback already makes every local process an administrator with
+    ``X-Auth-Token: admin``; this lets the browser, which cannot add that
+    header to a page it navigates to, in the same way, for reading only.
+    """
+    if req.method not in ('GET', 'HEAD') or req.path_info not in STATUS_PATHS:
+        return False
+    if 'x-forwarded-for' in req.headers or 'forwarded' in req.headers:
+        return False
+    return (_loopback(req.conf.api.host)
+            and _loopback(req.environ.get('REMOTE_ADDR') or '')
+            and _loopback(_host_name(req.headers.get('host', ''))))

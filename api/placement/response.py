@@ -6,6 +6,8 @@ import email.utils
 from oslo_serialization import jsonutils
 import webob
 
+from api.common import links as common_links
+
 
 def _http_date(when):
     if when is None:
@@ -63,4 +65,4 @@ def link(req, path):
 
 def location(req, path):
     """An absolute URL for a Location header."""
-    return req.application_url + path
+    return common_links.base_url(req) + path

@@ -133,7 +133,7 @@ function capacity(classes) {
                  [el("div", {"class": "fill" + (pct >= 90 ? " high" : ""),
                              style: "width:" + pct.toFixed(1) + "%"})]);
     var top = c.top_consumers.map(function (t) {
-      return t.consumer_uuid.slice(0, 8) + " (" + (t.project_id || "?") + ") " + t.used;
+      return t.consumer_uuid + " (" + (t.project_id || "?") + ") " + t.used;
     }).join(", ");
     return el("tr", {"data-class": c.resource_class}, [
       el("td", {}, [c.resource_class]),

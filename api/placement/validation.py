@@ -7,6 +7,7 @@ import jsonschema
 import orjson
 from oslo_utils import uuidutils
 
+from api.common import errors as common_errors
 from api.common import jsonbody
 from api.placement import fault
 
@@ -74,11 +75,12 @@ def _message(error):
     "Failed validating 'minimum' in schema['properties']['total']" is the
     part of Placement's text that clients grep; the schema itself is left out.
     """
-    path = '/'.join(str(p) for p in error.absolute_path)
+    path = common_errors.cut('/'.join(str(p) for p in error.absolute_path))
     where = (" at '%s'" % path) if path else ''
     schema_path = ''.join('[%r]' % part for part in list(error.relative_schema_path)[:-1])
     return "%s%s. Failed validating '%s' in schema%s." % (
-        error.message, where, error.validator, schema_path)
+        common_errors.cut_repr(error.message, error.instance), where, error.validator,
+        schema_path)
 
 
 def require_json_content(req):

@@ -2,13 +2,10 @@
 
 from oslo_config import cfg
 
+from common.conf import group
+
 GROUP_NAME = 'allocation'
 
-
-def _group():
-    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
-    # shared one would leak set_override() between configuration objects
-    return cfg.OptGroup(GROUP_NAME, title='Bare-metal node allocations')
 
 opts = [
     cfg.StrOpt('backend', default='database', choices=[
@@ -45,10 +42,7 @@ opts = [
 ]
 
 
-def register_opts(conf):
-    conf.register_group(_group())
-    conf.register_opts(opts, group=GROUP_NAME)
-
-
-def list_opts():
-    return [(_group(), opts)]
+GROUP = group.OptionGroup(
+    GROUP_NAME, 'Bare-metal node allocations', opts)
+register_opts = GROUP.register
+list_opts = GROUP.list_opts

@@ -2,12 +2,7 @@
 
 from oslo_config import cfg
 
-
-def _group():
-    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
-    # shared one would share option overrides between ConfigOpts objects
-    return cfg.OptGroup('api', title='REST API options')
-
+from common.conf import group
 
 opts = [
     cfg.StrOpt('auth_strategy', default='keystone', choices=[
@@ -41,14 +36,27 @@ opts = [
                       'an error: the answer then shows it allocating, as '
                       'Ironic\'s does, and the conductor finishes it. 0 hands '
                       'the work over without waiting (a cast).'),
+    cfg.URIOpt('public_endpoint', schemes=['http', 'https'],
+               help='Base URL clients reach the API at, e.g. '
+                    '"https://cloud.example.com:6385" (behind a load balancer '
+                    'or a path prefix; include the prefix). When set, the '
+                    'links of /v1 answers and the version documents start '
+                    'with it. When unset they are built from the request: its '
+                    'scheme, a Host header that is a well-formed host[:port] '
+                    '(else the address the server listens on) and the mount '
+                    'path; set [oslo_middleware] '
+                    'enable_proxy_headers_parsing = true to take these from a '
+                    'trusted proxy\'s X-Forwarded-* / Forwarded headers.'),
+    cfg.StrOpt('placement_prefix', default='/placement',
+               help='Path prefix the Placement API is also served under, as '
+                    'devstack-style catalogs publish it '
+                    '("http://host/placement"): "GET /placement/resource_'
+                    'providers" is "GET /resource_providers". The unprefixed '
+                    'paths are always served. Empty: no prefix.'),
 ]
 
 
-def register_opts(conf):
-    group = _group()
-    conf.register_group(group)
-    conf.register_opts(opts, group=group)
-
-
-def list_opts():
-    return [(_group(), opts)]
+GROUP = group.OptionGroup(
+    'api', 'REST API options', opts)
+register_opts = GROUP.register
+list_opts = GROUP.list_opts

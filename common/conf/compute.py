@@ -5,15 +5,9 @@
 
 from oslo_config import cfg
 
+from common.conf import group
+
 GROUP_NAME = 'compute_migration'
-
-
-def _group():
-    # a new OptGroup per ConfigOpts: register_group() copies a group only
-    # shallowly, so a shared one would share overrides between ConfigOpts
-    return cfg.OptGroup(GROUP_NAME, title='Legacy compute node migration',
-                        help='How rows of a legacy (Nova-style) compute_nodes table '
-                             'become resource providers and inventories.')
 
 
 ratio_opts = [
@@ -51,11 +45,10 @@ opts = [
 ]
 
 
-def register_opts(conf):
-    conf.register_opts(ratio_opts)
-    conf.register_group(_group())
-    conf.register_opts(opts, group=GROUP_NAME)
-
-
-def list_opts():
-    return [('DEFAULT', ratio_opts), (_group(), opts)]
+GROUP = group.OptionGroup(
+    GROUP_NAME, 'Legacy compute node migration', opts,
+    help='How rows of a legacy (Nova-style) compute_nodes table '
+         'become resource providers and inventories.',
+    default_opts=ratio_opts)
+register_opts = GROUP.register
+list_opts = GROUP.list_opts

@@ -2,12 +2,7 @@
 
 from oslo_config import cfg
 
-
-def _group():
-    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
-    # shared one would share option overrides between ConfigOpts objects
-    return cfg.OptGroup('conductor', title='Conductor options')
-
+from common.conf import group
 
 opts = [
     cfg.IntOpt('workers', default=32, min=1,
@@ -15,9 +10,14 @@ opts = [
                     'request beyond this bound is refused at once (the API '
                     'answers 503 berth.service_unavailable) instead of '
                     'waiting in an unbounded queue.'),
-    cfg.IntOpt('rpc_timeout', default=30, min=1,
+    cfg.IntOpt('rpc_timeout', default=None, min=1,
                help='Seconds the API waits for a conductor to answer an RPC '
-                    'call before answering 503.'),
+                    'call before answering 503. Unset (the default): '
+                    'oslo.messaging\'s ``[DEFAULT] rpc_response_timeout`` '
+                    '(60 unless set), so the one timeout an operator knows '
+                    'from other OpenStack services applies. Set: this value, '
+                    'for berth\'s calls only; ``berth-manage status`` bounds '
+                    'its ping by the same value.'),
     cfg.IntOpt('rpc_send_retries', default=2, min=0,
                help='How often the API retries connecting to the message '
                     'broker before a call fails with 503 (0: no retry). '
@@ -31,11 +31,7 @@ opts = [
 ]
 
 
-def register_opts(conf):
-    group = _group()
-    conf.register_group(group)
-    conf.register_opts(opts, group=group)
-
-
-def list_opts():
-    return [(_group(), opts)]
+GROUP = group.OptionGroup(
+    'conductor', 'Conductor options', opts)
+register_opts = GROUP.register
+list_opts = GROUP.list_opts

@@ -2,12 +2,7 @@
 
 from oslo_config import cfg
 
-
-def _group():
-    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
-    # shared one would share option overrides between ConfigOpts objects
-    return cfg.OptGroup('coordination', title='Conductor membership (tooz)')
-
+from common.conf import group
 
 opts = [
     cfg.StrOpt('backend_url', secret=True,
@@ -33,11 +28,7 @@ opts = [
 ]
 
 
-def register_opts(conf):
-    group = _group()
-    conf.register_group(group)
-    conf.register_opts(opts, group=group)
-
-
-def list_opts():
-    return [(_group(), opts)]
+GROUP = group.OptionGroup(
+    'coordination', 'Conductor membership (tooz)', opts)
+register_opts = GROUP.register
+list_opts = GROUP.list_opts

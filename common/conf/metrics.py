@@ -2,18 +2,9 @@
 
 from oslo_config import cfg
 
+from common.conf import group
+
 GROUP_NAME = 'metrics'
-
-
-def _group():
-    # a new OptGroup per ConfigOpts: register_group() copies it shallowly, so a
-    # shared one would leak set_override() between configuration objects
-    return cfg.OptGroup(GROUP_NAME, title='Prometheus metrics',
-                        help='Every berth process exposes Prometheus metrics at '
-                             '/metrics. Under gunicorn (several worker processes) '
-                             'set the PROMETHEUS_MULTIPROC_DIR environment '
-                             'variable to an empty directory, the same for every '
-                             'worker, and empty it on each start.')
 
 
 opts = [
@@ -26,7 +17,9 @@ opts = [
                      'others, and requests carrying X-Forwarded-For or '
                      'Forwarded (a reverse proxy), get 403.'),
         ('disabled', 'The API answers 404 at /metrics.')],
-        help='Who may read /metrics on the Placement and bare-metal API ports. '
+        help='Who may read /metrics on the API ports (berth serve and '
+             'berth-api expose it on the Placement port only: one registry '
+             'per process; their bare-metal port answers 404 with a pointer). '
              'The answer never needs a token: Prometheus scrapes without one.'),
     cfg.HostAddressOpt('conductor_host', default='127.0.0.1',
                        help='Address the metrics listener of berth-conductor '
@@ -40,11 +33,12 @@ opts = [
 ]
 
 
-def register_opts(conf):
-    group = _group()
-    conf.register_group(group)
-    conf.register_opts(opts, group=group)
-
-
-def list_opts():
-    return [(_group(), opts)]
+GROUP = group.OptionGroup(
+    GROUP_NAME, 'Prometheus metrics', opts,
+    help='Every berth process exposes Prometheus metrics at '
+         '/metrics. Under gunicorn (several worker processes) '
+         'set the PROMETHEUS_MULTIPROC_DIR environment '
+         'variable to an empty directory, the same for every '
+         'worker, and empty it on each start.')
+register_opts = GROUP.register
+list_opts = GROUP.list_opts

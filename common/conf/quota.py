@@ -2,10 +2,7 @@
 
 from oslo_config import cfg
 
-
-def _group():
-    return cfg.OptGroup('quota', title='Quota options')
-
+from common.conf import group
 
 opts = [
     cfg.BoolOpt('enforce', default=False,
@@ -19,11 +16,7 @@ opts = [
 ]
 
 
-def register_opts(conf):
-    group = _group()
-    conf.register_group(group)
-    conf.register_opts(opts, group=group)
-
-
-def list_opts():
-    return [(_group(), opts)]
+GROUP = group.OptionGroup(
+    'quota', 'Quota options', opts)
+register_opts = GROUP.register
+list_opts = GROUP.list_opts

@@ -2,10 +2,7 @@
 
 from oslo_config import cfg
 
-
-def _group():
-    return cfg.OptGroup('scheduler', title='Schedule-and-claim options')
-
+from common.conf import group
 
 opts = [
     cfg.StrOpt('default_weigher', default='spread',
@@ -39,11 +36,7 @@ opts = [
 ]
 
 
-def register_opts(conf):
-    group = _group()
-    conf.register_group(group)
-    conf.register_opts(opts, group=group)
-
-
-def list_opts():
-    return [(_group(), opts)]
+GROUP = group.OptionGroup(
+    'scheduler', 'Schedule-and-claim options', opts)
+register_opts = GROUP.register
+list_opts = GROUP.list_opts

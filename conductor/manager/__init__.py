@@ -10,6 +10,7 @@ import logging
 
 import oslo_messaging as messaging
 
+from common import context as berth_context
 from common import exception
 from conductor import notifications
 from conductor.manager import allocation_queue, claims, node_allocations, node_writes, scheduling
@@ -17,7 +18,7 @@ from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import routing
 from conductor.rpcapi import version as rpc_version
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 def _admitted(method):
@@ -26,6 +27,23 @@ def _admitted(method):
     def wrapper(self, ctx, *args, **kwargs):
         with self.workers.slot():
             return method(self, ctx, *args, **kwargs)
+    return _in_request(wrapper)
+
+
+def _in_request(method):
+    """Run an RPC method with the caller's context as the thread's current one.
+
+    Its log lines then carry the caller's request ids (the global one is
+    nova's, from the API); the RPC server's pool thread forgets them when
+    the method returns, so its later lines belong to no stale request.
+    """
+    @functools.wraps(method)
+    def wrapper(self, ctx, *args, **kwargs):
+        ctx.update_store()
+        try:
+            return method(self, ctx, *args, **kwargs)
+        finally:
+            berth_context.clear()
     return wrapper
 
 
@@ -77,6 +95,7 @@ class ConductorManager:
         return {'host': self.host, 'members': sorted(self.ring.members())}
 
     @messaging.expected_exceptions(exception.BerthException)
+    @_in_request
     def create_allocation(self, ctx, allocation_id, wait=None):
         """Cast (1.1): reserve a node for an ``allocating`` row of ours, in the background.
 
@@ -91,6 +110,7 @@ class ConductorManager:
         return self.allocation_queue.run(ctx, allocation_id, wait)
 
     @messaging.expected_exceptions(exception.BerthException)
+    @_in_request
     def create_allocations(self, ctx, allocation_ids, wait):
         """Call (1.5): ``create_allocation`` with ``wait`` for several rows at once.
 

@@ -35,7 +35,7 @@ from common import context as berth_context
 from common import exception
 from objects.baremetal import allocation as alloc_obj
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 def _now():

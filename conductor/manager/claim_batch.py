@@ -32,7 +32,7 @@ import threading
 
 from common import exception
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 MAX_BATCH = 32
 

@@ -24,7 +24,7 @@ from conductor.manager import claim_batch
 from objects.placement import allocation as alloc_obj
 from objects.placement import reshaper as reshaper_obj
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 # Lost races worth another attempt; a stale consumer generation is not one.
 _RETRYABLE = (exception.ConcurrentUpdate, db_exc.DBDeadlock)

@@ -15,6 +15,7 @@ node's provider) through the conductor's claims path, quota included, in
 the same transaction; a node whose claim Placement refuses is skipped.
 """
 
+import collections
 import contextlib
 import dataclasses
 import logging
@@ -29,7 +30,7 @@ from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import mirror as node_provider
 from objects.baremetal import reservation
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 def _written(alloc):
@@ -39,6 +40,26 @@ def _written(alloc):
 
 def _failure(alloc, reason):
     return exception.AllocationFailed(uuid=alloc.uuid, error=reason).message
+
+
+# an allocation whose work fails unexpectedly this many times ends ``error``
+MAX_FAILURES = 3
+# how many allocations' failure counts a conductor remembers (oldest dropped)
+_FAILURES_KEPT = 1024
+# the most of an exception's text that reaches a log line or last_error
+SHORT_ERROR = 200
+
+
+def short_error(exc):
+    """``exc`` in one short line: its class and the first line of its text, cut.
+
+    A database error's text goes on with the whole statement; that (and any
+    parameter in it) never reaches the log or ``last_error``.
+    """
+    text = (str(exc).splitlines() or [''])[0]
+    if len(text) > SHORT_ERROR:
+        text = text[:SHORT_ERROR] + '...'
+    return '%s: %s' % (type(exc).__name__, text) if text else type(exc).__name__
 
 
 # what Placement may answer to a claim, and what the allocator does then
@@ -61,6 +82,7 @@ class NodeAllocator:
         self.lock_attempts = max(1, lock_attempts)
         self.lock_interval = lock_interval
         self.claimant = claimant
+        self._failures = collections.OrderedDict()
 
     @property
     def mirror(self):
@@ -95,7 +117,7 @@ class NodeAllocator:
                 firsts = reservation.reserve_many(ctx, alloc_ids, self.host, self._order)
             except Exception as exc:
                 LOG.debug('Shared first pass of allocations %s rolled back: %s',
-                          alloc_ids, exc)
+                          alloc_ids, short_error(exc))
         return [self.allocate(ctx, alloc_id, first)
                 for alloc_id, first in zip(alloc_ids, firsts)]
 
@@ -135,9 +157,8 @@ class NodeAllocator:
             alloc, todo, failed = exc.alloc, [], exc
         except exception.AllocationNotFound:
             return None  # deleted before we got to it
-        except Exception:
-            LOG.exception('Cannot read allocation %s; the sweep will retry', alloc_id)
-            return None
+        except Exception as exc:
+            return self._failed_read(ctx, alloc_id, exc)
         if alloc is not None and alloc.state == alloc_obj.ACTIVE:
             return _written(alloc)   # reserved by the first pass
         if (alloc is None or alloc.state != alloc_obj.ALLOCATING
@@ -150,8 +171,11 @@ class NodeAllocator:
         except reservation.CannotAllocate as exc:
             reason = str(exc)
         except Exception as exc:
-            LOG.exception('Unexpected exception during allocation %s', alloc.uuid)
-            reason = 'Unexpected exception during allocation: %s' % exc
+            LOG.error('Unexpected exception during allocation %s: %s', alloc.uuid,
+                      short_error(exc))
+            LOG.debug('Unexpected exception during allocation %s', alloc.uuid,
+                      exc_info=not isinstance(exc, db_exc.DBError))
+            reason = 'Unexpected exception during allocation: %s' % short_error(exc)
         else:
             return _written(alloc) if alloc.state == alloc_obj.ACTIVE else None
         LOG.info('Allocation %s failed: %s', alloc.uuid, reason)
@@ -163,8 +187,37 @@ class NodeAllocator:
                     alloc, state=alloc_obj.ERROR, node_id=None, node_uuid=None,
                     last_error=message, updated_at=now))
         except Exception:
-            LOG.exception('Cannot save the error of allocation %s; the sweep '
-                          'will retry it', alloc.uuid)
+            LOG.error('Cannot save the error of allocation %s; the sweep will retry '
+                      'it', alloc.uuid)
+        return None
+
+    def _failed_read(self, ctx, alloc_id, exc):
+        """A first pass that failed unexpectedly: the sweep retries it, up to
+        MAX_FAILURES times in all; then the allocation ends ``error`` (a poison
+        row, one whose query fails every time, is not re-driven forever)."""
+        tries = self._failures.pop(alloc_id, 0) + 1
+        reason = short_error(exc)
+        if tries < MAX_FAILURES:
+            self._failures[alloc_id] = tries
+            while len(self._failures) > _FAILURES_KEPT:
+                self._failures.popitem(last=False)
+            LOG.warning('Cannot read allocation %s (try %d of %d); the sweep will '
+                        'retry: %s', alloc_id, tries, MAX_FAILURES, reason)
+            return None
+        LOG.error('Allocation %s failed %d times, giving up: %s', alloc_id, tries,
+                  reason)
+        try:
+            uuid = alloc_obj.get_by_id(ctx, alloc_id).uuid
+        except Exception:
+            uuid = alloc_id
+        message = exception.AllocationFailed(
+            uuid=uuid, error='Unexpected exception during allocation (%d tries): %s'
+            % (tries, reason)).message
+        try:
+            alloc_obj.set_error(ctx, alloc_id, self.host, message)
+        except Exception as save_exc:
+            LOG.error('Cannot save the error of allocation %s: %s', alloc_id,
+                      short_error(save_exc))
         return None
 
     def _first_pass(self, ctx, alloc_id, first=None):
@@ -188,7 +241,8 @@ class NodeAllocator:
                     raise first
             except (exception.NodeAssociated, db_exc.DBError) as exc:
                 # the whole first pass rolled back: node by node below
-                LOG.debug('First pass of allocation %s rolled back: %s', alloc_id, exc)
+                LOG.debug('First pass of allocation %s rolled back: %s', alloc_id,
+                          short_error(exc))
             else:
                 if first.outcome == reservation.RESERVED:
                     return first.alloc, []   # updated in place: active on its node

@@ -17,7 +17,7 @@ from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import backfill as node_backfill
 from objects.baremetal import node as node_obj
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 
 class NodeWrites:

@@ -31,7 +31,7 @@ from objects.candidates import weighers
 from objects.candidates import window as candidate_window
 from objects.placement import allocation as alloc_obj
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 # a claim that loses to another writer; the next candidate may still fit
 _LOST = (exception.InvalidAllocation, db_exc.DBDeadlock)

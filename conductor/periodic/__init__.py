@@ -9,7 +9,9 @@ import threading
 
 from futurist import periodics
 
-LOG = logging.getLogger(__name__)
+from common import context as berth_context
+
+LOG = logging.getLogger('berth.' + __name__)
 
 
 class PeriodicRunner:
@@ -44,9 +46,17 @@ class PeriodicRunner:
 
 
 def _named(func):
-    """A plain function around ``func`` (futurist tags the callable it gets)."""
+    """A plain function around ``func`` (futurist tags the callable it gets).
+
+    Each run logs under a request id of its own, never under one left on
+    the thread by earlier work, and leaves none behind.
+    """
     def task():
-        return func()
+        berth_context.bind_new_request()
+        try:
+            return func()
+        finally:
+            berth_context.clear()
     task.__name__ = getattr(func, '__name__', 'task')
     task.__qualname__ = getattr(func, '__qualname__', task.__name__)
     return task

@@ -23,7 +23,7 @@ from conductor import ring as conductor_ring
 from conductor.rpcapi import allocation_batch, payloads, routing
 from conductor.rpcapi import version as rpc_version
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 # seconds a waiting create_allocation call allows beyond its ``wait``
 ALLOCATION_REPLY_MARGIN = 2.0
@@ -44,7 +44,7 @@ class ConductorAPI:
         self.version_cap = conf.upgrade_levels.conductor or rpc_version.RPC_API_VERSION
         self.client = rpc.get_client(transport, rpc_version.RPC_API_VERSION,
                                      self.version_cap,
-                                     timeout=conf.conductor.rpc_timeout,
+                                     timeout=rpc.call_timeout(conf),
                                      retry=conf.conductor.rpc_send_retries)
         # whether create_allocation may wait (1.4); the cap is fixed per process
         self._allocation_wait = self.can_send_version('1.4')

@@ -152,12 +152,17 @@ def get_by_id(ctx, node_id):
 
 
 @db_api.reader
-def uuids_for(ctx, idents):
-    """Resolve uuids/names to uuids, keeping the order; NodeNotFound on the first unknown."""
+def uuids_for(ctx, idents, project=None):
+    """Resolve uuids/names to uuids, keeping the order; NodeNotFound on the first unknown.
+
+    With ``project``, a node neither owned nor leased by it is unknown.
+    """
     out = []
     for ident in idents:
-        uuid = ctx.session.execute(sa.select(_NODE.c.uuid).where(
-            ident_clause(ident))).scalar()
+        q = sa.select(_NODE.c.uuid).where(ident_clause(ident))
+        if project is not None:
+            q = q.where(project_clause(project))
+        uuid = ctx.session.execute(q).scalar()
         if uuid is None:
             raise exception.NodeNotFound(node=ident)
         out.append(uuid)
@@ -168,20 +173,27 @@ def uuids_for(ctx, idents):
 def list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
                sort_dir='asc'):
     """Nodes matching ``filters`` (resource_class, provision_state,
-    maintenance, associated, owner, instance_uuid, driver, conductor_group),
-    one page after ``marker``."""
+    maintenance, associated, owner, lessee, project = owner or lessee,
+    instance_uuid, driver, conductor_group), one page after ``marker``."""
     q = _select()
     filters = filters or {}
-    for key in ('resource_class', 'provision_state', 'owner', 'instance_uuid',
-                'maintenance', 'driver', 'conductor_group'):
+    for key in ('resource_class', 'provision_state', 'owner', 'lessee',
+                'instance_uuid', 'maintenance', 'driver', 'conductor_group'):
         if filters.get(key) is not None:
             q = q.where(_NODE.c[key] == filters[key])
+    if filters.get('project') is not None:
+        q = q.where(project_clause(filters['project']))
     if filters.get('associated') is not None:
         col = _NODE.c.instance_uuid
         q = q.where(col.isnot(None) if filters['associated'] else col.is_(None))
     q = paginate(q, _NODE, limit, marker, sort_key, sort_dir,
                  lambda m: get_in_txn(ctx, m), exception.NodeNotFound)
     return _build(ctx, ctx.session.execute(q).all())
+
+
+def project_clause(project):
+    """Nodes ``project`` owns or leases."""
+    return sa.or_(_NODE.c.owner == project, _NODE.c.lessee == project)
 
 
 def paginate(q, table, limit, marker, sort_key, sort_dir, fetch, not_found):

@@ -19,6 +19,7 @@ import collections
 from collections.abc import Callable, Collection
 import dataclasses
 import enum
+import threading
 from typing import Any, NamedTuple
 
 from oslo_db import exception as db_exc
@@ -69,7 +70,7 @@ def _candidates(ctx, alloc, limit=None, exclude=()):
         q = _limited_query(ctx.session.get_bind().dialect.name, alloc, limit, exclude)
         params = {'rc': alloc.resource_class, 'owner': alloc.owner, 'name': alloc.name,
                   'cands': list(alloc.candidate_nodes or ()), 'exclude': list(exclude)}
-        params.update(('trait%d' % i, t) for i, t in enumerate(alloc.traits))
+        params.update(_trait_params(alloc.traits))
         rows = ctx.session.execute(q, params).all()
         wanted = frozenset(alloc.traits)
         return [Candidate(r.id, r.uuid, r.name, wanted) for r in rows]
@@ -99,18 +100,38 @@ def _candidates_query(alloc, fit=None):
 
 
 # the limited candidate queries, built once per shape (they run for every
-# allocation): (dialect, candidate list?, owner?, traits, exclude?, name?, limit)
-_LIMITED = {}
+# allocation): (dialect, candidate list?, owner?, trait slots, exclude?, name?,
+# limit).  The trait count is the caller's choice: it is rounded up to a
+# power of two (the last trait repeated, which changes no answer) and the
+# cache keeps at most LIMITED_CACHE_SIZE shapes, the least recently used
+# dropped first, so no request can grow it.
+LIMITED_CACHE_SIZE = 64
+_LIMITED = collections.OrderedDict()
+_LIMITED_LOCK = threading.Lock()
+
+
+def trait_slots(count: int) -> int:
+    """The number of trait parameters a query for ``count`` traits has."""
+    return 0 if count == 0 else 1 << (count - 1).bit_length()
+
+
+def _trait_params(traits):
+    traits = list(traits)
+    padded = traits + traits[-1:] * (trait_slots(len(traits)) - len(traits))
+    return (('trait%d' % i, t) for i, t in enumerate(padded))
 
 
 def _limited_query(dialect, alloc, limit, exclude):
-    key = (dialect, bool(alloc.candidate_nodes), bool(alloc.owner), len(alloc.traits),
+    slots = trait_slots(len(alloc.traits))
+    key = (dialect, bool(alloc.candidate_nodes), bool(alloc.owner), slots,
            bool(exclude), bool(alloc.name), limit)
-    q = _LIMITED.get(key)
-    if q is not None:
-        return q
+    with _LIMITED_LOCK:
+        q = _LIMITED.get(key)
+        if q is not None:
+            _LIMITED.move_to_end(key)
+            return q
     q = _candidates_query(alloc, fit=_fit_clauses(sa.bindparam('rc')))
-    for i in range(len(alloc.traits)):
+    for i in range(slots):
         q = q.where(sa.exists().where(_TRAIT.c.node_id == _NODE.c.id,
                                       _TRAIT.c.trait == sa.bindparam('trait%d' % i)))
     if exclude:
@@ -118,7 +139,11 @@ def _limited_query(dialect, alloc, limit, exclude):
     order = [sa.func.rand() if dialect == 'mysql' else sa.func.random()]
     if alloc.name:
         order.insert(0, sa.case((_NODE.c.name == sa.bindparam('name'), 0), else_=1))
-    q = _LIMITED[key] = q.order_by(*order).limit(limit)
+    q = q.order_by(*order).limit(limit)
+    with _LIMITED_LOCK:
+        _LIMITED[key] = q
+        while len(_LIMITED) > LIMITED_CACHE_SIZE:
+            _LIMITED.popitem(last=False)
     return q
 
 

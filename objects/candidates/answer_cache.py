@@ -10,9 +10,15 @@ Backends without an exact detector (token None) cache nothing.  A new token
 drops every older entry.
 """
 
+from __future__ import annotations
+
 import collections
+from collections.abc import Callable, Hashable
 import threading
+from typing import Any
 import weakref
+
+from db import api as db_api
 
 _CACHES = weakref.WeakKeyDictionary()
 _CACHES_LOCK = threading.Lock()
@@ -34,7 +40,7 @@ class AnswerCache:
         self._flights = {}             # (token, key) -> Event set when computed
         self.hits = self.misses = 0
 
-    def get(self, db, key, compute):
+    def get(self, db: db_api.Database, key: Hashable, compute: Callable[[], Any]) -> Any:
         """``compute()``'s answer for ``key`` at the database's current state.
 
         ``compute`` must open its own read transaction (none may be open
@@ -94,7 +100,7 @@ def _older(token, than):
     return than is not None and token[0] == than[0] and token < than
 
 
-def for_database(db, entries):
+def for_database(db: db_api.Database, entries: int) -> AnswerCache:
     """The process's AnswerCache of ``db`` (made on first use with ``entries``)."""
     with _CACHES_LOCK:
         cache = _CACHES.get(db)

@@ -10,16 +10,22 @@ candidates exist, so the cost follows N.  See objects/candidates/ for the
 parts.
 """
 
+from __future__ import annotations
+
 import bisect
+from collections.abc import Mapping
 import dataclasses
 import random
+from typing import Any
 
 import orjson
 
+from common.context import RequestContext
 from db import api as db_api
 from objects.candidates import capacity, loader
 from objects.candidates import index as index_mod
 from objects.candidates import plan as plan_mod
+from objects.candidates import request as request_mod
 from objects.candidates import search as search_mod
 from objects.candidates import summary as summary_mod
 from objects.placement import resource_class as rc_obj
@@ -54,13 +60,13 @@ class Result:
         self._summaries = summaries
 
     @property
-    def summaries(self):
+    def summaries(self) -> dict[str, Any]:
         """{provider uuid: summary}."""
         if isinstance(self._summaries, summary_mod.Summaries):
             self._summaries = self._summaries.as_dict()
         return self._summaries
 
-    def summaries_json(self):
+    def summaries_json(self) -> bytes:
         """The summaries as JSON bytes."""
         if isinstance(self._summaries, summary_mod.Summaries):
             return self._summaries.as_json()
@@ -73,7 +79,8 @@ def _hopeless(plan):
                for g in plan.groups)
 
 
-def get_candidates(ctx, request, options=None):
+def get_candidates(ctx: RequestContext, request: request_mod.ResourceRequest,
+                   options: Options | None = None) -> Result:
     """The allocation candidates for ``request`` (a ResourceRequest).
 
     Raises ResourceClassNotFound / TraitNotFound for unknown names.
@@ -257,7 +264,7 @@ def _finish(found, options):
 
 
 @db_api.reader
-def providers_with_capacity(ctx, resources):
+def providers_with_capacity(ctx: RequestContext, resources: Mapping[str, int]) -> set[int]:
     """Ids of the providers that alone can serve every {class name: amount}.
 
     The same capacity rule as the candidate search (3.1), for

@@ -16,11 +16,15 @@ sharing provider):
 * ``required`` (any-of sets, ANDed) / ``forbidden``: the provider's own traits.
 """
 
+from __future__ import annotations
+
 import sqlalchemy as sa
 
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.candidates import capacity
+from objects.candidates import request as request_mod
 from objects.placement import resource_class as rc_obj
 from objects.placement import resource_provider as rp_obj
 from objects.placement import trait as trait_obj
@@ -45,7 +49,8 @@ def _has_any_trait(rp_id, trait_ids):
 
 
 @db_api.reader
-def get_all(ctx, name=None, uuid=None, group=None):
+def get_all(ctx: RequestContext, name: str | None = None, uuid: str | None = None,
+            group: request_mod.RequestGroup | None = None) -> list[rp_obj.ResourceProvider]:
     """Providers matching every given filter, in creation order.
 
     ``group`` is an ``objects.candidates.request.RequestGroup`` whose resources,

@@ -6,7 +6,11 @@ objects layer searches with them.  Names are already validated against the
 database by the time a search runs (unknown class or trait is a 400 earlier).
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
 import dataclasses
+from typing import Any
 
 
 @dataclasses.dataclass
@@ -29,11 +33,11 @@ class RequestGroup:
     in_tree: str = None
 
     @property
-    def is_granular(self):
+    def is_granular(self) -> bool:
         return self.suffix != ''
 
     @property
-    def trait_names(self):
+    def trait_names(self) -> set[str]:
         names = set(self.forbidden)
         for any_of in self.required:
             names |= set(any_of)
@@ -50,14 +54,14 @@ class ResourceRequest:
     root_forbidden: set = dataclasses.field(default_factory=set)
     same_subtree: list = dataclasses.field(default_factory=list)  # of lists of suffixes
 
-    def group(self, suffix):
+    def group(self, suffix: str) -> RequestGroup | None:
         for g in self.groups:
             if g.suffix == suffix:
                 return g
         return None
 
 
-def to_primitive(request):
+def to_primitive(request: ResourceRequest) -> dict[str, Any]:
     """A ResourceRequest as JSON-able dicts and lists (it crosses RPC this way)."""
     return {
         'groups': [{'suffix': g.suffix, 'resources': dict(g.resources),
@@ -74,7 +78,7 @@ def to_primitive(request):
     }
 
 
-def from_primitive(data):
+def from_primitive(data: Mapping[str, Any]) -> ResourceRequest:
     """The ResourceRequest that :func:`to_primitive` flattened."""
     groups = [RequestGroup(suffix=g['suffix'], resources=dict(g['resources']),
                            required=[set(s) for s in g['required']],

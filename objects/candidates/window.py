@@ -10,14 +10,19 @@ concurrent schedulers rarely rank the same hosts).  Either way every tree
 is reachable, so an empty window means no candidate at all.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import random
+from types import ModuleType
 
 import sqlalchemy as sa
 
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.candidates import finder as ac_obj
+from objects.candidates import request as request_mod
 
 _RP = models.ResourceProvider.__table__
 
@@ -26,7 +31,7 @@ RANDOM = 'random'
 STARTS = (FIRST, RANDOM)
 
 
-def options(limit, max_candidates=-1):
+def options(limit: int | None, max_candidates: int = -1) -> ac_obj.Options:
     """Search options of a window: ``limit`` candidates, lean summaries."""
     return ac_obj.Options(limit=limit, max_candidates=max_candidates,
                           summary_traits=False, summary_all_classes=False,
@@ -50,7 +55,8 @@ def _merge(first, rest, limit):
 
 
 @db_api.reader
-def search(ctx, request, opts, start=FIRST, rng=random):
+def search(ctx: RequestContext, request: request_mod.ResourceRequest, opts: ac_obj.Options,
+           start: str = FIRST, rng: random.Random | ModuleType = random) -> ac_obj.Result:
     """Up to ``opts.limit`` candidates for ``request``, starting where ``start`` says.
 
     ``opts`` are allocation_candidate.Options with a ``limit`` (see

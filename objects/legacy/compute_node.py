@@ -14,12 +14,17 @@ as a provider, inventories and aggregates; the migration and the import use
 it too.
 """
 
+from __future__ import annotations
+
+from collections.abc import Set
 import dataclasses
+from typing import Any
 
 import os_resource_classes as orc
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.legacy import inventory_rules as rules_mod
@@ -45,7 +50,7 @@ class ComputeNode(rules_mod.LegacyNode):
     provider_generation: int = None
 
     @property
-    def migrated(self):
+    def migrated(self) -> bool:
         return self.provider_generation is not None
 
 
@@ -87,7 +92,7 @@ def _live():
 
 
 @db_api.reader
-def get_by_id(ctx, node_id):
+def get_by_id(ctx: RequestContext, node_id: int) -> ComputeNode:
     """The compute node with this id (ComputeNodeNotFound when absent or deleted)."""
     row = ctx.session.execute(_live().where(_CN.c.id == node_id)).first()
     if row is None:
@@ -96,7 +101,7 @@ def get_by_id(ctx, node_id):
 
 
 @db_api.reader
-def get_by_uuid(ctx, uuid):
+def get_by_uuid(ctx: RequestContext, uuid: str) -> ComputeNode:
     row = ctx.session.execute(_live().where(_CN.c.uuid == uuid)).first()
     if row is None:
         raise exception.ComputeNodeNotFound(node=uuid)
@@ -104,7 +109,7 @@ def get_by_uuid(ctx, uuid):
 
 
 @db_api.writer
-def create(ctx, **values):
+def create(ctx: RequestContext, **values: Any) -> ComputeNode:
     """Insert a legacy row (unmigrated); return the ComputeNode."""
     values = {k: v for k, v in values.items() if k in _CN.c and k != 'id'}
     node_id = ctx.session.execute(_CN.insert().values(
@@ -123,7 +128,8 @@ def _same(current, wanted):
     return have == {i.resource_class: i.record() for i in wanted}
 
 
-def apply_plan(ctx, plan, rules, managed=frozenset(), expected_generation=None):
+def apply_plan(ctx: RequestContext, plan: rules_mod.ProviderPlan, rules: rules_mod.Rules,
+               managed: Set[str] = frozenset(), expected_generation: int | None = None) -> str:
     """Write ``plan`` as provider, inventories and aggregates; return 'created',
     'updated' or 'unchanged'.
 
@@ -182,7 +188,8 @@ def _changes(node, changes):
 
 
 @db_api.writer
-def update_capacity(ctx, node, rules, **changes):
+def update_capacity(ctx: RequestContext, node: ComputeNode, rules: rules_mod.Rules,
+                    **changes: Any) -> ComputeNode:
     """Change capacity fields of ``node`` (as read by get_by_id); the updated node.
 
     Once migrated the provider's inventories change (compare-and-swap on

@@ -8,22 +8,27 @@ import again updates what changed and never duplicates a node.  The source
 is opened read-only and only ever SELECTed from.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
 import dataclasses
 import logging
 import os
 import sqlite3
 
+from oslo_config import cfg
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.legacy import compute_node, compute_node_migration
 from objects.legacy import inventory_rules as legacy_inventory
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 _CN = models.ComputeNode.__table__
 COPIED = ('uuid', 'host', 'hypervisor_hostname', 'vcpus', 'memory_mb', 'local_gb',
@@ -45,13 +50,29 @@ class Totals:
     batches: int = 0
 
 
+def _url_problem(exc):
+    """One line saying what is wrong with a ``--from`` URL."""
+    if isinstance(exc, sa.exc.NoSuchModuleError):
+        return 'unknown database dialect or driver (%s)' % str(exc).split(':')[-1].strip()
+    if isinstance(exc, ImportError):
+        return 'its driver is not installed (%s)' % (exc.name or exc)
+    if isinstance(exc, ValueError) and 'int()' in str(exc):
+        return 'the port is not a number'
+    return str(exc).splitlines()[0] + (
+        ' (expected dialect+driver://user:password@host:port/database)')
+
+
 class Source:
     """A read-only view of a Nova cell database's ``compute_nodes``."""
 
     def __init__(self, url):
         self.url = url
-        self.shown_url = sa.engine.make_url(url).render_as_string(hide_password=True)
-        self.engine = self._engine(url)
+        try:
+            self.shown_url = sa.engine.make_url(url).render_as_string(hide_password=True)
+            self.engine = self._engine(url)
+        except (sa.exc.ArgumentError, ValueError, ImportError) as exc:
+            # a malformed URL, a bad port, an unknown dialect or driver
+            raise exception.InvalidSourceURL(reason=_url_problem(exc)) from None
         self.table = None
 
     def _engine(self, url):
@@ -67,7 +88,7 @@ class Source:
                                 sqlite3.connect('file:%s?mode=ro' % os.path.abspath(path),
                                                 uri=True))
 
-    def check(self):
+    def check(self) -> Source:
         """NotNovaCellDatabase unless the source has the Nova cell tables and columns."""
         try:
             inspector = sa.inspect(self.engine)
@@ -99,12 +120,12 @@ class Source:
             conn.rollback()
         return rows
 
-    def count(self):
+    def count(self) -> int:
         t = self.table
         return self._read(sa.select(sa.func.count()).select_from(t)
                           .where(t.c.deleted == 0))[0][0]
 
-    def rows(self, limit, marker=None):
+    def rows(self, limit: int, marker: int | None = None) -> list[sa.Row]:
         """Up to ``limit`` live rows with id > marker, by id."""
         t = self.table
         query = (sa.select(*[t.c[c] for c in REQUIRED_COLUMNS]).where(t.c.deleted == 0)
@@ -113,7 +134,7 @@ class Source:
             query = query.where(t.c.id > marker)
         return self._read(query)
 
-    def close(self):
+    def close(self) -> None:
         self.engine.dispose()
 
 
@@ -156,7 +177,8 @@ def _import_row(ctx, src, rules):
 
 
 @db_api.writer
-def import_batch(ctx, conf, rows):
+def import_batch(ctx: RequestContext, conf: cfg.ConfigOpts,
+                 rows: Iterable[sa.Row]) -> tuple[int, int, int, list[tuple[int, str]]]:
     """Import source ``rows`` in one transaction; (created, updated, unchanged, failed)."""
     rules = legacy_inventory.Rules.from_conf(conf)
     counts = {'created': 0, 'updated': 0, 'unchanged': 0}
@@ -187,7 +209,8 @@ def _import_batch(ctx, conf, rows, attempts=3):
             LOG.info('A concurrent import created a node of this batch; retrying it')
 
 
-def run(ctx, conf, source, progress=None):
+def run(ctx: RequestContext, conf: cfg.ConfigOpts, source: Source,
+        progress: Callable[[int, int], object] | None = None) -> Totals:
     """Import every live row of ``source`` (a checked Source) in batches; Totals.
 
     ``progress(done, total)`` is called after each batch.

@@ -7,18 +7,22 @@ has none, then writes its plan (``objects.legacy.inventory_rules.plan``) through
 transaction: a row either migrates completely or not at all.
 """
 
+from __future__ import annotations
+
 import logging
 
+from oslo_config import cfg
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.legacy import compute_node
 from objects.legacy import inventory_rules as legacy_inventory
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 _CN = models.ComputeNode.__table__
 _RP = models.ResourceProvider.__table__
@@ -30,26 +34,27 @@ def _pending():
 
 
 @db_api.reader
-def count_pending(ctx, conf):
+def count_pending(ctx: RequestContext, conf: cfg.ConfigOpts) -> int:
     """How many rows are not migrated yet (bad rows included)."""
     return ctx.session.execute(
         sa.select(sa.func.count()).select_from(_CN).where(_pending())).scalar()
 
 
 @db_api.reader
-def pending_ids(ctx, conf):
+def pending_ids(ctx: RequestContext, conf: cfg.ConfigOpts) -> list[int]:
     return list(ctx.session.execute(
         sa.select(_CN.c.id).where(_pending()).order_by(_CN.c.id)).scalars())
 
 
-def row_error(exc):
+def row_error(exc: Exception) -> str:
     """The reason a row failed, for the report."""
     if isinstance(exc, legacy_inventory.BadComputeNode):
         return exc.reason
     return str(exc)
 
 
-def migrate_row(ctx, node, rules):
+def migrate_row(ctx: RequestContext, node: legacy_inventory.LegacyNode,
+                rules: legacy_inventory.Rules) -> str:
     """Migrate one LegacyNode in a savepoint; ('created'|'updated'|'unchanged').
 
     Gives the row a uuid when it has none with a conditional UPDATE: when a
@@ -81,7 +86,8 @@ def _migrated_elsewhere(ctx, node_id):
 
 
 @db_api.writer
-def migrate_batch(ctx, conf, limit, marker=None):
+def migrate_batch(ctx: RequestContext, conf: cfg.ConfigOpts, limit: int,
+                  marker: int | None = None) -> tuple[int, int, list[tuple[int, str]], int | None]:
     """Migrate up to ``limit`` pending rows with id > marker in one transaction.
 
     Returns (found, done, failed [(id, reason)], last id looked at).
@@ -106,7 +112,7 @@ def migrate_batch(ctx, conf, limit, marker=None):
 
 
 @db_api.reader
-def unmigratable(ctx, conf):
+def unmigratable(ctx: RequestContext, conf: cfg.ConfigOpts) -> list[tuple[int, str]]:
     """[(id, reason)] of the pending rows whose values cannot be migrated (no writes)."""
     rules = legacy_inventory.Rules.from_conf(conf)
     bad = []

@@ -7,16 +7,20 @@ consumer with ``[placement] incomplete_consumer_project_id`` and
 same code an allocation write uses.
 """
 
+from __future__ import annotations
+
 import logging
 
+from oslo_config import cfg
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.placement import consumer as consumer_obj
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger('berth.' + __name__)
 
 _ALLOC = models.Allocation.__table__
 _CONSUMER = models.Consumer.__table__
@@ -28,14 +32,15 @@ def _missing():
 
 
 @db_api.reader
-def count_pending(ctx, conf):
+def count_pending(ctx: RequestContext, conf: cfg.ConfigOpts) -> int:
     """How many consumer uuids have allocations but no consumer record."""
     return ctx.session.execute(
         sa.select(sa.func.count()).select_from(_missing().subquery())).scalar()
 
 
 @db_api.writer
-def migrate_batch(ctx, conf, limit, marker=None):
+def migrate_batch(ctx: RequestContext, conf: cfg.ConfigOpts, limit: int,
+                  marker: str | None = None) -> tuple[int, int, list[tuple[str, str]], str | None]:
     """Create up to ``limit`` missing consumers (uuid > marker) in one transaction.
 
     Returns (found, done, failed [(uuid, reason)], last uuid looked at).  A

@@ -18,12 +18,16 @@ Conventions (Nova's, where Nova had one):
   aggregate (``shared_storage_aggregate``) instead.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import fnmatch
 import json
 import re
+from typing import Any
 
 import os_resource_classes as orc
+from oslo_config import cfg
 from oslo_utils import uuidutils
 
 MAX_INT = 2147483647
@@ -64,7 +68,7 @@ class LegacyNode:
     numa_topology: str = None
 
     @classmethod
-    def from_row(cls, row):
+    def from_row(cls, row: Any) -> LegacyNode:
         """From any row/mapping having the compute_nodes column names."""
         m = row._mapping if hasattr(row, '_mapping') else row
         return cls(**{f.name: m.get(f.name) for f in dataclasses.fields(cls)})
@@ -81,7 +85,7 @@ class Rules:
     pci_max_unit: tuple = ()   # ((resource class, max_unit), ...)
 
     @classmethod
-    def from_conf(cls, conf):
+    def from_conf(cls, conf: cfg.ConfigOpts) -> Rules:
         """Rules from a ConfigOpts; ValueError for a configuration that cannot work."""
         mig = conf.compute_migration
         rules = cls(conf.cpu_allocation_ratio, conf.ram_allocation_ratio,
@@ -92,7 +96,7 @@ class Rules:
         rules.check()
         return rules
 
-    def check(self):
+    def check(self) -> None:
         for name in ('cpu_allocation_ratio', 'ram_allocation_ratio',
                      'disk_allocation_ratio'):
             if getattr(self, name) <= 0:
@@ -116,14 +120,15 @@ class ProviderPlan:
     aggregates: list
 
 
-def record(total, max_unit=None, allocation_ratio=1.0, reserved=0):
+def record(total: int, max_unit: int | None = None, allocation_ratio: float = 1.0,
+           reserved: int = 0) -> dict[str, int | float]:
     """An inventory record with Placement's defaults for the other fields."""
     return {'total': total, 'reserved': reserved, 'min_unit': 1,
             'max_unit': total if max_unit is None else max_unit, 'step_size': 1,
             'allocation_ratio': float(allocation_ratio)}
 
 
-def normalize_class(name):
+def normalize_class(name: str) -> str:
     """A standard class name as is, anything else as a valid CUSTOM_ name."""
     name = str(name).strip().upper()
     if name in orc.STANDARDS or name.startswith(orc.CUSTOM_NAMESPACE):
@@ -133,14 +138,14 @@ def normalize_class(name):
     return re.sub(r'[^A-Z0-9_]', '_', body)[:255]
 
 
-def is_shared_storage(node, rules):
+def is_shared_storage(node: LegacyNode, rules: Rules) -> bool:
     """True when the node's host or hypervisor_hostname matches shared_storage_hosts."""
     names = [n for n in (node.host, node.hypervisor_hostname) if n]
     return any(fnmatch.fnmatchcase(n, pat)
                for pat in rules.shared_storage_hosts for n in names)
 
 
-def ratio(node, field, default):
+def ratio(node: LegacyNode, field: str, default: float) -> float:
     """The row's ratio, the configured one when NULL/0.0; BadComputeNode when < 0."""
     value = getattr(node, field)
     if value is None or value == 0:
@@ -171,21 +176,21 @@ def _check_used(node, total_field, used_field, alloc_ratio):
     return total
 
 
-def vcpu(node, rules):
+def vcpu(node: LegacyNode, rules: Rules) -> dict[str, dict[str, int | float]]:
     """{VCPU: total=vcpus, max_unit=vcpus, ratio=cpu_allocation_ratio} (nothing for 0)."""
     r = ratio(node, 'cpu_allocation_ratio', rules.cpu_allocation_ratio)
     total = _check_used(node, 'vcpus', 'vcpus_used', r)
     return {orc.VCPU: record(total, allocation_ratio=r)} if total else {}
 
 
-def memory(node, rules):
+def memory(node: LegacyNode, rules: Rules) -> dict[str, dict[str, int | float]]:
     """{MEMORY_MB: total=memory_mb, max_unit=memory_mb, ratio=ram_allocation_ratio}."""
     r = ratio(node, 'ram_allocation_ratio', rules.ram_allocation_ratio)
     total = _check_used(node, 'memory_mb', 'memory_mb_used', r)
     return {orc.MEMORY_MB: record(total, allocation_ratio=r)} if total else {}
 
 
-def disk(node, rules):
+def disk(node: LegacyNode, rules: Rules) -> dict[str, dict[str, int | float]]:
     """{DISK_GB: total=local_gb, max_unit from disk_available_least} unless shared.
 
     disk_available_least is the largest disk an instance can still get; it is
@@ -246,7 +251,7 @@ def _pci_class(node, pool):
     raise BadComputeNode(node.id, 'pci_stats pool has unknown dev_type %r' % dev_type)
 
 
-def pci(node, rules):
+def pci(node: LegacyNode, rules: Rules) -> dict[str, dict[str, int | float]]:
     """One inventory per PCI class: total = devices in its pools, max_unit as configured."""
     totals = {}
     for pool in _pci_pools(node):
@@ -274,7 +279,7 @@ def _cells(node):
     return cells
 
 
-def page_class(size_kb):
+def page_class(size_kb: int) -> str:
     """The class of huge pages of ``size_kb``: CUSTOM_HUGEPAGES_2M, _1G, _<n>K."""
     if size_kb % 1048576 == 0:
         return 'CUSTOM_HUGEPAGES_%dG' % (size_kb // 1048576)
@@ -289,7 +294,7 @@ def _int(node, value, what):
     return value
 
 
-def numa(node, rules):
+def numa(node: LegacyNode, rules: Rules) -> dict[str, dict[str, int | float]]:
     """NUMA classes: PCPU from each cell's pcpuset, huge pages from its mempages.
 
     total = sum over the cells, max_unit = the largest cell (one consumer
@@ -349,7 +354,7 @@ def _name(node):
     return name
 
 
-def plan(node, rules, uuid=None):
+def plan(node: LegacyNode, rules: Rules, uuid: str | None = None) -> ProviderPlan:
     """The ProviderPlan of ``node``; BadComputeNode when the row is impossible.
 
     ``uuid`` is used when the row has none yet (the migration gives it one).
@@ -367,7 +372,7 @@ def plan(node, rules, uuid=None):
     return ProviderPlan(node_uuid, name, inventories, aggregates)
 
 
-def managed_classes(node, rules):
+def managed_classes(node: LegacyNode, rules: Rules) -> set[str]:
     """The classes a (valid) row governs; other inventory of the provider is left alone."""
     try:
         return set(plan(node, rules, uuid=node.uuid or PLACEHOLDER_UUID)

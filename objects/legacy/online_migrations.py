@@ -12,8 +12,14 @@ A row is done once its migrated form exists, so running a migration again
 finds only what is left: an interrupted run just resumes.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
 import dataclasses
 
+from oslo_config import cfg
+
+from common.context import RequestContext
 from objects.legacy import compute_node_migration, incomplete_consumer
 
 # exit codes of "berth-manage db online_data_migrations"
@@ -65,12 +71,15 @@ MIGRATIONS = (
 )
 
 
-def pending(ctx, conf, migrations=MIGRATIONS):
+def pending(ctx: RequestContext, conf: cfg.ConfigOpts,
+            migrations: Iterable[Migration] = MIGRATIONS) -> dict[str, int]:
     """{migration name: rows left} (bad rows included)."""
     return {m.name: m.pending(ctx, conf) for m in migrations}
 
 
-def run(ctx, conf, max_count=None, progress=None, migrations=MIGRATIONS):
+def run(ctx: RequestContext, conf: cfg.ConfigOpts, max_count: int | None = None,
+        progress: Callable[[Summary], object] | None = None,
+        migrations: Iterable[Migration] = MIGRATIONS) -> tuple[int, list[Summary]]:
     """Run every migration in batches of ``[compute_migration] batch_size``.
 
     ``max_count`` bounds the rows looked at over all migrations (None: all).

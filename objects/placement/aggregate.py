@@ -1,9 +1,14 @@
 """Provider aggregates: bare uuids, created the first time they are associated."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.placement import generation
@@ -22,7 +27,7 @@ def _uuids_of(ctx, rp_id):
 
 
 @db_api.reader
-def get_for_provider(ctx, rp_uuid):
+def get_for_provider(ctx: RequestContext, rp_uuid: str) -> tuple[list[str], int]:
     """(aggregate uuids sorted, provider generation) of provider ``rp_uuid``."""
     row = generation.provider_by_uuid(ctx, rp_uuid)
     return _uuids_of(ctx, row.id), row.generation
@@ -45,7 +50,8 @@ def _ensure_aggregates(ctx, uuids):
 
 
 @db_api.writer
-def set_for_provider(ctx, rp_uuid, agg_uuids, expected_generation=None):
+def set_for_provider(ctx: RequestContext, rp_uuid: str, agg_uuids: Iterable[str],
+                     expected_generation: int | None = None) -> int:
     """Replace provider ``rp_uuid``'s aggregates with ``agg_uuids``.
 
     With ``expected_generation`` (microversion 1.19) the provider generation

@@ -11,13 +11,17 @@ writer that changed usage in between makes the swap fail (ConcurrentUpdate)
 and the caller retries.
 """
 
+from __future__ import annotations
+
 import collections
 from collections.abc import Iterable
+import datetime
 from typing import Any
 
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.placement import consumer as consumer_obj
@@ -37,7 +41,9 @@ def _newest(*stamps):
 
 
 @db_api.reader
-def get_for_consumer(ctx, consumer_uuid):
+def get_for_consumer(
+        ctx: RequestContext, consumer_uuid: str,
+) -> tuple[dict[str, dict[str, Any]], consumer_obj.Consumer | None, datetime.datetime | None]:
     """A consumer's allocations grouped by provider, with the consumer record.
 
     Returns ``(allocations, consumer, last_modified)`` where allocations is
@@ -62,7 +68,9 @@ def get_for_consumer(ctx, consumer_uuid):
 
 
 @db_api.reader
-def get_for_provider(ctx, rp_uuid):
+def get_for_provider(
+        ctx: RequestContext, rp_uuid: str,
+) -> tuple[sa.Row, dict[str, dict[str, Any]], datetime.datetime | None]:
     """A provider's allocations keyed by consumer uuid.
 
     Returns ``(provider row, {consumer uuid: {'resources': {class: amount},
@@ -221,7 +229,8 @@ def _check_capacity(wanted, inventories, uuid_of, mine_before):
 
 
 @db_api.writer
-def replace(ctx, requests, enforce_quota=False):
+def replace(ctx: RequestContext, requests: list[dict[str, Any]],
+            enforce_quota: bool = False) -> None:
     """Replace the complete allocations of one or several consumers atomically.
 
     ``requests`` is a list of dicts: ``uuid``, ``project_id``, ``user_id``,
@@ -260,7 +269,7 @@ class _Plan:
         self.inventories = inventories
 
 
-def check_replace(ctx, requests):
+def check_replace(ctx: RequestContext, requests: list[dict[str, Any]]) -> _Plan:
     """The reads and checks of :func:`replace`, writing nothing; returns its plan.
 
     Must run in a writer transaction, followed by :func:`apply_replace` in
@@ -302,7 +311,7 @@ def check_replace(ctx, requests):
     return _Plan(requests, consumers, mine_before, cleared, providers, inventories)
 
 
-def apply_replace(ctx, plan):
+def apply_replace(ctx: RequestContext, plan: _Plan) -> None:
     """The writes of :func:`replace` for a plan :func:`check_replace` made.
 
     May still raise ConcurrentUpdate (a concurrent writer won a swap or
@@ -334,7 +343,7 @@ def apply_replace(ctx, plan):
 
 
 @db_api.writer
-def delete_consumer(ctx, consumer_uuid):
+def delete_consumer(ctx: RequestContext, consumer_uuid: str) -> None:
     """Remove every allocation of a consumer and the consumer itself.
 
     Provider generations are not bumped (Placement's rule); raises

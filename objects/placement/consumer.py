@@ -5,12 +5,16 @@ generation 0 by its first allocation write, and every write that includes it
 bumps the generation with a compare-and-swap in the same transaction.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
 import dataclasses
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.sql import in_list
@@ -137,7 +141,7 @@ _BY_UUIDS = in_list.Statement(lambda uuids: _select().where(_CONSUMER.c.uuid.in_
 
 
 @db_api.reader
-def get_by_uuids(ctx, uuids):
+def get_by_uuids(ctx: RequestContext, uuids: Iterable[str]) -> dict[str, Consumer]:
     """{uuid: Consumer} of the consumers that exist."""
     rows = _BY_UUIDS.execute(ctx.session.connection(), uuids=sorted(uuids))
     return {r.uuid: _from_row(r) for r in rows}
@@ -152,14 +156,15 @@ def _generation_conflict(uuid, expected, actual):
                % (show(actual), show(expected), uuid))
 
 
-def check_generation(uuid, existing, expected):
+def check_generation(uuid: str, existing: Consumer | None, expected: int | None) -> None:
     """Raise ConsumerGenerationConflict unless ``expected`` matches (null = new)."""
     actual = existing.generation if existing is not None else None
     if expected != actual:
         raise _generation_conflict(uuid, expected, actual)
 
 
-def prepare(ctx, uuid, existing, project_id, user_id, consumer_type=None):
+def prepare(ctx: RequestContext, uuid: str, existing: Consumer | None, project_id: str,
+            user_id: str, consumer_type: str | None = None) -> int:
     """Create or update a consumer for a write and bump its generation.
 
     ``existing`` is the Consumer read in this transaction (or None).  A new
@@ -210,7 +215,7 @@ def _insert_new(ctx, uuid, project_id, user_id, consumer_type):
     return _insert(ctx, uuid, _NEW_CONSUMER[consumer_type is not None], params) == 1
 
 
-def delete_unused(ctx, uuids):
+def delete_unused(ctx: RequestContext, uuids: Iterable[str]) -> None:
     """Remove the consumers among ``uuids`` that hold no allocations."""
     if not uuids:
         return

@@ -5,15 +5,18 @@ generation with a conditional UPDATE inside the write transaction; zero rows
 updated means another writer got there first and the caller must re-read.
 """
 
+from __future__ import annotations
+
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import models
 
 _RP = models.ResourceProvider.__table__
 
 
-def provider_by_uuid(ctx, uuid):
+def provider_by_uuid(ctx: RequestContext, uuid: str) -> sa.Row:
     """The provider row (id, uuid, name, generation, parent/root ids, timestamps).
 
     Must run inside a reader or writer transaction (``ctx.session``).
@@ -31,7 +34,7 @@ _BUMP = (_RP.update().where(_RP.c.id == sa.bindparam('rp_id'))
                  updated_at=sa.bindparam('now')))
 
 
-def bump_provider(ctx, rp_id, expected):
+def bump_provider(ctx: RequestContext, rp_id: int, expected: int) -> int:
     """Set the generation to expected + 1 iff it is still ``expected``; return it.
 
     Raises ConcurrentUpdate when the provider's generation moved.  Must run

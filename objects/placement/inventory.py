@@ -19,13 +19,18 @@ race with an allocation being written.  Two things make it safe:
   deleted than asked means a class is in use and the transaction rolls back.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
 import dataclasses
 import datetime
+from typing import Any
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.placement import generation
@@ -54,17 +59,17 @@ class Inventory:
     updated_at: datetime.datetime = None
 
     @property
-    def capacity(self):
+    def capacity(self) -> int:
         return int((self.total - self.reserved) * self.allocation_ratio)
 
-    def record(self):
+    def record(self) -> dict[str, int | float]:
         """The API record: the six fields, allocation_ratio as a float."""
         out = {f: getattr(self, f) for f in FIELDS}
         out['allocation_ratio'] = float(out['allocation_ratio'])
         return out
 
 
-def from_record(resource_class, record):
+def from_record(resource_class: str, record: Mapping[str, Any]) -> Inventory:
     """An Inventory from an API record, defaults applied to missing fields."""
     values = dict(DEFAULTS)
     values.update({f: record[f] for f in FIELDS if f in record})
@@ -72,7 +77,7 @@ def from_record(resource_class, record):
     return Inventory(resource_class=resource_class, **values)
 
 
-def check_capacity(rp_uuid, inv, allow_zero):
+def check_capacity(rp_uuid: str, inv: Inventory, allow_zero: bool) -> None:
     """InvalidInventory unless capacity > 0 (>= 0 when ``allow_zero``, MV >= 1.26)."""
     cap = inv.capacity
     if cap < 0 or (cap == 0 and not allow_zero):
@@ -157,20 +162,20 @@ def _delete_unused(ctx, rp, rc_ids):
 
 
 @db_api.reader
-def provider_generation(ctx, rp_uuid):
+def provider_generation(ctx: RequestContext, rp_uuid: str) -> int:
     """The provider's generation; ResourceProviderNotFound when it does not exist."""
     return generation.provider_by_uuid(ctx, rp_uuid).generation
 
 
 @db_api.reader
-def get_all(ctx, rp_uuid):
+def get_all(ctx: RequestContext, rp_uuid: str) -> tuple[int, list[Inventory]]:
     """(provider generation, [Inventory]) sorted by class name."""
     rp = generation.provider_by_uuid(ctx, rp_uuid)
     return rp.generation, _all(ctx, rp.id)
 
 
 @db_api.reader
-def get_one(ctx, rp_uuid, rc_name):
+def get_one(ctx: RequestContext, rp_uuid: str, rc_name: str) -> tuple[int, Inventory]:
     """(provider generation, Inventory); InventoryNotFound when there is none."""
     rp = generation.provider_by_uuid(ctx, rp_uuid)
     inv = _one(ctx, rp.id, rc_name)
@@ -180,7 +185,8 @@ def get_one(ctx, rp_uuid, rc_name):
 
 
 @db_api.writer
-def add(ctx, rp_uuid, inv, allow_zero_capacity):
+def add(ctx: RequestContext, rp_uuid: str, inv: Inventory,
+        allow_zero_capacity: bool) -> tuple[int, Inventory]:
     """Add inventory of one new class; (new generation, Inventory).
 
     ConcurrentUpdate when the provider already has inventory of that class.
@@ -207,7 +213,9 @@ def add(ctx, rp_uuid, inv, allow_zero_capacity):
 
 
 @db_api.writer
-def replace_all(ctx, rp_uuid, expected_generation, inventories, allow_zero_capacity):
+def replace_all(ctx: RequestContext, rp_uuid: str, expected_generation: int,
+                inventories: Iterable[Inventory],
+                allow_zero_capacity: bool) -> tuple[int, list[Inventory]]:
     """Make the provider's inventory exactly ``inventories``; (new generation, list).
 
     The generation always moves, even when nothing changed.
@@ -239,7 +247,8 @@ def replace_all(ctx, rp_uuid, expected_generation, inventories, allow_zero_capac
 
 
 @db_api.writer
-def update_one(ctx, rp_uuid, expected_generation, inv, allow_zero_capacity):
+def update_one(ctx: RequestContext, rp_uuid: str, expected_generation: int, inv: Inventory,
+               allow_zero_capacity: bool) -> tuple[int, Inventory]:
     """Change the provider's existing inventory of one class; (new generation, Inventory).
 
     ResourceClassNotFound for a class that does not exist at all,
@@ -262,7 +271,7 @@ def update_one(ctx, rp_uuid, expected_generation, inv, allow_zero_capacity):
 
 
 @db_api.writer
-def delete_one(ctx, rp_uuid, rc_name):
+def delete_one(ctx: RequestContext, rp_uuid: str, rc_name: str) -> int:
     """Remove the provider's inventory of one class; return the new generation.
 
     InventoryNotFound when there is none (including unknown classes),
@@ -280,7 +289,7 @@ def delete_one(ctx, rp_uuid, rc_name):
 
 
 @db_api.writer
-def delete_all(ctx, rp_uuid):
+def delete_all(ctx: RequestContext, rp_uuid: str) -> int:
     """Remove every inventory of the provider; the generation always moves."""
     rp = generation.provider_by_uuid(ctx, rp_uuid)
     gen = generation.bump_provider(ctx, rp.id, rp.generation)

@@ -4,8 +4,11 @@ Every query groups by every selected non-aggregate column, so it is valid on
 PostgreSQL as well as SQLite and MySQL.
 """
 
+from __future__ import annotations
+
 import sqlalchemy as sa
 
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.placement import consumer as consumer_obj
@@ -39,7 +42,7 @@ def _base(columns, project_id, user_id, consumer_type=None):
 
 
 @db_api.reader
-def get_totals(ctx, project_id, user_id=None):
+def get_totals(ctx: RequestContext, project_id: str, user_id: str | None = None) -> dict[str, int]:
     """{class name: total used} of the project's (and user's) consumers."""
     query = (_base([_RC.c.name, sa.func.sum(_ALLOC.c.used)], project_id, user_id)
              .join(_RC, _RC.c.id == _ALLOC.c.resource_class_id)
@@ -48,7 +51,8 @@ def get_totals(ctx, project_id, user_id=None):
 
 
 @db_api.reader
-def get_by_consumer_type(ctx, project_id, user_id=None, consumer_type=None):
+def get_by_consumer_type(ctx: RequestContext, project_id: str, user_id: str | None = None,
+                         consumer_type: str | None = None) -> dict[str, dict[str, int]]:
     """Usage grouped by consumer type (microversion 1.38).
 
     Returns ``{group: {'consumer_count': n, class name: total, ...}}``.

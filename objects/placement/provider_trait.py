@@ -1,8 +1,13 @@
 """The set of traits one provider has, replaced as a whole under its generation."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.placement import generation
@@ -19,14 +24,15 @@ def _names(ctx, rp_id):
 
 
 @db_api.reader
-def get(ctx, rp_uuid):
+def get(ctx: RequestContext, rp_uuid: str) -> tuple[int, list[str]]:
     """(provider generation, sorted trait names)."""
     rp = generation.provider_by_uuid(ctx, rp_uuid)
     return rp.generation, _names(ctx, rp.id)
 
 
 @db_api.writer
-def set_traits(ctx, rp_uuid, expected_generation, names):
+def set_traits(ctx: RequestContext, rp_uuid: str, expected_generation: int,
+               names: Iterable[str]) -> tuple[int, list[str]]:
     """Replace the provider's traits with ``names``; (new generation, sorted names).
 
     Checks, in order: provider exists (404), generation matches
@@ -63,7 +69,7 @@ def set_traits(ctx, rp_uuid, expected_generation, names):
 
 
 @db_api.writer
-def delete_all(ctx, rp_uuid):
+def delete_all(ctx: RequestContext, rp_uuid: str) -> int:
     """Remove every trait of the provider; the generation moves only if it had any."""
     rp = generation.provider_by_uuid(ctx, rp_uuid)
     has_any = ctx.session.execute(

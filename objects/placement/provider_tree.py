@@ -9,9 +9,14 @@ rewritten.  On SQLite writers are serialised by BEGIN IMMEDIATE already and
 ``FOR UPDATE`` is a no-op; on PostgreSQL/MySQL the row locks do the work.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import models
 
 _RP = models.ResourceProvider.__table__
@@ -21,7 +26,7 @@ _RP = models.ResourceProvider.__table__
 _LOCK_ATTEMPTS = 5
 
 
-def subtree_ids(ctx, rp_id):
+def subtree_ids(ctx: RequestContext, rp_id: int) -> set[int]:
     """Ids of ``rp_id`` and all its descendants (one recursive query)."""
     tree = (sa.select(_RP.c.id).where(_RP.c.id == rp_id)
             .cte('subtree', recursive=True))
@@ -37,7 +42,7 @@ def _roots_of(ctx, ids):
     return {row.id: row.root_provider_id for row in rows}
 
 
-def lock_trees(ctx, ids):
+def lock_trees(ctx: RequestContext, ids: Iterable[int]) -> dict[int, int]:
     """Lock the root rows of the trees holding providers ``ids``.
 
     Returns {provider id: root id} as read under the locks; a provider that
@@ -59,7 +64,7 @@ def lock_trees(ctx, ids):
         reason='the tree kept moving while it was being locked; retry')
 
 
-def set_parent(ctx, row, parent_row):
+def set_parent(ctx: RequestContext, row: sa.Row, parent_row: sa.Row | None) -> None:
     """Make ``parent_row`` (None: nobody) the parent of provider ``row``.
 
     ``row`` and ``parent_row`` are provider rows read in this writer

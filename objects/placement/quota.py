@@ -10,11 +10,15 @@ for one project count one after the other and a burst can never end above a
 limit (SQLite serialises writers anyway).
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
 import dataclasses
 
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.placement import project_usage
@@ -56,7 +60,7 @@ def _scope(project_id, user_id):
 
 
 @db_api.reader
-def get_limits(ctx, project_id, user_id=None):
+def get_limits(ctx: RequestContext, project_id: str, user_id: str | None = None) -> Limits:
     """The :class:`Limits` set for a project (``user_id`` None) or one of its users."""
     limits = Limits()
     for row in ctx.session.execute(sa.select(_LIMIT).where(_scope(project_id, user_id))):
@@ -68,7 +72,8 @@ def get_limits(ctx, project_id, user_id=None):
 
 
 @db_api.writer
-def set_limits(ctx, project_id, limits, user_id=None):
+def set_limits(ctx: RequestContext, project_id: str, limits: Limits,
+               user_id: str | None = None) -> None:
     """Replace every limit of the scope with ``limits`` (a :class:`Limits`).
 
     Raises InvalidQuota (negative or non-integer value, unknown class);
@@ -88,7 +93,7 @@ def set_limits(ctx, project_id, limits, user_id=None):
 
 
 @db_api.writer
-def delete_limits(ctx, project_id, user_id=None):
+def delete_limits(ctx: RequestContext, project_id: str, user_id: str | None = None) -> int:
     """Remove the scope's limits; returns how many there were."""
     return ctx.session.execute(_LIMIT.delete().where(_scope(project_id, user_id))).rowcount
 
@@ -107,7 +112,8 @@ def _usage(ctx, project_id, user_id, limits):
 
 
 @db_api.reader
-def show(ctx, project_id, user_id=None):
+def show(ctx: RequestContext, project_id: str,
+         user_id: str | None = None) -> dict[str, dict[str, dict[str, int]]]:
     """``{'resources': {rc: {'limit', 'usage'}}, 'consumers': {type: {...}}}``."""
     limits = get_limits(ctx, project_id, user_id)
     usage = _usage(ctx, project_id, user_id, limits)
@@ -124,7 +130,7 @@ class _Scope:
     before: dict
 
 
-def lock(ctx, pairs):
+def lock(ctx: RequestContext, pairs: Iterable[tuple[str, str]]) -> list[_Scope]:
     """Lock the projects of ``pairs`` ((project, user) tuples) and count their usage.
 
     Call inside the writing transaction, before the write; pass the result
@@ -147,7 +153,7 @@ def lock(ctx, pairs):
     return scopes
 
 
-def check(ctx, scopes):
+def check(ctx: RequestContext, scopes: Iterable[_Scope]) -> None:
     """Raise QuotaExceeded when the write grew a usage above its limit.
 
     A usage already above a lowered limit may stay there or shrink.

@@ -8,7 +8,13 @@ then each provider's inventory is set to exactly the new set; removing a
 class that still has allocations fails with InventoryInUse.
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from objects.placement import allocation as alloc_obj
 from objects.placement import generation as gen_obj
@@ -28,7 +34,8 @@ def _replace(ctx, rp_uuid, expected, inventories):
 
 
 @db_api.writer
-def reshape(ctx, inventories, consumers):
+def reshape(ctx: RequestContext, inventories: Mapping[str, Mapping[str, Any]],
+            consumers: list[dict[str, Any]]) -> None:
     """Apply a reshape.
 
     ``inventories`` is ``{rp uuid: {'resource_provider_generation': g,

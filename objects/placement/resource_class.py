@@ -1,5 +1,8 @@
 """Resource classes: the standard set from os-resource-classes plus CUSTOM_* ones."""
 
+from __future__ import annotations
+
+from collections.abc import Set
 import dataclasses
 import datetime
 
@@ -8,6 +11,7 @@ from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 
@@ -17,7 +21,7 @@ _INV = models.Inventory.__table__
 STANDARDS = frozenset(os_resource_classes.STANDARDS)
 
 
-def is_custom(name):
+def is_custom(name: str) -> bool:
     return name.startswith(os_resource_classes.CUSTOM_NAMESPACE)
 
 
@@ -29,7 +33,7 @@ class ResourceClass:
     updated_at: datetime.datetime = None
 
     @property
-    def is_standard(self):
+    def is_standard(self) -> bool:
         return self.name in STANDARDS
 
 
@@ -38,7 +42,7 @@ def _from_row(row):
 
 
 @db_api.writer
-def sync_standard(ctx):
+def sync_standard(ctx: RequestContext) -> int:
     """Insert the standard classes the database does not have yet."""
     have = set(ctx.session.execute(sa.select(_RC.c.name)).scalars())
     missing = sorted(STANDARDS - have)
@@ -50,13 +54,13 @@ def sync_standard(ctx):
 
 
 @db_api.reader
-def get_all(ctx):
+def get_all(ctx: RequestContext) -> list[ResourceClass]:
     rows = ctx.session.execute(sa.select(_RC).order_by(_RC.c.id))
     return [_from_row(r) for r in rows]
 
 
 @db_api.reader
-def get_by_name(ctx, name):
+def get_by_name(ctx: RequestContext, name: str) -> ResourceClass:
     row = ctx.session.execute(sa.select(_RC).where(_RC.c.name == name)).first()
     if row is None:
         raise exception.ResourceClassNotFound(name=name)
@@ -64,7 +68,7 @@ def get_by_name(ctx, name):
 
 
 @db_api.reader
-def ids_by_name(ctx, names):
+def ids_by_name(ctx: RequestContext, names: Set[str]) -> dict[str, int]:
     """Map class names to ids; raise ResourceClassNotFound for the first unknown."""
     names = set(names)
     found = dict(ctx.session.execute(
@@ -75,7 +79,7 @@ def ids_by_name(ctx, names):
 
 
 @db_api.writer
-def create(ctx, name):
+def create(ctx: RequestContext, name: str) -> ResourceClass:
     try:
         ctx.session.execute(_RC.insert().values(name=name, created_at=models._now()))
     except db_exc.DBDuplicateEntry:
@@ -84,7 +88,7 @@ def create(ctx, name):
 
 
 @db_api.writer
-def ensure(ctx, name):
+def ensure(ctx: RequestContext, name: str) -> tuple[ResourceClass, bool]:
     """Create ``name`` unless it exists; return (class, created)."""
     row = ctx.session.execute(sa.select(_RC).where(_RC.c.name == name)).first()
     if row is not None:
@@ -93,7 +97,7 @@ def ensure(ctx, name):
 
 
 @db_api.writer
-def rename(ctx, old, new):
+def rename(ctx: RequestContext, old: str, new: str) -> ResourceClass:
     if old in STANDARDS:
         raise exception.ResourceClassCannotUpdateStandard(name=old)
     try:
@@ -107,7 +111,7 @@ def rename(ctx, old, new):
 
 
 @db_api.writer
-def destroy(ctx, name):
+def destroy(ctx: RequestContext, name: str) -> None:
     if name in STANDARDS:
         raise exception.ResourceClassCannotDeleteStandard(name=name)
     rc = get_by_name(ctx, name)

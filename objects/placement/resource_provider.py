@@ -4,6 +4,8 @@ Listing with filters lives in ``objects.candidates.provider_search``; tree locki
 re-parenting in ``objects.placement.provider_tree``.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import datetime
 import uuid as uuid_lib
@@ -12,6 +14,7 @@ from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.placement import generation, provider_tree
@@ -38,11 +41,11 @@ class ResourceProvider:
     updated_at: datetime.datetime = None
 
     @property
-    def last_modified(self):
+    def last_modified(self) -> datetime.datetime | None:
         return self.updated_at or self.created_at
 
 
-def select_providers():
+def select_providers() -> sa.Select:
     """SELECT of provider rows with their root and parent uuids (for filtering)."""
     root = _RP.alias('root')
     parent = _RP.alias('parent')
@@ -54,7 +57,7 @@ def select_providers():
                          .outerjoin(parent, _RP.c.parent_provider_id == parent.c.id)))
 
 
-def from_row(row):
+def from_row(row: sa.Row) -> ResourceProvider:
     return ResourceProvider(row.id, row.uuid, row.name, row.generation,
                             row.root_provider_uuid, row.parent_provider_uuid,
                             row.created_at, row.updated_at)
@@ -69,7 +72,7 @@ def _canonical(value):
 
 
 @db_api.reader
-def get_by_uuid(ctx, uuid):
+def get_by_uuid(ctx: RequestContext, uuid: str) -> ResourceProvider:
     """The provider with exactly this uuid (ResourceProviderNotFound otherwise)."""
     row = ctx.session.execute(select_providers().where(_RP.c.uuid == uuid)).first()
     if row is None:
@@ -100,7 +103,8 @@ def _no_parent(parent_uuid):
 
 
 @db_api.writer
-def create(ctx, name, uuid=None, parent_uuid=None):
+def create(ctx: RequestContext, name: str, uuid: str | None = None,
+           parent_uuid: str | None = None) -> ResourceProvider:
     """Create a provider (generation 0); uuid generated when None.
 
     A dashless or upper-case uuid is stored in canonical form, so it clashes
@@ -139,7 +143,8 @@ def create(ctx, name, uuid=None, parent_uuid=None):
 
 
 @db_api.writer
-def update(ctx, uuid, name, parent_uuid=UNCHANGED, allow_reparent=False):
+def update(ctx: RequestContext, uuid: str, name: str, parent_uuid: str | None | object = UNCHANGED,
+           allow_reparent: bool = False) -> ResourceProvider:
     """Rename a provider and optionally set, change or clear its parent.
 
     ``parent_uuid``: UNCHANGED leaves the parent alone; None un-parents.
@@ -182,7 +187,7 @@ def _reparent(ctx, row, parent_uuid, allow_reparent):
 
 
 @db_api.writer
-def destroy(ctx, uuid):
+def destroy(ctx: RequestContext, uuid: str) -> None:
     """Delete a provider with its inventories, trait and aggregate links.
 
     Refused while it has children (ProviderHasChildren, checked first) or

@@ -1,5 +1,8 @@
 """Traits: the standard catalogue from os-traits plus CUSTOM_* ones."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Set
 import dataclasses
 import datetime
 
@@ -8,6 +11,7 @@ from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 
@@ -17,7 +21,7 @@ _RP_TRAIT = models.ResourceProviderTrait.__table__
 STANDARDS = frozenset(os_traits.get_traits())
 
 
-def is_custom(name):
+def is_custom(name: str) -> bool:
     return name.startswith(os_traits.CUSTOM_NAMESPACE)
 
 
@@ -34,7 +38,7 @@ def _from_row(row):
 
 
 @db_api.writer
-def sync_standard(ctx):
+def sync_standard(ctx: RequestContext) -> int:
     """Insert the standard traits the database does not have yet."""
     have = set(ctx.session.execute(sa.select(_TRAIT.c.name)).scalars())
     missing = sorted(STANDARDS - have)
@@ -46,7 +50,7 @@ def sync_standard(ctx):
 
 
 @db_api.reader
-def get_by_name(ctx, name):
+def get_by_name(ctx: RequestContext, name: str) -> Trait:
     row = ctx.session.execute(sa.select(_TRAIT).where(_TRAIT.c.name == name)).first()
     if row is None:
         raise exception.TraitNotFound(names=name)
@@ -54,7 +58,7 @@ def get_by_name(ctx, name):
 
 
 @db_api.reader
-def ids_by_name(ctx, names):
+def ids_by_name(ctx: RequestContext, names: Set[str]) -> dict[str, int]:
     """Map trait names to ids; raise TraitNotFound naming every unknown one."""
     names = set(names)
     if not names:
@@ -68,7 +72,8 @@ def ids_by_name(ctx, names):
 
 
 @db_api.reader
-def get_all(ctx, name_in=None, name_prefix=None, associated=None):
+def get_all(ctx: RequestContext, name_in: Iterable[str] | None = None,
+            name_prefix: str | None = None, associated: bool | None = None) -> list[Trait]:
     """List traits, filtered by exact names, a prefix and provider association."""
     q = sa.select(_TRAIT)
     if name_in is not None:
@@ -82,7 +87,7 @@ def get_all(ctx, name_in=None, name_prefix=None, associated=None):
 
 
 @db_api.writer
-def ensure(ctx, name):
+def ensure(ctx: RequestContext, name: str) -> tuple[Trait, bool]:
     """Create ``name`` unless it exists; return (trait, created)."""
     row = ctx.session.execute(sa.select(_TRAIT).where(_TRAIT.c.name == name)).first()
     if row is not None:
@@ -97,7 +102,7 @@ def ensure(ctx, name):
 
 
 @db_api.writer
-def destroy(ctx, name):
+def destroy(ctx: RequestContext, name: str) -> None:
     trait = get_by_name(ctx, name)
     if name in STANDARDS:
         raise exception.TraitCannotDeleteStandard(name=name)

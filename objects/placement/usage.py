@@ -3,8 +3,11 @@
 Project/user usages (GET /usages) live in ``objects/placement/project_usage.py``.
 """
 
+from __future__ import annotations
+
 import sqlalchemy as sa
 
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.placement import generation
@@ -15,7 +18,7 @@ _ALLOC = models.Allocation.__table__
 
 
 @db_api.reader
-def get_provider_usages(ctx, rp_uuid):
+def get_provider_usages(ctx: RequestContext, rp_uuid: str) -> tuple[int, dict[str, int]]:
     """(provider generation, {class name: used}) with one entry per inventoried class.
 
     A class with inventory and no allocations reports 0.

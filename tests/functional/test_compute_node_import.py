@@ -8,7 +8,7 @@ import threading
 import pytest
 import sqlalchemy as sa
 
-from cli import manage
+from cli import manage, manage_migrations
 from common import exception
 from objects.legacy import compute_node_import
 from tests import fixtures, nova_cell
@@ -126,12 +126,12 @@ def test_pci_pool_removed_at_the_source_removes_its_inventory(berth, conf, ctx, 
         '/resource_providers/%s/inventories' % uuid).json()['inventories']
 
 
-def _cli(tmp_path, conf, url):
+def _cli(tmp_path, conf, url, *extra):
     cfg = tmp_path / 'berth.conf'
     cfg.write_text('[DEFAULT]\nstate_path = %s\n[compute_migration]\nbatch_size = 5\n'
                    % conf.state_path + fixtures.database_section(conf))
     return manage.main(['--config-file', str(cfg), 'import', 'compute-nodes',
-                        '--from', url])
+                        '--from', url] + list(extra))
 
 
 def test_cli_import_reports_progress_table_and_bad_rows(berth, conf, tmp_path, capsys):
@@ -140,7 +140,47 @@ def test_cli_import_reports_progress_table_and_bad_rows(berth, conf, tmp_path, c
     out = capsys.readouterr().out
     assert 'import compute nodes [' in out and '13/13' in out
     assert '| Found | Created | Updated | Unchanged | Skipped |' in out
-    assert 'nova compute node 12 skipped: numa_topology is not valid JSON' in out
+    assert '1 x numa_topology is not valid JSON (nova compute node 12)' in out
+    assert 'nova compute node 12 skipped' not in out
+
+
+def test_cli_import_summarises_skipped_rows_by_reason(berth, conf, tmp_path, capsys):
+    rows = nova_cell.make_rows(200)
+    bad = [r for r in rows if r['bad'] and not r['deleted']]
+    url, _ = _sqlite_source(tmp_path, rows)
+    assert _cli(tmp_path, conf, url) == 2
+    out = capsys.readouterr().out
+    assert '%d compute node(s) were not imported:' % len(bad) in out
+    summary = [line for line in out.splitlines() if ' x ' in line]
+    # four kinds of bad row, one line each, whatever their values
+    assert len(summary) == 4, out
+    negative = [r['id'] for r in bad if r['bad'] == 'vcpus is negative']
+    assert len(negative) > manage_migrations.SHOWN_IDS
+    assert '%d x vcpus is negative (nova compute node %s and %d more)' % (
+        len(negative), ', '.join(str(i) for i in negative[:manage_migrations.SHOWN_IDS]),
+        len(negative) - manage_migrations.SHOWN_IDS) in out
+    assert 'skipped:' not in out
+
+    assert _cli(tmp_path, conf, url, '--verbose') == 2
+    out = capsys.readouterr().out
+    assert len([line for line in out.splitlines() if 'skipped:' in line]) == len(bad)
+    assert 'nova compute node %d skipped: vcpus is negative (-4)' % negative[0] in out
+
+
+@pytest.mark.parametrize('url,reason', [
+    ('not a url', 'Could not parse SQLAlchemy URL'),
+    ('postgresql+psycopg2://nova:s3cret@db:port/nova', 'the port is not a number'),
+    ('nosuchdb://nova:s3cret@db/nova', 'unknown database dialect or driver (nosuchdb)'),
+    ('mysql+nosuchdriver://nova:s3cret@db/nova', 'unknown database dialect or driver'),
+])
+def test_malformed_from_url_is_one_line_and_exit_2(berth, conf, tmp_path, capsys, url, reason):
+    assert _cli(tmp_path, conf, url) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert err.startswith('berth-manage: --from is not a usable database URL: ')
+    assert reason in err
+    assert '\n' not in err and 'Traceback' not in captured.out + captured.err
+    assert 's3cret' not in err
 
 
 def test_cli_import_of_good_rows_exits_0(berth, conf, tmp_path, capsys):

@@ -122,12 +122,15 @@ def test_cli_batches_progress_summary_and_exit_codes(berth, conf, tmp_path, caps
     out = capsys.readouterr().out
     assert 'compute nodes -> providers [' in out and '20/38' in out
     assert '| compute nodes -> providers        | 20          |' in out
-    assert 'row 10 skipped: vcpus is negative (-4)' in out
+    # skipped rows are counted by reason; the values only with --verbose
+    assert '1 x vcpus is negative (row 10)' in out
+    assert 'row 10 skipped' not in out and 'run again with --verbose' in out
     assert 'More rows remain' in out
 
-    assert manage.main(argv) == 2
+    assert manage.main(argv + ['--verbose']) == 2
     out = capsys.readouterr().out
     assert 'row 35 skipped' in out and 'Fix the rows above' in out
+    assert 'run again with --verbose' not in out
     assert manage.main(argv + ['--max-count', '0']) == 2
     assert '--max-count must be at least 1' in capsys.readouterr().err
 

@@ -198,3 +198,35 @@ def test_unreachable_database_is_a_failure_row_not_a_traceback(tmp_path, capsys)
     assert '| Database schema        | Failure |' in out
     assert 'The database cannot be reached or read' in out
     assert 'Traceback' not in out
+
+
+def test_berth_status_upgrade_check_runs_the_same_checks(tmp_path, capsys):
+    """oslo.upgradecheck's spelling: same rows, same exit code; --json too."""
+    from cli import status
+    cfg = tmp_path / 'berth.conf'
+    cfg.write_text('[DEFAULT]\nstate_path = %s\n' % (tmp_path / 'nothing'))
+    assert manage.main(['--config-file', str(cfg), 'status']) == 2
+    manage_out = capsys.readouterr().out
+    assert status.main(['--config-file', str(cfg), 'upgrade', 'check']) == 2
+    assert capsys.readouterr().out == manage_out
+    assert status.main(['--config-file', str(cfg), 'upgrade', 'check', '--json']) == 2
+    report = json.loads(capsys.readouterr().out)
+    rows = {c['check']: c['result'] for c in report['checks']}
+    assert rows['Database schema'] == Code.FAILURE
+    assert set(rows) == {title for title, _ in manage_status.Checks(None)._upgrade_checks}
+
+
+def test_berth_status_is_a_console_script():
+    import configparser
+    import pathlib
+    setup = configparser.ConfigParser()
+    setup.read(pathlib.Path(__file__).resolve().parents[2] / 'setup.cfg')
+    scripts = setup['entry_points']['console_scripts']
+    assert 'berth-status = cli.status:main' in scripts.splitlines()
+
+
+def test_berth_status_usage_error_exits_2(capsys):
+    from cli import status
+    with pytest.raises(SystemExit) as exc:
+        status.main(['upgrade', 'frobnicate'])
+    assert exc.value.code == 2

@@ -66,7 +66,7 @@ def test_node_allocations_by_state_and_baremetal_port(berth, bm, client):
     assert done['state'] == 'active' and done['node_uuid'] == node['uuid']
     failed = baremetal_helpers.allocate(bm, resource_class='metrics-none')
     assert failed['state'] == 'error'
-    text = mh.scrape(bm)
+    text = mh.scrape(client)     # the process's one /metrics: the Placement port
     assert mh.value(text, 'berth_node_allocations', state='active') == 1
     assert mh.value(text, 'berth_node_allocations', state='error') == 1
     assert mh.value(text, 'berth_node_allocations', state='allocating') == 0
@@ -120,3 +120,35 @@ def test_loopback_through_a_proxy_is_refused(tmp_path, header):
     req = webob.Request.blank('/metrics', remote_addr='127.0.0.1',
                               headers={header: 'for=203.0.113.9'})
     assert req.get_response(app).status_int == 403
+
+
+def test_one_metrics_per_process_the_bare_metal_port_points_elsewhere(berth, bm, client):
+    """Both ports share one registry: only the Placement port exposes it."""
+    resp = bm.get('/metrics', version='')
+    assert resp.status_code == 404
+    assert 'served on its Placement API port' in resp.text
+    assert 'berth_api_requests_total' not in resp.text
+    assert 'berth_api_requests_total' in mh.scrape(client)
+    # the bare-metal API itself is still counted, in the Placement port's exposition
+    assert bm.get('/v1/nodes').status_code == 200
+    assert mh.total(mh.scrape(client), REQUESTS, api='baremetal', route='/v1/nodes') >= 1
+
+
+def test_berth_api_wraps_its_bare_metal_app_the_same_way(tmp_path, monkeypatch):
+    from api.baremetal import app as baremetal_app
+    from cli import api as cli_api
+    from cli import metrics_once
+
+    def inner(environ, start_response):
+        start_response('200 OK', [('Content-Type', 'text/plain')])
+        return [b'inner']
+    monkeypatch.setattr(baremetal_app, 'loadapp', lambda conf, db, conductor: inner)
+    conf = fixtures.make_conf(tmp_path)
+    app = cli_api._baremetal_app(conf, None, conductor=None)
+    assert isinstance(app, metrics_once.PointToPlacement)
+    assert webob.Request.blank('/metrics').get_response(app).status_int == 404
+    assert webob.Request.blank('/v1/nodes').get_response(app).body == b'inner'
+    # [metrics] api_access = disabled: /metrics is an ordinary path of the API
+    conf = fixtures.make_conf(tmp_path, **{'metrics.api_access': 'disabled'})
+    app = cli_api._baremetal_app(conf, None, conductor=None)
+    assert webob.Request.blank('/metrics').get_response(app).body == b'inner'

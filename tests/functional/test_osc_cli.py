@@ -16,8 +16,18 @@ OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
 @pytest.fixture
 def osc(berth):
     """Run ``openstack <args> -f json`` against the berth; the parsed output."""
+    return _runner(berth.placement_url)
+
+
+@pytest.fixture
+def osc_prefixed(berth):
+    """Like ``osc``, with the endpoint a devstack-style catalog gives: ``…/placement``."""
+    return _runner(berth.placement_url + '/placement')
+
+
+def _runner(endpoint):
     env = dict(os.environ, OS_AUTH_TYPE='admin_token', OS_TOKEN='admin',
-               OS_ENDPOINT=berth.placement_url)
+               OS_ENDPOINT=endpoint)
     for var in ('OS_CLOUD', 'OS_AUTH_URL', 'OS_USERNAME', 'OS_PASSWORD',
                 'OS_PROJECT_NAME'):
         env.pop(var, None)
@@ -35,6 +45,15 @@ def osc(berth):
                                                                  proc.stderr)
         return json.loads(proc.stdout) if fmt and proc.stdout.strip() else None
     return run
+
+
+def test_the_placement_prefix_works_as_the_endpoint(osc_prefixed):
+    rp = osc_prefixed('resource', 'provider', 'create', 'cli-prefixed')['uuid']
+    osc_prefixed('resource', 'provider', 'inventory', 'set', rp,
+                 '--resource', 'VCPU=4')
+    assert [p['uuid'] for p in osc_prefixed('resource', 'provider', 'list')] == [rp]
+    shown = osc_prefixed('resource', 'provider', 'inventory', 'show', rp, 'VCPU')
+    assert shown['total'] == 4
 
 
 def test_provider_lifecycle(osc):

@@ -1,53 +1,11 @@
 """Every log line of a request carries its request ids and consumer, across the RPC hop."""
 
-import logging
-import threading
-
-from oslo_log import formatters
 from oslo_utils import uuidutils
-import pytest
+import webob
 
+from api.placement import app as placement_app
 from common import context as berth_context
 from tests.functional import alloc_helpers, baremetal_helpers
-
-
-class Capture(logging.Handler):
-    """Formats each record in the emitting thread, as oslo.log's handlers do."""
-
-    def __init__(self, conf):
-        super().__init__(logging.DEBUG)
-        self.setFormatter(formatters.ContextFormatter(project='berth', config=conf))
-        self.lines = []      # (thread name, logger name, formatted line)
-        self._lock = threading.Lock()
-
-    def emit(self, record):
-        line = self.format(record)
-        with self._lock:
-            self.lines.append((threading.current_thread().name, record.name, line))
-
-
-@pytest.fixture
-def capture(berth):
-    """Every line at DEBUG, with oslo.log's default levels for libraries.
-
-    (Those defaults, as in production with ``debug = True``, keep e.g.
-    oslo.messaging at INFO: its "received message" line comes before the
-    message's context is known.)
-    """
-    berth_context.set_log_defaults(berth.conf)
-    handler = Capture(berth.conf)
-    levels = {'': logging.DEBUG}
-    for pair in berth.conf.default_log_levels:
-        name, _, level = pair.partition('=')
-        levels[name] = logging.getLevelName(level)
-    old = {name: logging.getLogger(name).level for name in levels}
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
-    logging.getLogger().addHandler(handler)
-    yield handler
-    logging.getLogger().removeHandler(handler)
-    for name, level in old.items():
-        logging.getLogger(name).setLevel(level)
 
 
 def _threads_of(lines, logger_prefix):
@@ -69,15 +27,15 @@ def test_one_claim_logs_its_ids_on_both_sides_of_the_rpc(berth, client, ctx, cap
     # the threads that worked on this request: the API thread that logged
     # the request line, and the conductor thread that admitted the claim
     api_threads = {t for t, name, line in lines
-                   if name == 'api.placement.app' and '/allocations/' in line}
-    conductor_threads = _threads_of(lines, 'conductor.workers')
+                   if name == 'berth.api.placement.app' and '/allocations/' in line}
+    conductor_threads = _threads_of(lines, 'berth.conductor.workers')
     assert len(api_threads) == 1, lines
     assert len(conductor_threads) == 1, lines
     assert api_threads != conductor_threads
     on_path = [(t, name, line) for t, name, line in lines
                if t in api_threads | conductor_threads]
-    assert {name for _, name, _ in on_path} >= {'api.placement.app',
-                                                'conductor.workers'}
+    assert {name for _, name, _ in on_path} >= {'berth.api.placement.app',
+                                                'berth.conductor.workers'}
     for _thread, name, line in on_path:
         assert request_id in line, (name, line)
         assert global_id in line, (name, line)
@@ -90,15 +48,21 @@ def test_each_request_has_its_own_id(berth, client, capture):
     ids = [r.headers['x-openstack-request-id'] for r in (first, second)]
     assert ids[0] != ids[1]
     request_lines = [line for _, name, line in capture.lines
-                     if name == 'api.placement.app' and '"GET /resource_providers"' in line]
+                     if name == 'berth.api.placement.app' and '"GET /resource_providers"' in line]
     assert len(request_lines) == 2
     for rid, line in zip(ids, request_lines):
         assert rid in line and 'status: 200' in line
 
 
 def test_a_node_allocation_keeps_its_ids_in_the_conductor_background(berth, bm, capture):
-    """The cast's work runs on the conductor's executor; its lines keep the ids."""
-    resp = bm.post('/v1/allocations', json={'resource_class': 'logs-nothing'})
+    """The cast's work runs on the conductor's executor; its lines keep the ids.
+
+    Nova's global request id (``X-OpenStack-Request-ID``) included: /v1
+    reads it as Placement does.
+    """
+    global_id = 'req-' + uuidutils.generate_uuid()
+    resp = bm.post('/v1/allocations', json={'resource_class': 'logs-nothing'},
+                   headers={'X-OpenStack-Request-ID': global_id})
     assert resp.status_code == 201, resp.text
     request_id = resp.headers['x-openstack-request-id']
     uuid = resp.json()['uuid']
@@ -106,12 +70,35 @@ def test_a_node_allocation_keeps_its_ids_in_the_conductor_background(berth, bm, 
     # (the conductor's resume-at-start task may drive the row too, from its
     # periodic thread and without a request: not this request's path)
     failed = [(t, line) for t, name, line in capture.lines
-              if name == 'conductor.manager.node_allocations' and 'failed' in line
+              if name == 'berth.conductor.manager.node_allocations' and 'failed' in line
               and not t.startswith('periodic')]
     api = [(t, line) for t, name, line in capture.lines
-           if name == 'api.baremetal.app' and '"POST /v1/allocations"' in line]
+           if name == 'berth.api.baremetal.app' and '"POST /v1/allocations"' in line]
     assert len(failed) == 1 and len(api) == 1, capture.lines
     assert failed[0][0] != api[0][0]         # another thread, across the RPC hop
     for _thread, line in failed + api:
         assert request_id in line, line
+        assert global_id in line, line
         assert '[resource: %s]' % uuid in line, line
+
+
+def test_a_malformed_global_request_id_is_dropped(berth, client, capture):
+    """Only ``req-<uuid>`` is taken (oslo.middleware's rule): nothing else reaches the logs."""
+    resp = client.get('/resource_providers',
+                      headers={'x-openstack-request-id': 'req-not-a-uuid'})
+    assert resp.status_code == 200
+    lines = [line for _, name, line in capture.lines
+             if name.endswith('api.placement.app') and '/resource_providers' in line]
+    assert lines and all('req-not-a-uuid' not in line for line in lines)
+    assert resp.headers['x-openstack-request-id'] != 'req-not-a-uuid'
+
+
+def test_the_serving_thread_forgets_the_request_after_it(berth):
+    """A pool thread's lines after a request carry none of its ids (no stale context)."""
+    app = placement_app.loadapp(berth.conf, berth.db, berth.conductor_api)
+    berth_context.bind_request('req-' + uuidutils.generate_uuid())   # left by earlier work
+    req = webob.Request.blank('/resource_providers', headers={
+        'X-Auth-Token': 'admin',
+        'X-OpenStack-Request-ID': 'req-' + uuidutils.generate_uuid()})
+    assert req.get_response(app).status_int == 200
+    assert berth_context.current() is None

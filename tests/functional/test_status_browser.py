@@ -121,7 +121,7 @@ def check_screenshot(path):
 
 
 def test_status_page_in_chromium(berth, client, ctx, browser, tmp_path):
-    status_helpers.populate(client, ctx)
+    made = status_helpers.populate(client, ctx)
     _with_token(browser, 'admin')
     browser.get(berth.placement_url + '/status')
     _wait_loaded(browser)
@@ -137,6 +137,8 @@ def test_status_page_in_chromium(berth, client, ctx, browser, tmp_path):
     assert '1500 / 1536' in _text(browser, 'tr[data-class="MEMORY_MB"]')
     assert '0 / 500' in _text(browser, 'tr[data-class="DISK_GB"]')
     assert 'proj-a' in _text(browser, 'tr[data-class="VCPU"]')
+    # consumers are shown with their full uuid (an operator greps logs for it)
+    assert made['big'] in _text(browser, 'tr[data-class="VCPU"]')
     style = _attribute(browser, 'tr[data-class="VCPU"] .fill', 'style')
     assert float(re.search(r'width:\s*([\d.]+)%', style).group(1)) == 35.0
     # 97.7% used: drawn red
@@ -170,3 +172,12 @@ def test_page_shows_the_error_when_the_data_is_refused(berth, browser):
     _with_token(browser, 'someone:proj')
     browser.get(berth.placement_url + '/status')
     assert 'placement:status:show' in browser.page_source
+
+
+def test_embedded_default_opens_in_a_browser_without_a_token(berth, client, ctx, browser):
+    """The link ``berth serve`` prints works as it is (loopback + noauth2)."""
+    made = status_helpers.populate(client, ctx)
+    browser.get(berth.placement_url + '/status')
+    _wait_loaded(browser)
+    assert browser.title == 'berth status'
+    assert made['big'] in _text(browser, 'tr[data-class="VCPU"]')

@@ -72,8 +72,34 @@ def test_non_admin_is_forbidden(client, path):
 
 
 @pytest.mark.parametrize('path', ['/status', '/status.json'])
-def test_no_token_is_unauthorized(client, path):
+def test_no_token_on_loopback_with_noauth2_is_the_browser_case(berth, client, path):
+    """The embedded default: a browser on this host opens the page without a token."""
+    assert berth.conf.api.auth_strategy == 'noauth2'
+    assert berth.conf.api.host == '127.0.0.1'
+    resp = client.get(path, token='', version='')
+    assert resp.status_code == 200, resp.text
+    # a token, when sent, is still the caller's identity
+    assert client.get(path, token='someone:proj', version='').status_code == 403
+
+
+@pytest.mark.parametrize('path', ['/status', '/status.json'])
+@pytest.mark.parametrize('headers', [
+    {'X-Forwarded-For': '203.0.113.9'},           # a local proxy in front
+    {'Forwarded': 'for=203.0.113.9'},
+    {'Host': 'rebound.example.com'},              # a DNS-rebound page in a browser
+])
+def test_no_token_through_a_proxy_or_foreign_host_is_unauthorized(client, path, headers):
+    assert client.get(path, token='', version='', headers=headers).status_code == 401
+
+
+@pytest.mark.parametrize('path', ['/status', '/status.json'])
+def test_no_token_when_listening_beyond_loopback_is_unauthorized(berth, client, path):
+    berth.conf.set_override('host', '0.0.0.0', group='api')
     assert client.get(path, token='', version='').status_code == 401
+
+
+def test_no_token_elsewhere_is_unauthorized(client):
+    assert client.get('/resource_providers', token='', version='').status_code == 401
 
 
 @pytest.mark.parametrize('path', ['/status', '/status.json'])

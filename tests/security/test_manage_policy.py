@@ -36,3 +36,18 @@ def test_list_merges_the_operators_policy_file(tmp_path, capsys):
     assert manage.main(['--config-file', str(conf_file), 'policy', 'check',
                         '--role', 'reader']) == 0
     assert 'allow   placement:resource_providers:list' in _lines(capsys)
+
+
+def test_check_a_system_admin_and_a_domain_scoped_token_on_v1(capsys):
+    """--role admin carries Keystone's implied member and reader roles."""
+    assert manage.main(['policy', 'check', '--role', 'admin', '--system-scope', 'all']) == 0
+    out = _lines(capsys)
+    for rule in ('baremetal:node:create', 'baremetal:allocation:list_all',
+                 'baremetal:allocation:create_restricted', 'baremetal:node:get'):
+        assert 'allow   %s' % rule in out, rule
+    assert manage.main(['policy', 'check', '--role', 'member', '--project-id', 'p1']) == 0
+    out = _lines(capsys)
+    assert 'allow   baremetal:allocation:create' in out
+    assert 'allow   baremetal:node:get' in out          # the target project owns it
+    assert 'deny    baremetal:allocation:list_all' in out
+    assert 'deny    baremetal:node:create' in out

@@ -73,22 +73,50 @@ def test_service_role_reaches_the_service_apis(enforcer):
         assert _allowed(enforcer, name, _ctx('service')), name
 
 
-def test_baremetal_node_writes_need_admin_or_service(tmp_path):
+def test_baremetal_rules_are_ironics_scoped_defaults(tmp_path):
+    """Operators are system-scoped (or the service project's service role); a
+    project-scoped admin is only a member of its project, as in Ironic."""
     enforcer = bm_policy.make_enforcer(fixtures.make_conf(tmp_path))
-    target = {'project_id': 'p-1', 'user_id': 'u-1'}
-    for name in (bm_rules.NODE_CREATE, bm_rules.NODE_UPDATE, bm_rules.NODE_DELETE,
-                 bm_rules.NODE_PROVISION, bm_rules.NODE_POWER,
-                 bm_rules.NODE_MAINTENANCE, bm_rules.NODE_TRAITS_SET,
-                 bm_rules.NODE_TRAITS_DELETE, bm_rules.ALLOCATION_CREATE_RESTRICTED,
-                 bm_rules.ALLOCATION_LIST_ALL):
+    target = {'project_id': 'p-1', 'user_id': 'u-1', 'node.owner': 'p-1',
+              'node.lessee': None, 'allocation.owner': 'p-1',
+              'config.service_project_name': 'service'}
+    system_admin = berth_context.RequestContext(
+        user_id='u-1', roles=['admin', 'member', 'reader'], system_scope='all',
+        overwrite=False)
+    service = berth_context.RequestContext(
+        user_id='u-1', project_id='p-s', project_name='service', roles=['service'],
+        overwrite=False)
+    domain = berth_context.RequestContext(
+        user_id='u-1', domain_id='d-1', roles=['admin', 'member', 'reader'],
+        overwrite=False)
+    for name in (bm_rules.NODE_CREATE, bm_rules.NODE_DELETE, bm_rules.NODE_UPDATE_FIELDS[
+            'owner'], bm_rules.ALLOCATION_CREATE_RESTRICTED, bm_rules.ALLOCATION_LIST_ALL,
+            bm_rules.NODE_LIST_ALL):
         assert not enforcer.enforce(name, target, _ctx('member', 'reader')), name
-        assert enforcer.enforce(name, target, _ctx('admin')), name
-        assert enforcer.enforce(name, target, _ctx('service')), name
-    # Ironic's project model: members manage their own project's allocations,
-    # readers only read them (the handlers scope both to owner = project)
-    assert enforcer.enforce(bm_rules.ALLOCATION_CREATE, target, _ctx('member'))
+        assert not enforcer.enforce(name, target, _ctx('admin', 'member', 'reader')), name
+        assert enforcer.enforce(name, target, system_admin), name
+        if name not in (bm_rules.NODE_CREATE, bm_rules.NODE_DELETE):
+            assert enforcer.enforce(name, target, service), name
+    for rule in bm_policies.list_rules():
+        if rule.scope_types:
+            assert rule.scope_types == ['system', 'project'], rule.name
+            assert not enforcer.enforce(rule.name, target, domain), rule.name
+    # Ironic's project model: members manage their own project's allocations
+    # and owned nodes, readers only read them; another project's are denied
+    member = _ctx('member', 'reader')
+    assert enforcer.enforce(bm_rules.ALLOCATION_CREATE, target, member)
+    assert enforcer.enforce(bm_rules.ALLOCATION_DELETE, target, member)
+    assert enforcer.enforce(bm_rules.NODE_PROVISION, target, member)
     assert not enforcer.enforce(bm_rules.ALLOCATION_CREATE, target, _ctx('reader'))
+    assert not enforcer.enforce(bm_rules.ALLOCATION_DELETE, target, _ctx('reader'))
     assert enforcer.enforce(bm_rules.ALLOCATION_LIST, target, _ctx('reader'))
+    assert enforcer.enforce(bm_rules.NODE_GET, target, _ctx('reader'))
+    other = dict(target, **{'node.owner': 'p-2', 'allocation.owner': 'p-2'})
+    for name in (bm_rules.NODE_GET, bm_rules.ALLOCATION_GET, bm_rules.ALLOCATION_DELETE):
+        assert not enforcer.enforce(name, other, member), name
+    leased = dict(other, **{'node.lessee': 'p-1'})
+    assert enforcer.enforce(bm_rules.NODE_GET, leased, _ctx('reader'))
+    assert not enforcer.enforce(bm_rules.NODE_GET_DRIVER_INFO, leased, _ctx('reader'))
 
 
 def _run(*argv):

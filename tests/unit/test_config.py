@@ -35,6 +35,16 @@ def test_sample_config_is_current(tmp_path):
         'etc/berth/berth.conf.sample is stale: run "make sample-config" and commit it')
 
 
+def test_sample_config_documents_keystone_authtoken():
+    """keystone is the production default: its middleware's options are in the sample."""
+    generator_conf = (ROOT / 'etc/berth/berth-config-generator.conf').read_text()
+    assert 'namespace = keystonemiddleware.auth_token' in generator_conf
+    sample = (ROOT / 'etc/berth/berth.conf.sample').read_text()
+    section = sample.split('[keystone_authtoken]', 1)[1].split('\n[', 1)[0]
+    assert '#www_authenticate_uri = ' in section
+    assert '#auth_type = ' in section
+
+
 def test_overrides_do_not_leak_between_conf_objects():
     """register_group() copies an OptGroup shallowly; each module builds a fresh one."""
     def fresh():

@@ -116,3 +116,22 @@ def test_the_writer_check_can_fail(tmp_path):
                    'import objects.baremetal.mirror\n'
                    'node_obj.destroy(ctx, n, deallocate=True)\n')
     assert len(list(_api_writer_uses(bad))) == 3
+def test_every_logger_is_under_berth():
+    """Log lines name berth's modules as berth.<module> (oslo.log levels per prefix)."""
+    bad = []
+    for top in ('api', 'cli', 'common', 'conductor', 'db', 'objects'):
+        for path in (ROOT / top).rglob('*.py'):
+            if 'getLogger(__name__)' in path.read_text():
+                bad.append(str(path.relative_to(ROOT)))
+    assert bad == []
+
+
+def test_no_handler_imports_another_handler():
+    """Shared pieces live in api/common, api/<api>/ or conductor.rpcapi, not in a handler."""
+    bad = []
+    for api in ('placement', 'baremetal'):
+        for path in sorted((ROOT / 'api' / api / 'handlers').glob('*.py')):
+            for name in _imports(path):
+                if name.startswith(('api.placement.handlers', 'api.baremetal.handlers')):
+                    bad.append('%s imports %s' % (path.relative_to(ROOT), name))
+    assert bad == []

@@ -9,6 +9,7 @@ from cli import api as cli_api
 from cli import berth as cli_berth
 from cli import conductor as cli_conductor
 from cli import manage as cli_manage
+from cli import status as cli_status
 from common import version
 
 
@@ -56,8 +57,9 @@ def test_neither_metadata_nor_git_says_unknown(monkeypatch):
 
 
 @pytest.mark.parametrize('main', [cli_berth.main, cli_api.main, cli_conductor.main,
-                                  cli_manage.main],
-                         ids=['berth', 'berth-api', 'berth-conductor', 'berth-manage'])
+                                  cli_manage.main, cli_status.main],
+                         ids=['berth', 'berth-api', 'berth-conductor', 'berth-manage',
+                              'berth-status'])
 def test_every_command_prints_the_version(main, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(['--version'])

@@ -17,6 +17,7 @@ from api.baremetal import fault, policy, query, response, router, validation
 from api.baremetal import version as api_version
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import allocation as schema
+from api.common import links as common_links
 from api.common.conductor import require_conductor
 from common import exception
 from objects.baremetal import allocation as alloc_obj
@@ -28,12 +29,27 @@ _LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'node',
                 'resource_class', 'state', 'owner')
 
 
-def _visible(req, alloc):
-    """404 for an allocation of another project (project-scoped callers)."""
-    scope = policy.project_scope(req)
-    if scope is not None and alloc.owner != scope:
-        raise exception.AllocationNotFound(allocation=alloc.uuid)
-    return alloc
+def _visible(req, ident, rule=None):
+    """The allocation ``ident`` if the caller may see it (404 as for none), then ``rule``."""
+    alloc = alloc_obj.get(req.context, ident)
+    return policy.visible_allocation(req, alloc, ident, rule)
+
+
+def _visible_on_node(req, rule=None):
+    """The allocation of a node the caller may see (404 as for no node), then ``rule``."""
+    ident = req.urlvars['node']
+    node = policy.visible_node(req, node_obj.get(req.context, ident), ident)
+    alloc = alloc_obj.get_by_node(req.context, ident)
+    # another project's allocation on a node the caller leases: as if none
+    return policy.visible_allocation(req, alloc, 'for node %s' % node.uuid, rule)
+
+
+def _node_named(req, ident):
+    """The node ``ident`` names, for a filter or backfill: 400 as for no node if hidden."""
+    try:
+        return policy.visible_node(req, node_obj.get(req.context, ident), ident)
+    except exception.NodeNotFound as exc:
+        raise fault.BadRequest(exc.message)
 
 
 def _validate_create(req, data):
@@ -74,7 +90,10 @@ def create_allocation(req):
         values.setdefault('owner', scope)
     if values.get('candidate_nodes'):
         try:
-            values['candidate_nodes'] = node_obj.uuids_for(ctx, values['candidate_nodes'])
+            # a caller limited to its project resolves only the nodes it
+            # owns or leases: any other is "not found", like a missing one
+            values['candidate_nodes'] = node_obj.uuids_for(
+                ctx, values['candidate_nodes'], project=scope)
         except exception.NodeNotFound as exc:
             raise fault.BadRequest('Cannot use node %s as a candidate: %s'
                                    % (exc.kwargs.get('node'), exc.message))
@@ -84,7 +103,7 @@ def create_allocation(req):
     else:
         alloc = _create_and_cast(req, values)
     return response.send_json(response.allocation(req, alloc), status=201, headers={
-        'location': '%s%s/v1/allocations/%s' % (req.host_url, req.script_name,
+        'location': '%s/v1/allocations/%s' % (common_links.base_url(req),
                                                 alloc.uuid)})
 
 
@@ -95,10 +114,7 @@ def _backfill(req, values, node_ident):
     a new one), so the owner is the allocation's conductor affinity.
     """
     conductor = require_conductor(req)
-    try:
-        node = node_obj.get(req.context, node_ident)
-    except exception.NodeNotFound as exc:
-        raise fault.BadRequest(exc.message)
+    node = _node_named(req, node_ident)     # a hidden node answers as a missing one
     if values.get('uuid') is None:
         values['uuid'] = node.instance_uuid or uuidutils.generate_uuid()
     req.context.resource_uuid = values['uuid']
@@ -158,7 +174,6 @@ def _instance_free(req, alloc_uuid):
 
 @router.endpoint(api_version.ALLOCATIONS)
 def list_allocations(req):
-    policy.authorize(req, rules.ALLOCATION_LIST)
     query.known_params(req, _LIST_PARAMS)
     if 'owner' in req.GET and not req.version.matches(api_version.ALLOCATION_OWNER):
         raise fault.NotAcceptable('The owner filter needs API version %s'
@@ -170,19 +185,13 @@ def list_allocations(req):
     if state is not None and state not in alloc_obj.STATES:
         raise fault.BadRequest('Invalid state %s; valid states: %s'
                                % (state, ', '.join(alloc_obj.STATES)))
+    owner = req.GET.get('owner')
     filters = {'state': state, 'resource_class': req.GET.get('resource_class'),
-               'owner': req.GET.get('owner')}
-    scope = policy.project_scope(req)
-    if scope is not None and not policy.allowed(req, rules.ALLOCATION_LIST_ALL):
-        if filters['owner'] not in (None, scope):
-            raise fault.Forbidden('%s is disallowed by policy'
-                                  % rules.ALLOCATION_LIST_ALL)
-        filters['owner'] = scope
+               'owner': policy.list_project(req, 'allocation', owner) or owner}
     if req.GET.get('node'):
-        try:
-            filters['node_id'] = node_obj.get(req.context, req.GET['node']).id
-        except exception.NodeNotFound as exc:
-            raise fault.BadRequest(exc.message)
+        filters['node_id'] = _node_named(req, req.GET['node']).id
+    policy.check_marker(req, alloc_obj.get, lambda a: policy.check(
+        req, rules.ALLOCATION_GET, policy.allocation_target(a)))
     allocs = alloc_obj.list_allocations(req.context, filters, limit, marker,
                                         sort_key, sort_dir)
     items = [response.allocation(req, a, fields) for a in allocs]
@@ -191,17 +200,15 @@ def list_allocations(req):
 
 @router.endpoint(api_version.ALLOCATIONS)
 def get_allocation(req):
-    policy.authorize(req, rules.ALLOCATION_GET)
     fields = query.fields_param(req, response.allocation_fields(req))
-    alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
+    alloc = _visible(req, req.urlvars['allocation'])
     return response.send_json(response.allocation(req, alloc, fields))
 
 
 @router.endpoint(api_version.ALLOCATION_PATCH, too_old=405)
 def update_allocation(req):
-    policy.authorize(req, rules.ALLOCATION_UPDATE)
+    alloc = _visible(req, req.urlvars['allocation'], rules.ALLOCATION_UPDATE)
     patch = validation.json_body(req)
-    alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
     doc = {'name': alloc.name, 'extra': alloc.extra}
     new = validation.apply_patch(doc, patch, schema.PATCHABLE)
     if not isinstance(new.get('extra') or {}, dict):
@@ -219,23 +226,20 @@ def update_allocation(req):
 
 @router.endpoint(api_version.ALLOCATIONS, too_old=405)
 def delete_allocation(req):
-    policy.authorize(req, rules.ALLOCATION_DELETE)
-    alloc = _visible(req, alloc_obj.get(req.context, req.urlvars['allocation']))
+    alloc = _visible(req, req.urlvars['allocation'], rules.ALLOCATION_DELETE)
     require_conductor(req).destroy_allocation(req.context, alloc.uuid)
     return response.no_content()
 
 
 @router.endpoint(api_version.ALLOCATIONS)
 def get_node_allocation(req):
-    policy.authorize(req, rules.ALLOCATION_GET)
     fields = query.fields_param(req, response.allocation_fields(req))
-    alloc = _visible(req, alloc_obj.get_by_node(req.context, req.urlvars['node']))
+    alloc = _visible_on_node(req)
     return response.send_json(response.allocation(req, alloc, fields))
 
 
 @router.endpoint(api_version.ALLOCATIONS, too_old=405)
 def delete_node_allocation(req):
-    policy.authorize(req, rules.ALLOCATION_DELETE)
-    alloc = _visible(req, alloc_obj.get_by_node(req.context, req.urlvars['node']))
+    alloc = _visible_on_node(req, rules.ALLOCATION_DELETE)
     require_conductor(req).destroy_allocation(req.context, alloc.uuid)
     return response.no_content()

@@ -8,23 +8,9 @@ from api.baremetal import backend, fault, policy, query, response, router, valid
 from api.baremetal import version as api_version
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import node as schema
+from api.common import links as common_links
 from api.common.conductor import require_conductor
-from common import exception
-from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import node as node_obj
-
-
-def holder(req, node):
-    """``(uuid, conductor_affinity)`` of the allocation holding ``node``.
-
-    The node writes that end it go to that conductor (conductor.rpcapi).
-    """
-    try:
-        alloc = alloc_obj.get(req.context, node.allocation_uuid)
-    except exception.AllocationNotFound:   # gone meanwhile: route by the uuid
-        return node.allocation_uuid, None
-    return alloc.uuid, alloc.conductor_affinity
-
 
 # Ironic's conductor group: letters, digits, ``_``, ``-`` and ``.``; stored lower case
 _CONDUCTOR_GROUP = re.compile(r'^[a-zA-Z0-9_.-]*$')
@@ -56,6 +42,9 @@ def create_node(req):
     if values['driver'] not in schema.DRIVERS:
         raise fault.BadRequest('Could not find the following driver(s) or hardware '
                                'type(s): %s.' % values['driver'])
+    if 'lessee' in values and not req.version.matches(api_version.LESSEE):
+        raise fault.BadRequest("Invalid input for field/attribute body. Additional "
+                               "properties are not allowed ('lessee' was unexpected)")
     validation.check_name(values.get('name'))
     if 'name' in values and uuidutils.is_uuid_like(values['name']):
         raise fault.BadRequest('A node name cannot look like a UUID: %s'
@@ -66,11 +55,11 @@ def create_node(req):
         values['provision_state'] = node_obj.AVAILABLE
     node = node_obj.create(req.context, values, mirror=backend.mirrors(req))
     return response.send_json(response.node(req, node), status=201, headers={
-        'location': '%s%s/v1/nodes/%s' % (req.host_url, req.script_name, node.uuid)})
+        'location': '%s/v1/nodes/%s' % (common_links.base_url(req), node.uuid)})
 
 
 def _list(req, detail):
-    policy.authorize(req, rules.NODE_LIST)
+    project = policy.list_project(req, 'node')
     query.known_params(req, schema.LIST_PARAMS)
     if 'conductor_group' in req.GET and not req.version.matches(
             api_version.CONDUCTOR_GROUP):
@@ -82,10 +71,19 @@ def _list(req, detail):
                                "request.")
     limit, marker, sort_key, sort_dir = query.pagination(
         req, node_obj.SORT_KEYS)
-    filters = {k: req.GET.get(k) for k in ('resource_class', 'provision_state',
-                                           'owner', 'driver', 'instance_uuid')}
+    names = ('resource_class', 'provision_state', 'owner', 'driver', 'instance_uuid')
+    if req.version.matches(api_version.LESSEE):
+        names += ('lessee', 'project')
+    filters = {k: req.GET.get(k) for k in names}
     if 'conductor_group' in req.GET:
         filters['conductor_group'] = req.GET['conductor_group'].lower()
+    if project is not None:
+        # the nodes the caller's project owns or leases, narrowed by any
+        # project filter it gave (another project's then matches nothing)
+        if filters.get('project') not in (None, project):
+            return response.send_json({'nodes': []})
+        filters['project'] = project
+        policy.check_marker(req, node_obj.get, lambda n: policy.can_see_node(req, n))
     filters['maintenance'] = query.bool_param(req, 'maintenance')
     filters['associated'] = query.bool_param(req, 'associated')
     if query.bool_param(req, 'detail'):
@@ -108,9 +106,8 @@ def list_nodes_detail(req):
 
 @router.endpoint()
 def get_node(req):
-    policy.authorize(req, rules.NODE_GET)
     fields = query.fields_param(req, response.node_fields(req))
-    node = node_obj.get(req.context, req.urlvars['node'])
+    node = policy.node_for(req)
     return response.send_json(response.node(req, node, fields))
 
 
@@ -129,16 +126,35 @@ def _check_patched(values):
             raise fault.BadRequest('%s must be an object' % key)
         if key in values and values[key] is None:
             values[key] = {}
-    for key in ('owner', 'description'):
+    for key in ('owner', 'lessee', 'description'):
         if values.get(key) is not None and not isinstance(values[key], str):
             raise fault.BadRequest('%s must be a string' % key)
 
 
 @router.endpoint()
+def _patch_rules(patch):
+    """Ironic's rules for a patch: one per field with its own, else node:update."""
+    names, generic = [], False
+    for op in patch if isinstance(patch, list) else ():
+        path = op.get('path') if isinstance(op, dict) else None
+        field = path.lstrip('/').split('/')[0] if isinstance(path, str) else None
+        rule = rules.NODE_UPDATE_FIELDS.get(field)
+        if rule is None:
+            generic = True
+        elif rule not in names:
+            names.append(rule)
+    if generic or not names:
+        names.insert(0, rules.NODE_UPDATE)
+    return names
+
+
+@router.endpoint()
 def update_node(req):
-    policy.authorize(req, rules.NODE_UPDATE)
     patch = validation.json_body(req)
-    node = node_obj.get(req.context, req.urlvars['node'])
+    names = _patch_rules(patch)
+    node = policy.node_for(req, names[0])
+    for name in names[1:]:
+        policy.authorize(req, name, policy.node_target(node))
     doc = {k: getattr(node, k) for k in schema.PATCHABLE}
     new = validation.apply_patch(doc, patch, schema.PATCHABLE)
     for key in schema.PATCHABLE:
@@ -147,11 +163,14 @@ def update_node(req):
     if changed.get('conductor_group', '') is None and doc['conductor_group'] == '':
         changed.pop('conductor_group')    # removing the default group: no change
     _conductor_group(req, changed)
+    if 'lessee' in changed and not req.version.matches(api_version.LESSEE):
+        raise fault.NotAcceptable('The lessee field needs API version %s'
+                                  % api_version.LESSEE)
     _check_patched(changed)
     if ('instance_uuid' in changed and changed['instance_uuid'] is None
             and node.allocation_uuid is not None):
         # ends the allocation: the conductor's write
-        require_conductor(req).update_node(req.context, holder(req, node), node.uuid,
+        require_conductor(req).update_node(req.context, backend.holder(req, node), node.uuid,
                                            changed)
         node = node_obj.get(req.context, node.uuid)
     elif changed:
@@ -162,11 +181,10 @@ def update_node(req):
 
 @router.endpoint()
 def delete_node(req):
-    policy.authorize(req, rules.NODE_DELETE)
-    node = node_obj.get(req.context, req.urlvars['node'])
+    node = policy.node_for(req, rules.NODE_DELETE)
     if node.allocation_uuid is not None:
         # ends the allocation: the conductor's write
-        require_conductor(req).destroy_node(req.context, holder(req, node), node.uuid)
+        require_conductor(req).destroy_node(req.context, backend.holder(req, node), node.uuid)
     else:
         node_obj.destroy(req.context, node.uuid, mirror=backend.mirrors(req))
     return response.no_content()

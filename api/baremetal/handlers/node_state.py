@@ -1,9 +1,9 @@
 """/v1/nodes/{node}/states, its provision and power targets, and maintenance."""
 
 from api.baremetal import backend, fault, policy, response, router, validation
-from api.baremetal.handlers import node as node_handlers
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import node_state as schema
+from api.common import links as common_links
 from api.common.conductor import require_conductor
 from objects.baremetal import node as node_obj
 
@@ -13,14 +13,13 @@ _POWER_TARGETS = ('power on', 'power off', 'rebooting', 'soft power off',
 
 def _accepted(req, node):
     return response.no_content(202, headers={
-        'location': '%s%s/v1/nodes/%s/states' % (req.host_url, req.script_name,
-                                                 node.uuid)})
+        'location': '%s/v1/nodes/%s/states' % (common_links.base_url(req),
+                                               node.uuid)})
 
 
 @router.endpoint()
 def get_states(req):
-    policy.authorize(req, rules.NODE_GET)
-    node = node_obj.get(req.context, req.urlvars['node'])
+    node = policy.node_for(req, rules.NODE_GET_STATES)
     body = response.node(req, node)
     keys = ('provision_state', 'target_provision_state', 'provision_updated_at',
             'power_state', 'target_power_state', 'last_error', 'console_enabled')
@@ -29,7 +28,7 @@ def get_states(req):
 
 @router.endpoint()
 def set_provision_state(req):
-    policy.authorize(req, rules.NODE_PROVISION)
+    policy.node_for(req, rules.NODE_PROVISION)
     data = validation.json_body(req, schema.TARGET_SCHEMA)
     target = data['target']
     if target not in node_obj.PROVISION_VERBS:
@@ -42,7 +41,7 @@ def set_provision_state(req):
     if target in node_obj.DEALLOCATING_VERBS and node.allocation_uuid is not None:
         # ends the allocation: the conductor's write
         require_conductor(req).set_node_provision_state(
-            req.context, node_handlers.holder(req, node), node.uuid, target)
+            req.context, backend.holder(req, node), node.uuid, target)
     else:
         node = node_obj.set_provision_state(req.context, node.uuid, target,
                                             mirror=backend.mirrors(req))
@@ -51,7 +50,7 @@ def set_provision_state(req):
 
 @router.endpoint()
 def set_power_state(req):
-    policy.authorize(req, rules.NODE_POWER)
+    policy.node_for(req, rules.NODE_POWER)
     data = validation.json_body(req, schema.TARGET_SCHEMA)
     if data['target'] not in _POWER_TARGETS:
         raise fault.BadRequest('Invalid power state target %s; valid: %s'
@@ -63,7 +62,7 @@ def set_power_state(req):
 
 @router.endpoint()
 def set_maintenance(req):
-    policy.authorize(req, rules.NODE_MAINTENANCE)
+    policy.node_for(req, rules.NODE_MAINTENANCE)
     reason = None
     if req.body:
         data = validation.json_body(req, schema.MAINTENANCE_SCHEMA)
@@ -75,7 +74,7 @@ def set_maintenance(req):
 
 @router.endpoint()
 def unset_maintenance(req):
-    policy.authorize(req, rules.NODE_MAINTENANCE)
+    policy.node_for(req, rules.NODE_CLEAR_MAINTENANCE)
     node_obj.set_maintenance(req.context, req.urlvars['node'], False,
                              mirror=backend.mirrors(req))
     return response.no_content(202)

@@ -8,14 +8,13 @@ from objects.baremetal import node as node_obj
 
 @router.endpoint('1.37')
 def list_traits(req):
-    policy.authorize(req, rules.NODE_TRAITS_LIST)
-    node = node_obj.get(req.context, req.urlvars['node'])
+    node = policy.node_for(req, rules.NODE_TRAITS_LIST)
     return response.send_json({'traits': node.traits})
 
 
 @router.endpoint('1.37', too_old=405)
 def set_traits(req):
-    policy.authorize(req, rules.NODE_TRAITS_SET)
+    policy.node_for(req, rules.NODE_TRAITS_SET)
     traits = validation.json_body(req, schema.SET_SCHEMA)['traits']
     for trait in traits:
         validation.check_trait(trait)
@@ -26,7 +25,7 @@ def set_traits(req):
 
 @router.endpoint('1.37', too_old=405)
 def add_trait(req):
-    policy.authorize(req, rules.NODE_TRAITS_SET)
+    policy.node_for(req, rules.NODE_TRAITS_SET)
     validation.check_trait(req.urlvars['trait'])
     node_obj.add_trait(req.context, req.urlvars['node'], req.urlvars['trait'],
                        mirror=backend.mirrors(req))
@@ -35,14 +34,14 @@ def add_trait(req):
 
 @router.endpoint('1.37', too_old=405)
 def remove_traits(req):
-    policy.authorize(req, rules.NODE_TRAITS_DELETE)
+    policy.node_for(req, rules.NODE_TRAITS_DELETE)
     node_obj.set_traits(req.context, req.urlvars['node'], [], mirror=backend.mirrors(req))
     return response.no_content()
 
 
 @router.endpoint('1.37', too_old=405)
 def remove_trait(req):
-    policy.authorize(req, rules.NODE_TRAITS_DELETE)
+    policy.node_for(req, rules.NODE_TRAITS_DELETE)
     node_obj.remove_trait(req.context, req.urlvars['node'], req.urlvars['trait'],
                           mirror=backend.mirrors(req))
     return response.no_content()

@@ -2,13 +2,14 @@
 
 from api.baremetal import response
 from api.baremetal import version as api_version
+from api.common import links as common_links
 
 
 def _version(req):
     return {'id': 'v1', 'status': 'CURRENT',
             'min_version': str(api_version.MIN_VERSION),
             'version': str(api_version.MAX_VERSION),
-            'links': [{'href': '%s%s/v1/' % (req.host_url, req.script_name),
+            'links': [{'href': '%s/v1/' % common_links.base_url(req),
                        'rel': 'self'}]}
 
 
@@ -22,7 +23,7 @@ def root(req):
 
 
 def v1(req):
-    base = '%s%s' % (req.host_url, req.script_name)
+    base = common_links.base_url(req)
 
     def res(name):
         return [{'href': '%s/v1/%s/' % (base, name), 'rel': 'self'},

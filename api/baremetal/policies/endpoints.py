@@ -1,4 +1,4 @@
-"""Endpoint rules of the bare-metal API: one per method and path, Ironic's names."""
+"""Endpoint rules of the bare-metal API: Ironic's names, defaults and scope types."""
 
 from oslo_policy import policy as oslo_policy
 
@@ -6,53 +6,124 @@ from api.baremetal.policies import base
 
 NODE_GET = 'baremetal:node:get'
 NODE_LIST = 'baremetal:node:list'
+NODE_LIST_ALL = 'baremetal:node:list_all'
+NODE_FILTER_THRESHOLD = 'baremetal:node:get:filter_threshold'
+NODE_GET_LAST_ERROR = 'baremetal:node:get:last_error'
+NODE_GET_RESERVATION = 'baremetal:node:get:reservation'
+NODE_GET_DRIVER_INTERNAL_INFO = 'baremetal:node:get:driver_internal_info'
+NODE_GET_DRIVER_INFO = 'baremetal:node:get:driver_info'
+NODE_GET_STATES = 'baremetal:node:get_states'
 NODE_CREATE = 'baremetal:node:create'
 NODE_UPDATE = 'baremetal:node:update'
 NODE_DELETE = 'baremetal:node:delete'
 NODE_PROVISION = 'baremetal:node:set_provision_state'
 NODE_POWER = 'baremetal:node:set_power_state'
 NODE_MAINTENANCE = 'baremetal:node:set_maintenance'
+NODE_CLEAR_MAINTENANCE = 'baremetal:node:clear_maintenance'
 NODE_TRAITS_LIST = 'baremetal:node:traits:list'
 NODE_TRAITS_SET = 'baremetal:node:traits:set'
 NODE_TRAITS_DELETE = 'baremetal:node:traits:delete'
 ALLOCATION_GET = 'baremetal:allocation:get'
 ALLOCATION_LIST = 'baremetal:allocation:list'
+ALLOCATION_LIST_ALL = 'baremetal:allocation:list_all'
 ALLOCATION_CREATE = 'baremetal:allocation:create'
+ALLOCATION_CREATE_RESTRICTED = 'baremetal:allocation:create_restricted'
 ALLOCATION_UPDATE = 'baremetal:allocation:update'
 ALLOCATION_DELETE = 'baremetal:allocation:delete'
-ALLOCATION_CREATE_RESTRICTED = 'baremetal:allocation:create_restricted'
-ALLOCATION_LIST_ALL = 'baremetal:allocation:list_all'
 
+# PATCH /v1/nodes/{node}: the rule of each changed field (after NODE_UPDATE)
+NODE_UPDATE_FIELDS = {
+    'owner': 'baremetal:node:update:owner',
+    'lessee': 'baremetal:node:update:lessee',
+    'driver_info': 'baremetal:node:update:driver_info',
+    'properties': 'baremetal:node:update:properties',
+    'instance_uuid': 'baremetal:node:update:instance_uuid',
+    'name': 'baremetal:node:update:name',
+    'extra': 'baremetal:node:update_extra',
+    'instance_info': 'baremetal:node:update_instance_info',
+    'conductor_group': 'baremetal:node:update:conductor_group',
+}
+
+_NODE = '/v1/nodes/{node_ident}'
+_ALLOC = '/v1/allocations/{allocation_id}'
+
+# (name, check string, description, [(method, path)])
 _RULES = [
-    (NODE_GET, 'GET /v1/nodes/{node}'), (NODE_LIST, 'GET /v1/nodes'),
-    (NODE_CREATE, 'POST /v1/nodes'), (NODE_UPDATE, 'PATCH /v1/nodes/{node}'),
-    (NODE_DELETE, 'DELETE /v1/nodes/{node}'),
-    (NODE_PROVISION, 'PUT /v1/nodes/{node}/states/provision'),
-    (NODE_POWER, 'PUT /v1/nodes/{node}/states/power'),
-    (NODE_MAINTENANCE, 'PUT /v1/nodes/{node}/maintenance'),
-    (NODE_TRAITS_LIST, 'GET /v1/nodes/{node}/traits'),
-    (NODE_TRAITS_SET, 'PUT /v1/nodes/{node}/traits'),
-    (NODE_TRAITS_DELETE, 'DELETE /v1/nodes/{node}/traits'),
-    (ALLOCATION_GET, 'GET /v1/allocations/{allocation}'),
-    (ALLOCATION_LIST, 'GET /v1/allocations'),
-    (ALLOCATION_CREATE, 'POST /v1/allocations'),
-    (ALLOCATION_UPDATE, 'PATCH /v1/allocations/{allocation}'),
-    (ALLOCATION_DELETE, 'DELETE /v1/allocations/{allocation}'),
+    (NODE_CREATE, base._any(base.SYSTEM_ADMIN, base.SYSTEM_SERVICE), 'Create a node',
+     [('POST', '/v1/nodes')]),
+    (NODE_LIST, base.API_READER, 'List the nodes the caller may see',
+     [('GET', '/v1/nodes'), ('GET', '/v1/nodes/detail')]),
+    (NODE_LIST_ALL, base.SYSTEM_READER, 'List every node, whoever owns it',
+     [('GET', '/v1/nodes'), ('GET', '/v1/nodes/detail')]),
+    (NODE_GET, base.SYSTEM_OR_PROJECT_READER, 'Show a node',
+     [('GET', _NODE)]),
+    (NODE_FILTER_THRESHOLD, base.SYSTEM_READER,
+     'Callers failing this rule see node fields restricted by the '
+     'baremetal:node:get:<field> rules', [('GET', _NODE)]),
+    (NODE_GET_LAST_ERROR, base.SYSTEM_OR_OWNER_READER,
+     'See last_error (else redacted)', [('GET', _NODE)]),
+    (NODE_GET_RESERVATION, base.SYSTEM_OR_OWNER_READER,
+     'See reservation (else redacted)', [('GET', _NODE)]),
+    (NODE_GET_DRIVER_INTERNAL_INFO, base.SYSTEM_OR_OWNER_READER,
+     'See driver_internal_info (else redacted)', [('GET', _NODE)]),
+    (NODE_GET_DRIVER_INFO, base.SYSTEM_OR_OWNER_READER,
+     'See driver_info (else redacted)', [('GET', _NODE)]),
+    (NODE_UPDATE, base.SYSTEM_OR_PROJECT_MEMBER, 'Update a node',
+     [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['owner'], base.SYSTEM_MEMBER, 'Change a node owner',
+     [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['conductor_group'], base.SYSTEM_MEMBER,
+     'Change a node conductor group', [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['lessee'], base.SYSTEM_MEMBER_OR_OWNER_MEMBER,
+     'Change a node lessee', [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['driver_info'], base.SYSTEM_MEMBER_OR_OWNER_MEMBER,
+     'Change a node driver_info', [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['properties'], base.SYSTEM_MEMBER_OR_OWNER_MEMBER,
+     'Change a node properties', [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['instance_uuid'], base.SYSTEM_MEMBER_OR_OWNER_MEMBER,
+     'Change a node instance_uuid', [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['name'], base.SYSTEM_MEMBER_OR_OWNER_MEMBER,
+     'Change a node name', [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['extra'], base.SYSTEM_OR_PROJECT_MEMBER,
+     'Change a node extra', [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['instance_info'],
+     base.SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN, 'Change a node instance_info',
+     [('PATCH', _NODE)]),
+    (NODE_DELETE, base.SYSTEM_ADMIN, 'Delete a node', [('DELETE', _NODE)]),
+    (NODE_GET_STATES, base.SYSTEM_OR_PROJECT_READER, 'Show node states',
+     [('GET', _NODE + '/states')]),
+    (NODE_PROVISION, base.SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+     'Change a node provision state', [('PUT', _NODE + '/states/provision')]),
+    (NODE_POWER, base.SYSTEM_OR_PROJECT_MEMBER, 'Change a node power state',
+     [('PUT', _NODE + '/states/power')]),
+    (NODE_MAINTENANCE, base.SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+     'Put a node in maintenance', [('PUT', _NODE + '/maintenance')]),
+    (NODE_CLEAR_MAINTENANCE, base.SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+     'Take a node out of maintenance', [('DELETE', _NODE + '/maintenance')]),
+    (NODE_TRAITS_LIST, base.SYSTEM_OR_PROJECT_READER, 'List node traits',
+     [('GET', _NODE + '/traits')]),
+    (NODE_TRAITS_SET, base.SYSTEM_MEMBER_OR_OWNER_ADMIN, 'Set node traits',
+     [('PUT', _NODE + '/traits'), ('PUT', _NODE + '/traits/{trait}')]),
+    (NODE_TRAITS_DELETE, base.SYSTEM_MEMBER_OR_OWNER_ADMIN, 'Remove node traits',
+     [('DELETE', _NODE + '/traits'), ('DELETE', _NODE + '/traits/{trait}')]),
+    (ALLOCATION_GET, base.ALLOCATION_READER, 'Show an allocation',
+     [('GET', _ALLOC), ('GET', _NODE + '/allocation')]),
+    (ALLOCATION_LIST, base.API_READER, 'List the allocations of the caller',
+     [('GET', '/v1/allocations')]),
+    (ALLOCATION_LIST_ALL, base.SYSTEM_READER, 'List every allocation',
+     [('GET', '/v1/allocations')]),
+    (ALLOCATION_CREATE, base.ALLOCATION_CREATOR, 'Create an allocation',
+     [('POST', '/v1/allocations')]),
+    (ALLOCATION_CREATE_RESTRICTED, base.SYSTEM_MEMBER,
+     'Create an allocation with any owner, from any node', [('POST', '/v1/allocations')]),
+    (ALLOCATION_UPDATE, base.ALLOCATION_MEMBER, 'Change an allocation',
+     [('PATCH', _ALLOC)]),
+    (ALLOCATION_DELETE, base.ALLOCATION_MEMBER, 'Delete an allocation',
+     [('DELETE', _ALLOC), ('DELETE', _NODE + '/allocation')]),
 ]
 
-
-_PROJECT_RULES = {
-    ALLOCATION_GET: base.PROJECT_READER, ALLOCATION_LIST: base.PROJECT_READER,
-    ALLOCATION_CREATE: base.PROJECT_MEMBER, ALLOCATION_UPDATE: base.PROJECT_MEMBER,
-    ALLOCATION_DELETE: base.PROJECT_MEMBER}
-_EXTRA = [
-    (ALLOCATION_CREATE_RESTRICTED, 'POST /v1/allocations with another owner or '
-                                   'nodes of another project'),
-    (ALLOCATION_LIST_ALL, 'GET /v1/allocations of every owner'),
-]
-
-
-rules = [oslo_policy.RuleDefault(name, _PROJECT_RULES.get(name, base.ADMIN),
-                                 description=desc)
-         for name, desc in _RULES + _EXTRA]
-
+rules = base.rules + [
+    oslo_policy.DocumentedRuleDefault(
+        name=name, check_str=check, description=desc, scope_types=base.SCOPES,
+        operations=[{'method': m, 'path': p} for m, p in ops])
+    for name, check, desc, ops in _RULES]

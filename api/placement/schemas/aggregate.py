@@ -2,7 +2,8 @@
 
 from api.placement.schemas import common
 
-_AGGREGATES = {'type': 'array', 'items': common.UUID, 'uniqueItems': True}
+_AGGREGATES = {'type': 'array', 'items': common.UUID, 'uniqueItems': True,
+               'maxItems': common.MAX_ITEMS}
 
 PUT_AGGREGATES = _AGGREGATES
 

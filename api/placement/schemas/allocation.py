@@ -26,13 +26,14 @@ MAPPINGS = {
     'type': 'object',
     'minProperties': 1,
     'additionalProperties': {'type': 'array', 'minItems': 1,
-                             'items': common.UUID},
+                             'maxItems': common.MAX_ITEMS, 'items': common.UUID},
 }
 
 # 1.0-1.11: a list of {resource_provider: {uuid}, resources}
 _LIST = {
     'type': 'array',
     'minItems': 1,
+    'maxItems': common.MAX_ITEMS,
     'items': {
         'type': 'object',
         'properties': {

@@ -10,7 +10,8 @@ from api.placement.schemas import allocation_candidate as ac_schema
 from api.placement.schemas import common
 
 _STRING_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
-_TERMS = {'type': 'array', 'items': {'type': 'string', 'minLength': 1}}
+_TERMS = {'type': 'array', 'items': {'type': 'string', 'minLength': 1},
+          'maxItems': common.MAX_TERMS}
 RESOURCES = {
     'type': 'object',
     'minProperties': 1,
@@ -41,8 +42,8 @@ POST_CLAIMS = {
                    'additionalProperties': GROUP},
         'group_policy': {'type': 'string', 'enum': ['none', 'isolate']},
         'root_required': _TERMS,
-        'same_subtree': {'type': 'array', 'items': {
-            'type': 'array', 'minItems': 1,
+        'same_subtree': {'type': 'array', 'maxItems': common.MAX_TERMS, 'items': {
+            'type': 'array', 'minItems': 1, 'maxItems': common.MAX_TERMS,
             'items': {'type': 'string', 'pattern': '^%s$' % ac_schema.STRING_SUFFIX}}},
         'weigher': {'type': 'string', 'minLength': 1, 'maxLength': 64},
         'count': {'type': 'integer', 'minimum': 1, 'maximum': 1000},

@@ -16,6 +16,7 @@ PUT_PROVIDER_TRAITS = {
     'properties': {
         'traits': {
             'type': 'array',
+            'maxItems': common.MAX_ITEMS,
             'items': {'type': 'string', 'minLength': 1, 'maxLength': 255},
         },
         'resource_provider_generation': common.GENERATION,

@@ -137,3 +137,37 @@ def test_a_conductor_the_backend_forgot_joins_again(rings):
     reader.refresh()
     assert reader.members() == {'cond-a'}
     assert reader.owner('x') == 'cond-a'
+
+
+def test_join_survives_the_old_incarnation_expiring_between_look_and_delete(rings):
+    """Found by the chaos run: after kill -9 the restarted conductor saw its old key
+    (MemberAlreadyExist), and by the time it deleted it the old lease had expired
+    (MemberNotJoined); the start failed and the process exited."""
+    from tooz import coordination
+    ring = rings('cond-a', join=False)
+    real_join = ring._coord.join_group
+    calls = []
+
+    class Done:
+        def __init__(self, exc=None):
+            self.exc = exc
+
+        def get(self):
+            if self.exc:
+                raise self.exc
+
+    def join_group(group, capabilities=None):
+        calls.append('join')
+        if len(calls) == 1:
+            return Done(coordination.MemberAlreadyExist(group, b'cond-a'))
+        return real_join(group, capabilities=capabilities)
+
+    def leave_group(group):
+        calls.append('leave')
+        return Done(coordination.MemberNotJoined(group, b'cond-a'))
+
+    ring._coord.join_group = join_group
+    ring._coord.leave_group = leave_group
+    ring.join({'host': 'cond-a'})
+    assert calls == ['join', 'leave', 'join']
+    assert 'cond-a' in ring.members()

@@ -139,3 +139,18 @@ def test_stop_twice_is_harmless(conf, transport):
     svc.stop(grace=0)
     svc.stop(grace=0)
     assert svc.ring.members() == frozenset()
+
+
+def test_stop_after_a_start_that_failed_while_joining(conf, transport, monkeypatch):
+    """The chaos run's second defect: the RPC server was up but the join failed, and
+    the clean-up stop raised AttributeError on the periodic tasks that never started."""
+    def failing_join(self, capabilities=None):
+        raise RuntimeError('the coordination backend refused the join')
+
+    monkeypatch.setattr(conductor_ring.Ring, 'join', failing_join)
+    svc = conductor_service.ConductorService(conf, 'cond-a', None, transport=transport)
+    with pytest.raises(RuntimeError, match='refused the join'):
+        svc.start()
+    svc.stop(grace=0)
+    assert svc._periodic is None
+    assert svc.ring.members() == frozenset()

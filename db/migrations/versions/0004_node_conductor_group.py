@@ -3,16 +3,16 @@
 Expand only: a new column with the empty group as its server default, so
 rows written by an older release read as the default group.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-11-24 08:00:00
 """
 
 from alembic import op
 import sqlalchemy as sa
 
-revision = '0003'
-down_revision = '0002'
+revision = '0004'
+down_revision = '0003'
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,42 @@
+"""Ironic endpoints berth does not serve: an explicit 404 instead of a generic one.
+
+A client that asks for ports, drivers or ``validate`` should learn that berth
+does not serve them, not read a 404 as "no such node".  Listed from Ironic's
+API reference; what berth serves is doc/api/baremetal.md's compatibility
+matrix.
+"""
+
+from api.baremetal import fault
+
+DOC = 'doc/api/baremetal.md'
+
+# /v1/<name>...
+TOP_LEVEL = frozenset((
+    'ports', 'portgroups', 'chassis', 'drivers', 'conductors', 'deploy_templates',
+    'runbooks', 'volume', 'lookup', 'heartbeat', 'events', 'shards',
+    'continue_inspection', 'inspection_rules'))
+# /v1/nodes/{node}/<name>...
+NODE_LEVEL = frozenset((
+    'ports', 'portgroups', 'vifs', 'validate', 'management', 'bios',
+    'vendor_passthru', 'volume', 'history', 'inventory', 'firmware', 'children',
+    'vmedia', 'virtual_media', 'shard'))
+# /v1/nodes/{node}/states/<name>
+NODE_STATES = frozenset(('raid', 'console', 'boot_mode', 'secure_boot', 'indicators'))
+
+
+def is_unsupported(path):
+    """Whether ``path`` (no route matched it) is an Ironic endpoint berth leaves out."""
+    parts = [p for p in path.split('/') if p]
+    if len(parts) < 2 or parts[0] != 'v1':
+        return False
+    if parts[1] in TOP_LEVEL:
+        return True
+    if parts[1] != 'nodes' or len(parts) < 4:
+        return False
+    if parts[3] in NODE_LEVEL:
+        return True
+    return parts[3] == 'states' and len(parts) >= 5 and parts[4] in NODE_STATES
+
+
+def not_supported(path):
+    return fault.NotFound('not supported by berth: %s (see %s)' % (path, DOC))
