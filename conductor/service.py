@@ -93,6 +93,7 @@ class ConductorService:
         if self._periodic is not None:
             self._periodic.stop()
         self.workers.shutdown()
+        self.manager.notifier.cleanup()
         if self.ring is not None:
             self.ring.stop()
         if self._own_transport and self._transport is not None:

@@ -241,6 +241,8 @@ class Node(TimestampMixin, Base):
     # the conductor that holds the node's lock while it works on it (NULL = free)
     reservation = sa.Column(sa.String(255), nullable=True)
     conductor_affinity = sa.Column(sa.String(255), nullable=True)
+    # Ironic's conductor group (API 1.46), lower case; '' is the default group
+    conductor_group = sa.Column(sa.String(255), nullable=False, server_default='')
     # the node_allocations row holding this node (no FK: the two tables point
     # at each other; both sides are written in one transaction)
     allocation_id = sa.Column(sa.Integer, nullable=True)

@@ -53,3 +53,10 @@ def pagination(req, sort_keys, forbidden_keys=()):
         raise fault.BadRequest('The sort_key value "%s" is an invalid field for '
                                'sorting' % sort_key)
     return limit, req.GET.get('marker'), sort_key, sort_dir
+
+
+def known_params(req, allowed):
+    """400 for a query parameter this list does not know (as Ironic: never ignored)."""
+    unknown = sorted(set(req.GET) - set(allowed))
+    if unknown:
+        raise fault.BadRequest('Unknown argument: "%s"' % ', '.join(unknown))

@@ -19,8 +19,8 @@ _iso = common_response.iso
 
 # node fields shown only from a version on (older clients never see them)
 _NODE_FIELD_VERSIONS = {'name': '1.5', 'resource_class': '1.21', 'traits': '1.37',
-                        'fault': '1.42', 'conductor': '1.49', 'owner': '1.50',
-                        'description': '1.51', 'allocation_uuid': '1.52',
+                        'fault': '1.42', 'conductor_group': '1.46', 'conductor': '1.49',
+                        'owner': '1.50', 'description': '1.51', 'allocation_uuid': '1.52',
                         'retired': '1.61', 'retired_reason': '1.61',
                         'lessee': api_version.LESSEE}
 _NODE_LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
@@ -115,7 +115,8 @@ def node(req, node, fields=None, detail=True):
         'lessee': node.lessee,
         'description': node.description, 'last_error': node.last_error,
         'reservation': node.reservation, 'conductor': node.conductor_affinity,
-        'conductor_group': '', 'console_enabled': False, 'chassis_uuid': None,
+        'conductor_group': node.conductor_group or '', 'console_enabled': False,
+        'chassis_uuid': None,
         'clean_step': {}, 'deploy_step': {}, 'protected': False,
         'protected_reason': None, 'retired': False, 'retired_reason': None,
         'traits': node.traits, 'allocation_uuid': node.allocation_uuid,

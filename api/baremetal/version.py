@@ -12,6 +12,7 @@ MIN_VERSION = Version(1, 1)
 # 1.65 node lessee (settable, filterable, matched by allocations like owner)
 MAX_VERSION = Version(1, 65)
 
+CONDUCTOR_GROUP = '1.46'
 ALLOCATIONS = '1.52'
 ALLOCATION_PATCH = '1.57'
 BACKFILL = '1.58'

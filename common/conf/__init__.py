@@ -13,6 +13,7 @@ from common.conf import (
     database,
     default,
     metrics,
+    notifications,
     placement,
     quota,
     scheduler,
@@ -21,7 +22,7 @@ from common.conf import (
 
 # Every module here that defines options; common.conf.opts walks this list.
 MODULES = [default, api, database, placement, conductor, coordination, upgrade_levels,
-           allocation, compute, scheduler, quota, metrics]
+           allocation, compute, scheduler, quota, metrics, notifications]
 
 
 def register_opts(conf):

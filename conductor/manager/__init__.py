@@ -12,8 +12,10 @@ import oslo_messaging as messaging
 
 from common import context as berth_context
 from common import exception
-from conductor.manager import allocation_queue, claims, node_allocations, scheduling
+from conductor import notifications
+from conductor.manager import allocation_queue, claims, node_allocations, node_writes, scheduling
 from conductor.periodic import node_allocations as allocation_periodics
+from conductor.rpcapi import routing
 from conductor.rpcapi import version as rpc_version
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -67,6 +69,9 @@ class ConductorManager:
         self.claims = claims.Claims(conf)
         self.node_allocator = node_allocations.NodeAllocator.from_conf(
             conf, host, self.claims)
+        self.notifier = notifications.AllocationNotifier(conf, host)
+        self.node_allocator.notifier = self.notifier
+        self.node_writes = node_writes.NodeWrites(self.node_allocator)
         self.allocation_queue = allocation_queue.AllocationQueue(
             workers, self.node_allocator, conf.allocation.backlog)
         self.scheduler = scheduling.Scheduler(conf, self.claims,
@@ -121,20 +126,62 @@ class ConductorManager:
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
+    def backfill_allocation(self, ctx, values, node):
+        """Call (1.6): an allocation for ``node``, already ``active`` (Ironic 1.58)."""
+        return self.node_writes.backfill(ctx, values, node)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def update_allocation(self, ctx, allocation, values):
+        """Call (1.6): PATCH an allocation's ``name``/``extra`` (AllocationDuplicateName)."""
+        self.node_writes.update_allocation(ctx, allocation, values)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def update_node(self, ctx, node, values):
+        """Call (1.6): a node PATCH that removes the node's instance and allocation."""
+        self.node_writes.update_node(ctx, node, values)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def set_node_provision_state(self, ctx, node, verb):
+        """Call (1.6): ``deleted``/``undeploy`` on a node holding an allocation."""
+        self.node_writes.set_provision_state(ctx, node, verb)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def destroy_node(self, ctx, node):
+        """Call (1.6): delete a node (in maintenance) holding an allocation."""
+        self.node_writes.destroy_node(ctx, node)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
     def claim_resources(self, ctx, tree, consumers):
-        """Call (1.2): replace Placement allocations of one or more consumers."""
+        """Call (1.2): replace Placement allocations of one or more consumers.
+
+        ``tree`` None (a client without the database): resolved here.
+        """
+        if tree is None:
+            tree = routing.ROOTS.tree(ctx, {rp for c in consumers for rp in c['allocations']},
+                                      [c['uuid'] for c in consumers])
         self.claims.claim_resources(ctx, tree, consumers)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def delete_allocations(self, ctx, tree, consumer_uuid):
         """Call (1.2): remove every Placement allocation of one consumer."""
+        if tree is None:
+            tree = routing.consumer_tree(ctx, consumer_uuid)
         self.claims.delete_allocations(ctx, tree, consumer_uuid)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def reshape(self, ctx, tree, inventories, consumers):
         """Call (1.2): move inventory and allocations atomically (POST /reshaper)."""
+        if tree is None:
+            tree = routing.ROOTS.tree(
+                ctx, set(inventories) | {rp for c in consumers for rp in c['allocations']},
+                [c['uuid'] for c in consumers])
         self.claims.reshape(ctx, tree, inventories, consumers)
 
     @messaging.expected_exceptions(exception.BerthException)

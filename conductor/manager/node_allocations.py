@@ -16,6 +16,7 @@ the same transaction; a node whose claim Placement refuses is skipped.
 """
 
 import collections
+import contextlib
 import dataclasses
 import logging
 import random
@@ -76,6 +77,8 @@ class NodeAllocator:
 
     def __init__(self, host, lock_attempts=3, lock_interval=0.1, claimant=None):
         self.host = host
+        # a conductor.notifications.AllocationNotifier (set by the manager)
+        self.notifier = None
         self.lock_attempts = max(1, lock_attempts)
         self.lock_interval = lock_interval
         self.claimant = claimant
@@ -118,7 +121,28 @@ class NodeAllocator:
         return [self.allocate(ctx, alloc_id, first)
                 for alloc_id, first in zip(alloc_ids, firsts)]
 
+    def _notify_row(self, ctx, alloc_id, phase):
+        """Send ``baremetal.allocation.create.<phase>`` for a row of ours; never raises."""
+        try:
+            alloc = alloc_obj.get_by_id(ctx, alloc_id)
+        except Exception:
+            return None
+        if alloc.conductor_affinity == self.host:
+            self.notifier.emit(ctx, 'create', phase, alloc)
+        return alloc
+
     def allocate(self, ctx, alloc_id, first=None):
+        """:meth:`_allocate_row`, notified (create.start, then .end or .error)."""
+        if self.notifier is None or not self.notifier.enabled:
+            return self._allocate_row(ctx, alloc_id, first)
+        started = self._notify_row(ctx, alloc_id, 'start')
+        written = self._allocate_row(ctx, alloc_id, first)
+        if started is not None and written is not None:
+            self._notify_row(ctx, alloc_id, 'end' if written['state'] == alloc_obj.ACTIVE
+                             else 'error')
+        return written
+
+    def _allocate_row(self, ctx, alloc_id, first=None):
         """Finish the ``allocating`` row ``alloc_id`` if it is ours; never raises.
 
         Returns what this call wrote, ``{'state', 'node_uuid', 'last_error',
@@ -306,4 +330,27 @@ class NodeAllocator:
 
     def destroy(self, ctx, ident):
         """Delete an allocation (NodeLocked / NodeInvalidState / AllocationNotFound)."""
-        reservation.destroy_allocation(ctx, ident, self.host, mirror=self.mirror)
+        with self.notified(ctx, 'delete', alloc_obj.get(ctx, ident)):
+            reservation.destroy_allocation(ctx, ident, self.host, mirror=self.mirror)
+
+    @contextlib.contextmanager
+    def notified(self, ctx, action, alloc):
+        """``<action>.start``, then ``.end`` after the block or ``.error`` (re-raised)."""
+        notifier = self.notifier
+        if notifier is None or not notifier.enabled or alloc is None:
+            yield
+            return
+        notifier.emit(ctx, action, 'start', alloc)
+        try:
+            yield
+        except Exception as exc:
+            notifier.emit(ctx, action, 'error', dataclasses.replace(
+                alloc, last_error=getattr(exc, 'message', None) or str(exc))
+                if dataclasses.is_dataclass(alloc) else alloc)
+            raise
+        if action != 'delete':
+            try:
+                alloc = alloc_obj.get(ctx, alloc.uuid)
+            except exception.AllocationNotFound:
+                pass
+        notifier.emit(ctx, action, 'end', alloc)

@@ -48,6 +48,8 @@ class ConductorAPI:
                                      retry=conf.conductor.rpc_send_retries)
         # whether create_allocation may wait (1.4); the cap is fixed per process
         self._allocation_wait = self.can_send_version('1.4')
+        # backfill and the node writes that end an allocation (1.6)
+        self._node_writes = self.can_send_version('1.6')
         # concurrent waiting calls to one conductor share one message (1.5)
         self._batcher = None
         if self.can_send_version('1.5'):
@@ -172,26 +174,91 @@ class ConductorAPI:
         return self._call(ctx, routing.allocation_key(allocation_uuid),
                           'destroy_allocation', '1.1', allocation_uuid=allocation_uuid)
 
+    # --- 1.6: the other allocation writes (backfill; node writes that end one) ---
+
+    def _require_node_writes(self, method: str) -> None:
+        """ServiceUnavailable when capped below 1.6: never a write in the API process."""
+        if not self._node_writes:
+            raise exception.ServiceUnavailable(
+                reason='%s needs conductor RPC API 1.6 but [upgrade_levels] conductor '
+                       'is %s; finish the upgrade' % (method, self.version_cap))
+
+    def backfill_allocation(self, ctx: RequestContext, values: dict[str, Any],
+                            node: str) -> dict[str, Any]:
+        """Backfill (Ironic 1.58) on the ring owner of the allocation uuid.
+
+        ``values`` must carry the ``uuid``: the owner becomes the
+        allocation's conductor affinity.  Answers ``{'uuid', 'error'}``
+        (``error``: why the node does not fit; the row is stored ``error``).
+        """
+        self._require_node_writes('backfill_allocation')
+        return self._call(ctx, routing.allocation_key(values['uuid']),
+                          'backfill_allocation', '1.6', values=values, node=node)
+
+    def _holder_call(self, ctx: RequestContext, holder: tuple[str, str | None],
+                     method: str, **kwargs: Any) -> Any:
+        """Call ``method`` on the conductor of the allocation ``holder``.
+
+        ``holder`` is ``(allocation uuid, conductor_affinity)``: the affinity
+        host while it is alive, else the ring owner of the allocation uuid.
+        """
+        self._require_node_writes(method)
+        uuid, affinity = holder
+        server = routing.holder_host(self.ring, uuid, affinity)
+        cctxt = self.client.prepare(server=server, version='1.6')
+        with rpc.translate_errors(server, method):
+            return cctxt.call(ctx, method, **kwargs)
+
+    def update_allocation(self, ctx: RequestContext, holder: tuple[str, str | None],
+                          values: dict[str, Any]) -> Any:
+        """PATCH the ``name``/``extra`` of the allocation ``holder`` on its conductor."""
+        return self._holder_call(ctx, holder, 'update_allocation',
+                                 allocation=holder[0], values=values)
+
+    def update_node(self, ctx: RequestContext, holder: tuple[str, str | None],
+                    node: str, values: dict[str, Any]) -> Any:
+        """A node PATCH that removes the instance of the allocation ``holder``."""
+        return self._holder_call(ctx, holder, 'update_node', node=node, values=values)
+
+    def set_node_provision_state(self, ctx: RequestContext,
+                                 holder: tuple[str, str | None], node: str,
+                                 verb: str) -> Any:
+        """``deleted``/``undeploy`` on a node held by the allocation ``holder``."""
+        return self._holder_call(ctx, holder, 'set_node_provision_state', node=node,
+                          verb=verb)
+
+    def destroy_node(self, ctx: RequestContext, holder: tuple[str, str | None],
+                     node: str) -> Any:
+        """Delete a node held by the allocation ``holder`` (in maintenance)."""
+        return self._holder_call(ctx, holder, 'destroy_node', node=node)
+
     def claim_resources(self, ctx: RequestContext,
                         consumers: list[payloads.ClaimConsumer]) -> Any:
         """Replace the allocations of ``consumers`` on the owner of their tree.
 
-        The tree is the root of the first provider named (conductor.rpcapi.routing).
+        The tree is the root of the first provider named (conductor.rpcapi.routing);
+        a process without the database sends ``tree=None`` and the conductor
+        resolves it.
         """
         tree = routing.claim_tree(ctx, consumers)
-        return self._call(ctx, tree, 'claim_resources', '1.2', tree=tree,
+        key = tree or routing.fallback_key(set().union(*(c.providers for c in consumers)),
+                                           consumers[0].uuid)
+        return self._call(ctx, key, 'claim_resources', '1.2', tree=tree,
                           consumers=[c.to_primitive() for c in consumers])
 
     def delete_allocations(self, ctx: RequestContext, consumer_uuid: str) -> Any:
         """Remove every allocation of one consumer (routed like its claims)."""
         tree = routing.consumer_tree(ctx, consumer_uuid)
-        return self._call(ctx, tree, 'delete_allocations', '1.2', tree=tree,
+        key = tree or routing.fallback_key((), consumer_uuid)
+        return self._call(ctx, key, 'delete_allocations', '1.2', tree=tree,
                           consumer_uuid=consumer_uuid)
 
     def reshape(self, ctx: RequestContext, body: payloads.ReshapeBody) -> Any:
         """Apply a POST /reshaper body atomically on the owner of its tree."""
         tree = routing.reshape_tree(ctx, body)
-        return self._call(ctx, tree, 'reshape', '1.2', tree=tree, **body.to_primitive())
+        key = tree or routing.fallback_key(body.providers, body.consumers[0].uuid
+                                           if body.consumers else '')
+        return self._call(ctx, key, 'reshape', '1.2', tree=tree, **body.to_primitive())
 
     def schedule_and_claim(self, ctx: RequestContext, request: payloads.ScheduleRequest
                            ) -> list[payloads.ClaimedConsumer]:

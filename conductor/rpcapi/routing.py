@@ -8,7 +8,10 @@ caller has to know how a write is routed:
   sorted (objects.placement.allocation.routing_tree), so the writes on one
   tree meet on one conductor, which serialises them.
 * schedule_and_claim goes by its first consumer uuid (no provider is known
-  yet); node allocations go by the allocation uuid.
+  yet); node allocations (create, destroy, backfill) go by the allocation uuid.
+* The node writes that end an allocation go to the conductor holding it:
+  its ``conductor_affinity`` while that host is alive, else the ring owner
+  of the allocation uuid (:func:`holder_host`).
 
 The tree of a provider is cached per process: a root changes only when a
 provider is re-parented, and a stale entry merely sends a write to another
@@ -22,7 +25,16 @@ import threading
 
 from common import context as berth_context
 from conductor.rpcapi import payloads
-from objects.placement import allocation as alloc_obj
+
+
+def _routing_tree(ctx, providers, consumers):
+    """objects.placement.allocation.routing_tree, imported on first use.
+
+    A process without the database (another service using this client)
+    never needs it, so it never loads objects/ or db/.
+    """
+    from objects.placement import allocation as alloc_obj
+    return alloc_obj.routing_tree(ctx, providers, consumers)
 
 
 class RootCache:
@@ -36,12 +48,19 @@ class RootCache:
 
     def tree(self, ctx: berth_context.RequestContext, providers: Iterable[str],
              consumers: Iterable[str] = ()) -> str:
-        """The routing key of a write naming ``providers`` for ``consumers``."""
+        """The routing key of a write naming ``providers`` for ``consumers``.
+
+        None when this process has no database (another service using the
+        published client): the caller then routes by :func:`fallback_key`
+        and the conductor finds the tree itself.
+        """
+        if getattr(ctx, 'db', None) is None:
+            return None
         providers = set(providers)
         first = min(providers) if providers else None
         root = self._roots.get(first) if first else None
         if root is None:
-            root = alloc_obj.routing_tree(ctx, providers, list(consumers))
+            root = _routing_tree(ctx, providers, list(consumers))
             if first:
                 with self._lock:
                     if len(self._roots) >= self.MAX:
@@ -75,6 +94,13 @@ def reshape_tree(ctx: berth_context.RequestContext, body: payloads.ReshapeBody) 
     return ROOTS.tree(ctx, body.providers, [c.uuid for c in body.consumers])
 
 
+def fallback_key(providers: Iterable[str], consumer: str) -> str:
+    """The routing key of a write whose tree is unknown here: its first provider
+    (sorted), else its consumer; the receiving conductor resolves the tree."""
+    providers = sorted(providers)
+    return providers[0] if providers else consumer
+
+
 def schedule_key(request: payloads.ScheduleRequest) -> str:
     """schedule_and_claim goes by its first consumer uuid."""
     return request.consumers[0].uuid
@@ -83,3 +109,14 @@ def schedule_key(request: payloads.ScheduleRequest) -> str:
 def allocation_key(allocation_uuid: str) -> str:
     """A node allocation goes by its own uuid (its affinity host is that owner)."""
     return allocation_uuid
+
+
+def holder_host(ring, allocation_uuid: str, affinity: str | None) -> str:
+    """The conductor for a write ending an allocation: its affinity host if alive.
+
+    Else the ring owner of the allocation uuid (ServiceUnavailable with no
+    conductor alive).
+    """
+    if affinity is not None and affinity in ring.members():
+        return affinity
+    return ring.owner(allocation_key(allocation_uuid))

@@ -14,6 +14,13 @@ or a new optional argument, the major version for anything incompatible):
   the allocation's outcome once it is done (or None after ``wait`` seconds).
 * 1.5 - ``create_allocations`` (call): several allocation ids in one message
   (concurrent API requests for the same conductor), a result per id, in order.
+* 1.6 - ``backfill_allocation``, ``update_allocation``, ``update_node``,
+  ``set_node_provision_state`` and ``destroy_node`` (calls): the allocation
+  writes that were done in the API process (a backfill, an allocation PATCH,
+  the node writes that delete an allocation) run
+  on the allocation's conductor.  A client capped below 1.6 refuses them
+  with 503 and changes nothing (it never does a conductor's write itself);
+  finish the upgrade and lift the cap.
 """
 
-RPC_API_VERSION = '1.5'
+RPC_API_VERSION = '1.6'

@@ -244,3 +244,15 @@ def set_error(ctx, alloc_id, host, message):
     res = ctx.session.execute(q.values(state=ERROR, last_error=message, node_id=None,
                                        updated_at=now))
     return now if res.rowcount == 1 else None
+
+
+@db_api.writer
+def delete_unstarted(ctx, alloc_id):
+    """Remove an ``allocating`` row whose hand-over could not be sent; whether it did.
+
+    The API's undo of its own :func:`create` (nothing was handed to a
+    conductor).  False when a conductor finished the row meanwhile (its
+    re-drive reads the database, not the broker): the allocation then exists.
+    """
+    return ctx.session.execute(_ALLOC.delete().where(
+        _ALLOC.c.id == alloc_id, _ALLOC.c.state == ALLOCATING)).rowcount == 1

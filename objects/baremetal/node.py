@@ -42,6 +42,8 @@ PROVISION_VERBS = {
     'deleted': ((ACTIVE, ERROR), AVAILABLE),
     'undeploy': ((ACTIVE, ERROR), AVAILABLE),
 }
+# provision verbs that end the node's allocation
+DEALLOCATING_VERBS = ('deleted', 'undeploy')
 # a node may be deleted in these states (or in maintenance)
 DELETE_ALLOWED = (ENROLL, MANAGEABLE, AVAILABLE)
 SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at', 'provision_state',
@@ -80,6 +82,7 @@ class Node:
     updated_at: datetime.datetime
     traits: list = dataclasses.field(default_factory=list)
     allocation_uuid: str = None
+    conductor_group: str = ''
 
 
 _COLUMNS = [f.name for f in dataclasses.fields(Node)
@@ -171,11 +174,11 @@ def list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
                sort_dir='asc'):
     """Nodes matching ``filters`` (resource_class, provision_state,
     maintenance, associated, owner, lessee, project = owner or lessee,
-    instance_uuid), one page after ``marker``."""
+    instance_uuid, driver, conductor_group), one page after ``marker``."""
     q = _select()
     filters = filters or {}
     for key in ('resource_class', 'provision_state', 'owner', 'lessee',
-                'instance_uuid', 'maintenance', 'driver'):
+                'instance_uuid', 'maintenance', 'driver', 'conductor_group'):
         if filters.get(key) is not None:
             q = q.where(_NODE.c[key] == filters[key])
     if filters.get('project') is not None:
@@ -274,6 +277,19 @@ def guarded_update(ctx, node, values, expect=()):
                                  % node.uuid)
 
 
+def _must_deallocate(node, deallocate):
+    """Refuse a write that would delete ``node``'s allocation outside a conductor.
+
+    Deleting an allocation is a conductor's write (DESIGN.md, routing): the
+    API sends those node writes over RPC and calls these writers with
+    ``deallocate=False``; an allocation that appeared since the API looked
+    is a concurrent change (409), never a deallocation in the API process.
+    """
+    if node.allocation_id is not None and not deallocate:
+        raise exception.Conflict(reason='node %s changed concurrently; retry'
+                                 % node.uuid)
+
+
 def _delete_allocation_of(ctx, node, mirror):
     """Delete the allocation holding ``node`` and its claim (inside the caller's writer)."""
     if node.allocation_id is not None:
@@ -295,8 +311,11 @@ def mirror(ctx, node_id):
 
 
 @db_api.writer
-def update(ctx, ident, values, mirror=False):
-    """Apply PATCHed ``values``; clearing instance_uuid deletes the node's allocation."""
+def update(ctx, ident, values, mirror=False, deallocate=False):
+    """Apply PATCHed ``values``; clearing instance_uuid deletes the node's allocation.
+
+    Deleting the allocation needs ``deallocate=True`` (a conductor), else Conflict.
+    """
     node = get_in_txn(ctx, ident)
     values = dict(values)
     if 'instance_uuid' in values and values['instance_uuid'] != node.instance_uuid:
@@ -308,6 +327,7 @@ def update(ctx, ident, values, mirror=False):
                 raise exception.NodeInvalidState(
                     reason='Cannot remove the instance of node %s in state %s; '
                            'set maintenance first.' % (node.uuid, ACTIVE))
+            _must_deallocate(node, deallocate)
             values['allocation_id'] = None
     guarded_update(ctx, node, values, expect=('instance_uuid', 'allocation_id'))
     if values.get('allocation_id', node.allocation_id) is None:
@@ -317,8 +337,11 @@ def update(ctx, ident, values, mirror=False):
 
 
 @db_api.writer
-def destroy(ctx, ident, mirror=False):
-    """Delete a node; a held node only in maintenance (its allocation is orphaned)."""
+def destroy(ctx, ident, mirror=False, deallocate=False):
+    """Delete a node; a held node only in maintenance (its allocation goes too).
+
+    A node with an allocation needs ``deallocate=True`` (a conductor), else Conflict.
+    """
     node = get_in_txn(ctx, ident)
     if not node.maintenance:
         if node.instance_uuid is not None:
@@ -329,11 +352,16 @@ def destroy(ctx, ident, mirror=False):
                        '"%s". Valid provision states to perform deletion are: '
                        '%s, or set the node into maintenance mode'
                        % (node.uuid, node.provision_state, ', '.join(DELETE_ALLOWED)))
+    _must_deallocate(node, deallocate)
     guarded_update(ctx, node, {'allocation_id': None}, expect=('allocation_id',))
     if mirror:
         node_provider.remove(ctx, node)
-    ctx.session.execute(_ALLOC.update().where(_ALLOC.c.node_id == node.id)
-                        .values(node_id=None))
+    if deallocate:
+        # the allocation goes with its node (Ironic's allocation API)
+        ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.node_id == node.id))
+    else:
+        ctx.session.execute(_ALLOC.update().where(_ALLOC.c.node_id == node.id)
+                            .values(node_id=None))
     ctx.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node.id))
     ctx.session.execute(_NODE.delete().where(_NODE.c.id == node.id))
 
@@ -382,8 +410,11 @@ def set_maintenance(ctx, ident, on, reason=None, mirror=False):
 
 
 @db_api.writer
-def set_provision_state(ctx, ident, verb, mirror=False):
-    """Run a provision verb; ``deleted`` also deletes the node's allocation."""
+def set_provision_state(ctx, ident, verb, mirror=False, deallocate=False):
+    """Run a provision verb; ``deleted`` also deletes the node's allocation.
+
+    Deleting the allocation needs ``deallocate=True`` (a conductor), else Conflict.
+    """
     node = get_in_txn(ctx, ident)
     sources, target = PROVISION_VERBS[verb]
     if node.provision_state not in sources:
@@ -395,11 +426,12 @@ def set_provision_state(ctx, ident, verb, mirror=False):
         values['power_state'] = POWER_OFF   # the fake driver's power sync
     if target == ACTIVE:
         values['power_state'] = POWER_ON
-    if verb in ('deleted', 'undeploy'):
+    if verb in DEALLOCATING_VERBS:
+        _must_deallocate(node, deallocate)
         values.update(instance_uuid=None, instance_info={}, allocation_id=None,
                       power_state=POWER_OFF)
     guarded_update(ctx, node, values, expect=('provision_state', 'allocation_id'))
-    if verb in ('deleted', 'undeploy'):
+    if verb in DEALLOCATING_VERBS:
         _delete_allocation_of(ctx, node, mirror)
     _mirror(ctx, node.id, mirror)
     return get_in_txn(ctx, node.uuid)

@@ -396,6 +396,34 @@ def _release(ctx, node_id, host):
         _NODE.c.id == node_id, _NODE.c.reservation == host).values(reservation=None))
 
 
+# Ironic's transitional states in which a node may be updated: a node moving
+# to a target state may lose its allocation only in one of these
+UPDATE_ALLOWED_STATES = (
+    'deploy failed', 'inspecting', 'inspect failed', 'inspect wait', 'clean failed',
+    'error', 'verifying', 'adopt failed', 'rescue failed', 'unrescue failed',
+    'service', 'service hold', 'service failed')
+
+
+def _check_deallocatable(alloc, node):
+    """NodeInvalidState unless ``alloc`` may leave ``node`` (Ironic's rules).
+
+    Always in maintenance; otherwise not while the node is ``active``, nor
+    while it moves to a target state from a state that forbids updates.
+    """
+    if node.maintenance:
+        return
+    if node.target_provision_state and node.provision_state not in UPDATE_ALLOWED_STATES:
+        raise exception.NodeInvalidState(
+            reason='Cannot remove allocation %s from node %s: its state %s does not '
+                   'allow updates; set maintenance first.'
+                   % (alloc.uuid, node.uuid, node.provision_state))
+    if node.provision_state == node_obj.ACTIVE:
+        raise exception.NodeInvalidState(
+            reason='Cannot remove allocation %s from node %s in state %s; '
+                   'set maintenance first.'
+                   % (alloc.uuid, node.uuid, node.provision_state))
+
+
 @db_api.writer
 def destroy_allocation(ctx: Any, ident: str, host: str, mirror: bool = False) -> None:
     """Delete an allocation; with a node, under the node lock and Ironic's state rules.
@@ -409,12 +437,7 @@ def destroy_allocation(ctx: Any, ident: str, host: str, mirror: bool = False) ->
         node = node_obj.get_by_id(ctx, alloc.node_id)
         if node.reservation is not None:
             raise exception.NodeLocked(node=node.uuid, host=node.reservation)
-        if not node.maintenance and node.provision_state not in (
-                node_obj.AVAILABLE, node_obj.MANAGEABLE, node_obj.ENROLL):
-            raise exception.NodeInvalidState(
-                reason='Cannot remove allocation %s from node %s in state %s; '
-                       'set maintenance first.'
-                       % (alloc.uuid, node.uuid, node.provision_state))
+        _check_deallocatable(alloc, node)
         values = {'allocation_id': None}
         if node.instance_uuid == alloc.uuid:
             info = dict(node.instance_info or {})
@@ -427,14 +450,3 @@ def destroy_allocation(ctx: Any, ident: str, host: str, mirror: bool = False) ->
         node_provider.release(ctx, alloc.uuid)
         if alloc.node_id is not None:
             node_provider.sync(ctx, node_obj.get_by_id(ctx, alloc.node_id))
-
-
-@db_api.writer
-def delete_unstarted(ctx: Any, alloc_id: int) -> bool:
-    """Remove an ``allocating`` row whose cast could not be sent; whether it did.
-
-    False when a conductor finished the row meanwhile (its re-drive reads
-    the database, not the broker): the allocation then exists.
-    """
-    return ctx.session.execute(_ALLOC.delete().where(
-        _ALLOC.c.id == alloc_id, _ALLOC.c.state == alloc_obj.ALLOCATING)).rowcount == 1

@@ -206,14 +206,14 @@ def test_undeploy_and_patch_clear_delete_the_allocation(bm):
     assert bm.get('/v1/allocations/%s' % b['uuid']).status_code == 404
 
 
-def test_node_delete_in_maintenance_orphans_allocation(bm):
+def test_node_delete_in_maintenance_deletes_its_allocation(bm):
     h.make_node(bm, 'o1')
     a = h.allocate(bm, resource_class='gold')
     assert bm.delete('/v1/nodes/o1').status_code == 409
+    assert bm.get('/v1/allocations/%s' % a['uuid']).json()['state'] == 'active'
     bm.put('/v1/nodes/o1/maintenance')
     assert bm.delete('/v1/nodes/o1').status_code == 204
-    left = bm.get('/v1/allocations/%s' % a['uuid']).json()
-    assert left['state'] == 'active' and left['node_uuid'] is None
+    assert bm.get('/v1/allocations/%s' % a['uuid']).status_code == 404
 
 
 def test_backfill(bm):

@@ -82,6 +82,40 @@ def test_no_eventlet_and_no_global_conf():
     assert bad == []
 
 
+# the allocation writers that only a conductor calls (DESIGN.md, routing:
+# every allocation write goes over RPC to its owner)
+CONDUCTOR_WRITERS = ('objects.baremetal.reservation', 'objects.baremetal.backfill',
+                     'objects.baremetal.mirror')
+
+
+def _api_writer_uses(path):
+    """Imports of the conductor's writers, and node writes told to deallocate."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for name in _imports(path):
+        if any(name == w or name.startswith(w + '.') for w in CONDUCTOR_WRITERS):
+            yield 'imports %s' % name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == 'objects.baremetal':
+            for alias in node.names:
+                if 'objects.baremetal.' + alias.name in CONDUCTOR_WRITERS:
+                    yield 'imports objects.baremetal.%s' % alias.name
+        if isinstance(node, ast.Call) and any(k.arg == 'deallocate'
+                                              for k in node.keywords):
+            yield 'line %d passes deallocate=' % node.lineno
+
+
+def test_no_allocation_write_in_the_api_process():
+    found = ['%s %s' % (p.relative_to(ROOT), use)
+             for p in sorted((ROOT / 'api').rglob('*.py')) for use in _api_writer_uses(p)]
+    assert found == []
+
+
+def test_the_writer_check_can_fail(tmp_path):
+    bad = tmp_path / 'bad.py'
+    bad.write_text('from objects.baremetal import backfill\n'
+                   'import objects.baremetal.mirror\n'
+                   'node_obj.destroy(ctx, n, deallocate=True)\n')
+    assert len(list(_api_writer_uses(bad))) == 3
 def test_every_logger_is_under_berth():
     """Log lines name berth's modules as berth.<module> (oslo.log levels per prefix)."""
     bad = []

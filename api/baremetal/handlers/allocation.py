@@ -4,15 +4,16 @@ A new allocation is stored ``allocating`` with the ring owner of its uuid as
 conductor affinity and handed to that conductor, which is waited for a
 bounded time (``[api] allocation_wait``): the answer (201) usually shows it
 ``active`` or ``error`` already, else ``allocating``.  A backfill
-(``node``, 1.58) is decided here at once.  Deletes are an
-RPC call, so the node rules (409) reach the client.
+(``node``, 1.58) is a call to the ring owner of the allocation uuid, which
+decides it at once.  Deletes are an RPC call, so the node rules (409) reach
+the client.  No allocation write happens here: every one is a conductor's.
 """
 
 import dataclasses
 
 from oslo_utils import uuidutils
 
-from api.baremetal import backend, fault, policy, query, response, router, validation
+from api.baremetal import fault, policy, query, response, router, validation
 from api.baremetal import version as api_version
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import allocation as schema
@@ -20,12 +21,12 @@ from api.common import links as common_links
 from api.common.conductor import require_conductor
 from common import exception
 from objects.baremetal import allocation as alloc_obj
-from objects.baremetal import backfill as node_backfill
-from objects.baremetal import mirror as node_provider
 from objects.baremetal import node as node_obj
-from objects.baremetal import reservation as node_reservation
 
 _SORT_FORBIDDEN = ('extra', 'candidate_nodes', 'traits')
+# the query parameters of GET /v1/allocations (anything else is a 400, as Ironic)
+_LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'node',
+                'resource_class', 'state', 'owner')
 
 
 def _visible(req, ident, rule=None):
@@ -98,14 +99,7 @@ def create_allocation(req):
                                    % (exc.kwargs.get('node'), exc.message))
     node_ident = values.pop('node', None)
     if node_ident is not None:
-        _node_named(req, node_ident)
-        try:
-            alloc, error = node_backfill.backfill(ctx, values, node_ident,
-                                                     claim=_claimant(req))
-        except exception.NodeNotFound as exc:
-            raise fault.BadRequest(exc.message)
-        if error is not None:
-            raise fault.BadRequest(error)
+        alloc = _backfill(req, values, node_ident)
     else:
         alloc = _create_and_cast(req, values)
     return response.send_json(response.allocation(req, alloc), status=201, headers={
@@ -113,14 +107,24 @@ def create_allocation(req):
                                                 alloc.uuid)})
 
 
-def _claimant(req):
-    """The Placement claim writer of a backfill (placement backend), else None."""
-    if not backend.mirrors(req):
-        return None
-    p = req.conf.placement
-    return node_provider.Claimant(p.incomplete_consumer_project_id,
-                                  p.incomplete_consumer_user_id,
-                                  enforce_quota=req.conf.quota.enforce)
+def _backfill(req, values, node_ident):
+    """Hand a backfill to the owner of its uuid; 400 when the node does not fit.
+
+    The uuid is known before the call (given, the node's instance uuid, or
+    a new one), so the owner is the allocation's conductor affinity.
+    """
+    conductor = require_conductor(req)
+    node = _node_named(req, node_ident)     # a hidden node answers as a missing one
+    if values.get('uuid') is None:
+        values['uuid'] = node.instance_uuid or uuidutils.generate_uuid()
+    req.context.resource_uuid = values['uuid']
+    try:
+        answer = conductor.backfill_allocation(req.context, values, node.uuid)
+    except exception.NodeNotFound as exc:   # deleted since we looked
+        raise fault.BadRequest(exc.message)
+    if answer['error'] is not None:
+        raise fault.BadRequest(answer['error'])
+    return alloc_obj.get(req.context, answer['uuid'])
 
 
 def _create_and_cast(req, values):
@@ -134,6 +138,7 @@ def _create_and_cast(req, values):
     conductor = require_conductor(req)
     values.setdefault('uuid', uuidutils.generate_uuid())
     req.context.resource_uuid = values['uuid']      # on every log line from here
+    _instance_free(req, values['uuid'])
     host = conductor.allocation_owner(values['uuid'])
     alloc = alloc_obj.create(req.context, dict(values, state=alloc_obj.ALLOCATING,
                                                conductor_affinity=host))
@@ -141,7 +146,7 @@ def _create_and_cast(req, values):
         written = conductor.create_allocation(req.context, alloc.id, host,
                                               wait=req.conf.api.allocation_wait)
     except exception.ServiceUnavailable as unavailable:
-        if node_reservation.delete_unstarted(req.context, alloc.id):
+        if alloc_obj.delete_unstarted(req.context, alloc.id):
             raise
         try:
             # the conductor's re-drive finished the row while the cast failed:
@@ -156,8 +161,20 @@ def _create_and_cast(req, values):
         last_error=written.last_error, updated_at=written.updated_at)
 
 
+def _instance_free(req, alloc_uuid):
+    """409 when some node already has ``alloc_uuid`` as its instance (as Ironic).
+
+    The allocation could never reserve a node (the instance uuid is unique),
+    so it is refused at once rather than stored to end in ``error``.
+    """
+    held = node_obj.list_nodes(req.context, {'instance_uuid': alloc_uuid}, limit=1)
+    if held:
+        raise exception.InstanceAssociated(instance_uuid=alloc_uuid, node=held[0].uuid)
+
+
 @router.endpoint(api_version.ALLOCATIONS)
 def list_allocations(req):
+    query.known_params(req, _LIST_PARAMS)
     if 'owner' in req.GET and not req.version.matches(api_version.ALLOCATION_OWNER):
         raise fault.NotAcceptable('The owner filter needs API version %s'
                                   % api_version.ALLOCATION_OWNER)
@@ -194,12 +211,16 @@ def update_allocation(req):
     patch = validation.json_body(req)
     doc = {'name': alloc.name, 'extra': alloc.extra}
     new = validation.apply_patch(doc, patch, schema.PATCHABLE)
+    if not isinstance(new.get('extra') or {}, dict):
+        raise fault.BadRequest('extra must be an object, not %s' % (new['extra'],))
     name = new.get('name')
     validation.check_name(name)
     if name is not None and uuidutils.is_uuid_like(name):
         raise fault.BadRequest('An allocation name cannot look like a UUID: %s' % name)
-    alloc = alloc_obj.update(req.context, alloc.uuid,
-                             {'name': name, 'extra': new.get('extra') or {}})
+    require_conductor(req).update_allocation(
+        req.context, (alloc.uuid, alloc.conductor_affinity),
+        {'name': name, 'extra': new.get('extra') or {}})
+    alloc = alloc_obj.get(req.context, alloc.uuid)
     return response.send_json(response.allocation(req, alloc))
 
 

@@ -1,5 +1,7 @@
 """/v1/nodes: create, list (and /detail), show, JSON-patch and delete nodes."""
 
+import re
+
 from oslo_utils import uuidutils
 
 from api.baremetal import backend, fault, policy, query, response, router, validation
@@ -7,7 +9,28 @@ from api.baremetal import version as api_version
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import node as schema
 from api.common import links as common_links
+from api.common.conductor import require_conductor
 from objects.baremetal import node as node_obj
+
+# Ironic's conductor group: letters, digits, ``_``, ``-`` and ``.``; stored lower case
+_CONDUCTOR_GROUP = re.compile(r'^[a-zA-Z0-9_.-]*$')
+
+
+def _conductor_group(req, values):
+    """Check and lower-case a ``conductor_group`` being set (406 below 1.46)."""
+    if 'conductor_group' not in values:
+        return
+    if not req.version.matches(api_version.CONDUCTOR_GROUP):
+        raise fault.NotAcceptable('The conductor_group field needs API version %s'
+                                  % api_version.CONDUCTOR_GROUP)
+    group = values['conductor_group']
+    if group is None:
+        values['conductor_group'] = ''
+        return
+    if not isinstance(group, str) or len(group) > 255 or not _CONDUCTOR_GROUP.match(group):
+        raise fault.BadRequest('Invalid conductor_group %s: at most 255 letters, digits, '
+                               '"_", "-" or "."' % (group,))
+    values['conductor_group'] = group.lower()
 
 
 @router.endpoint()
@@ -15,6 +38,7 @@ def create_node(req):
     policy.authorize(req, rules.NODE_CREATE)
     data = validation.json_body(req, schema.CREATE_SCHEMA)
     values = {k: v for k, v in data.items() if v is not None}
+    _conductor_group(req, values)
     if values['driver'] not in schema.DRIVERS:
         raise fault.BadRequest('Could not find the following driver(s) or hardware '
                                'type(s): %s.' % values['driver'])
@@ -36,6 +60,11 @@ def create_node(req):
 
 def _list(req, detail):
     project = policy.list_project(req, 'node')
+    query.known_params(req, schema.LIST_PARAMS)
+    if 'conductor_group' in req.GET and not req.version.matches(
+            api_version.CONDUCTOR_GROUP):
+        raise fault.NotAcceptable('The conductor_group filter needs API version %s'
+                                  % api_version.CONDUCTOR_GROUP)
     fields = query.fields_param(req, response.node_fields(req))
     if detail and fields is not None:
         raise fault.BadRequest("Can not specify ?detail=True and fields in the same "
@@ -46,6 +75,8 @@ def _list(req, detail):
     if req.version.matches(api_version.LESSEE):
         names += ('lessee', 'project')
     filters = {k: req.GET.get(k) for k in names}
+    if 'conductor_group' in req.GET:
+        filters['conductor_group'] = req.GET['conductor_group'].lower()
     if project is not None:
         # the nodes the caller's project owns or leases, narrowed by any
         # project filter it gave (another project's then matches nothing)
@@ -129,11 +160,20 @@ def update_node(req):
     for key in schema.PATCHABLE:
         new.setdefault(key, None)  # a removed top-level field becomes null
     changed = {k: v for k, v in new.items() if v != doc[k]}
+    if changed.get('conductor_group', '') is None and doc['conductor_group'] == '':
+        changed.pop('conductor_group')    # removing the default group: no change
+    _conductor_group(req, changed)
     if 'lessee' in changed and not req.version.matches(api_version.LESSEE):
         raise fault.NotAcceptable('The lessee field needs API version %s'
                                   % api_version.LESSEE)
     _check_patched(changed)
-    if changed:
+    if ('instance_uuid' in changed and changed['instance_uuid'] is None
+            and node.allocation_uuid is not None):
+        # ends the allocation: the conductor's write
+        require_conductor(req).update_node(req.context, backend.holder(req, node), node.uuid,
+                                           changed)
+        node = node_obj.get(req.context, node.uuid)
+    elif changed:
         node = node_obj.update(req.context, node.uuid, changed,
                                mirror=backend.mirrors(req))
     return response.send_json(response.node(req, node))
@@ -141,6 +181,10 @@ def update_node(req):
 
 @router.endpoint()
 def delete_node(req):
-    policy.node_for(req, rules.NODE_DELETE)
-    node_obj.destroy(req.context, req.urlvars['node'], mirror=backend.mirrors(req))
+    node = policy.node_for(req, rules.NODE_DELETE)
+    if node.allocation_uuid is not None:
+        # ends the allocation: the conductor's write
+        require_conductor(req).destroy_node(req.context, backend.holder(req, node), node.uuid)
+    else:
+        node_obj.destroy(req.context, node.uuid, mirror=backend.mirrors(req))
     return response.no_content()

@@ -4,6 +4,7 @@ from api.baremetal import backend, fault, policy, response, router, validation
 from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import node_state as schema
 from api.common import links as common_links
+from api.common.conductor import require_conductor
 from objects.baremetal import node as node_obj
 
 _POWER_TARGETS = ('power on', 'power off', 'rebooting', 'soft power off',
@@ -36,8 +37,14 @@ def set_provision_state(req):
                                % (target, ', '.join(sorted(node_obj.PROVISION_VERBS))))
     if target in ('manage', 'provide') and not req.version.matches('1.4'):
         raise fault.NotAcceptable('The "%s" target needs API version 1.4' % target)
-    node = node_obj.set_provision_state(req.context, req.urlvars['node'], target,
-                                        mirror=backend.mirrors(req))
+    node = node_obj.get(req.context, req.urlvars['node'])
+    if target in node_obj.DEALLOCATING_VERBS and node.allocation_uuid is not None:
+        # ends the allocation: the conductor's write
+        require_conductor(req).set_node_provision_state(
+            req.context, backend.holder(req, node), node.uuid, target)
+    else:
+        node = node_obj.set_provision_state(req.context, node.uuid, target,
+                                            mirror=backend.mirrors(req))
     return _accepted(req, node)
 
 

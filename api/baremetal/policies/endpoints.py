@@ -41,6 +41,7 @@ NODE_UPDATE_FIELDS = {
     'name': 'baremetal:node:update:name',
     'extra': 'baremetal:node:update_extra',
     'instance_info': 'baremetal:node:update_instance_info',
+    'conductor_group': 'baremetal:node:update:conductor_group',
 }
 
 _NODE = '/v1/nodes/{node_ident}'
@@ -71,6 +72,8 @@ _RULES = [
      [('PATCH', _NODE)]),
     (NODE_UPDATE_FIELDS['owner'], base.SYSTEM_MEMBER, 'Change a node owner',
      [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['conductor_group'], base.SYSTEM_MEMBER,
+     'Change a node conductor group', [('PATCH', _NODE)]),
     (NODE_UPDATE_FIELDS['lessee'], base.SYSTEM_MEMBER_OR_OWNER_MEMBER,
      'Change a node lessee', [('PATCH', _NODE)]),
     (NODE_UPDATE_FIELDS['driver_info'], base.SYSTEM_MEMBER_OR_OWNER_MEMBER,

@@ -21,5 +21,6 @@ CREATE_SCHEMA = {
     'additionalProperties': False,
 }
 
-# JSON-patch paths (validation.apply_patch): 'sub' = only keys below the field
-PATCHABLE = {'name': True, 'extra': 'sub'}
+# JSON-patch paths (validation.apply_patch): the name, and extra whole or by key
+# (openstacksdk's update_allocation(extra=...) sends the whole /extra)
+PATCHABLE = {'name': True, 'extra': True}

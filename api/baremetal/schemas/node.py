@@ -15,6 +15,7 @@ CREATE_SCHEMA = {
         'properties': _OBJECT, 'extra': _OBJECT, 'driver_info': _OBJECT,
         'instance_info': _OBJECT, 'owner': _STRING, 'lessee': _STRING,
         'description': {'type': ['string', 'null'], 'maxLength': 4096},
+        'conductor_group': _STRING,
     },
     'required': ['driver'],
     'additionalProperties': False,
@@ -24,4 +25,10 @@ CREATE_SCHEMA = {
 PATCHABLE = {'name': True, 'resource_class': True, 'instance_uuid': True,
              'instance_info': True, 'properties': True, 'extra': True,
              'owner': True, 'lessee': True, 'driver_info': True,
-             'description': True}
+             'description': True, 'conductor_group': True}
+
+# the query parameters of GET /v1/nodes (anything else is a 400, as Ironic)
+LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'detail',
+               'resource_class', 'provision_state', 'maintenance', 'associated',
+               'owner', 'lessee', 'project', 'driver', 'instance_uuid',
+               'conductor_group')

@@ -4,6 +4,9 @@ from unittest import mock
 
 from conductor.rpcapi import payloads, routing
 
+# a context of a process with a database (the routing tree is looked up)
+CTX = mock.Mock(name='ctx', db=object())
+
 
 def _consumer(uuid, *providers):
     return payloads.ClaimConsumer(uuid, {rp: {'VCPU': 1} for rp in providers}, 'p', 'u')
@@ -12,37 +15,48 @@ def _consumer(uuid, *providers):
 def test_claim_tree_is_the_root_of_the_first_provider_and_is_cached():
     cache = routing.RootCache()
     with mock.patch.object(routing, 'ROOTS', cache), \
-            mock.patch.object(routing.alloc_obj, 'routing_tree',
+            mock.patch.object(routing, '_routing_tree',
                               return_value='root-a') as lookup:
-        assert routing.claim_tree('ctx', [_consumer('c-2', 'rp-b'),
+        assert routing.claim_tree(CTX, [_consumer('c-2', 'rp-b'),
                                           _consumer('c-1', 'rp-a')]) == 'root-a'
-        assert routing.claim_tree('ctx', [_consumer('c-3', 'rp-a')]) == 'root-a'
-    lookup.assert_called_once_with('ctx', {'rp-a', 'rp-b'}, ['c-2', 'c-1'])
+        assert routing.claim_tree(CTX, [_consumer('c-3', 'rp-a')]) == 'root-a'
+    lookup.assert_called_once_with(CTX, {'rp-a', 'rp-b'}, ['c-2', 'c-1'])
 
 
 def test_a_consumer_without_providers_is_looked_up_every_time():
     cache = routing.RootCache()
     with mock.patch.object(routing, 'ROOTS', cache), \
-            mock.patch.object(routing.alloc_obj, 'routing_tree',
+            mock.patch.object(routing, '_routing_tree',
                               return_value='root-x') as lookup:
-        assert routing.consumer_tree('ctx', 'c-1') == 'root-x'
-        assert routing.consumer_tree('ctx', 'c-1') == 'root-x'
+        assert routing.consumer_tree(CTX, 'c-1') == 'root-x'
+        assert routing.consumer_tree(CTX, 'c-1') == 'root-x'
     assert lookup.call_count == 2   # its providers may change: never cached
 
 
 def test_reshape_goes_by_inventories_and_allocations_together():
     body = payloads.ReshapeBody({'rp-z': {}}, [_consumer('c-1', 'rp-y')])
     with mock.patch.object(routing, 'ROOTS', routing.RootCache()), \
-            mock.patch.object(routing.alloc_obj, 'routing_tree',
+            mock.patch.object(routing, '_routing_tree',
                               return_value='root-y') as lookup:
-        assert routing.reshape_tree('ctx', body) == 'root-y'
-    lookup.assert_called_once_with('ctx', {'rp-y', 'rp-z'}, ['c-1'])
+        assert routing.reshape_tree(CTX, body) == 'root-y'
+    lookup.assert_called_once_with(CTX, {'rp-y', 'rp-z'}, ['c-1'])
 
 
 def test_the_cache_is_bounded(monkeypatch):
     cache = routing.RootCache()
     monkeypatch.setattr(cache, 'MAX', 2)
-    with mock.patch.object(routing.alloc_obj, 'routing_tree', side_effect=lambda c, p, u: 'r'):
+    with mock.patch.object(routing, '_routing_tree', side_effect=lambda c, p, u: 'r'):
         for rp in ('a', 'b', 'c'):
-            cache.tree('ctx', {rp})
+            cache.tree(CTX, {rp})
     assert len(cache._roots) == 1   # cleared when full, then the new entry
+
+
+def test_without_a_database_the_tree_is_left_to_the_conductor():
+    """Another service's process: no lookup, the first provider routes."""
+    bare = mock.Mock(name='ctx', db=None)
+    with mock.patch.object(routing, '_routing_tree') as lookup:
+        assert routing.claim_tree(bare, [_consumer('c-1', 'rp-b', 'rp-a')]) is None
+        assert routing.consumer_tree(bare, 'c-1') is None
+    assert not lookup.called
+    assert routing.fallback_key({'rp-b', 'rp-a'}, 'c-1') == 'rp-a'
+    assert routing.fallback_key((), 'c-1') == 'c-1'

@@ -23,6 +23,9 @@ class FakeRing:
     def owner(self, key):
         return 'owner-of-%s' % key
 
+    def members(self):
+        return frozenset({'alive-host'})
+
 
 CONSUMER = payloads.ClaimConsumer('c-1', {}, 'p', 'u')
 CONSUMERS = [CONSUMER.to_primitive()]
@@ -50,6 +53,21 @@ CASES = [
      {'request': {'groups': []}, 'consumers': [{'uuid': 'c-1', 'project_id': 'p',
                                                 'user_id': 'u', 'consumer_type': None}],
       'weigher': 'pack', 'distinct_roots': True}, '1.3', 'call'),
+    ('backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}, 'owner-of-a-2',
+     'backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}, '1.6', 'call'),
+    ('update_allocation', {'holder': ('a-4', 'alive-host'), 'values': {'name': 'n'}},
+     'alive-host', 'update_allocation', {'allocation': 'a-4', 'values': {'name': 'n'}},
+     '1.6', 'call'),
+    # the node writes that end an allocation: to its affinity host while alive ...
+    ('update_node', {'holder': ('a-3', 'alive-host'), 'node': 'n-1',
+                     'values': {'instance_uuid': None}}, 'alive-host',
+     'update_node', {'node': 'n-1', 'values': {'instance_uuid': None}}, '1.6', 'call'),
+    # ... else to the ring owner of the allocation uuid
+    ('set_node_provision_state', {'holder': ('a-3', 'dead-host'), 'node': 'n-1',
+                                  'verb': 'deleted'}, 'owner-of-a-3',
+     'set_node_provision_state', {'node': 'n-1', 'verb': 'deleted'}, '1.6', 'call'),
+    ('destroy_node', {'holder': ('a-3', None), 'node': 'n-1'}, 'owner-of-a-3',
+     'destroy_node', {'node': 'n-1'}, '1.6', 'call'),
 ]
 # what the conductor answers to each call, and what the method returns then
 REPLIES = {'schedule_and_claim': (
@@ -235,6 +253,49 @@ def test_create_allocation_not_sent_is_unavailable(api):
             api.create_allocation(berth_context.admin_context(), 7, 'cond-b', wait=1)
 
 
+@pytest.mark.parametrize('method,args', [
+    ('backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}),
+    ('update_node', {'holder': ('a-3', 'alive-host'), 'node': 'n-1', 'values': {}}),
+    ('set_node_provision_state', {'holder': ('a-3', None), 'node': 'n-1',
+                                  'verb': 'undeploy'}),
+    ('destroy_node', {'holder': ('a-3', None), 'node': 'n-1'}),
+    ('update_allocation', {'holder': ('a-3', None), 'values': {}}),
+])
+def test_writes_of_1_6_below_the_cap_are_unavailable_and_send_nothing(conf, transport,
+                                                                     method, args):
+    """A cap below 1.6 never falls back to a write in the API process: 503."""
+    from common import exception
+    conf.set_override('conductor', '1.5', group='upgrade_levels')
+    api = rpcapi.ConductorAPI(conf, transport, FakeRing())
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        with pytest.raises(exception.ServiceUnavailable) as raised:
+            getattr(api, method)(berth_context.admin_context(), **args)
+    assert not prepare.called
+    assert 'needs conductor RPC API 1.6' in str(raised.value)
+
+
+def test_doc_rpc_md_documents_every_method_and_version():
+    import pathlib
+    text = (pathlib.Path(__file__).resolve().parents[3] / 'doc' / 'rpc.md').read_text()
+    endpoint = {name for name in vars(conductor_manager.ConductorManager)
+                if not name.startswith('_') and name not in ('periodic_tasks', 'target')
+                and callable(getattr(conductor_manager.ConductorManager, name))}
+    missing = sorted(m for m in endpoint if '| `%s` |' % m not in text)
+    assert missing == [], 'doc/rpc.md has no row for %s' % missing
+    assert '| %s |' % rpc_version.RPC_API_VERSION in text
+
+
+def test_a_client_without_database_sends_no_tree_and_routes_by_provider(api, monkeypatch):
+    class NoRoots:
+        def tree(self, ctx, providers, consumers=()):
+            return None
+    monkeypatch.setattr(routing, 'ROOTS', NoRoots())
+    ctx = berth_context.admin_context()
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        api.claim_resources(ctx, [payloads.ClaimConsumer('c-1', {'rp-2': {}, 'rp-1': {}},
+                                                         'p', 'u')])
+    prepare.assert_called_once_with(server='owner-of-rp-1', version='1.2')
+    assert prepare.return_value.call.call_args.kwargs['tree'] is None
 # --- one RPC timeout: [conductor] rpc_timeout, else [DEFAULT] rpc_response_timeout ---
 
 def test_rpc_timeout_unset_follows_rpc_response_timeout(conf, transport):

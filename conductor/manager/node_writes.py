@@ -1,0 +1,100 @@
+"""The allocation writes a conductor does for the API besides create and destroy.
+
+A backfill (``POST /v1/allocations`` with ``node``, Ironic 1.58) and the
+node writes that end an allocation (a PATCH removing ``instance_uuid``, the
+``deleted``/``undeploy`` provision verbs, deleting a node in maintenance)
+are allocation writes, so they run here, on the allocation's conductor, never
+in the API process (DESIGN.md, routing).  With ``[allocation] backend =
+placement`` the Placement claim and the node's provider change in the same
+transaction, through this conductor's claims path (its per-tree lock).
+"""
+
+import logging
+import types
+
+from common import exception
+from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import backfill as node_backfill
+from objects.baremetal import node as node_obj
+
+LOG = logging.getLogger('berth.' + __name__)
+
+
+class NodeWrites:
+    """Backfills and deallocating node writes of one conductor.
+
+    :param allocator: the conductor's
+        :class:`conductor.manager.node_allocations.NodeAllocator` (its host,
+        its Placement claimant with that backend).
+    """
+
+    def __init__(self, allocator):
+        self.allocator = allocator
+
+    def backfill(self, ctx, values, node):
+        """Store an allocation already holding ``node`` (``active``), or ``error``.
+
+        Answers ``{'uuid', 'error'}``: the allocation's uuid and None, or the
+        reason the node does not fit (the row is then stored ``error``, as
+        Ironic does).  Raises NodeNotFound, AllocationAlreadyExists,
+        InstanceAssociated, NodeLocked, or what the Placement claim raises.
+        """
+        values = dict(values, conductor_affinity=self.allocator.host)
+        notifier = self.allocator.notifier
+        notify = notifier is not None and notifier.enabled
+        if notify:
+            notifier.emit(ctx, 'create', 'start', types.SimpleNamespace(
+                **dict(values, state=alloc_obj.ALLOCATING)))
+        try:
+            alloc, error = node_backfill.backfill(ctx, values, node,
+                                                  claim=self.allocator.claimant)
+        except Exception as exc:
+            if notify:
+                notifier.emit(ctx, 'create', 'error', types.SimpleNamespace(
+                    **dict(values, state=alloc_obj.ERROR, last_error=str(exc))))
+            raise
+        if error is not None:
+            LOG.info('Backfill on node %s refused: %s', node, error)
+            if notify:
+                notifier.emit(ctx, 'create', 'error', _row(ctx, values['uuid']))
+            return {'uuid': values.get('uuid'), 'error': error}
+        if notify:
+            notifier.emit(ctx, 'create', 'end', alloc)
+        return {'uuid': alloc.uuid, 'error': None}
+
+    def update_allocation(self, ctx, allocation, values):
+        """PATCH an allocation's ``name`` and/or ``extra``; answers nothing."""
+        with self.allocator.notified(ctx, 'update', alloc_obj.get(ctx, allocation)):
+            alloc_obj.update(ctx, allocation, values)
+
+    def update_node(self, ctx, node, values):
+        """PATCH ``node`` with ``values`` that remove its instance (and allocation)."""
+        with self._deleting(ctx, node):
+            node_obj.update(ctx, node, values, mirror=self.allocator.mirror,
+                            deallocate=True)
+
+    def set_provision_state(self, ctx, node, verb):
+        """Run ``deleted``/``undeploy`` on ``node``, deleting its allocation."""
+        with self._deleting(ctx, node):
+            node_obj.set_provision_state(ctx, node, verb, mirror=self.allocator.mirror,
+                                         deallocate=True)
+
+    def destroy_node(self, ctx, node):
+        """Delete ``node`` (in maintenance) that an allocation holds."""
+        with self._deleting(ctx, node):
+            node_obj.destroy(ctx, node, mirror=self.allocator.mirror, deallocate=True)
+
+    def _deleting(self, ctx, node):
+        """delete.start/.end/.error around a node write ending the node's allocation."""
+        try:
+            alloc = alloc_obj.get_by_node(ctx, node)
+        except (exception.AllocationNotFound, exception.NodeNotFound):
+            alloc = None
+        return self.allocator.notified(ctx, 'delete', alloc)
+
+
+def _row(ctx, uuid):
+    try:
+        return alloc_obj.get(ctx, uuid)
+    except exception.AllocationNotFound:
+        return None

@@ -1,0 +1,98 @@
+"""Versioned allocation notifications from the conductors, through the ``log`` driver."""
+
+import json
+import logging
+
+import pytest
+
+from tests import fixtures
+from tests.functional import baremetal_helpers as h
+
+LOGGER = 'oslo.messaging.notification'
+
+
+@pytest.fixture
+def noisy(tmp_path_factory, tmp_path):
+    """An embedded berth whose conductors notify through the log driver."""
+    conf_file = tmp_path / 'notify.conf'
+    conf_file.write_text('[oslo_messaging_notifications]\ndriver = log\n')
+    conf = fixtures.make_conf(tmp_path / 'state', config_files=[conf_file])
+    fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
+    stack = fixtures.start_embedded(conf)
+    client = fixtures.BaremetalClient(stack.baremetal_url, version='latest')
+    yield client
+    client.close()
+    stack.stop()
+
+
+def _sent(caplog):
+    found = []
+    for record in caplog.records:
+        if record.name.startswith(LOGGER + '.baremetal.allocation.'):
+            found.append(json.loads(record.getMessage()))
+    return found
+
+
+def test_create_update_delete_are_notified_with_ironics_payload(noisy, caplog):
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    node = h.make_node(noisy, 'n1')
+    a = h.allocate(noisy, resource_class='gold', name='a1', extra={'k': 1})
+    assert noisy.patch('/v1/allocations/a1', json=[
+        {'op': 'add', 'path': '/extra/j', 'value': 2}]).status_code == 200
+    assert noisy.delete('/v1/allocations/a1').status_code == 204
+    sent = _sent(caplog)
+    assert [m['event_type'] for m in sent] == [
+        'baremetal.allocation.create.start', 'baremetal.allocation.create.end',
+        'baremetal.allocation.update.start', 'baremetal.allocation.update.end',
+        'baremetal.allocation.delete.start', 'baremetal.allocation.delete.end']
+    end = sent[1]
+    assert end['priority'] == 'INFO'
+    assert end['publisher_id'].startswith('berth-conductor.')
+    body = end['payload']
+    assert (body['ironic_object.name'], body['ironic_object.version']) == (
+        'AllocationCRUDPayload', '1.1')
+    data = body['ironic_object.data']
+    assert sorted(data) == sorted([
+        'uuid', 'name', 'node_uuid', 'state', 'last_error', 'owner', 'resource_class',
+        'traits', 'candidate_nodes', 'extra', 'created_at', 'updated_at'])
+    assert (data['uuid'], data['state'], data['node_uuid'], data['extra']) == (
+        a['uuid'], 'active', node['uuid'], {'k': 1})
+    assert sent[3]['payload']['ironic_object.data']['extra'] == {'k': 1, 'j': 2}
+
+
+def test_failures_are_error_notifications(noisy, caplog):
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    h.make_node(noisy, 'busy')
+    failed = h.allocate(noisy, resource_class='none')
+    a = h.allocate(noisy, resource_class='gold')
+    noisy.put('/v1/nodes/busy/states/provision', json={'target': 'active'})
+    assert noisy.delete('/v1/allocations/%s' % a['uuid']).status_code == 409
+    sent = _sent(caplog)
+    errors = [(m['event_type'], m['priority']) for m in sent
+              if m['event_type'].endswith('.error')]
+    assert errors == [('baremetal.allocation.create.error', 'ERROR'),
+                      ('baremetal.allocation.delete.error', 'ERROR')]
+    first = next(m for m in sent if m['event_type'] == 'baremetal.allocation.create.error')
+    assert first['payload']['ironic_object.data']['uuid'] == failed['uuid']
+    assert first['payload']['ironic_object.data']['state'] == 'error'
+
+
+def test_backfill_and_node_deallocation_are_notified(noisy, caplog):
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    h.make_node(noisy, 'bf', state='active')
+    resp = noisy.post('/v1/allocations', json={'node': 'bf'})
+    assert resp.status_code == 201, resp.text
+    assert noisy.put('/v1/nodes/bf/states/provision',
+                     json={'target': 'deleted'}).status_code == 202
+    events = [m['event_type'] for m in _sent(caplog)]
+    assert events == ['baremetal.allocation.create.start',
+                      'baremetal.allocation.create.end',
+                      'baremetal.allocation.delete.start',
+                      'baremetal.allocation.delete.end']
+
+
+def test_no_driver_sends_nothing(bm, caplog):
+    caplog.set_level(logging.DEBUG, logger=LOGGER)
+    h.make_node(bm, 'quiet')
+    h.allocate(bm, resource_class='gold')
+    assert _sent(caplog) == []
