@@ -27,8 +27,8 @@ from oslo_db import exception as db_exc
 from common import exception
 from conductor.rpcapi import payloads
 from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import deallocation, reservation
 from objects.baremetal import mirror as node_provider
-from objects.baremetal import reservation
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -331,7 +331,7 @@ class NodeAllocator:
     def destroy(self, ctx, ident):
         """Delete an allocation (NodeLocked / NodeInvalidState / AllocationNotFound)."""
         with self.notified(ctx, 'delete', alloc_obj.get(ctx, ident)):
-            reservation.destroy_allocation(ctx, ident, self.host, mirror=self.mirror)
+            deallocation.destroy_allocation(ctx, ident, self.host, mirror=self.mirror)
 
     @contextlib.contextmanager
     def notified(self, ctx, action, alloc):

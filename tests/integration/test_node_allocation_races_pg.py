@@ -17,6 +17,7 @@ from common import context as berth_context
 from common import exception
 from db import api as db_api
 from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import deallocation
 from objects.baremetal import node as node_obj
 from objects.baremetal import reservation as node_reservation
 from tests.integration.conftest import MARKS
@@ -62,7 +63,7 @@ def test_delete_racing_the_reservation_leaves_no_dangling_node(pg):
 
     def delete():
         try:
-            node_reservation.destroy_allocation(berth_context.admin_context(db),
+            deallocation.destroy_allocation(berth_context.admin_context(db),
                                                 alloc.uuid, 'c1')
         except Exception as exc:    # noqa: B902 - reported by the assertion below
             errors.append(exc)

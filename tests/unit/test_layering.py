@@ -84,7 +84,8 @@ def test_no_eventlet_and_no_global_conf():
 
 # the allocation writers that only a conductor calls (DESIGN.md, routing:
 # every allocation write goes over RPC to its owner)
-CONDUCTOR_WRITERS = ('objects.baremetal.reservation', 'objects.baremetal.backfill',
+CONDUCTOR_WRITERS = ('objects.baremetal.reservation', 'objects.baremetal.deallocation',
+                     'objects.baremetal.backfill',
                      'objects.baremetal.mirror')
 
 
