@@ -31,6 +31,7 @@ import time
 import uuid as uuidlib
 
 from bench import cluster, placeload
+from tests.chaos import deployment
 
 VERSION = '1.39'
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -90,18 +91,10 @@ class Postgres:
         return self.servers.new_database(name)
 
     def cpu(self):
-        return sum(cluster.cpu_seconds(pid) for pid in _children(self.server.proc.pid))
+        return sum(cluster.cpu_seconds(pid) for pid in deployment.children(self.server.proc.pid))
 
     def stop(self):
         self.server.stop()
-
-
-def _children(pid):
-    try:
-        with open('/proc/%d/task/%d/children' % (pid, pid)) as f:
-            return [int(p) for p in f.read().split()]
-    except OSError:
-        return []
 
 
 class Embedded:
@@ -158,7 +151,7 @@ class Gunicorn:
 
     def cpu(self):
         """CPU seconds used so far by the worker processes."""
-        return sum(cluster.cpu_seconds(pid) for pid in _children(self.proc.pid))
+        return sum(cluster.cpu_seconds(pid) for pid in deployment.children(self.proc.pid))
 
     def stop(self):
         if self.proc is not None:

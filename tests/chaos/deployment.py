@@ -47,7 +47,7 @@ def missing_binaries(tooz='etcd'):
     return found
 
 
-def _children(pid):
+def children(pid):
     """The direct children of ``pid`` (from /proc; empty when it is gone)."""
     try:
         with open('/proc/%d/task/%d/children' % (pid, pid)) as f:
@@ -299,7 +299,7 @@ class Deployment:
     def api_workers_of(self, name):
         """PIDs of the gunicorn workers of one API."""
         proc = self.apis[name]
-        return _children(proc.proc.pid) if proc.alive() else []
+        return children(proc.proc.pid) if proc.alive() else []
 
     def kill_api_worker(self, name, pick=0):
         """``kill -9`` one gunicorn worker of ``name`` (the master forks a new one)."""
