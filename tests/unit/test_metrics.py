@@ -59,25 +59,24 @@ def test_claim_retries_and_exhausted_conflicts():
     assert _value('berth_claims_total', outcome='conflict', **labels) == 1
 
 
-def test_conductor_listener_on_a_free_loopback_port():
+def _scrape_listener():
+    """GET /metrics from a conductor listener on a free loopback port, then stop it."""
     server = metrics.start_listener('127.0.0.1', 0)
     try:
-        resp = requests.get('http://127.0.0.1:%d/metrics' % server.server_port,
+        return requests.get('http://127.0.0.1:%d/metrics' % server.server_port,
                             timeout=30)
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_conductor_listener_on_a_free_loopback_port():
+    resp = _scrape_listener()
     assert resp.status_code == 200
     assert '# TYPE berth_conductor_rejections_total counter' in resp.text
 
 
 def test_build_info_carries_the_running_version():
     assert _value('berth_build_info', version=version.version_string()) == 1
-    server = metrics.start_listener('127.0.0.1', 0)
-    try:
-        resp = requests.get('http://127.0.0.1:%d/metrics' % server.server_port,
-                            timeout=30)
-    finally:
-        server.shutdown()
-        server.server_close()
+    resp = _scrape_listener()
     assert 'berth_build_info{version="%s"} 1.0' % version.version_string() in resp.text
