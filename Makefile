@@ -36,7 +36,7 @@ test: $(STAMP)
 	$(MAKE) test-wheel
 	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS)
 	$(MAKE) test-db-parity
-	$(VENV)/bin/pytest -m "integration and not chaos and not netns" $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -m "integration and not chaos and not netns and not ha" $(PYTEST_ARGS)
 	$(VENV)/bin/pytest -m chaos -s $(PYTEST_ARGS)
 	$(VENV)/bin/pytest -m netns -s $(PYTEST_ARGS)
 
