@@ -158,6 +158,7 @@ def apply_plan(ctx: RequestContext, plan: rules_mod.ProviderPlan, rules: rules_m
                    % (expected_generation, gen))
     managed = set(managed) | rules_mod.LEGACY_CLASSES
     kept = [i for i in current if i.resource_class not in managed
+            and not rules_mod.is_governed(i.resource_class)
             and i.resource_class not in plan.inventories]
     wanted = kept + [inv_obj.from_record(rc, rec)
                      for rc, rec in sorted(plan.inventories.items())]
