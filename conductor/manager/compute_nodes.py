@@ -50,6 +50,9 @@ class ComputeNodes:
         """Create or save ``host``'s compute node from ``capacity``; the node's primitive."""
         if not isinstance(capacity, dict):
             raise exception.Invalid(reason='capacity must be an object')
+        if not isinstance(host, str):
+            raise exception.Invalid(reason='host must be a non-empty string of at '
+                                           'most 255 characters')
         rules = self._rules()
         new_path = self.gate.state().open
         key = tree or routing.compute_node_route(ctx, host, capacity)[1]

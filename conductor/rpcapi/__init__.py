@@ -297,6 +297,7 @@ class ConductorAPI:
                 reason='update_compute_node needs conductor RPC API 1.7 but '
                        '[upgrade_levels] conductor is %s; finish the upgrade'
                        % self.version_cap)
+        _check_report_shape(host, capacity)
         tree, key = routing.compute_node_route(ctx, host, capacity)
         server = self.ring.owner(key)
         old = dict(self.gate.state().old)
@@ -308,6 +309,19 @@ class ConductorAPI:
         with rpc.translate_errors(server, 'update_compute_node'):
             return cctxt.call(ctx, 'update_compute_node', tree=tree, host=host,
                               capacity=capacity)
+
+
+def _check_report_shape(host: Any, capacity: Any) -> None:
+    """Invalid before routing for what cannot be a report (the conductor checks the rest)."""
+    if not isinstance(capacity, dict):
+        raise exception.Invalid(reason='capacity must be an object')
+    if not isinstance(host, str) or not host.strip() or len(host) > 255:
+        raise exception.Invalid(reason='host must be a non-empty string of at most '
+                                       '255 characters')
+    for field in ('hypervisor_hostname', 'uuid'):
+        value = capacity.get(field)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise exception.Invalid(reason='%s must be a non-empty string' % field)
 
 
 def _age(now: float, stamp: float | None) -> float | None:

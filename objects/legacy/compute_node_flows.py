@@ -29,6 +29,7 @@ import logging
 from typing import Any
 
 from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from common import exception
@@ -113,11 +114,22 @@ def read(ctx: RequestContext, node_id: int,
     return cn_obj.get_by_id(ctx, node_id)
 
 
-def _check_report(capacity):
+def _check_report(host, capacity):
+    if not isinstance(capacity, dict):
+        raise exception.Invalid(reason='capacity must be an object')
     unknown = set(capacity) - REPORTABLE
     if unknown:
         raise exception.Invalid(reason='not a reportable compute node field: %s'
                                        % ', '.join(sorted(unknown)))
+    if not isinstance(host, str) or not host.strip() or len(host) > 255:
+        raise exception.Invalid(reason='host must be a non-empty string of at most '
+                                       '255 characters')
+    name = capacity.get('hypervisor_hostname')
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise exception.Invalid(reason='hypervisor_hostname must be a non-empty string')
+    uuid = capacity.get('uuid')
+    if uuid is not None and not uuidutils.is_uuid_like(uuid):
+        raise exception.Invalid(reason='uuid %r is not a UUID' % (uuid,))
 
 
 def _invalid(exc):
@@ -137,7 +149,7 @@ def report(ctx: RequestContext, host: str, capacity: dict[str, Any],
     raced (re-run it), InventoryInUse when capacity would drop below what
     allocations use.  Call it outside a transaction.
     """
-    _check_report(capacity)
+    _check_report(host, capacity)
     name = capacity.get('hypervisor_hostname') or host
     fields = {k: v for k, v in capacity.items() if k in cn_obj.WRITABLE}
     node_id = find_id(ctx, host, name)

@@ -94,6 +94,11 @@ def test_report_creates_the_node_over_rpc(berth, ctx, client):
     ({'vcpus': 4, 'colour': 'red'}, 'not a reportable compute node field: colour'),
     ({'vcpus': -4}, 'vcpus is negative'),
     ({'numa_topology': '{"cells": ['}, 'numa_topology is not valid JSON'),
+    ({'vcpus': '8'}, 'vcpus is not an integer'),
+    ({'hypervisor_hostname': 7}, 'hypervisor_hostname must be a non-empty string'),
+    ({'hypervisor_hostname': 'x' * 201}, 'longer than 200'),
+    ({'uuid': 'nope'}, "uuid 'nope' is not a UUID"),
+    ([1, 2], 'capacity must be an object'),
 ])
 def test_report_of_bad_capacity_is_invalid_and_writes_nothing(berth, ctx, capacity, text):
     before = _rows(ctx)
@@ -101,6 +106,23 @@ def test_report_of_bad_capacity_is_invalid_and_writes_nothing(berth, ctx, capaci
         berth.conductor_api.update_compute_node(ctx, 'cmp-bad', capacity)
     assert text in str(err.value)
     assert _rows(ctx) == before
+
+
+@pytest.mark.parametrize('host', ['', 7, 'h' * 256])
+def test_report_of_a_bad_host_is_invalid(berth, ctx, host):
+    with pytest.raises(exception.Invalid) as err:
+        berth.conductor_api.update_compute_node(ctx, host, {'uuid': UUID, 'vcpus': 1})
+    assert 'host must be a non-empty string' in str(err.value)
+
+
+def test_report_cannot_change_a_nodes_uuid(berth, ctx):
+    api = berth.conductor_api
+    api.update_compute_node(ctx, 'cmp1', dict(CAPACITY, uuid=UUID))
+    other = '5d1e0a55-8d6f-4d0e-9f7e-2a1b3c4d5e6f'
+    with pytest.raises(exception.Invalid) as err:
+        api.update_compute_node(ctx, 'cmp1', dict(CAPACITY, uuid=other))
+    assert 'a uuid cannot change' in str(err.value)
+    assert compute_node.get_by_uuid(ctx, UUID).host == 'cmp1'
 
 
 # --- save ---
@@ -240,3 +262,16 @@ def test_two_concurrent_reads_both_see_one_migration(ctx, client):
     assert [n.migrated for n in seen] == [True, True]
     assert seen[0].provider_generation == seen[1].provider_generation
     assert len(client.get('/resource_providers').json()['resource_providers']) == 1
+
+
+@pytest.mark.parametrize('host,capacity,text', [
+    (7, {'vcpus': 1}, 'host must be a non-empty string'),
+    ('  ', {'vcpus': 1}, 'host must be a non-empty string'),
+    ('h', [1], 'capacity must be an object'),
+    ('h', {'uuid': 'nope'}, "uuid 'nope' is not a UUID"),
+])
+def test_conductor_refuses_bad_reports_from_any_client(berth, ctx, host, capacity, text):
+    """What another client may send without the published client's checks."""
+    with pytest.raises(exception.Invalid) as err:
+        berth.conductors[0].manager.compute_nodes.update(ctx, None, host, capacity)
+    assert text in str(err.value)
