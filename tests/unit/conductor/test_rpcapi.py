@@ -382,3 +382,29 @@ def test_manage_status_ping_uses_the_same_timeout(conf, transport, monkeypatch):
     conf.set_override('rpc_response_timeout', 600)
     manage_status._ping(conf, 'c-a')
     assert seen == [7, 3, manage_status.PING_BOUND]
+
+
+def test_update_compute_node_with_the_database_routes_by_the_provider_tree(api,
+                                                                          monkeypatch):
+    """A known node goes to the owner of its provider's root (FakeRoots: root-1)."""
+    looked_up = []
+
+    def find(ctx, host, name):
+        looked_up.append((host, name))
+        return 'node-uuid'
+
+    monkeypatch.setattr(routing, '_compute_node_uuid', find)
+    ctx = berth_context.admin_context()
+    ctx.db = object()
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        api.update_compute_node(ctx, 'cmp1', {'hypervisor_hostname': 'n1', 'vcpus': 2})
+    assert looked_up == [('cmp1', 'n1')]
+    prepare.assert_called_once_with(server='owner-of-root-1', version='1.7')
+    assert prepare.return_value.call.call_args.kwargs['tree'] == 'root-1'
+
+
+def test_update_compute_node_of_a_new_node_routes_by_host_and_name(monkeypatch):
+    monkeypatch.setattr(routing, '_compute_node_uuid', lambda ctx, host, name: None)
+    ctx = berth_context.admin_context()
+    ctx.db = object()
+    assert routing.compute_node_route(ctx, 'cmp1', {}) == (None, 'compute-node/cmp1/cmp1')
