@@ -106,6 +106,17 @@ class Checks(upgradecheck.UpgradeCommands):
             return Result(Code.WARNING, detail + ' A single conductor has no standby.')
         return Result(Code.SUCCESS, detail)
 
+    def _check_compute_gate(self):
+        from conductor.rpcapi import gate
+        ring = self._ring_factory(self.conf)
+        try:
+            state = gate.evaluate(ring.describe())
+        except Exception as exc:  # any tooz backend error is the answer
+            return Result(Code.FAILURE, 'Cannot read the conductor group: %s' % exc)
+        finally:
+            ring.stop()
+        return Result(Code.SUCCESS if state.open else Code.WARNING, state.describe())
+
     def _check_conductors(self):
         url = _transport_url(self.conf)
         if url and url.startswith(IN_PROCESS_TRANSPORTS):
@@ -198,6 +209,7 @@ class Checks(upgradecheck.UpgradeCommands):
         ('Online data migrations', _check_online_migrations),
         ('Conductor ring members', _check_ring),
         ('Conductors reachable', _check_conductors),
+        ('Compute node gate', _check_compute_gate),
         ('Policy file', _check_policy),
     )
 

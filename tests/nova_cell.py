@@ -136,8 +136,11 @@ def _expect(row):
     if row['pci_stats']:
         out['SRIOV_NET_VF'] = (255, 255, 1.0)
     if row['numa_topology']:
-        out['PCPU'] = (10, 6, 1.0)
-        out['CUSTOM_HUGEPAGES_2M'] = (768, 512, 1.0)
+        # the seed's NUMA model ([compute_migration] numa_model = seed)
+        out['NUMA_SOCKET'] = (2, 1, 1.0)
+        out['NUMA_CORE'] = (10, 6, 1.0)
+        out['NUMA_THREAD'] = (10, 6, 1.0)
+        out['NUMA_MEMORY_MB'] = (8192, 4096, 1.0)
     return out
 
 

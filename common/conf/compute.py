@@ -42,6 +42,23 @@ opts = [
                 help='Largest number of units of a PCI resource class one consumer '
                      'may take, per class, e.g. "SRIOV_NET_VF:8,PCI_DEVICE:1". A class '
                      'not listed gets max_unit = its total.'),
+    cfg.StrOpt('numa_model', default='seed', choices=[
+        ('seed', 'one inventory per NUMA class on the compute node provider: '
+                 'NUMA_SOCKET, NUMA_CORE, NUMA_THREAD, NUMA_MEMORY_MB, total = '
+                 'the whole node, max_unit = one NUMA cell\'s share'),
+        ('pcpu', 'dedicated CPUs (pcpuset) as PCPU and huge pages as '
+                 'CUSTOM_HUGEPAGES_<size>, the model of berth before 2026.2')],
+               help='How a compute node\'s numa_topology becomes inventory. '
+                    'Changing it replaces one model\'s inventory by the other\'s '
+                    'on the next capacity write of each node (refused while '
+                    'allocations use the classes that go away).'),
+    cfg.StrOpt('pf_resource_class', default='CUSTOM_SRIOV_NET_PF',
+               help='Resource class of SR-IOV physical functions (PCI pools of '
+                    'dev_type type-PF without a resource_class tag). The seed\'s '
+                    'SRIOV_NET_PF is not an os-resource-classes standard class, '
+                    'so Placement needs the CUSTOM_ prefix; PCI_DEVICE gives the '
+                    'mapping of berth before 2026.2. Type-PCI devices are '
+                    'PCI_DEVICE and VFs SRIOV_NET_VF; see pci_max_unit.'),
 ]
 
 

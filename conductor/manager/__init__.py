@@ -13,7 +13,14 @@ import oslo_messaging as messaging
 from common import context as berth_context
 from common import exception
 from conductor import notifications
-from conductor.manager import allocation_queue, claims, node_allocations, node_writes, scheduling
+from conductor.manager import (
+    allocation_queue,
+    claims,
+    compute_nodes,
+    node_allocations,
+    node_writes,
+    scheduling,
+)
 from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import routing
 from conductor.rpcapi import version as rpc_version
@@ -74,6 +81,7 @@ class ConductorManager:
         self.node_writes = node_writes.NodeWrites(self.node_allocator)
         self.allocation_queue = allocation_queue.AllocationQueue(
             workers, self.node_allocator, conf.allocation.backlog)
+        self.compute_nodes = compute_nodes.ComputeNodes(conf, self.claims.locks, ring)
         self.scheduler = scheduling.Scheduler(conf, self.claims,
                                               lambda: len(self.ring.members()))
 
@@ -191,3 +199,12 @@ class ConductorManager:
         """Call (1.3): pick candidates for ``consumers`` and claim them (POST /claims)."""
         return self.scheduler.schedule_and_claim(ctx, request, consumers, weigher,
                                                  distinct_roots)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def update_compute_node(self, ctx, tree, host, capacity):
+        """Call (1.7): a compute service's capacity report; creates or saves its node.
+
+        ``tree`` None (a client without the database, or a new node): resolved here.
+        """
+        return self.compute_nodes.update(ctx, tree, host, capacity)

@@ -20,7 +20,7 @@ import oslo_messaging as messaging
 from common import exception, rpc
 from common.context import RequestContext
 from conductor import ring as conductor_ring
-from conductor.rpcapi import allocation_batch, payloads, routing
+from conductor.rpcapi import allocation_batch, gate, payloads, routing
 from conductor.rpcapi import version as rpc_version
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -50,6 +50,9 @@ class ConductorAPI:
         self._allocation_wait = self.can_send_version('1.4')
         # backfill and the node writes that end an allocation (1.6)
         self._node_writes = self.can_send_version('1.6')
+        # compute services report capacity (1.7)
+        self._compute_nodes = self.can_send_version('1.7')
+        self._gate = None
         # concurrent waiting calls to one conductor share one message (1.5)
         self._batcher = None
         if self.can_send_version('1.5'):
@@ -266,6 +269,59 @@ class ConductorAPI:
         answer = self._call(ctx, routing.schedule_key(request), 'schedule_and_claim',
                             '1.3', **request.to_primitive())
         return payloads.claimed_from_primitive(answer)
+
+    # --- 1.7: compute nodes (seed 000) ---
+
+    @property
+    def gate(self) -> gate.UpgradeGate:
+        """The compute-node write path's upgrade gate over this client's ring."""
+        if self._gate is None:
+            self._gate = gate.UpgradeGate(self.ring,
+                                          ttl=self.conf.coordination.ring_refresh_interval)
+        return self._gate
+
+    def update_compute_node(self, ctx: RequestContext, host: str,
+                            capacity: dict[str, Any]) -> dict[str, Any]:
+        """Report ``host``'s capacity (nova's resource tracker): create or save its node.
+
+        ``capacity``: vcpus, memory_mb, local_gb, their ``_used`` values,
+        the allocation ratios, disk_available_least, pci_stats, numa_topology,
+        and optionally hypervisor_hostname (default ``host``) and uuid.
+        Runs on the owner of the node's provider tree; answers the node
+        (objects.legacy.compute_node_flows.to_primitive).  ServiceUnavailable,
+        and no write anywhere, when ``[upgrade_levels] conductor`` is below
+        1.7 or the owner publishes an older version.
+        """
+        if not self._compute_nodes:
+            raise exception.ServiceUnavailable(
+                reason='update_compute_node needs conductor RPC API 1.7 but '
+                       '[upgrade_levels] conductor is %s; finish the upgrade'
+                       % self.version_cap)
+        _check_report_shape(host, capacity)
+        tree, key = routing.compute_node_route(ctx, host, capacity)
+        server = self.ring.owner(key)
+        old = dict(self.gate.state().old)
+        if server in old:
+            raise exception.ServiceUnavailable(
+                reason='update_compute_node needs conductor RPC API 1.7 but conductor '
+                       '%s speaks %s; finish the upgrade' % (server, old[server]))
+        cctxt = self.client.prepare(server=server, version='1.7')
+        with rpc.translate_errors(server, 'update_compute_node'):
+            return cctxt.call(ctx, 'update_compute_node', tree=tree, host=host,
+                              capacity=capacity)
+
+
+def _check_report_shape(host: Any, capacity: Any) -> None:
+    """Invalid before routing for what cannot be a report (the conductor checks the rest)."""
+    if not isinstance(capacity, dict):
+        raise exception.Invalid(reason='capacity must be an object')
+    if not isinstance(host, str) or not host.strip() or len(host) > 255:
+        raise exception.Invalid(reason='host must be a non-empty string of at most '
+                                       '255 characters')
+    for field in ('hypervisor_hostname', 'uuid'):
+        value = capacity.get(field)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise exception.Invalid(reason='%s must be a non-empty string' % field)
 
 
 def _age(now: float, stamp: float | None) -> float | None:

@@ -9,6 +9,8 @@ caller has to know how a write is routed:
   tree meet on one conductor, which serialises them.
 * schedule_and_claim goes by its first consumer uuid (no provider is known
   yet); node allocations (create, destroy, backfill) go by the allocation uuid.
+* update_compute_node goes by the compute node's provider tree (its uuid's
+  root; a node not known yet by ``compute-node/<host>/<hypervisor_hostname>``).
 * The node writes that end an allocation go to the conductor holding it:
   its ``conductor_affinity`` while that host is alive, else the ring owner
   of the allocation uuid (:func:`holder_host`).
@@ -120,3 +122,27 @@ def holder_host(ring, allocation_uuid: str, affinity: str | None) -> str:
     if affinity is not None and affinity in ring.members():
         return affinity
     return ring.owner(allocation_key(allocation_uuid))
+
+
+def _compute_node_uuid(ctx, host, hypervisor_hostname):
+    """objects.legacy.compute_node_flows.find_uuid, imported on first use."""
+    from objects.legacy import compute_node_flows
+    return compute_node_flows.find_uuid(ctx, host, hypervisor_hostname)
+
+
+def compute_node_route(ctx: berth_context.RequestContext, host: str,
+                       capacity: dict) -> tuple[str | None, str]:
+    """``(tree, key)`` of update_compute_node for ``host`` reporting ``capacity``.
+
+    ``tree`` is the root of the node's provider (None when this process has
+    no database or the node has no uuid yet); ``key`` is what the ring is
+    asked: the tree, else the reported uuid, else the host and node name.
+    """
+    name = capacity.get('hypervisor_hostname') or host
+    uuid = capacity.get('uuid')
+    tree = None
+    if getattr(ctx, 'db', None) is not None:
+        uuid = uuid or _compute_node_uuid(ctx, host, name)
+        if uuid:
+            tree = ROOTS.tree(ctx, [uuid])
+    return tree, tree or uuid or 'compute-node/%s/%s' % (host, name)

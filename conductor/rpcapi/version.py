@@ -21,6 +21,18 @@ or a new optional argument, the major version for anything incompatible):
   on the allocation's conductor.  A client capped below 1.6 refuses them
   with 503 and changes nothing (it never does a conductor's write itself);
   finish the upgrade and lift the cap.
+* 1.7 - ``update_compute_node`` (call): a compute service reports its
+  capacity (nova's resource tracker path), routed to the owner of the
+  compute node's provider tree; the conductor creates the node (row,
+  provider and inventories in one transaction) or saves what changed.  A
+  client capped below 1.7 refuses it with 503 and writes nothing.  1.7 is
+  also the upgrade gate of the compute-node write path: only when every
+  conductor in the ring publishes 1.7 or later do creates make providers and
+  reads migrate legacy rows (conductor/rpcapi/gate.py).
 """
 
-RPC_API_VERSION = '1.6'
+RPC_API_VERSION = '1.7'
+
+# the lowest version every conductor must publish before the compute-node
+# write path of seed 000 (providers on create, migrate on read) is on
+COMPUTE_NODE_WRITES = '1.7'

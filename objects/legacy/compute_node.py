@@ -21,6 +21,7 @@ import dataclasses
 from typing import Any
 
 import os_resource_classes as orc
+from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from common import exception
@@ -109,11 +110,28 @@ def get_by_uuid(ctx: RequestContext, uuid: str) -> ComputeNode:
 
 
 @db_api.writer
-def create(ctx: RequestContext, **values: Any) -> ComputeNode:
-    """Insert a legacy row (unmigrated); return the ComputeNode."""
+def create(ctx: RequestContext, rules: rules_mod.Rules | None = None,
+           **values: Any) -> ComputeNode:
+    """Insert a compute node; with ``rules``, its provider and inventories too.
+
+    With ``rules`` (the new write path, see objects.legacy.compute_node_flows)
+    the row gets a uuid when it has none and the row, the provider named
+    after its hypervisor_hostname and its inventories are written in this
+    one transaction: BadComputeNode (impossible values) or a provider error
+    (DuplicateProvider ...) leaves nothing behind.  Without ``rules`` a
+    legacy row only (unmigrated; the path while the upgrade gate is closed).
+    """
     values = {k: v for k, v in values.items() if k in _CN.c and k != 'id'}
+    plan = None
+    if rules is not None:
+        values['uuid'] = values.get('uuid') or uuidutils.generate_uuid()
+        candidate = rules_mod.LegacyNode.from_row(
+            dict(values, id=values.get('hypervisor_hostname')))
+        plan = rules_mod.plan(candidate, rules)
     node_id = ctx.session.execute(_CN.insert().values(
         created_at=models._now(), **values)).inserted_primary_key[0]
+    if plan is not None:
+        apply_plan(ctx, plan, rules)
     return get_by_id(ctx, node_id)
 
 
@@ -158,6 +176,7 @@ def apply_plan(ctx: RequestContext, plan: rules_mod.ProviderPlan, rules: rules_m
                    % (expected_generation, gen))
     managed = set(managed) | rules_mod.LEGACY_CLASSES
     kept = [i for i in current if i.resource_class not in managed
+            and not rules_mod.is_governed(i.resource_class)
             and i.resource_class not in plan.inventories]
     wanted = kept + [inv_obj.from_record(rc, rec)
                      for rc, rec in sorted(plan.inventories.items())]

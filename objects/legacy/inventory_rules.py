@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
-import json
 import re
 from typing import Any
 
@@ -30,21 +29,23 @@ import os_resource_classes as orc
 from oslo_config import cfg
 from oslo_utils import uuidutils
 
+from objects.legacy import numa_rules
+from objects.legacy import rule_helpers as rh
+
 MAX_INT = 2147483647
 NAME_MAX = 200
 
 # what a PCI pool's dev_type becomes when it names no resource_class tag
-PCI_DEV_TYPES = {'type-VF': orc.SRIOV_NET_VF, 'type-PF': orc.PCI_DEVICE,
-                 'type-PCI': orc.PCI_DEVICE, 'vdpa': orc.PCI_DEVICE}
+# (a physical function: Rules.pf_resource_class)
+PCI_DEV_TYPES = {'type-VF': orc.SRIOV_NET_VF, 'type-PCI': orc.PCI_DEVICE,
+                 'vdpa': orc.PCI_DEVICE}
+PF_DEV_TYPE = 'type-PF'
+# the seed's PF class; not in os-resource-classes, so Placement needs CUSTOM_
+SRIOV_NET_PF = 'CUSTOM_SRIOV_NET_PF'
 
 
-class BadComputeNode(Exception):
-    """A legacy row that cannot be migrated; skipped and reported by id."""
-
-    def __init__(self, node_id, reason):
-        self.node_id = node_id
-        self.reason = reason
-        super().__init__('compute node %s: %s' % (node_id, reason))
+BadComputeNode = rh.BadComputeNode
+record = rh.record
 
 
 @dataclasses.dataclass
@@ -83,6 +84,8 @@ class Rules:
     shared_storage_hosts: tuple = ()
     shared_storage_aggregate: str = None
     pci_max_unit: tuple = ()   # ((resource class, max_unit), ...)
+    numa_model: str = numa_rules.SEED
+    pf_resource_class: str = SRIOV_NET_PF
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts) -> Rules:
@@ -92,7 +95,8 @@ class Rules:
                     conf.disk_allocation_ratio, tuple(mig.shared_storage_hosts),
                     mig.shared_storage_aggregate,
                     tuple(sorted((normalize_class(k), int(v))
-                                 for k, v in mig.pci_max_unit.items())))
+                                 for k, v in mig.pci_max_unit.items())),
+                    mig.numa_model, normalize_class(mig.pf_resource_class))
         rules.check()
         return rules
 
@@ -109,6 +113,9 @@ class Rules:
             if value < 1:
                 raise ValueError('[compute_migration] pci_max_unit of %s must be >= 1'
                                  % rc)
+        if self.numa_model not in numa_rules.MODELS:
+            raise ValueError('[compute_migration] numa_model must be one of %s'
+                             % ', '.join(numa_rules.MODELS))
 
 
 @dataclasses.dataclass
@@ -118,14 +125,6 @@ class ProviderPlan:
     name: str
     inventories: dict        # resource class -> inventory record (six fields)
     aggregates: list
-
-
-def record(total: int, max_unit: int | None = None, allocation_ratio: float = 1.0,
-           reserved: int = 0) -> dict[str, int | float]:
-    """An inventory record with Placement's defaults for the other fields."""
-    return {'total': total, 'reserved': reserved, 'min_unit': 1,
-            'max_unit': total if max_unit is None else max_unit, 'step_size': 1,
-            'allocation_ratio': float(allocation_ratio)}
 
 
 def normalize_class(name: str) -> str:
@@ -205,40 +204,21 @@ def disk(node: LegacyNode, rules: Rules) -> dict[str, dict[str, int | float]]:
     return {orc.DISK_GB: record(total, max_unit=max_unit, allocation_ratio=r)}
 
 
-def _load_json(node, field):
-    raw = getattr(node, field)
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return None
-    if not isinstance(raw, str):
-        return raw
-    try:
-        return json.loads(raw)
-    except ValueError as exc:
-        raise BadComputeNode(node.id, '%s is not valid JSON (%s)' % (field, exc))
-
-
-def _unwrap(obj):
-    """The data of a serialised Nova object, or the value itself."""
-    if isinstance(obj, dict) and 'nova_object.data' in obj:
-        return obj['nova_object.data']
-    return obj
-
-
 def _pci_pools(node):
-    data = _unwrap(_load_json(node, 'pci_stats'))
+    data = rh.unwrap(rh.load_json(node, 'pci_stats'))
     if data is None:
         return []
     if isinstance(data, dict):
         data = data.get('objects', [])
     if not isinstance(data, list):
         raise BadComputeNode(node.id, 'pci_stats is not a list of device pools')
-    pools = [_unwrap(p) for p in data]
+    pools = [rh.unwrap(p) for p in data]
     if not all(isinstance(p, dict) for p in pools):
         raise BadComputeNode(node.id, 'pci_stats has a pool that is not an object')
     return pools
 
 
-def _pci_class(node, pool):
+def _pci_class(node, pool, pf_class):
     tags = pool.get('tags') or {}
     if not isinstance(tags, dict):
         raise BadComputeNode(node.id, 'pci_stats pool tags are not an object')
@@ -246,6 +226,8 @@ def _pci_class(node, pool):
     if explicit:
         return normalize_class(explicit)
     dev_type = tags.get('dev_type') or pool.get('dev_type') or 'type-PCI'
+    if dev_type == PF_DEV_TYPE:
+        return pf_class
     if dev_type in PCI_DEV_TYPES:
         return PCI_DEV_TYPES[dev_type]
     raise BadComputeNode(node.id, 'pci_stats pool has unknown dev_type %r' % dev_type)
@@ -259,87 +241,35 @@ def pci(node: LegacyNode, rules: Rules) -> dict[str, dict[str, int | float]]:
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             raise BadComputeNode(node.id, 'pci_stats pool count %r is not a count '
                                           'of devices' % (count,))
-        rc = _pci_class(node, pool)
+        rc = _pci_class(node, pool, rules.pf_resource_class)
         totals[rc] = totals.get(rc, 0) + count
     limits = dict(rules.pci_max_unit)
     return {rc: record(total, max_unit=min(limits.get(rc, total), total))
             for rc, total in sorted(totals.items()) if total}
 
 
-def _cells(node):
-    data = _unwrap(_load_json(node, 'numa_topology'))
-    if data is None:
-        return []
-    cells = data.get('cells') if isinstance(data, dict) else None
-    if not isinstance(cells, list):
-        raise BadComputeNode(node.id, 'numa_topology has no list of cells')
-    cells = [_unwrap(c) for c in cells]
-    if not all(isinstance(c, dict) for c in cells):
-        raise BadComputeNode(node.id, 'numa_topology has a cell that is not an object')
-    return cells
-
-
-def page_class(size_kb: int) -> str:
-    """The class of huge pages of ``size_kb``: CUSTOM_HUGEPAGES_2M, _1G, _<n>K."""
-    if size_kb % 1048576 == 0:
-        return 'CUSTOM_HUGEPAGES_%dG' % (size_kb // 1048576)
-    if size_kb % 1024 == 0:
-        return 'CUSTOM_HUGEPAGES_%dM' % (size_kb // 1024)
-    return 'CUSTOM_HUGEPAGES_%dK' % size_kb
-
-
-def _int(node, value, what):
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise BadComputeNode(node.id, 'numa_topology %s %r is not a count' % (what, value))
-    return value
-
-
 def numa(node: LegacyNode, rules: Rules) -> dict[str, dict[str, int | float]]:
-    """NUMA classes: PCPU from each cell's pcpuset, huge pages from its mempages.
+    """NUMA inventories in the configured model (objects.legacy.numa_rules)."""
+    return numa_rules.numa(node, rules.numa_model)
 
-    total = sum over the cells, max_unit = the largest cell (one consumer
-    cannot span cells); reserved pages are reserved; 4 KiB pages are plain
-    MEMORY_MB and are left out.
-    """
-    pcpus, pages = [], {}
-    for cell in _cells(node):
-        pcpuset = cell.get('pcpuset') or []
-        if not isinstance(pcpuset, list):
-            raise BadComputeNode(node.id, 'numa_topology pcpuset is not a list')
-        pcpus.append(len(pcpuset))
-        for page in cell.get('mempages') or []:
-            page = _unwrap(page)
-            if not isinstance(page, dict):
-                raise BadComputeNode(node.id, 'numa_topology mempage is not an object')
-            size = _int(node, page.get('size_kb'), 'size_kb')
-            if size <= 4:
-                continue
-            total = _int(node, page.get('total', 0), 'page total')
-            used = _int(node, page.get('used', 0), 'pages used')
-            reserved = _int(node, page.get('reserved', 0), 'pages reserved')
-            if used + reserved > total:
-                raise BadComputeNode(node.id, '%d KiB pages: used %d + reserved %d is '
-                                              'more than total %d'
-                                     % (size, used, reserved, total))
-            pages.setdefault(size, []).append((total, reserved))
-    out = {}
-    if sum(pcpus):
-        out[orc.PCPU] = record(sum(pcpus), max_unit=max(pcpus))
-    for size, cells in sorted(pages.items()):
-        total = sum(t for t, _ in cells)
-        reserved = sum(r for _, r in cells)
-        if total - reserved > 0:
-            out[page_class(size)] = record(total, max_unit=max(t for t, _ in cells),
-                                           reserved=reserved)
-    return out
+
+page_class = numa_rules.page_class
 
 
 RULES = (vcpu, memory, disk, pci, numa)
 
 # classes a legacy row governs even when its plan has none of them (a node
 # whose PCI pool went away loses that inventory on the next update)
+# (either NUMA model's classes too: switching [compute_migration] numa_model
+# replaces one model's inventory by the other's on the next write)
 LEGACY_CLASSES = frozenset({orc.VCPU, orc.MEMORY_MB, orc.DISK_GB, orc.PCPU,
-                            orc.SRIOV_NET_VF, orc.PCI_DEVICE})
+                            orc.SRIOV_NET_VF, orc.PCI_DEVICE, SRIOV_NET_PF}
+                           | numa_rules.SEED_CLASSES)
+
+
+def is_governed(rc: str) -> bool:
+    """Whether a legacy row governs class ``rc`` whatever its plan says."""
+    return rc in LEGACY_CLASSES or numa_rules.is_numa_class(rc)
 # stands in for the uuid a not yet migrated row will get, to validate it
 PLACEHOLDER_UUID = '00000000-0000-4000-8000-000000000000'
 

@@ -62,7 +62,7 @@ def check_resource_queries(client, rows):
         return amount <= max_unit and amount <= total * ratio
 
     for rc, amount in (('VCPU', 32), ('MEMORY_MB', 65536), ('DISK_GB', 100),
-                       ('SRIOV_NET_VF', 16), ('PCPU', 5), ('CUSTOM_HUGEPAGES_2M', 300)):
+                       ('SRIOV_NET_VF', 16), ('NUMA_THREAD', 5), ('NUMA_MEMORY_MB', 3000)):
         want = {r['hypervisor_hostname'] for r in good if fits(r, rc, amount)}
         assert _names(client, 'resources=%s:%d' % (rc, amount)) == want, rc
     both = {r['hypervisor_hostname'] for r in good

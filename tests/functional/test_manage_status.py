@@ -16,20 +16,25 @@ Code = upgradecheck.Code
 class FakeRing:
     """Stands in for the tooz group (a process edge)."""
 
-    def __init__(self, members):
+    def __init__(self, members, versions=None):
         self._members = members
+        self._versions = versions or {}
 
     def members(self):
         if isinstance(self._members, Exception):
             raise self._members
         return frozenset(self._members)
 
+    def describe(self):
+        return [{'host': h, 'capabilities': {'rpc_api_version': self._versions.get(h, '1.7')}}
+                for h in sorted(self.members())]
+
     def stop(self):
         pass
 
 
-def _checks(conf, members=None, answers=None):
-    ring = None if members is None else (lambda _conf: FakeRing(members))
+def _checks(conf, members=None, answers=None, versions=None):
+    ring = None if members is None else (lambda _conf: FakeRing(members, versions))
 
     def pinger(_conf, host):
         answer = answers[host]
@@ -67,6 +72,8 @@ def test_running_embedded_berth(berth, conf, capsys):
     # localhost), not as the in-process transport of this embedded test berth
     assert '| Conductors reachable   | Failure |' in out
     assert 'transport_url is unset' in ' '.join(out.split())
+    # the embedded conductor publishes this code's RPC version: the gate is open
+    assert '| Compute node gate      | Success |' in out
     assert code == Code.FAILURE
 
 
@@ -106,6 +113,18 @@ def test_invalid_migration_configuration_fails(berth, conf):
 def test_ring_members(conf, members, code, text):
     result = _run(_checks(conf, members), 'Conductor ring members')
     assert result.code == code and text in result.details
+
+
+@pytest.mark.parametrize('members,versions,code,text', [
+    (['c1', 'c2'], {}, Code.SUCCESS, 'All 2 conductor(s) speak RPC 1.7 or later'),
+    (['c1', 'c2', 'c3'], {'c2': '1.6', 'c3': None}, Code.WARNING,
+     'older: c2 (1.6), c3 (unknown)'),
+    ([], {}, Code.WARNING, 'No conductor is a member'),
+    (RuntimeError('etcd is down'), {}, Code.FAILURE, 'etcd is down'),
+])
+def test_compute_node_write_gate(conf, members, versions, code, text):
+    result = _run(_checks(conf, members, versions=versions), 'Compute node gate')
+    assert result.code == code and text in ' '.join(result.details.split())
 
 
 @pytest.mark.parametrize('answers,code,text', [

@@ -10,6 +10,7 @@ from tests import fixtures
 UUID = '8f1b1c2a-1111-4222-8333-444455556666'
 AGG = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee'
 RULES = li.Rules()
+PCPU_RULES = li.Rules(numa_model='pcpu', pf_resource_class='PCI_DEVICE')
 
 
 def node(**kw):
@@ -136,10 +137,23 @@ def test_pci_vf_pool_with_configured_max_unit():
 
 
 def test_pci_pools_of_one_class_are_summed_max_unit_defaults_to_total():
-    blob = pci_blob([{'count': 3, 'tags': {'dev_type': 'type-PF'}},
+    blob = pci_blob([{'count': 3, 'tags': {'dev_type': 'type-PCI'}},
                      {'count': 2, 'tags': {'dev_type': 'type-PCI'}},
                      {'count': 0, 'tags': {'dev_type': 'type-VF'}}])
     assert li.pci(node(pci_stats=blob), RULES) == {'PCI_DEVICE': li.record(5)}
+
+
+def test_pci_devices_by_kind_pf_is_its_own_class():
+    blob = pci_blob([{'count': 2, 'tags': {'dev_type': 'type-PF'}},
+                     {'count': 3, 'tags': {'dev_type': 'type-PCI'}},
+                     {'count': 16, 'tags': {'dev_type': 'type-VF'}}])
+    rules = li.Rules(pci_max_unit=(('CUSTOM_SRIOV_NET_PF', 1), ('SRIOV_NET_VF', 4)))
+    assert li.pci(node(pci_stats=blob), rules) == {
+        'CUSTOM_SRIOV_NET_PF': li.record(2, max_unit=1), 'PCI_DEVICE': li.record(3),
+        'SRIOV_NET_VF': li.record(16, max_unit=4)}
+    # the model before: a PF is a PCI_DEVICE
+    assert li.pci(node(pci_stats=blob), PCPU_RULES) == {'PCI_DEVICE': li.record(5),
+                                                         'SRIOV_NET_VF': li.record(16)}
 
 
 def test_pci_resource_class_tag_and_plain_list_form():
@@ -183,7 +197,7 @@ def _cell(cid, pcpus, pages):
 
 def test_numa_total_is_sum_and_max_unit_one_cell():
     blob = numa_blob([_cell(0, 4, 512), _cell(1, 6, 256)])
-    assert li.numa(node(numa_topology=blob), RULES) == {
+    assert li.numa(node(numa_topology=blob), PCPU_RULES) == {
         'PCPU': li.record(10, max_unit=6),
         'CUSTOM_HUGEPAGES_2M': li.record(768, max_unit=512, reserved=4)}
 
@@ -191,14 +205,14 @@ def test_numa_total_is_sum_and_max_unit_one_cell():
 def test_numa_1g_pages_and_legacy_unwrapped_cells():
     blob = json.dumps({'cells': [{'id': 0, 'mempages': [
         {'size_kb': 1048576, 'total': 8, 'used': 0, 'reserved': 0}]}]})
-    assert li.numa(node(numa_topology=blob), RULES) == {
+    assert li.numa(node(numa_topology=blob), PCPU_RULES) == {
         'CUSTOM_HUGEPAGES_1G': li.record(8)}
 
 
 def test_numa_all_pages_reserved_gives_no_inventory():
     blob = json.dumps({'cells': [{'id': 0, 'mempages': [
         {'size_kb': 2048, 'total': 8, 'used': 0, 'reserved': 8}]}]})
-    assert li.numa(node(numa_topology=blob), RULES) == {}
+    assert li.numa(node(numa_topology=blob), PCPU_RULES) == {}
 
 
 @pytest.mark.parametrize('blob,reason', [
@@ -211,7 +225,70 @@ def test_numa_all_pages_reserved_gives_no_inventory():
     ('{"cells": [{"mempages": [{"size_kb": -2, "total": 2}]}]}', 'size_kb'),
 ])
 def test_numa_bad_blobs(blob, reason):
+    assert reason in bad(li.numa, node(numa_topology=blob), PCPU_RULES)
+
+
+def _seed_cell(cid, cpus, pcpus, memory, siblings=None, socket=None):
+    cell = {'id': cid, 'cpuset': cpus, 'pcpuset': pcpus, 'memory': memory}
+    if siblings is not None:
+        cell['siblings'] = siblings
+    if socket is not None:
+        cell['socket'] = socket
+    return cell
+
+
+def test_numa_seed_model_whole_node_totals_one_cell_max_unit():
+    blob = numa_blob([
+        _seed_cell(0, [0, 1, 2, 3], [4, 5, 6, 7], 4096,
+                   siblings=[[0, 4], [1, 5], [2, 6], [3, 7]], socket=0),
+        _seed_cell(1, [8, 9], [10, 11, 12, 13], 8192,
+                   siblings=[[8, 10], [9, 11]], socket=1)])
+    assert li.numa(node(numa_topology=blob), RULES) == {
+        'NUMA_SOCKET': li.record(2, max_unit=1),
+        # cell 0: 4 sibling pairs; cell 1: 2 pairs + 12 and 13 alone
+        'NUMA_CORE': li.record(8, max_unit=4),
+        'NUMA_THREAD': li.record(14, max_unit=8),
+        'NUMA_MEMORY_MB': li.record(12288, max_unit=8192)}
+
+
+def test_numa_seed_model_cells_of_one_socket_and_no_siblings():
+    blob = numa_blob([_seed_cell(0, [0, 1], [], 1024, socket=0),
+                      _seed_cell(1, [2, 3, 4], [], 1024, socket=0)])
+    out = li.numa(node(numa_topology=blob), RULES)
+    assert out['NUMA_SOCKET'] == li.record(1, max_unit=1)
+    assert out['NUMA_CORE'] == li.record(5, max_unit=3)     # one thread per core
+    assert out['NUMA_THREAD'] == li.record(5, max_unit=3)
+
+
+def test_numa_seed_model_legacy_blob_without_socket_counts_cells():
+    blob = numa_blob([_cell(0, 4, 512), _cell(1, 6, 256)])
+    out = li.numa(node(numa_topology=blob), RULES)
+    assert out == {'NUMA_SOCKET': li.record(2, max_unit=1),
+                   'NUMA_CORE': li.record(10, max_unit=6),
+                   'NUMA_THREAD': li.record(10, max_unit=6),
+                   'NUMA_MEMORY_MB': li.record(2048, max_unit=1024)}
+
+
+@pytest.mark.parametrize('blob,reason', [
+    ('{"cells": [{"cpuset": 3}]}', 'cpuset is not a list'),
+    ('{"cells": [{"cpuset": [-1]}]}', 'cpu -1'),
+    ('{"cells": [{"cpuset": [0], "memory": -5}]}', 'memory -5'),
+    ('{"cells": [{"cpuset": [0], "siblings": 4}]}', 'siblings is not a list'),
+    ('{"cells": [{"cpuset": [0], "siblings": [4]}]}', 'not a list'),
+    ('{"cells": [{"cpuset": [0], "socket": "x"}]}', 'socket'),
+])
+def test_numa_seed_bad_blobs(blob, reason):
     assert reason in bad(li.numa, node(numa_topology=blob))
+
+
+def test_rules_numa_model_must_be_known():
+    with pytest.raises(ValueError, match='numa_model'):
+        li.Rules(numa_model='nope').check()
+
+
+def test_switching_model_governs_the_other_models_classes():
+    assert li.is_governed('PCPU') and li.is_governed('NUMA_CORE')
+    assert li.is_governed('CUSTOM_HUGEPAGES_2M') and not li.is_governed('CUSTOM_GPU')
 
 
 def test_page_class_names():
@@ -262,6 +339,11 @@ def test_rules_from_conf(tmp_path):
     rules = li.Rules.from_conf(conf)
     assert rules.cpu_allocation_ratio == 2.0
     assert rules.pci_max_unit == (('SRIOV_NET_VF', 4),)
+    assert (rules.numa_model, rules.pf_resource_class) == ('seed', 'CUSTOM_SRIOV_NET_PF')
+    conf = fixtures.make_conf(tmp_path, **{'compute_migration.numa_model': 'pcpu',
+                                           'compute_migration.pf_resource_class': 'sriov_net_pf'})
+    rules = li.Rules.from_conf(conf)
+    assert (rules.numa_model, rules.pf_resource_class) == ('pcpu', 'CUSTOM_SRIOV_NET_PF')
 
 
 @pytest.mark.parametrize('overrides,reason', [

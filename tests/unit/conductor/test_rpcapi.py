@@ -26,6 +26,9 @@ class FakeRing:
     def members(self):
         return frozenset({'alive-host'})
 
+    def describe(self):
+        return [{'host': 'alive-host', 'capabilities': {'rpc_api_version': '1.7'}}]
+
 
 CONSUMER = payloads.ClaimConsumer('c-1', {}, 'p', 'u')
 CONSUMERS = [CONSUMER.to_primitive()]
@@ -68,6 +71,16 @@ CASES = [
      'set_node_provision_state', {'node': 'n-1', 'verb': 'deleted'}, '1.6', 'call'),
     ('destroy_node', {'holder': ('a-3', None), 'node': 'n-1'}, 'owner-of-a-3',
      'destroy_node', {'node': 'n-1'}, '1.6', 'call'),
+    # a process without the database routes a node by its uuid, else host and name
+    ('update_compute_node', {'host': 'cmp1', 'capacity': {'vcpus': 8}},
+     'owner-of-compute-node/cmp1/cmp1', 'update_compute_node',
+     {'tree': None, 'host': 'cmp1', 'capacity': {'vcpus': 8}}, '1.7', 'call'),
+    ('update_compute_node', {'host': 'cmp1', 'capacity': {'uuid': 'u-1',
+                                                          'hypervisor_hostname': 'n1'}},
+     'owner-of-u-1', 'update_compute_node',
+     {'tree': None, 'host': 'cmp1', 'capacity': {'uuid': 'u-1',
+                                                 'hypervisor_hostname': 'n1'}},
+     '1.7', 'call'),
 ]
 # what the conductor answers to each call, and what the method returns then
 REPLIES = {'schedule_and_claim': (
@@ -274,6 +287,37 @@ def test_writes_of_1_6_below_the_cap_are_unavailable_and_send_nothing(conf, tran
     assert 'needs conductor RPC API 1.6' in str(raised.value)
 
 
+def test_update_compute_node_below_the_cap_is_unavailable_and_sends_nothing(conf,
+                                                                          transport):
+    from common import exception
+    conf.set_override('conductor', '1.6', group='upgrade_levels')
+    api = rpcapi.ConductorAPI(conf, transport, FakeRing())
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        with pytest.raises(exception.ServiceUnavailable) as raised:
+            api.update_compute_node(berth_context.admin_context(), 'cmp1', {'vcpus': 8})
+    assert not prepare.called
+    assert 'needs conductor RPC API 1.7' in str(raised.value)
+    assert '[upgrade_levels] conductor is 1.6' in str(raised.value)
+
+
+def test_update_compute_node_to_an_old_owner_is_unavailable_and_sends_nothing(conf,
+                                                                            transport):
+    from common import exception
+
+    class OldOwnerRing(FakeRing):
+        def describe(self):
+            return [{'host': 'owner-of-compute-node/cmp1/cmp1',
+                     'capabilities': {'rpc_api_version': '1.6'}},
+                    {'host': 'alive-host', 'capabilities': {'rpc_api_version': '1.7'}}]
+
+    api = rpcapi.ConductorAPI(conf, transport, OldOwnerRing())
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        with pytest.raises(exception.ServiceUnavailable) as raised:
+            api.update_compute_node(berth_context.admin_context(), 'cmp1', {'vcpus': 8})
+    assert not prepare.called
+    assert 'owner-of-compute-node/cmp1/cmp1 speaks 1.6' in str(raised.value)
+
+
 def test_doc_rpc_md_documents_every_method_and_version():
     import pathlib
     text = (pathlib.Path(__file__).resolve().parents[3] / 'doc' / 'rpc.md').read_text()
@@ -338,3 +382,29 @@ def test_manage_status_ping_uses_the_same_timeout(conf, transport, monkeypatch):
     conf.set_override('rpc_response_timeout', 600)
     manage_status._ping(conf, 'c-a')
     assert seen == [7, 3, manage_status.PING_BOUND]
+
+
+def test_update_compute_node_with_the_database_routes_by_the_provider_tree(api,
+                                                                          monkeypatch):
+    """A known node goes to the owner of its provider's root (FakeRoots: root-1)."""
+    looked_up = []
+
+    def find(ctx, host, name):
+        looked_up.append((host, name))
+        return 'node-uuid'
+
+    monkeypatch.setattr(routing, '_compute_node_uuid', find)
+    ctx = berth_context.admin_context()
+    ctx.db = object()
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        api.update_compute_node(ctx, 'cmp1', {'hypervisor_hostname': 'n1', 'vcpus': 2})
+    assert looked_up == [('cmp1', 'n1')]
+    prepare.assert_called_once_with(server='owner-of-root-1', version='1.7')
+    assert prepare.return_value.call.call_args.kwargs['tree'] == 'root-1'
+
+
+def test_update_compute_node_of_a_new_node_routes_by_host_and_name(monkeypatch):
+    monkeypatch.setattr(routing, '_compute_node_uuid', lambda ctx, host, name: None)
+    ctx = berth_context.admin_context()
+    ctx.db = object()
+    assert routing.compute_node_route(ctx, 'cmp1', {}) == (None, 'compute-node/cmp1/cmp1')
