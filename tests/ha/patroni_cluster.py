@@ -24,15 +24,17 @@ promoted one without a configuration change.
 
 Measured on this machine (2 cores shared with other work, 2026-11-24):
 
-* install (venv + pip, warm pip cache): 18-25 s; cached afterwards: 0 s;
+* install (venv + pip, 18 pinned distributions): 10 s with pip's cache
+  warm, 12 s with ``PIP_NO_CACHE_DIR=1``; 0 s once built (it is kept);
 * bootstrap (etcd, initdb on the leader, base backup of the standby, until
-  the standby streams as ``sync_standby``, ``CREATE DATABASE``): 9-12 s;
+  the standby streams as ``sync_standby``, ``CREATE DATABASE``): 11-12 s
+  on a quiet box, 33 s under load;
 * failover after ``kill -9`` of the primary's Patroni and postmaster (a
-  dead host): 19-22 s until the standby answers as a read-write primary.
-  The leader key must expire first (``ttl``); the promotion itself takes
-  about a second.  A PostgreSQL crash alone (postmaster killed, Patroni
-  alive) is no failover: Patroni restarts it as the primary within
-  ``loop_wait`` plus crash recovery.
+  dead host): 19.7-20.7 s until the standby answers as a read-write
+  primary (4 runs).  The leader key must expire first (``ttl``); the
+  promotion itself takes about a second.  A PostgreSQL crash alone
+  (postmaster killed, Patroni alive) is no failover: Patroni restarts it as
+  the primary within ``loop_wait`` plus crash recovery.
 """
 
 import fcntl

@@ -30,6 +30,8 @@ STARTING = ('connection to server at "127.0.0.1", port 5999 failed: FATAL:  '
             'the database system is starting up')
 BAD_PASSWORD = ('connection to server at "127.0.0.1", port 5999 failed: FATAL:  '
                 'password authentication failed for user "berth"')
+MYSQL_REFUSED = ("(2003, \"Can't connect to MySQL server on '127.0.0.1' "
+                 "([Errno 111] Connection refused)\")")
 NO_DATABASE = ('connection to server at "127.0.0.1", port 5999 failed: FATAL:  '
                'database "berth" does not exist')
 
@@ -38,7 +40,8 @@ def operational(message):
     return sa_exc.OperationalError('connect', {}, Exception(message))
 
 
-@pytest.mark.parametrize('message', [REFUSED, OLD_REFUSED, FAILOVER, STARTING])
+@pytest.mark.parametrize('message', [REFUSED, OLD_REFUSED, FAILOVER, STARTING,
+                                     MYSQL_REFUSED])
 def test_a_server_that_is_away_is_transient(message):
     assert connect.is_transient(operational(message))
     assert connect.is_transient(db_exc.DBConnectionError(operational(message)))
