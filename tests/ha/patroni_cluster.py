@@ -183,8 +183,10 @@ class PatroniCluster:
         self.nodes = [Node(self, 'pg%d' % i) for i in range(nodes)]
         self.dcs = {'ttl': ttl, 'loop_wait': loop_wait, 'retry_timeout': retry_timeout,
                     'maximum_lag_on_failover': 1048576, 'synchronous_mode': True,
-                    'postgresql': {'use_pg_rewind': False, 'use_slots': True,
+                    # a killed primary rejoins: rewound, or cloned again
+                    'postgresql': {'use_pg_rewind': True, 'use_slots': True,
                                    'parameters': {'max_connections': 200,
+                                                  'wal_log_hints': 'on',
                                                   'wal_keep_size': '128MB'}}}
         self.ready_timeout = ready_timeout
         self.timings = {}
@@ -242,6 +244,8 @@ class PatroniCluster:
                 'listen': '127.0.0.1:%d' % node.port,
                 'connect_address': '127.0.0.1:%d' % node.port,
                 'data_dir': node.data, 'bin_dir': services.PG_BIN,
+                'remove_data_directory_on_rewind_failure': True,
+                'remove_data_directory_on_diverged_timelines': True,
                 'pgpass': os.path.join(node.dir, 'pgpass'),
                 'authentication': {
                     'superuser': {'username': 'postgres', 'password': PASSWORD},
@@ -365,6 +369,15 @@ class PatroniCluster:
             os.kill(pid, signal.SIGKILL)
         node.proc.wait(10)
         return name
+
+    def restart_node(self, name):
+        """Start a killed node's Patroni again; it rejoins as a standby (not waited for)."""
+        node = self.node(name)
+        pid = node.postmaster_pid()
+        if pid is not None:
+            raise services.ServiceError('%s: postmaster %d still running' % (name, pid))
+        node.killed = False
+        self.start_node(node)
 
     def wait_new_primary(self, old, timeout=None):
         """The name of the node that took over from ``old`` once it accepts writes."""
