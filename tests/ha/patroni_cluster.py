@@ -33,6 +33,9 @@ Measured on this machine (2 cores shared with other work, 2026-11-24):
   dead host): 19.7-20.7 s until the standby answers as a read-write
   primary (5 runs): the leader key must expire first (``ttl``), the
   promotion itself is quick;
+* the killed node started again (``restart_node``) rejoins as the
+  synchronous standby (pg_rewind, or a fresh clone when that fails) in
+  14.6-24.6 s (the longest under berth's load);
 * a PostgreSQL crash alone (postmaster killed, Patroni alive) is no
   failover: Patroni restarts it, still the primary, writable again after
   4.9-5.5 s.
