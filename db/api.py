@@ -18,7 +18,7 @@ from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
-from db import change, dialect, liveness
+from db import change, connect, dialect, liveness
 
 P = ParamSpec('P')
 R = TypeVar('R')
@@ -38,11 +38,21 @@ PING_IDLE_AFTER = 1.0
 
 
 class Database:
-    """A configured enginefacade transaction context for one database."""
+    """A configured enginefacade transaction context for one database.
+
+    ``max_retries``/``retry_interval`` (oslo.db's options) make the first
+    connection here, retried while the server is away (db/connect.py);
+    without them, as with ``max_retries=0``, the first transaction meets
+    the server.
+    """
 
     def __init__(self, url: str, ping_idle_after: float = PING_IDLE_AFTER,
                  **options: Any) -> None:
         self.url = url
+        # oslo.db's own start-up test retries only libpq's old wording: off
+        retries = options.pop('max_retries', 0)
+        interval = options.pop('retry_interval', 10)
+        options['max_retries'] = 0
         self.is_sqlite = url.startswith('sqlite')
         self._tc = enginefacade.transaction_context()
         # SQLite has one writer at a time: writers of this process queue on a
@@ -81,6 +91,7 @@ class Database:
             self._watcher = change.SqliteWatcher(sa.engine.make_url(url).database)
         else:
             liveness.ping_when_idle(self._tc.writer.get_engine(), ping_idle_after)
+            connect.first_connect(self._tc.writer.get_engine(), retries, interval)
 
     @classmethod
     def from_conf(cls, conf: Any) -> Database:
