@@ -233,14 +233,25 @@ def _keystoneauth_get(conf):
     return get
 
 
-_READERS = weakref.WeakKeyDictionary()
+_READERS = {}          # id(conf) -> LimitReader, dropped when the conf is collected
 _READERS_LOCK = threading.Lock()
 
 
-def reader_for(conf) -> LimitReader:
-    """The process's one :class:`LimitReader` of ``conf`` (its cache is shared)."""
+def _drop(key):
     with _READERS_LOCK:
-        reader = _READERS.get(conf)
-        if reader is None:
-            reader = _READERS[conf] = LimitReader(conf)
+        _READERS.pop(key, None)
+
+
+def reader_for(conf) -> LimitReader:
+    """The process's one :class:`LimitReader` of ``conf`` (its cache is shared).
+
+    A ConfigOpts is a mapping (unhashable), so readers are kept by ``id``
+    and forgotten when their conf is garbage collected.
+    """
+    key = id(conf)
+    with _READERS_LOCK:
+        reader = _READERS.get(key)
+        if reader is None or reader._conf is not conf:
+            reader = _READERS[key] = LimitReader(conf)
+            weakref.finalize(conf, _drop, key)
         return reader
