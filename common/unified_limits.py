@@ -32,6 +32,9 @@ from common import exception
 LOG = logging.getLogger('berth.' + __name__)
 GROUP = 'oslo_limit'
 UNLIMITED = -1
+# seconds for one HTTP request to Keystone when [oslo_limit] timeout is unset:
+# a claim waits for it (before its transaction), so it must not hang
+DEFAULT_TIMEOUT = 10
 
 
 class _Unreadable(Exception):
@@ -67,6 +70,7 @@ class LimitReader:
         self._endpoint = None          # (service_id, region_id) once found
         self._registered = None        # _Entry of {name: default}
         self._projects = collections.OrderedDict()   # project -> _Entry
+        self._reading = {}             # key -> lock: one read per key at a time
 
     # -- public ----------------------------------------------------------------
 
@@ -81,6 +85,17 @@ class LimitReader:
         merged = dict(registered)
         merged.update(own)
         return {name: n for name, n in merged.items() if n != UNLIMITED}
+
+    def warm(self):
+        """Log in, find the endpoint and read the registered limits now (errors logged).
+
+        A conductor calls it once at start so its first claims do not
+        wait for all of that.
+        """
+        try:
+            self._cached(None, self._read_registered, None)
+        except exception.QuotaLimitsUnavailable as exc:
+            LOG.warning('Keystone limits not readable at start: %s', exc.message)
 
     def forget(self, project_id=None):
         """Drop the cached limits of one project (None: everything)."""
@@ -113,10 +128,24 @@ class LimitReader:
                 self._projects.popitem(last=False)
 
     def _cached(self, key, read, project_id):
+        entry = self._lookup(key)
+        if entry is not None and self._clock() - entry.at < self.ttl:
+            return entry.value
+        # claims of one project arriving together wait for one read
+        with self._lock:
+            reading = self._reading.setdefault(key, threading.Lock())
+        with reading:
+            try:
+                return self._read_through(key, read, project_id)
+            finally:
+                with self._lock:
+                    self._reading.pop(key, None)
+
+    def _read_through(self, key, read, project_id):
         now = self._clock()
         entry = self._lookup(key)
         if entry is not None and now - entry.at < self.ttl:
-            return entry.value
+            return entry.value          # read by the thread we waited for
         try:
             try:
                 value = read()
@@ -216,7 +245,8 @@ def _keystoneauth_get(conf):
     opts = conf[GROUP]
     try:
         auth = loading.load_auth_from_conf_options(conf, GROUP)
-        session = loading.load_session_from_conf_options(conf, GROUP, auth=auth)
+        session = loading.load_session_from_conf_options(
+            conf, GROUP, auth=auth, timeout=opts.timeout or DEFAULT_TIMEOUT)
     except (ks_exc.ClientException, ValueError) as exc:
         raise _Unreadable('[oslo_limit] cannot be used: %s' % str(exc).splitlines()[0])
     if auth is None:
@@ -225,7 +255,11 @@ def _keystoneauth_get(conf):
         session, auth=auth, service_type=opts.service_type or 'identity',
         service_name=opts.service_name, interface=opts.valid_interfaces,
         region_name=opts.region_name, endpoint_override=opts.endpoint_override,
-        version=(3, 0), connect_retries=opts.connect_retries)
+        version=(3, 0), connect_retries=opts.connect_retries,
+        connect_retry_delay=opts.connect_retry_delay,
+        status_code_retries=opts.status_code_retries,
+        status_code_retry_delay=opts.status_code_retry_delay,
+        retriable_status_codes=opts.retriable_status_codes)
 
     def get(path):
         resp = client.get(path, raise_exc=False)

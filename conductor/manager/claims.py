@@ -61,6 +61,8 @@ class Claims:
         self.enforce_quota = conf.quota.enforce
         # berth's table or Keystone unified limits ([quota] limits_source)
         self.quota_source = quota_keystone.source_for(conf)
+        if self.enforce_quota:
+            self.quota_source.warm_up()
         self.locks = TreeLocks()
         # the quota check follows the writes: with it, claims keep savepoints
         split = None if self.enforce_quota else (alloc_obj.check_replace,

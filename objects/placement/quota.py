@@ -57,6 +57,9 @@ class TableLimits:
     def prefetch(self, project_ids):
         """Nothing to read ahead: the table is read in the transaction."""
 
+    def warm_up(self):
+        """Nothing to warm."""
+
 
 TABLE = TableLimits()
 

@@ -19,6 +19,8 @@ inside the claim transaction.
 
 from __future__ import annotations
 
+import threading
+
 from common import unified_limits
 from objects.placement import quota as quota_obj
 
@@ -56,6 +58,11 @@ class KeystoneLimits:
         if user_id:
             return quota_obj.Limits()
         return to_limits(self.reader.limits(project_id))
+
+    def warm_up(self):
+        """Log in to Keystone and read the registered limits in the background."""
+        threading.Thread(target=self.reader.warm, name='keystone-limits-warm-up',
+                         daemon=True).start()
 
     def prefetch(self, project_ids):
         """Read (or refresh) the projects' limits before a transaction takes locks."""
