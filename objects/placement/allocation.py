@@ -230,7 +230,7 @@ def _check_capacity(wanted, inventories, uuid_of, mine_before):
 
 @db_api.writer
 def replace(ctx: RequestContext, requests: list[dict[str, Any]],
-            enforce_quota: bool = False, quota_source=None) -> None:
+            enforce_quota: bool = False, quota_source: Any = None) -> None:
     """Replace the complete allocations of one or several consumers atomically.
 
     ``requests`` is a list of dicts: ``uuid``, ``project_id``, ``user_id``,

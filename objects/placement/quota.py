@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 import dataclasses
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -47,17 +48,22 @@ class Limits:
 
 
 class TableLimits:
-    """Limits from berth's own table (``[quota] limits_source = berth``)."""
+    """Limits from berth's own table (``[quota] limits_source = berth``).
+
+    A limits source: ``name``, ``limits(ctx, project_id, user_id)``,
+    ``prefetch(project_ids)`` (before a transaction) and ``warm_up()``.
+    """
 
     name = 'berth'
 
-    def limits(self, ctx, project_id, user_id=None):
+    def limits(self, ctx: RequestContext, project_id: str,
+               user_id: str | None = None) -> Limits:
         return get_limits(ctx, project_id, user_id)
 
-    def prefetch(self, project_ids):
+    def prefetch(self, project_ids: Iterable[str]) -> None:
         """Nothing to read ahead: the table is read in the transaction."""
 
-    def warm_up(self):
+    def warm_up(self) -> None:
         """Nothing to warm."""
 
 
@@ -138,7 +144,7 @@ def _usage(ctx, project_id, user_id, limits):
 
 @db_api.reader
 def show(ctx: RequestContext, project_id: str, user_id: str | None = None,
-         source=TABLE, views=()) -> dict:
+         source: Any = TABLE, views: Iterable[str] = ()) -> dict[str, Any]:
     """``{'source', 'resources': {rc: {'limit', 'usage'}}, 'consumers': {type: {...}}}``.
 
     ``source`` is where limits come from (:data:`TABLE` or
@@ -167,7 +173,7 @@ class _Scope:
 
 
 def lock(ctx: RequestContext, pairs: Iterable[tuple[str, str]],
-         source=TABLE) -> list[_Scope]:
+         source: Any = TABLE) -> list[_Scope]:
     """Lock the projects of ``pairs`` ((project, user) tuples) and count their usage.
 
     Call inside the writing transaction, before the write; pass the result

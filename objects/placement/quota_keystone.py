@@ -19,7 +19,9 @@ inside the claim transaction.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 import threading
+from typing import Any
 
 from common import unified_limits
 from objects.placement import quota as quota_obj
@@ -47,10 +49,11 @@ class KeystoneLimits:
 
     name = 'keystone'
 
-    def __init__(self, reader: unified_limits.LimitReader):
+    def __init__(self, reader: unified_limits.LimitReader) -> None:
         self.reader = reader
 
-    def limits(self, ctx, project_id, user_id=None) -> quota_obj.Limits:
+    def limits(self, ctx: Any, project_id: str,
+               user_id: str | None = None) -> quota_obj.Limits:
         """The project's limits (per-user scopes have none from Keystone).
 
         Raises QuotaLimitsUnavailable (see common.unified_limits).
@@ -59,18 +62,18 @@ class KeystoneLimits:
             return quota_obj.Limits()
         return to_limits(self.reader.limits(project_id))
 
-    def warm_up(self):
+    def warm_up(self) -> None:
         """Log in to Keystone and read the registered limits in the background."""
         threading.Thread(target=self.reader.warm, name='keystone-limits-warm-up',
                          daemon=True).start()
 
-    def prefetch(self, project_ids):
+    def prefetch(self, project_ids: Iterable[str]) -> None:
         """Read (or refresh) the projects' limits before a transaction takes locks."""
         for project_id in sorted(set(project_ids)):
             self.reader.limits(project_id)
 
 
-def source_for(conf):
+def source_for(conf: Any) -> Any:
     """The limits source ``[quota] limits_source`` names, for ``conf``'s process."""
     if conf.quota.limits_source == 'keystone':
         return KeystoneLimits(unified_limits.reader_for(conf))
