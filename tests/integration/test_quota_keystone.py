@@ -12,7 +12,8 @@ locked, as for berth's own limits.
 
 The burst's numbers are printed (``-s`` shows them)::
 
-    .venv/bin/pytest -q -s -p no:xdist tests/integration/test_quota_keystone.py
+    BERTH_REQUIRE_SERVICES=1 .venv/bin/pytest -q -s -p no:xdist \
+        tests/integration/test_quota_keystone.py
 """
 
 import collections
@@ -44,13 +45,19 @@ def limits(keystone_identity, tenants):
     service = tenants.placement_service_id
     capped = keystone_identity.ensure_project('quota-capped-%s' % suffix, tenants.domain_id)
     default = keystone_identity.ensure_project('quota-default-%s' % suffix, tenants.domain_id)
-    keystone_identity.set_registered_limit(service, 'class:VCPU', REGISTERED_VCPU)
-    keystone_identity.set_registered_limit(service, 'servers', REGISTERED_SERVERS)
-    keystone_identity.set_project_limit(capped, service, 'class:VCPU', PROJECT_LIMIT)
+    registered = [
+        keystone_identity.set_registered_limit(service, 'class:VCPU', REGISTERED_VCPU),
+        keystone_identity.set_registered_limit(service, 'servers', REGISTERED_SERVERS)]
+    project_limit = keystone_identity.set_project_limit(capped, service, 'class:VCPU',
+                                                        PROJECT_LIMIT)
     # what Keystone itself says the effective limits are
     assert keystone_identity.limits(service, capped)['class:VCPU'] == PROJECT_LIMIT
     assert keystone_identity.limits(service, default)['class:VCPU'] == REGISTERED_VCPU
-    return {'capped': capped, 'default': default}
+    yield {'capped': capped, 'default': default}
+    # the Keystone is the session's: leave its limits as they were
+    keystone_identity.delete_project_limit(project_limit)
+    for registered_id in registered:
+        keystone_identity.delete_registered_limit(registered_id)
 
 
 @pytest.fixture(scope='module')
