@@ -6,6 +6,7 @@ from common import context as berth_context
 from common import exception
 from objects import database
 from objects.placement import quota as quota_obj
+from objects.placement import quota_keystone
 
 
 def _with_ctx(conf, fn):
@@ -32,14 +33,31 @@ def _parse_pairs(pairs, what):
     return out
 
 
-def _print(ctx, project_id, user_id):
+def _print(ctx, project_id, user_id, conf=None):
     body = {'project_id': project_id, 'user_id': user_id}
-    body.update(quota_obj.show(ctx, project_id, user_id))
+    body.update(_show_body(ctx, project_id, user_id, conf))
     print(json.dumps(body, indent=2, sort_keys=True))
+
+
+def _show_body(ctx, project_id, user_id, conf):
+    source = quota_keystone.source_for(conf) if conf is not None else quota_obj.TABLE
+    views = ('cores',) if source is not quota_obj.TABLE else ()
+    return quota_obj.show(ctx, project_id, user_id, source=source, views=views)
+
+
+def _keystone_refusal(conf, action):
+    """The refusal of a write while limits come from Keystone, or None."""
+    if conf.quota.limits_source != 'keystone':
+        return None
+    print('berth-manage quota %s: %s' % (action, exception.QuotaLimitsReadOnly().message))
+    return 1
 
 
 def _set(conf):
     args = conf.category
+    refused = _keystone_refusal(conf, 'set')
+    if refused:
+        return refused
     try:
         limits = quota_obj.Limits(resources=_parse_pairs(args.resource, 'CLASS'),
                                   consumers=_parse_pairs(args.consumers, 'TYPE'))
@@ -56,12 +74,19 @@ def _set(conf):
 
 def _show(conf):
     args = conf.category
-    _with_ctx(conf, lambda ctx: _print(ctx, args.project_id, args.user_id))
+    try:
+        _with_ctx(conf, lambda ctx: _print(ctx, args.project_id, args.user_id, conf))
+    except exception.QuotaLimitsUnavailable as exc:
+        print('berth-manage quota show: %s' % exc.message)
+        return 1
     return 0
 
 
 def _delete(conf):
     args = conf.category
+    refused = _keystone_refusal(conf, 'delete')
+    if refused:
+        return refused
     removed = _with_ctx(conf, lambda ctx: quota_obj.delete_limits(
         ctx, args.project_id, args.user_id))
     print('Removed %d limit(s).' % removed)

@@ -154,6 +154,19 @@ class ServiceUnavailable(BerthException):
     msg_fmt = "Service unavailable: %(reason)s"
 
 
+class QuotaLimitsUnavailable(ServiceUnavailable):
+    """The quota limits could not be read (Keystone down, nothing cached young enough)."""
+    msg_fmt = ("Quota limits of project %(project)s are unavailable: %(reason)s. "
+               "The write was refused rather than let through unlimited; retry later.")
+
+
+class QuotaLimitsReadOnly(Conflict):
+    """PUT/DELETE /quotas while the limits come from Keystone."""
+    msg_fmt = ("Quota limits come from Keystone unified limits ([quota] limits_source "
+               "= keystone); set them in Keystone (openstack limit set / registered "
+               "limit set), not in berth.")
+
+
 class NoFreeWorker(ServiceUnavailable):
     msg_fmt = "Conductor %(host)s has no free worker for this request; retry later."
 

@@ -36,6 +36,8 @@ _BY_EXCEPTION = [
     (exception.ProviderHasChildren, Conflict, errors.PROVIDER_CANNOT_DELETE_PARENT),
     (exception.ProviderInUse, Conflict, errors.PROVIDER_IN_USE),
     (exception.DuplicateProvider, Conflict, errors.DUPLICATE_NAME),
+    (exception.QuotaLimitsUnavailable, ServiceUnavailable, errors.QUOTA_LIMITS_UNAVAILABLE),
+    (exception.QuotaLimitsReadOnly, Conflict, errors.QUOTA_LIMITS_READ_ONLY),
     (exception.ServiceUnavailable, ServiceUnavailable, errors.SERVICE_UNAVAILABLE),
     (exception.NoValidHost, Conflict, errors.NO_VALID_HOST),
     (exception.QuotaExceeded, Forbidden, errors.QUOTA_EXCEEDED),

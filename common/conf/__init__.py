@@ -14,6 +14,7 @@ from common.conf import (
     default,
     metrics,
     notifications,
+    oslo_limit,
     placement,
     quota,
     scheduler,
@@ -22,7 +23,7 @@ from common.conf import (
 
 # Every module here that defines options; common.conf.opts walks this list.
 MODULES = [default, api, database, placement, conductor, coordination, upgrade_levels,
-           allocation, compute, scheduler, quota, metrics, notifications]
+           allocation, compute, scheduler, quota, oslo_limit, metrics, notifications]
 
 
 def register_opts(conf):

@@ -22,6 +22,7 @@ from oslo_db import exception as db_exc
 from common import exception, metrics
 from conductor.manager import claim_batch
 from objects.placement import allocation as alloc_obj
+from objects.placement import quota_keystone
 from objects.placement import reshaper as reshaper_obj
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -58,6 +59,10 @@ class Claims:
     def __init__(self, conf):
         self.retries = conf.placement.allocation_conflict_retry_count
         self.enforce_quota = conf.quota.enforce
+        # berth's table or Keystone unified limits ([quota] limits_source)
+        self.quota_source = quota_keystone.source_for(conf)
+        if self.enforce_quota:
+            self.quota_source.warm_up()
         self.locks = TreeLocks()
         # the quota check follows the writes: with it, claims keep savepoints
         split = None if self.enforce_quota else (alloc_obj.check_replace,
@@ -99,7 +104,16 @@ class Claims:
                     return result
 
     def _replace(self, ctx, consumers):
-        return alloc_obj.replace(ctx, consumers, enforce_quota=self.enforce_quota)
+        return alloc_obj.replace(ctx, consumers, enforce_quota=self.enforce_quota,
+                                 quota_source=self.quota_source)
+
+    def _prefetch(self, consumers):
+        """Read the projects' limits before the transaction (no HTTP under its locks).
+
+        Raises QuotaLimitsUnavailable when Keystone is needed and unreadable.
+        """
+        if self.enforce_quota:
+            self.quota_source.prefetch(c['project_id'] for c in consumers)
 
     def _claim_alone(self, ctx, tree, consumers):
         return self._write(ctx, tree, self._replace, consumers)
@@ -114,8 +128,10 @@ class Claims:
 
         Claims waiting together are written in one transaction, each in a
         savepoint (conductor.manager.claim_batch).  With ``[quota] enforce``
-        the limits are checked in the same transaction.
+        the limits are checked in the same transaction; limits from
+        Keystone are read (or found cached) before it starts.
         """
+        self._prefetch(consumers)
         return self.batches.claim(ctx, tree, consumers)
 
     def try_claim(self, ctx, tree, consumers):
@@ -123,6 +139,7 @@ class Claims:
 
         For callers that move on to another candidate when they lose a race.
         """
+        self._prefetch(consumers)
         with self.locks.hold(tree):
             return self._replace(ctx, consumers)
 

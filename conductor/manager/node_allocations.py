@@ -100,6 +100,7 @@ class NodeAllocator:
                 conf.placement.incomplete_consumer_project_id,
                 conf.placement.incomplete_consumer_user_id,
                 enforce_quota=conf.quota.enforce,
+                quota_source=claims.quota_source if claims is not None else None,
                 write=claims.try_claim if claims is not None else None)
         return cls(host, a.node_locked_retry_attempts, a.node_locked_retry_interval,
                    claimant)
@@ -316,7 +317,7 @@ class NodeAllocator:
             outcome = reservation.claim(ctx, alloc, node.id, self.host, hold=hold)
         except (exception.NodeAssociated, exception.NodeNotFound):
             return reservation.SKIPPED
-        except exception.QuotaExceeded as exc:
+        except (exception.QuotaExceeded, exception.QuotaLimitsUnavailable) as exc:
             raise reservation.CannotAllocate(exc.message.rstrip('.'), alloc)
         except _CLAIM_SKIP as exc:
             LOG.info('Placement refused node %s for allocation %s: %s', node.uuid,

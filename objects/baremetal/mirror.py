@@ -123,17 +123,21 @@ class Claimant:
     :param user_id: user recorded for every claim (the API has none to give).
     :param write: ``write(ctx, tree, requests)``, the claims path to use (a
         conductor passes ``Claims.try_claim``); by default
-        :func:`objects.placement.allocation.replace` with ``enforce_quota``.
+        :func:`objects.placement.allocation.replace` with ``enforce_quota``
+        and ``quota_source`` (where limits come from; None: berth's table).
     """
 
-    def __init__(self, project_id, user_id, enforce_quota=False, write=None):
+    def __init__(self, project_id, user_id, enforce_quota=False, write=None,
+                 quota_source=None):
         self.project_id = project_id
         self.user_id = user_id
         self.enforce_quota = enforce_quota
+        self.quota_source = quota_source
         self._write = write or self._replace
 
     def _replace(self, ctx, tree, requests):
-        placement_alloc.replace(ctx, requests, enforce_quota=self.enforce_quota)
+        placement_alloc.replace(ctx, requests, enforce_quota=self.enforce_quota,
+                                quota_source=self.quota_source)
 
     def requests(self, alloc, node):
         """The claim of ``alloc`` on ``node`` in objects.placement.allocation.replace's form."""

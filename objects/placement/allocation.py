@@ -230,7 +230,7 @@ def _check_capacity(wanted, inventories, uuid_of, mine_before):
 
 @db_api.writer
 def replace(ctx: RequestContext, requests: list[dict[str, Any]],
-            enforce_quota: bool = False) -> None:
+            enforce_quota: bool = False, quota_source: Any = None) -> None:
     """Replace the complete allocations of one or several consumers atomically.
 
     ``requests`` is a list of dicts: ``uuid``, ``project_id``, ``user_id``,
@@ -239,15 +239,16 @@ def replace(ctx: RequestContext, requests: list[dict[str, Any]],
     and ``allocations`` ``{rp uuid: {class: amount}}`` (empty = remove all).
 
     With ``enforce_quota`` the projects' limits are checked in this
-    transaction (objects.placement.quota: project rows locked before the write).
+    transaction (objects.placement.quota: project rows locked before the write);
+    ``quota_source`` is where the limits come from (None: berth's table).
 
     Raises ConsumerGenerationConflict (stale client view),
     ConcurrentUpdate (lost a race: retry), AllocationProviderNotFound,
     AllocationClassNotFound, InvalidAllocation or QuotaExceeded; nothing is
     written then.
     """
-    quota = quota_obj.lock(ctx, {(r['project_id'], r['user_id']) for r in requests}
-                           ) if enforce_quota else None
+    quota = quota_obj.lock(ctx, {(r['project_id'], r['user_id']) for r in requests},
+                           quota_source or quota_obj.TABLE) if enforce_quota else None
     apply_replace(ctx, check_replace(ctx, requests))
     if quota is not None:
         quota_obj.check(ctx, quota)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 import dataclasses
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -29,16 +30,44 @@ _PROJECT = models.Project.__table__
 
 RESOURCES = 'resources'
 CONSUMERS = 'consumers'
+VIEWS = 'views'
+# a view limits the sum of several classes: nova's "cores" is VCPU + PCPU
+VIEW_CLASSES = {'cores': ('VCPU', 'PCPU')}
 
 
 @dataclasses.dataclass
 class Limits:
-    """The limits of one scope: ``{class: n}`` and ``{consumer type: n}``."""
+    """The limits of one scope: ``{class: n}``, ``{consumer type: n}`` and
+    ``{view: n}`` (a view of :data:`VIEW_CLASSES`)."""
     resources: dict = dataclasses.field(default_factory=dict)
     consumers: dict = dataclasses.field(default_factory=dict)
+    views: dict = dataclasses.field(default_factory=dict)
 
     def __bool__(self):
-        return bool(self.resources or self.consumers)
+        return bool(self.resources or self.consumers or self.views)
+
+
+class TableLimits:
+    """Limits from berth's own table (``[quota] limits_source = berth``).
+
+    A limits source: ``name``, ``limits(ctx, project_id, user_id)``,
+    ``prefetch(project_ids)`` (before a transaction) and ``warm_up()``.
+    """
+
+    name = 'berth'
+
+    def limits(self, ctx: RequestContext, project_id: str,
+               user_id: str | None = None) -> Limits:
+        return get_limits(ctx, project_id, user_id)
+
+    def prefetch(self, project_ids: Iterable[str]) -> None:
+        """Nothing to read ahead: the table is read in the transaction."""
+
+    def warm_up(self) -> None:
+        """Nothing to warm."""
+
+
+TABLE = TableLimits()
 
 
 def _validate(ctx, limits):
@@ -101,10 +130,12 @@ def delete_limits(ctx: RequestContext, project_id: str, user_id: str | None = No
 def _usage(ctx, project_id, user_id, limits):
     """{(kind, name): current usage} of the limited names of one scope."""
     usage = {}
-    if limits.resources:
+    if limits.resources or limits.views:
         totals = project_usage.get_totals(ctx, project_id, user_id)
         for rc in limits.resources:
             usage[(RESOURCES, rc)] = totals.get(rc, 0)
+        for view in limits.views:
+            usage[(VIEWS, view)] = sum(totals.get(rc, 0) for rc in VIEW_CLASSES[view])
     for ctype in limits.consumers:
         found = project_usage.get_by_consumer_type(ctx, project_id, user_id, ctype)
         usage[(CONSUMERS, ctype)] = found.get(ctype, {}).get('consumer_count', 0)
@@ -112,14 +143,25 @@ def _usage(ctx, project_id, user_id, limits):
 
 
 @db_api.reader
-def show(ctx: RequestContext, project_id: str,
-         user_id: str | None = None) -> dict[str, dict[str, dict[str, int]]]:
-    """``{'resources': {rc: {'limit', 'usage'}}, 'consumers': {type: {...}}}``."""
-    limits = get_limits(ctx, project_id, user_id)
+def show(ctx: RequestContext, project_id: str, user_id: str | None = None,
+         source: Any = TABLE, views: Iterable[str] = ()) -> dict[str, Any]:
+    """``{'source', 'resources': {rc: {'limit', 'usage'}}, 'consumers': {type: {...}}}``.
+
+    ``source`` is where limits come from (:data:`TABLE` or
+    objects.placement.quota_keystone.KeystoneLimits); ``views`` names
+    views (``cores``) to report even without a limit (limit None) under
+    ``'views'``.
+    """
+    limits = source.limits(ctx, project_id, user_id)
+    for view in views:
+        limits.views.setdefault(view, None)
     usage = _usage(ctx, project_id, user_id, limits)
-    return {kind: {name: {'limit': n, 'usage': usage[(kind, name)]}
+    kinds = (RESOURCES, CONSUMERS) + ((VIEWS,) if limits.views else ())
+    body = {kind: {name: {'limit': n, 'usage': usage[(kind, name)]}
                    for name, n in sorted(getattr(limits, kind).items())}
-            for kind in (RESOURCES, CONSUMERS)}
+            for kind in kinds}
+    body['source'] = source.name
+    return body
 
 
 @dataclasses.dataclass
@@ -130,13 +172,16 @@ class _Scope:
     before: dict
 
 
-def lock(ctx: RequestContext, pairs: Iterable[tuple[str, str]]) -> list[_Scope]:
+def lock(ctx: RequestContext, pairs: Iterable[tuple[str, str]],
+         source: Any = TABLE) -> list[_Scope]:
     """Lock the projects of ``pairs`` ((project, user) tuples) and count their usage.
 
     Call inside the writing transaction, before the write; pass the result
     to :func:`check` after it.  Project rows are locked in id order (where
     the database can; SQLite writers are serialised), so concurrent writers
-    for one project count one after the other.
+    for one project count one after the other.  ``source`` gives the limits
+    (:data:`TABLE` or a Keystone one, whose values were read ahead with
+    ``prefetch`` so no HTTP runs under the locks).
     """
     projects = sorted({p for p, _ in pairs})
     ctx.session.execute(
@@ -146,7 +191,7 @@ def lock(ctx: RequestContext, pairs: Iterable[tuple[str, str]]) -> list[_Scope]:
     for project_id in projects:
         users = [None] + sorted({u for p, u in pairs if p == project_id})
         for user_id in users:
-            limits = get_limits(ctx, project_id, user_id)
+            limits = source.limits(ctx, project_id, user_id)
             if limits:
                 scopes.append(_Scope(project_id, user_id, limits,
                                      _usage(ctx, project_id, user_id, limits)))
@@ -166,6 +211,7 @@ def check(ctx: RequestContext, scopes: Iterable[_Scope]) -> None:
                 who = 'project %s' % scope.project_id
                 if scope.user_id:
                     who += ' user %s' % scope.user_id
-                what = name if kind == RESOURCES else '%s consumers' % name
+                what = {RESOURCES: name, CONSUMERS: '%s consumers' % name,
+                    VIEWS: '%s (%s)' % (name, ' + '.join(VIEW_CLASSES.get(name, ())))}[kind]
                 raise exception.QuotaExceeded(scope=who, what=what, limit=limit,
                                               usage=used)

@@ -15,6 +15,7 @@ class _Conf:
 
     class quota:
         enforce = False
+        limits_source = 'berth'
 
 
 def _flaky(failures):

@@ -2,12 +2,18 @@
 
 ``?user_id=`` addresses one user's limits inside the project.  Usage is
 counted from allocations and consumers (as GET /usages does), never stored.
+The limits come from ``[quota] limits_source``: berth's table (written by
+PUT/DELETE here) or Keystone unified limits (read only here: PUT/DELETE
+answer 409); the body's ``source`` says which, and with Keystone a
+``views`` member reports ``cores`` (VCPU + PCPU) as nova does.
 """
 
 from api.placement import policy, response, router, validation
 from api.placement.policies import extensions as rules
 from api.placement.schemas import quota as schema
+from common import exception
 from objects.placement import quota as quota_obj
+from objects.placement import quota_keystone
 
 
 def _scope(req):
@@ -17,8 +23,16 @@ def _scope(req):
 
 def _body(req, project_id, user_id):
     body = {'project_id': project_id, 'user_id': user_id}
-    body.update(quota_obj.show(req.context, project_id, user_id))
+    source = quota_keystone.source_for(req.conf)
+    views = () if source is quota_obj.TABLE else ('cores',)
+    body.update(quota_obj.show(req.context, project_id, user_id, source=source,
+                               views=views))
     return body
+
+
+def _writable(req):
+    if req.conf.quota.limits_source == 'keystone':
+        raise exception.QuotaLimitsReadOnly()
 
 
 @router.endpoint(json_reply=True)
@@ -32,6 +46,7 @@ def get_quota(req):
 def put_quota(req):
     policy.authorize(req, rules.QUOTAS_UPDATE)
     project_id, user_id = _scope(req)
+    _writable(req)
     data = validation.extract_json(req, schema.PUT_QUOTA)
     quota_obj.set_limits(req.context, project_id,
                          quota_obj.Limits(resources=data.get('resources', {}),
@@ -44,5 +59,6 @@ def put_quota(req):
 def delete_quota(req):
     policy.authorize(req, rules.QUOTAS_DELETE)
     project_id, user_id = _scope(req)
+    _writable(req)
     quota_obj.delete_limits(req.context, project_id, user_id)
     return response.no_content()
