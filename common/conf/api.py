@@ -26,6 +26,22 @@ opts = [
     cfg.IntOpt('max_request_body_size', default=1048576, min=1024,
                help='Largest request body accepted, in bytes; larger bodies '
                     'are answered 413.'),
+    cfg.FloatOpt('request_header_timeout', default=30.0, min=0.1,
+                 help='Seconds the built-in HTTP server (berth serve, '
+                      'berth-api) gives a client to send the request line '
+                      'and all headers of one request, counted from its '
+                      'first byte, however the client spaces its bytes. A '
+                      'client that has not finished by then gets 408 Request '
+                      'Timeout and the connection is closed, so slow clients '
+                      'cannot hold the server\'s threads. Every single read '
+                      'is bounded by 10 seconds besides.'),
+    cfg.FloatOpt('request_body_timeout', default=60.0, min=0.1,
+                 help='Seconds the built-in HTTP server gives a client to send '
+                      'the whole request body, counted from the end of the '
+                      'headers. A body not complete by then (including one '
+                      'shorter than its Content-Length) is answered 408 '
+                      'Request Timeout in the API\'s error format and the '
+                      'connection is closed.'),
     cfg.IntOpt('workers', default=16, min=1,
                help='Threads serving requests in the embedded HTTP server.'),
     cfg.FloatOpt('allocation_wait', default=3.0, min=0,
