@@ -26,6 +26,15 @@ opts = [
     cfg.IntOpt('max_request_body_size', default=1048576, min=1024,
                help='Largest request body accepted, in bytes; larger bodies '
                     'are answered 413.'),
+    cfg.BoolOpt('project_admin_can_manage_own_nodes', default=True,
+                help='Let a project-scoped caller passing '
+                     'baremetal:node:create:self_owned_node (by default any '
+                     'admin or service role) create nodes, which are then owned '
+                     'by its project (another owner is a 400), and one passing '
+                     'baremetal:node:delete:self_owned_node (by default an admin '
+                     'of the owning project) delete the nodes its project owns, '
+                     'as Ironic does. False: only baremetal:node:create and '
+                     'baremetal:node:delete apply (system-scoped admins).'),
     cfg.FloatOpt('request_header_timeout', default=30.0, min=0.1,
                  help='Seconds the built-in HTTP server (berth serve, '
                       'berth-api) gives a client to send the request line '

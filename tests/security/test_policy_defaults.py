@@ -119,6 +119,23 @@ def test_baremetal_rules_are_ironics_scoped_defaults(tmp_path):
     assert not enforcer.enforce(bm_rules.NODE_GET_DRIVER_INFO, leased, _ctx('reader'))
 
 
+def test_ironics_self_owned_node_rules(tmp_path):
+    """Ironic's defaults: any admin or service may create a node owned by its
+    project; only an admin of the owning project may delete it."""
+    enforcer = bm_policy.make_enforcer(fixtures.make_conf(tmp_path))
+    mine = {'project_id': 'p-1', 'node.owner': 'p-1', 'node.lessee': None}
+    leased = {'project_id': 'p-1', 'node.owner': 'p-2', 'node.lessee': 'p-1'}
+    admin = _ctx('admin', 'member', 'reader')
+    assert enforcer.enforce(bm_rules.NODE_CREATE_SELF_OWNED, mine, admin)
+    assert enforcer.enforce(bm_rules.NODE_CREATE_SELF_OWNED, mine, _ctx('service'))
+    assert not enforcer.enforce(bm_rules.NODE_CREATE_SELF_OWNED, mine,
+                                _ctx('member', 'reader'))
+    assert enforcer.enforce(bm_rules.NODE_DELETE_SELF_OWNED, mine, admin)
+    assert not enforcer.enforce(bm_rules.NODE_DELETE_SELF_OWNED, leased, admin)
+    assert not enforcer.enforce(bm_rules.NODE_DELETE_SELF_OWNED, mine,
+                                _ctx('member', 'reader'))
+
+
 def _run(*argv):
     return subprocess.run([os.path.join(BIN, argv[0])] + list(argv[1:]),
                           capture_output=True, text=True, timeout=120, check=True).stdout
