@@ -270,6 +270,23 @@ class _DeadlineReader(cheroot_makefile.StreamReader):
         self.raw.deadline = None if seconds is None else time.monotonic() + seconds
 
 
+class _Gateway(wsgi.Gateway_10):
+    """cheroot's WSGI environ with SERVER_NAME/SERVER_PORT the address this
+    connection reached (its local socket address), not the server's name:
+    links are built from them when no public endpoint or proxy says otherwise
+    (api.common.links), never from the client's Host header."""
+
+    def get_environ(self):
+        env = super().get_environ()
+        try:
+            local = self.req.conn.socket.getsockname()
+        except OSError:
+            return env
+        if isinstance(local, tuple):
+            env['SERVER_NAME'], env['SERVER_PORT'] = local[0], str(local[1])
+        return env
+
+
 class _Connection(cheroot_server.HTTPConnection):
     RequestHandlerClass = _Request
 
@@ -293,6 +310,7 @@ class HttpServer:
                                    request_queue_size=LISTEN_BACKLOG,
                                    timeout=READ_TIMEOUT)
         self._server.ConnectionClass = _Connection
+        self._server.gateway = _Gateway
         self._server.max_request_header_size = MAX_HEADER_BYTES
         # the application checks a declared length against the limit (its
         # 413 in its own format); _Request reads a chunked body up to it

@@ -66,12 +66,14 @@ opts = [
                     '"https://cloud.example.com:6385" (behind a load balancer '
                     'or a path prefix; include the prefix). When set, the '
                     'links of /v1 answers and the version documents start '
-                    'with it. When unset they are built from the request: its '
-                    'scheme, a Host header that is a well-formed host[:port] '
-                    '(else the address the server listens on) and the mount '
-                    'path; set [oslo_middleware] '
-                    'enable_proxy_headers_parsing = true to take these from a '
-                    'trusted proxy\'s X-Forwarded-* / Forwarded headers.'),
+                    'with it. When unset and [oslo_middleware] '
+                    'enable_proxy_headers_parsing = true, they are built from '
+                    'a trusted proxy\'s X-Forwarded-* / Forwarded headers '
+                    '(scheme, host, prefix; without a forwarded host, the '
+                    'Host the proxy sent). Otherwise they use the address the '
+                    'server answered on (its local socket address) and the '
+                    'request\'s scheme and mount path; a client\'s Host '
+                    'header alone is never used.'),
     cfg.StrOpt('placement_prefix', default='/placement',
                help='Path prefix the Placement API is also served under, as '
                     'devstack-style catalogs publish it '
