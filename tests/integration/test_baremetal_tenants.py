@@ -68,30 +68,33 @@ def _allocate(caller, rc):
 ROWS = ('usages A', 'usages B', 'list allocs', 'node A', 'node B', 'alloc A',
         'alloc B', 'backfill B node', 'candidate B node', 'owner=other',
         'PATCH alloc A', 'DELETE alloc A', 'create node', 'create for B',
-        'delete own node', 'delete A node')
+        'delete own node', 'delete A node', 'placement RPs')
 # the node rows: Ironic's self_owned_node rules ([api]
 # project_admin_can_manage_own_nodes, default true): a project-scoped admin (or
 # service) creates nodes owned by its own project, another owner is a 400; an
-# admin of the owning project deletes them; another project's node is a 404
+# admin of the owning project deletes them; another project's node is a 404.
+# Placement (usages, 'placement RPs'): upstream's rules all have scope_types
+# ['project'], so a system-scoped token, even an admin's, gets 403 there; the
+# operator's Placement token is a project-scoped admin (or the service role)
 EXPECTED = {
     'a-member':      (200, 403, '200:2', 200, 404, 200, 404, 400, 400, 403, 200, None,
-                      403, 403, None, 403),
+                      403, 403, None, 403, 403),
     'a-reader':      (200, 403, '200:2', 200, 404, 200, 404, 403, 403, 403, 403, 403,
-                      403, 403, None, 403),
+                      403, 403, None, 403, 403),
     'b-member':      (403, 200, '200:1', 404, 200, 404, 200, None, None, 403, 404, 404,
-                      403, 403, None, 404),
+                      403, 403, None, 404, 403),
     'b-reader':      (403, 200, '200:1', 404, 200, 404, 200, 403, 403, 403, 404, 404,
-                      403, 403, None, 404),
+                      403, 403, None, 404, 403),
     'domain-member': (403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 403,
-                      403, 403, None, 403),
+                      403, 403, None, 403, 403),
     'project-admin': (200, 200, '200:0', 404, 404, 404, 404, 400, 400, 403, 404, 404,
-                      201, 400, 204, 404),
-    'system-reader': (None, None, '200:3', 200, 200, 200, 200, 403, 403, 403, 403, 403,
-                      403, 403, None, 403),
-    'system-admin':  (None, None, '200:3', 200, 200, 200, 200, None, None, None, 200, None,
-                      201, 201, 204, None),
-    'service':       (None, None, '200:3', 200, 200, 200, 200, None, None, None, 200, None,
-                      201, 400, 403, None),
+                      201, 400, 204, 404, 200),
+    'system-reader': (403, 403, '200:3', 200, 200, 200, 200, 403, 403, 403, 403, 403,
+                      403, 403, None, 403, 403),
+    'system-admin':  (403, 403, '200:3', 200, 200, 200, 200, None, None, None, 200, None,
+                      201, 201, 204, None, 403),
+    'service':       (200, 200, '200:3', 200, 200, 200, 200, None, None, None, 200, None,
+                      201, 400, 403, None, 200),
 }
 
 
@@ -121,6 +124,7 @@ def test_tenant_matrix_on_both_apis(keystone_berth, tenants):
             'node B': c.v1('GET', '/v1/nodes/%s' % node_b['uuid']).status_code,
             'alloc A': c.v1('GET', '/v1/allocations/%s' % alloc_a['uuid']).status_code,
             'alloc B': c.v1('GET', '/v1/allocations/%s' % alloc_b['uuid']).status_code,
+            'placement RPs': c.placement('/resource_providers').status_code,
         }
         expected = dict(zip(ROWS, EXPECTED[name]))
         if expected['backfill B node'] is not None:

@@ -67,6 +67,21 @@ def test_placement_reads_are_admin_or_service_but_usages_per_project(enforcer):
     assert not _allowed(enforcer, endpoints.USAGES, _ctx('reader'), project='p-2')
 
 
+def test_placement_rules_are_project_scoped_as_upstream(enforcer):
+    """Upstream Placement: every rule has scope_types ['project'], so a
+    system-scoped admin token is refused everything (a project admin is not)."""
+    system_admin = berth_context.RequestContext(
+        user_id='u-1', roles=['admin', 'member', 'reader'], system_scope='all',
+        overwrite=False)
+    names = sorted({name for name, _ in _operations()})
+    for rule in policies.list_rules():
+        if rule.name.startswith('placement:'):
+            assert rule.scope_types == ['project'], rule.name
+    for name in names:
+        assert not _allowed(enforcer, name, system_admin), name
+    assert _allowed(enforcer, endpoints.USAGES, _ctx('admin'))
+
+
 def test_service_role_reaches_the_service_apis(enforcer):
     for name in (endpoints.ALLOCATIONS_UPDATE, endpoints.RESHAPER_RESHAPE,
                  endpoints.ALLOCATION_CANDIDATES_LIST):
