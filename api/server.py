@@ -8,17 +8,27 @@ headers together at most MAX_HEADER_BYTES (414 for a request line over it,
 431 for headers), at most MAX_HEADERS header fields (431), Content-Length
 with Transfer-Encoding or a malformed Content-Length 400, a malformed
 chunked body 400 (read whole, up to the body limit, before the application
-runs), and every read of a connection bounded by READ_TIMEOUT seconds.  A
+runs), and every read of a connection bounded by READ_TIMEOUT seconds.  The
+request line and headers must arrive within a whole-request deadline
+(``[api] request_header_timeout``) and the body within another
+(``[api] request_body_timeout``), however the client spaces its bytes: a
+client that trickles one byte every few seconds gets 408 and is closed (in
+the application's error format when the application was reading the body)
+instead of holding a server thread forever.  A
 body over the limit is the application's 413 (in its error format), and
 ``100 Continue`` is sent only when the application reads the body, so
 never before that 413.
 """
 
+import _pyio
 import io
 import logging
+import socket
 import threading
+import time
 
 from cheroot import errors as cheroot_errors
+from cheroot import makefile as cheroot_makefile
 from cheroot import server as cheroot_server
 from cheroot import wsgi
 
@@ -37,6 +47,10 @@ MAX_HEADERS = 100
 READ_TIMEOUT = 10
 # the default body limit, when the caller gives none ([api] max_request_body_size)
 MAX_BODY_BYTES = 1024 * 1024
+# seconds to receive the request line and headers, and the body, in whole
+# (the defaults of [api] request_header_timeout and request_body_timeout)
+HEADER_TIMEOUT = 30.0
+BODY_TIMEOUT = 60.0
 
 
 class _Request(cheroot_server.HTTPRequest):
@@ -53,6 +67,25 @@ class _Request(cheroot_server.HTTPRequest):
                            'The request headers are larger than %d bytes.'
                            % MAX_HEADER_BYTES)
         return super().simple_response(status, msg)
+
+    def parse_request(self):
+        reader = self.conn.rfile
+        if isinstance(reader, _DeadlineReader):
+            reader.start_deadline(self.server.header_timeout)
+        try:
+            return super().parse_request()
+        finally:
+            if isinstance(reader, _DeadlineReader):
+                reader.start_deadline(None)
+
+    def send_headers(self):
+        # a body that timed out is not read to its end: close, never reuse
+        status = self.status
+        if isinstance(status, bytes):
+            status = status.decode('ISO-8859-1')
+        if status.startswith('408') or getattr(self.conn.rfile, 'timed_out', False):
+            self.close_connection = True
+        return super().send_headers()
 
     def read_request_headers(self):
         # what cheroot would act on before reading the headers' verdict: check
@@ -89,6 +122,16 @@ class _Request(cheroot_server.HTTPRequest):
         the client's 400 here (cheroot raised it from the application's read:
         a 500); one over the limit reaches the application as limit + 1
         bytes, which it answers 413, and the connection is closed."""
+        reader = self.conn.rfile
+        if isinstance(reader, _DeadlineReader):
+            reader.start_deadline(self.server.body_timeout)
+        try:
+            self._respond()
+        finally:
+            if isinstance(reader, _DeadlineReader):
+                reader.start_deadline(None)
+
+    def _respond(self):
         limit = self.server.max_body_size
         if self.chunked_read:
             self._continue()
@@ -183,24 +226,98 @@ def _replay(parsed):
     return reader
 
 
+class _DeadlineSocketIO(socket.SocketIO):
+    """The socket's reads, each bounded by what is left of a deadline."""
+
+    deadline = None
+    timed_out = False
+
+    def __init__(self, sock, mode, read_timeout):
+        super().__init__(sock, mode)
+        self._read_timeout = read_timeout
+
+    def readinto(self, b):
+        if self.deadline is None:
+            return super().readinto(b)
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            self.timed_out = True
+            raise TimeoutError('timed out')
+        self._sock.settimeout(min(self._read_timeout, left))
+        try:
+            return super().readinto(b)
+        except TimeoutError:
+            self.timed_out = True
+            raise
+        finally:
+            self._sock.settimeout(self._read_timeout)
+
+
+class _DeadlineReader(cheroot_makefile.StreamReader):
+    """cheroot's socket reader over :class:`_DeadlineSocketIO`."""
+
+    def __init__(self, sock, bufsize, read_timeout):
+        _pyio.BufferedReader.__init__(
+            self, _DeadlineSocketIO(sock, 'rb', read_timeout), bufsize)
+        self.bytes_read = 0
+
+    @property
+    def timed_out(self):
+        return self.raw.timed_out
+
+    def start_deadline(self, seconds):
+        """Bound the reads from now on to ``seconds`` in all (None: no bound)."""
+        self.raw.deadline = None if seconds is None else time.monotonic() + seconds
+
+
+class _Gateway(wsgi.Gateway_10):
+    """cheroot's WSGI environ with SERVER_NAME/SERVER_PORT the address this
+    connection reached (its local socket address), not the server's name:
+    links are built from them when no public endpoint or proxy says otherwise
+    (api.common.links), never from the client's Host header."""
+
+    def get_environ(self):
+        env = super().get_environ()
+        try:
+            local = self.req.conn.socket.getsockname()
+        except OSError:
+            return env
+        if isinstance(local, tuple):
+            env['SERVER_NAME'], env['SERVER_PORT'] = local[0], str(local[1])
+        return env
+
+
 class _Connection(cheroot_server.HTTPConnection):
     RequestHandlerClass = _Request
+
+    def __init__(self, server, sock, makefile=cheroot_makefile.MakeFile):
+        super().__init__(server, sock, makefile)
+        if type(self.rfile) is cheroot_makefile.StreamReader:
+            # plain sockets and the builtin TLS adapter (an ssl.SSLSocket);
+            # closing cheroot's reader drops its reference to the socket
+            self.rfile.close()
+            self.rfile = _DeadlineReader(sock, self.rbufsize, server.timeout)
 
 
 class HttpServer:
     """One listening socket serving one WSGI app from a pool of threads."""
 
     def __init__(self, app, host, port, threads=16, name='berth',
-                 max_body_size=MAX_BODY_BYTES):
+                 max_body_size=MAX_BODY_BYTES, header_timeout=HEADER_TIMEOUT,
+                 body_timeout=BODY_TIMEOUT):
         self._server = wsgi.Server((host, port), app, numthreads=threads,
                                    server_name=name, shutdown_timeout=5,
                                    request_queue_size=LISTEN_BACKLOG,
                                    timeout=READ_TIMEOUT)
         self._server.ConnectionClass = _Connection
+        self._server.gateway = _Gateway
         self._server.max_request_header_size = MAX_HEADER_BYTES
         # the application checks a declared length against the limit (its
         # 413 in its own format); _Request reads a chunked body up to it
         self._server.max_body_size = max_body_size
+        # whole-request deadlines (408 and close): _DeadlineReader
+        self._server.header_timeout = header_timeout
+        self._server.body_timeout = body_timeout
         # cheroot closes idle keep-alive connections beyond 10 by default: a
         # client with more connections open then gets a reset on its next
         # request, which it may not retry (a POST).  Idle ones cost a socket.

@@ -47,7 +47,9 @@ def main(argv=None):
             server = http_server.HttpServer(factory(conf, db, conductor=conductor),
                                             conf.api.host, port,
                                             threads=conf.api.workers, name=name,
-                                            max_body_size=conf.api.max_request_body_size)
+                                            max_body_size=conf.api.max_request_body_size,
+                                            header_timeout=conf.api.request_header_timeout,
+                                            body_timeout=conf.api.request_body_timeout)
             host, bound_port = server.start()
             parts['servers'].append(server)
             print('berth-api: %s on http://%s:%d' % (title, host, bound_port), flush=True)

@@ -45,7 +45,9 @@ class Embedded:
         server = http_server.HttpServer(placement, conf.api.host,
                                         conf.api.placement_port,
                                         threads=conf.api.workers, name='placement',
-                                        max_body_size=conf.api.max_request_body_size)
+                                        max_body_size=conf.api.max_request_body_size,
+                                        header_timeout=conf.api.request_header_timeout,
+                                        body_timeout=conf.api.request_body_timeout)
         server.start()
         self.servers['placement'] = server
         # one /metrics per process: the Placement port's (cli/metrics_once.py)
@@ -54,7 +56,9 @@ class Embedded:
         server = http_server.HttpServer(baremetal, conf.api.host,
                                         conf.api.baremetal_port,
                                         threads=conf.api.workers, name='baremetal',
-                                        max_body_size=conf.api.max_request_body_size)
+                                        max_body_size=conf.api.max_request_body_size,
+                                        header_timeout=conf.api.request_header_timeout,
+                                        body_timeout=conf.api.request_body_timeout)
         server.start()
         self.servers['baremetal'] = server
 

@@ -79,6 +79,10 @@ class Conflict(ApiError):
     status = 409
 
 
+class RequestTimeout(ApiError):
+    status = 408
+
+
 class RequestTooLarge(ApiError):
     status = 413
 

@@ -7,13 +7,16 @@ import webob
 from api.common import errors, middleware
 
 TOO_LARGE_CODE = 'berth.request_too_large'
+TIMEOUT_CODE = 'berth.request_timeout'
 
 
 def limit_body(req, max_body):
     """413 for a body over ``max_body`` bytes, 400 for a bad Content-Length.
 
     A declared body is read here, so one that ends before its length (the
-    client went away) is a 400 rather than an error deep in a handler.
+    client went away) is a 400 rather than an error deep in a handler, and
+    one that does not arrive in time (the server's read timeout or its
+    whole-body deadline, api.server) a 408.
 
     Returns the declared length (None for a chunked or absent body).  A
     chunked body is read up to one byte past the limit, never further.
@@ -35,6 +38,10 @@ def limit_body(req, max_body):
     if length > 0:
         try:
             req.body       # read now: a short body is the client's error, not a 500
+        except TimeoutError:
+            raise errors.RequestTimeout(
+                'The request body (%d bytes) did not arrive in time.' % length,
+                code=TIMEOUT_CODE)
         except webob.request.DisconnectionError:
             raise errors.BadRequest('The request body is shorter than its Content-Length '
                                     '(%d bytes).' % length)

@@ -26,6 +26,31 @@ opts = [
     cfg.IntOpt('max_request_body_size', default=1048576, min=1024,
                help='Largest request body accepted, in bytes; larger bodies '
                     'are answered 413.'),
+    cfg.BoolOpt('project_admin_can_manage_own_nodes', default=True,
+                help='Let a project-scoped caller passing '
+                     'baremetal:node:create:self_owned_node (by default any '
+                     'admin or service role) create nodes, which are then owned '
+                     'by its project (another owner is a 400), and one passing '
+                     'baremetal:node:delete:self_owned_node (by default an admin '
+                     'of the owning project) delete the nodes its project owns, '
+                     'as Ironic does. False: only baremetal:node:create and '
+                     'baremetal:node:delete apply (system-scoped admins).'),
+    cfg.FloatOpt('request_header_timeout', default=30.0, min=0.1,
+                 help='Seconds the built-in HTTP server (berth serve, '
+                      'berth-api) gives a client to send the request line '
+                      'and all headers of one request, counted from its '
+                      'first byte, however the client spaces its bytes. A '
+                      'client that has not finished by then gets 408 Request '
+                      'Timeout and the connection is closed, so slow clients '
+                      'cannot hold the server\'s threads. Every single read '
+                      'is bounded by 10 seconds besides.'),
+    cfg.FloatOpt('request_body_timeout', default=60.0, min=0.1,
+                 help='Seconds the built-in HTTP server gives a client to send '
+                      'the whole request body, counted from the end of the '
+                      'headers. A body not complete by then (including one '
+                      'shorter than its Content-Length) is answered 408 '
+                      'Request Timeout in the API\'s error format and the '
+                      'connection is closed.'),
     cfg.IntOpt('workers', default=16, min=1,
                help='Threads serving requests in the embedded HTTP server.'),
     cfg.FloatOpt('allocation_wait', default=3.0, min=0,
@@ -41,12 +66,14 @@ opts = [
                     '"https://cloud.example.com:6385" (behind a load balancer '
                     'or a path prefix; include the prefix). When set, the '
                     'links of /v1 answers and the version documents start '
-                    'with it. When unset they are built from the request: its '
-                    'scheme, a Host header that is a well-formed host[:port] '
-                    '(else the address the server listens on) and the mount '
-                    'path; set [oslo_middleware] '
-                    'enable_proxy_headers_parsing = true to take these from a '
-                    'trusted proxy\'s X-Forwarded-* / Forwarded headers.'),
+                    'with it. When unset and [oslo_middleware] '
+                    'enable_proxy_headers_parsing = true, they are built from '
+                    'a trusted proxy\'s X-Forwarded-* / Forwarded headers '
+                    '(scheme, host, prefix; without a forwarded host, the '
+                    'Host the proxy sent). Otherwise they use the address the '
+                    'server answered on (its local socket address) and the '
+                    'request\'s scheme and mount path; a client\'s Host '
+                    'header alone is never used.'),
     cfg.StrOpt('placement_prefix', default='/placement',
                help='Path prefix the Placement API is also served under, as '
                     'devstack-style catalogs publish it '

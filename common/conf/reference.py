@@ -25,7 +25,7 @@ defaults in [`etc/berth/berth.conf.sample`](../etc/berth/berth.conf.sample):
 | `[database]` | oslo.db | `connection` (SQLite, `postgresql+psycopg2://`, `mysql+pymysql://`), pool sizes, `max_retries`/`retry_interval` (connecting at start), `connection_parameters`, TLS through the URL's query (`?sslmode=verify-full&sslrootcert=…`, `?ssl_ca=…`). PostgreSQL connections get `connect_timeout=10`, TCP keepalives (10 s idle, 5 s × 3) and `tcp_user_timeout=30000` unless the URL or `connection_parameters` sets them, so a silent server is given up on in about half a minute |
 | `[oslo_messaging_rabbit]` | oslo.messaging | RabbitMQ: `ssl`, `ssl_ca_file`, `ssl_cert_file`, `ssl_key_file`, heartbeats, HA queues |
 | `[DEFAULT] transport_url`, `[oslo_messaging_*]` | oslo.messaging | the broker URL and driver options; `[DEFAULT] rpc_response_timeout` is the API's wait for a conductor unless `[conductor] rpc_timeout` is set |
-| `[oslo_policy]` | oslo.policy | `policy_file`, `enforce_scope`, `enforce_new_defaults` |
+| `[oslo_policy]` | oslo.policy | `policy_file`, `enforce_new_defaults` (scope is always enforced by oslo.policy 6) |
 | `[cors]` | oslo.middleware | cross-origin browser clients |
 | `[oslo_middleware]` | oslo.middleware | `enable_proxy_headers_parsing`: trust `X-Forwarded-Proto`/`Forwarded` from a TLS-terminating load balancer for links (see also `[api] public_endpoint`) |
 | `[healthcheck]` | oslo.middleware | `/healthcheck` on both API ports: `detailed`, `backends`, `disable_by_file_path` (answer 503 while a file exists, to drain a node) |

@@ -257,3 +257,50 @@ def test_the_owners_allocation_on_a_leased_node_is_hidden_from_the_lessee(
         404, 'Allocation for node %s could not be found.' % mine['uuid'])
     assert as_project('DELETE', path % leased['uuid'])[0] == 404
     assert bm.get(path % leased['uuid']).status_code == 200
+
+
+def test_a_project_admin_creates_and_deletes_its_own_projects_nodes(bm, as_project,
+                                                                     nodes):
+    """Ironic's self_owned_node rules ([api] project_admin_can_manage_own_nodes on,
+    its default): the node is owned by the admin's project, whatever it asked."""
+    status, node = as_project('POST', '/v1/nodes', roles=ADMIN,
+                              body={'driver': 'fake-hardware', 'name': 'own'})
+    assert (status, node['owner']) == (201, 'p1')
+    status, answer = as_project('POST', '/v1/nodes', roles=ADMIN, body={
+        'driver': 'fake-hardware', 'name': 'for-p2', 'owner': 'p2'})
+    assert status == 400
+    assert 'owner other than your own project' in _fault(answer)
+    assert as_project('POST', '/v1/nodes', roles=ADMIN, body={
+        'driver': 'fake-hardware', 'name': 'explicit', 'owner': 'p1'})[0] == 201
+    # a member of the project is not its admin
+    assert as_project('POST', '/v1/nodes', roles=MEMBER,
+                      body={'driver': 'fake-hardware', 'name': 'm'})[0] == 403
+    assert as_project('DELETE', '/v1/nodes/own', roles=MEMBER)[0] == 403
+    # another project's node: not even seen; a leased one: seen, not deletable
+    assert as_project('DELETE', '/v1/nodes/theirs', roles=ADMIN)[0] == 404
+    assert as_project('DELETE', '/v1/nodes/leased', roles=ADMIN)[0] == 403
+    assert as_project('DELETE', '/v1/nodes/own', roles=ADMIN)[0] == 204
+    assert as_project('DELETE', '/v1/nodes/mine', roles=ADMIN)[0] == 204
+    names = sorted(n['name'] for n in bm.get('/v1/nodes').json()['nodes'])
+    assert names == ['explicit', 'leased', 'theirs']
+    # a domain-scoped admin is refused, as for every rule
+    assert as_project('POST', '/v1/nodes', project=None, domain='d1', roles=ADMIN,
+                      body={'driver': 'fake-hardware', 'name': 'dom'})[0] == 403
+    # a system admin is not bound to a project: owner as given
+    status, node = as_project('POST', '/v1/nodes', project=None, system=True,
+                              roles=ADMIN, body={'driver': 'fake-hardware',
+                                                 'name': 'sys', 'owner': 'p2'})
+    assert (status, node['owner']) == (201, 'p2')
+
+
+def test_without_project_admin_nodes_only_system_admins_create_and_delete(
+        berth, bm, as_project, nodes):
+    berth.conf.set_override('project_admin_can_manage_own_nodes', False, group='api')
+    try:
+        assert as_project('POST', '/v1/nodes', roles=ADMIN,
+                          body={'driver': 'fake-hardware', 'name': 'own'})[0] == 403
+        assert as_project('DELETE', '/v1/nodes/mine', roles=ADMIN)[0] == 403
+    finally:
+        berth.conf.clear_override('project_admin_can_manage_own_nodes', group='api')
+    assert sorted(n['name'] for n in bm.get('/v1/nodes').json()['nodes']) == [
+        'leased', 'mine', 'theirs']

@@ -1,4 +1,4 @@
-"""Absolute links behind a proxy: X-Forwarded-*, [api] public_endpoint, a validated Host.
+"""Absolute links behind a proxy: X-Forwarded-*, [api] public_endpoint, never a raw Host.
 
 The apps are built as berth-api builds them (all middleware) and called in
 process; the embedded berth supplies the database and the conductors.
@@ -57,7 +57,23 @@ def test_forwarded_headers_are_ignored_by_default(make_apps):
     app = make_apps()['baremetal']
     body = _get(app, '/v1', {'X-Forwarded-Proto': 'https',
                              'X-Forwarded-Host': 'evil.example.com'}).json_body
-    assert _hrefs(body) == ['http://api.example.com:6385/v1/']
+    # neither the proxy's headers nor the Host header: the server's address
+    # (webob's blank request: localhost:80)
+    assert _hrefs(body) == ['http://localhost/v1/']
+
+
+def test_forwarded_host_is_used_when_proxy_parsing_is_on(make_apps):
+    app = make_apps(proxy=True)['baremetal']
+    body = _get(app, '/v1', {'X-Forwarded-Host': 'cloud.example.com'}).json_body
+    assert _hrefs(body) == ['http://cloud.example.com/v1/']
+
+
+def test_a_host_header_alone_never_reaches_a_link(make_apps):
+    for app in make_apps().values():
+        resp = _get(app, '/', host='evil.example.com')
+        assert b'evil.example.com' not in resp.body
+    body = _get(make_apps()['baremetal'], '/v1', host='evil.example.com').json_body
+    assert _hrefs(body) == ['http://localhost/v1/']
 
 
 def test_public_endpoint_wins(make_apps):

@@ -67,17 +67,34 @@ def _allocate(caller, rc):
 # principal -> expected answers, in the order of ROWS
 ROWS = ('usages A', 'usages B', 'list allocs', 'node A', 'node B', 'alloc A',
         'alloc B', 'backfill B node', 'candidate B node', 'owner=other',
-        'PATCH alloc A', 'DELETE alloc A')
+        'PATCH alloc A', 'DELETE alloc A', 'create node', 'create for B',
+        'delete own node', 'delete A node', 'placement RPs')
+# the node rows: Ironic's self_owned_node rules ([api]
+# project_admin_can_manage_own_nodes, default true): a project-scoped admin (or
+# service) creates nodes owned by its own project, another owner is a 400; an
+# admin of the owning project deletes them; another project's node is a 404.
+# Placement (usages, 'placement RPs'): upstream's rules all have scope_types
+# ['project'], so a system-scoped token, even an admin's, gets 403 there; the
+# operator's Placement token is a project-scoped admin (or the service role)
 EXPECTED = {
-    'a-member':      (200, 403, '200:2', 200, 404, 200, 404, 400, 400, 403, 200, None),
-    'a-reader':      (200, 403, '200:2', 200, 404, 200, 404, 403, 403, 403, 403, 403),
-    'b-member':      (403, 200, '200:1', 404, 200, 404, 200, None, None, 403, 404, 404),
-    'b-reader':      (403, 200, '200:1', 404, 200, 404, 200, 403, 403, 403, 404, 404),
-    'domain-member': (403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 403),
-    'project-admin': (200, 200, '200:0', 404, 404, 404, 404, 400, 400, 403, 404, 404),
-    'system-reader': (None, None, '200:3', 200, 200, 200, 200, 403, 403, 403, 403, 403),
-    'system-admin':  (None, None, '200:3', 200, 200, 200, 200, None, None, None, 200, None),
-    'service':       (None, None, '200:3', 200, 200, 200, 200, None, None, None, 200, None),
+    'a-member':      (200, 403, '200:2', 200, 404, 200, 404, 400, 400, 403, 200, None,
+                      403, 403, None, 403, 403),
+    'a-reader':      (200, 403, '200:2', 200, 404, 200, 404, 403, 403, 403, 403, 403,
+                      403, 403, None, 403, 403),
+    'b-member':      (403, 200, '200:1', 404, 200, 404, 200, None, None, 403, 404, 404,
+                      403, 403, None, 404, 403),
+    'b-reader':      (403, 200, '200:1', 404, 200, 404, 200, 403, 403, 403, 404, 404,
+                      403, 403, None, 404, 403),
+    'domain-member': (403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 403,
+                      403, 403, None, 403, 403),
+    'project-admin': (200, 200, '200:0', 404, 404, 404, 404, 400, 400, 403, 404, 404,
+                      201, 400, 204, 404, 200),
+    'system-reader': (403, 403, '200:3', 200, 200, 200, 200, 403, 403, 403, 403, 403,
+                      403, 403, None, 403, 403),
+    'system-admin':  (403, 403, '200:3', 200, 200, 200, 200, None, None, None, 200, None,
+                      201, 201, 204, None, 403),
+    'service':       (200, 200, '200:3', 200, 200, 200, 200, None, None, None, 200, None,
+                      201, 400, 403, None, 200),
 }
 
 
@@ -87,7 +104,7 @@ def test_tenant_matrix_on_both_apis(keystone_berth, tenants):
     admin = who['system-admin']
     a, b = tenants.projects['A'], tenants.projects['B']
     node_a1 = _node(admin, 'a-1', a, 'a-class')
-    _node(admin, 'a-2', a, 'a-class')
+    node_a2 = _node(admin, 'a-2', a, 'a-class')
     node_b = _node(admin, 'b-deployed', b, 'b-class', active=True)
     _node(admin, 'b-pool', b, 'b-pool')
     alloc_a = _allocate(who['a-member'], 'a-class')
@@ -107,6 +124,7 @@ def test_tenant_matrix_on_both_apis(keystone_berth, tenants):
             'node B': c.v1('GET', '/v1/nodes/%s' % node_b['uuid']).status_code,
             'alloc A': c.v1('GET', '/v1/allocations/%s' % alloc_a['uuid']).status_code,
             'alloc B': c.v1('GET', '/v1/allocations/%s' % alloc_b['uuid']).status_code,
+            'placement RPs': c.placement('/resource_providers').status_code,
         }
         expected = dict(zip(ROWS, EXPECTED[name]))
         if expected['backfill B node'] is not None:
@@ -123,6 +141,30 @@ def test_tenant_matrix_on_both_apis(keystone_berth, tenants):
         if expected['DELETE alloc A'] is not None:
             got['DELETE alloc A'] = c.v1(
                 'DELETE', '/v1/allocations/%s' % alloc_a['uuid']).status_code
+        got.update(node_writes(c, expected))
+        return got
+
+    def node_writes(c, expected):
+        got = {}
+        created = c.v1('POST', '/v1/nodes', {'driver': 'fake-hardware',
+                                             'name': 'own-%s' % c.name})
+        got['create node'] = created.status_code
+        if created.status_code == 201:
+            owner = created.json()['owner']
+            # a project-scoped creator's node is its project's, a system one's no one's
+            assert owner == tenants.principals[c.name].project_id, (c.name, owner)
+        for_b = c.v1('POST', '/v1/nodes', {'driver': 'fake-hardware', 'owner': b,
+                                           'name': 'for-b-%s' % c.name})
+        got['create for B'] = for_b.status_code
+        if for_b.status_code == 201:
+            assert for_b.json()['owner'] == b
+            _ok(admin.v1('DELETE', '/v1/nodes/%s' % for_b.json()['uuid']), 204)
+        if expected['delete own node'] is not None:
+            got['delete own node'] = c.v1(
+                'DELETE', '/v1/nodes/%s' % created.json()['uuid']).status_code
+        if expected['delete A node'] is not None:
+            got['delete A node'] = c.v1(
+                'DELETE', '/v1/nodes/%s' % node_a2['uuid']).status_code
         return got
 
     table = {name: answers(name) for name in EXPECTED}
@@ -141,6 +183,9 @@ def test_tenant_matrix_on_both_apis(keystone_berth, tenants):
         [alloc_a['uuid'], alloc_a2['uuid'], alloc_b['uuid']])
     assert _ok(admin.v1('GET', '/v1/nodes/%s' % node_b['uuid']), 200)[
         'allocation_uuid'] is None
+    nodes = _ok(admin.v1('GET', '/v1/nodes'), 200)['nodes']
+    assert sorted(n['name'] for n in nodes) == [
+        'a-1', 'a-2', 'b-deployed', 'b-pool', 'own-service']
     extra = _ok(admin.v1('GET', '/v1/allocations/%s' % alloc_a['uuid']), 200)['extra']
     assert extra['by'] in ('a-member', 'system-admin', 'service')
 

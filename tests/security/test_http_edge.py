@@ -101,6 +101,8 @@ def test_the_server_sets_its_limits():
     assert http._server.max_request_header_size == server.MAX_HEADER_BYTES
     assert http._server.max_body_size == 2048
     assert http._server.timeout == server.READ_TIMEOUT
+    assert http._server.header_timeout == server.HEADER_TIMEOUT
+    assert http._server.body_timeout == server.BODY_TIMEOUT
 
 
 def test_a_chunk_declared_over_the_limit_is_413_without_reading_it(berth, bm):

@@ -67,6 +67,21 @@ def test_placement_reads_are_admin_or_service_but_usages_per_project(enforcer):
     assert not _allowed(enforcer, endpoints.USAGES, _ctx('reader'), project='p-2')
 
 
+def test_placement_rules_are_project_scoped_as_upstream(enforcer):
+    """Upstream Placement: every rule has scope_types ['project'], so a
+    system-scoped admin token is refused everything (a project admin is not)."""
+    system_admin = berth_context.RequestContext(
+        user_id='u-1', roles=['admin', 'member', 'reader'], system_scope='all',
+        overwrite=False)
+    names = sorted({name for name, _ in _operations()})
+    for rule in policies.list_rules():
+        if rule.name.startswith('placement:'):
+            assert rule.scope_types == ['project'], rule.name
+    for name in names:
+        assert not _allowed(enforcer, name, system_admin), name
+    assert _allowed(enforcer, endpoints.USAGES, _ctx('admin'))
+
+
 def test_service_role_reaches_the_service_apis(enforcer):
     for name in (endpoints.ALLOCATIONS_UPDATE, endpoints.RESHAPER_RESHAPE,
                  endpoints.ALLOCATION_CANDIDATES_LIST):
@@ -117,6 +132,23 @@ def test_baremetal_rules_are_ironics_scoped_defaults(tmp_path):
     leased = dict(other, **{'node.lessee': 'p-1'})
     assert enforcer.enforce(bm_rules.NODE_GET, leased, _ctx('reader'))
     assert not enforcer.enforce(bm_rules.NODE_GET_DRIVER_INFO, leased, _ctx('reader'))
+
+
+def test_ironics_self_owned_node_rules(tmp_path):
+    """Ironic's defaults: any admin or service may create a node owned by its
+    project; only an admin of the owning project may delete it."""
+    enforcer = bm_policy.make_enforcer(fixtures.make_conf(tmp_path))
+    mine = {'project_id': 'p-1', 'node.owner': 'p-1', 'node.lessee': None}
+    leased = {'project_id': 'p-1', 'node.owner': 'p-2', 'node.lessee': 'p-1'}
+    admin = _ctx('admin', 'member', 'reader')
+    assert enforcer.enforce(bm_rules.NODE_CREATE_SELF_OWNED, mine, admin)
+    assert enforcer.enforce(bm_rules.NODE_CREATE_SELF_OWNED, mine, _ctx('service'))
+    assert not enforcer.enforce(bm_rules.NODE_CREATE_SELF_OWNED, mine,
+                                _ctx('member', 'reader'))
+    assert enforcer.enforce(bm_rules.NODE_DELETE_SELF_OWNED, mine, admin)
+    assert not enforcer.enforce(bm_rules.NODE_DELETE_SELF_OWNED, leased, admin)
+    assert not enforcer.enforce(bm_rules.NODE_DELETE_SELF_OWNED, mine,
+                                _ctx('member', 'reader'))
 
 
 def _run(*argv):

@@ -33,11 +33,26 @@ def _conductor_group(req, values):
     values['conductor_group'] = group.lower()
 
 
+def _self_owned(req):
+    """Whether the caller creates a node owned by its project (Ironic's
+    self_owned_node rule, when project admins may manage their own nodes)."""
+    return (req.conf.api.project_admin_can_manage_own_nodes
+            and policy.check(req, rules.NODE_CREATE_SELF_OWNED))
+
+
 @router.endpoint()
 def create_node(req):
-    policy.authorize(req, rules.NODE_CREATE)
+    self_owned = _self_owned(req)
+    if not self_owned:
+        policy.authorize(req, rules.NODE_CREATE)
     data = validation.json_body(req, schema.CREATE_SCHEMA)
     values = {k: v for k, v in data.items() if v is not None}
+    if self_owned and not policy.is_system(req):
+        project = req.context.project_id
+        if values.get('owner') and values['owner'] != project:
+            raise fault.BadRequest('Cannot create a node as a project scoped admin '
+                                   'with an owner other than your own project.')
+        values['owner'] = project
     _conductor_group(req, values)
     if values['driver'] not in schema.DRIVERS:
         raise fault.BadRequest('Could not find the following driver(s) or hardware '
@@ -181,7 +196,12 @@ def update_node(req):
 
 @router.endpoint()
 def delete_node(req):
-    node = policy.node_for(req, rules.NODE_DELETE)
+    try:
+        node = policy.node_for(req, rules.NODE_DELETE)
+    except fault.Forbidden:
+        if not req.conf.api.project_admin_can_manage_own_nodes:
+            raise
+        node = policy.node_for(req, rules.NODE_DELETE_SELF_OWNED)
     if node.allocation_uuid is not None:
         # ends the allocation: the conductor's write
         require_conductor(req).destroy_node(req.context, backend.holder(req, node), node.uuid)

@@ -16,6 +16,9 @@ NODE_GET_STATES = 'baremetal:node:get_states'
 NODE_CREATE = 'baremetal:node:create'
 NODE_UPDATE = 'baremetal:node:update'
 NODE_DELETE = 'baremetal:node:delete'
+# Ironic's project-admin rules, used when [api] project_admin_can_manage_own_nodes
+NODE_CREATE_SELF_OWNED = 'baremetal:node:create:self_owned_node'
+NODE_DELETE_SELF_OWNED = 'baremetal:node:delete:self_owned_node'
 NODE_PROVISION = 'baremetal:node:set_provision_state'
 NODE_POWER = 'baremetal:node:set_power_state'
 NODE_MAINTENANCE = 'baremetal:node:set_maintenance'
@@ -51,6 +54,9 @@ _ALLOC = '/v1/allocations/{allocation_id}'
 _RULES = [
     (NODE_CREATE, base._any(base.SYSTEM_ADMIN, base.SYSTEM_SERVICE), 'Create a node',
      [('POST', '/v1/nodes')]),
+    (NODE_CREATE_SELF_OWNED, '(role:admin) or (role:service)',
+     'Create a node owned by the caller\'s project (a project-scoped caller; '
+     'with [api] project_admin_can_manage_own_nodes)', [('POST', '/v1/nodes')]),
     (NODE_LIST, base.API_READER, 'List the nodes the caller may see',
      [('GET', '/v1/nodes'), ('GET', '/v1/nodes/detail')]),
     (NODE_LIST_ALL, base.SYSTEM_READER, 'List every node, whoever owns it',
@@ -90,6 +96,9 @@ _RULES = [
      base.SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN, 'Change a node instance_info',
      [('PATCH', _NODE)]),
     (NODE_DELETE, base.SYSTEM_ADMIN, 'Delete a node', [('DELETE', _NODE)]),
+    (NODE_DELETE_SELF_OWNED, base.PROJECT_ADMIN,
+     'Delete a node the caller\'s project owns (with [api] '
+     'project_admin_can_manage_own_nodes)', [('DELETE', _NODE)]),
     (NODE_GET_STATES, base.SYSTEM_OR_PROJECT_READER, 'Show node states',
      [('GET', _NODE + '/states')]),
     (NODE_PROVISION, base.SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
