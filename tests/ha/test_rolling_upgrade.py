@@ -1,0 +1,361 @@
+"""Rolling upgrade from the previous release under load, in both orders (issue 21).
+
+The previous release (git tag ``previous_release.TAG``) runs from a venv of
+its own (:mod:`tests.ha.previous_release`, cached per machine); this tree
+runs from the test venv.  One deployment per order: PostgreSQL, RabbitMQ and
+etcd on free loopback ports, three conductors and the two APIs (gunicorn,
+``--reuse-port`` so a new API master starts on the port before the old one
+stops: what a load balancer in front of several API hosts gives an
+operator), all of the previous release and ``berth-manage db sync`` of the
+previous release.  Under a steady load of claims, schedule-and-claims and
+node allocations through the APIs (tests/chaos/load.py):
+
+* ``api_first``: new ``berth-manage db sync`` (expand only); new APIs pinned
+  with ``[upgrade_levels] conductor = <old RPC version>``; each conductor
+  stopped gracefully (SIGTERM) and started from the new release, one by
+  one; the APIs restarted without the pin; ``berth-manage db contract``.
+* ``conductors_first``: expand; new conductors one by one beside the old
+  APIs; then the new APIs; contract.
+
+Each step waits for answered requests of every kind, not for a time.  Checked:
+no 5xx, nothing left ``allocating``, no RPC version error in any process log,
+the chaos invariants on a snapshot after every step and continuously, every
+answer against the stored state and the usages at the end;
+``berth-manage db contract`` refuses while an old conductor runs and
+``berth-manage status`` says when it is safe.
+
+Run: ``.venv/bin/pytest -m ha -s tests/ha/test_rolling_upgrade.py``.
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+import requests
+
+from tests.chaos import deployment, invariants
+from tests.chaos import load as chaos_load
+from tests.chaos import run as chaos_run
+from tests.ha import previous_release
+from tests.ha.conftest import MARKS
+
+pytestmark = MARKS
+
+REQUIRE = os.environ.get('BERTH_REQUIRE_SERVICES') == '1'
+# answered requests of each kind a step waits for before the next step
+PER_STEP = {'claim': 20, 'schedule': 10, 'node': 6}
+STEP_CAP = 180          # seconds a step may wait for them before the test fails
+RPC_VERSION_ERRORS = re.compile(
+    r'UnsupportedVersion|RPCVersionCapError|does not support RPC version|'
+    r'is incompatible\.|needs conductor RPC API')
+
+
+class MixedDeployment(deployment.Deployment):
+    """A chaos deployment whose processes each run the old or the new release."""
+
+    def __init__(self, workdir, release, **kwargs):
+        super().__init__(workdir, conductors=3, api_workers=2, **kwargs)
+        self.release = release
+        self.old_cwd = os.path.join(self.workdir, 'old-cwd')     # nothing to import
+        os.makedirs(self.old_cwd, exist_ok=True)
+        self.old_env = previous_release.clean_env(PYTHONWARNINGS='ignore::DeprecationWarning')
+        self.runs = {}        # process name -> 'old' | 'new' (+ pin)
+
+    def start(self):
+        try:
+            self.postgresql.start()
+            self.tooz.start()
+            self.rabbitmq.start()
+            self._write_config()
+            self.manage('old', 'db', 'sync')
+            for host in self.hosts:
+                self.start_conductor(host, 'old')
+            for name in ('placement', 'baremetal'):
+                self.start_api(name, 'old')
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def manage(self, release, *args):
+        """``berth-manage`` of one release; the CompletedProcess."""
+        if release == 'old':
+            argv, cwd, env = [self.release.bin('berth-manage')], self.old_cwd, self.old_env
+        else:
+            argv, cwd, env = [os.path.join(deployment.BIN, 'berth-manage')], self.source, \
+                self.env
+        return subprocess.run(argv + ['--config-file', self.config] + list(args),
+                              capture_output=True, text=True, cwd=cwd, env=env)
+
+    def start_conductor(self, host, release='new'):
+        host_conf = os.path.join(self.workdir, '%s.conf' % host)
+        with open(host_conf, 'w') as f:
+            f.write('[DEFAULT]\nhost = %s\n' % host)
+        old = release == 'old'
+        binary = self.release.bin('berth-conductor') if old else \
+            os.path.join(deployment.BIN, 'berth-conductor')
+        proc = deployment.Process(
+            host, [binary, '--config-file', self.config, '--config-file', host_conf],
+            os.path.join(self.workdir, '%s.log' % host),
+            env=self.old_env if old else self.env, cwd=self.old_cwd if old else self.source)
+        since = _log_size(proc.log)
+        self.conductors[host] = proc.start()
+        self.runs[host] = release
+        _wait_for_log(proc, 'Conductor %s started' % host, since)
+        return proc
+
+    def start_api(self, name, release='new', pin=None):
+        """Start ``name``'s gunicorn of ``release`` beside the running one; stop that one."""
+        port = self.placement_port if name == 'placement' else self.baremetal_port
+        app = 'api.wsgi:application' if name == 'placement' else \
+            'api.wsgi:baremetal_application'
+        config = self.config
+        if pin:
+            config = os.path.join(self.workdir, 'api-pinned.conf')
+            with open(self.config) as src, open(config, 'w') as dst:
+                dst.write(src.read() + '\n[upgrade_levels]\nconductor = %s\n' % pin)
+        old = release == 'old'
+        if old:
+            head = [self.release.bin('python'), '-m', 'gunicorn', '--chdir', self.old_cwd]
+            env, cwd = dict(self.old_env, BERTH_CONFIG_FILE=config), self.old_cwd
+        else:
+            head = [os.path.join(deployment.BIN, 'gunicorn'), '--chdir', self.source]
+            env, cwd = dict(self.env, BERTH_CONFIG_FILE=config), self.source
+        previous = self.apis.get(name)
+        proc = deployment.Process(name, head + [
+            '--bind', '%s:%d' % (self.host, port), '--reuse-port',
+            '--workers', str(self.api_workers), '--worker-class', 'gthread',
+            '--threads', '8', '--timeout', '90', '--graceful-timeout', '10',
+            '--preload', '--no-control-socket', '--name', 'berth-' + name, app],
+            os.path.join(self.workdir, '%s-%s.log' % (name, release)), env=env, cwd=cwd)
+        since = _log_size(proc.log)
+        proc.start()
+        _wait_for_log(proc, 'Booting worker', since)
+        if previous is not None:
+            previous.signal(signal.SIGTERM, wait=60)
+        self.apis[name] = proc
+        self.runs[name] = release + (' pinned to %s' % pin if pin else '')
+        return proc
+
+    def replace_conductor(self, host):
+        """Stop the conductor ``host`` gracefully and start it from the new release."""
+        code = self.kill_conductor(host, signal.SIGTERM)
+        assert code == 0, 'conductor %s did not stop cleanly (%s):\n%s' % (
+            host, code, self.conductors[host].tail())
+        self.start_conductor(host, 'new')
+
+    def logs(self):
+        return sorted(os.path.join(self.workdir, n) for n in os.listdir(self.workdir)
+                      if n.endswith('.log'))
+
+
+def _log_size(path):
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _wait_for_log(proc, text, since, deadline=120):
+    """Wait until ``proc`` logs ``text`` after offset ``since`` of its (shared) log."""
+    end = time.monotonic() + deadline
+    while True:
+        with open(proc.log, errors='replace') as f:
+            f.seek(since)
+            if text in f.read():
+                return
+        if not proc.alive():
+            raise deployment.DeploymentError('%s exited:\n%s' % (proc.name, proc.tail()))
+        if time.monotonic() > end:
+            raise deployment.DeploymentError('%s did not log %r:\n%s'
+                                             % (proc.name, text, proc.tail()))
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope='module')
+def release():
+    """The previous release, built (or from the cache); skip loudly when it cannot be."""
+    try:
+        return previous_release.build()
+    except previous_release.Unavailable as exc:
+        # not a missing server: a checkout without the tag, so a skip even
+        # under BERTH_REQUIRE_SERVICES=1 (said in the reason)
+        pytest.skip('!!! rolling upgrade SKIPPED: cannot build the previous release: %s '
+                    '(a checkout without the tag %s; BERTH_REQUIRE_SERVICES=1 does not '
+                    'turn this into a failure) !!!' % (exc, previous_release.TAG))
+
+
+@pytest.fixture
+def servers():
+    missing = deployment.missing_binaries('etcd')
+    if missing:
+        reason = ('!!! rolling upgrade SKIPPED: servers not installed: %s !!!' % missing)
+        if REQUIRE:
+            pytest.fail(reason + ' [BERTH_REQUIRE_SERVICES=1]')
+        pytest.skip(reason)
+
+
+class Run:
+    """One upgrade run: the deployment, its load, the checks after every step."""
+
+    def __init__(self, release):
+        self.release = release
+        self.workdir = tempfile.mkdtemp(prefix='berth-upgrade-')
+        self.dep = MixedDeployment(self.workdir, release)
+        self.steps = []              # (name, seconds, requests, 5xx, no answer, violations)
+        self.recorder = chaos_load.Recorder()
+        self.checker = self.continuous = self.traffic = None
+
+    def start(self):
+        t0 = time.monotonic()
+        self.dep.start()
+        self.providers, _ = chaos_run._topology(self.dep, probe_providers=1, probe_nodes=1)
+        self.checker = invariants.Checker(self.dep.db_url)
+        self.continuous = chaos_run.Continuous(self.checker, out=print)
+        self.continuous.start()
+        self.traffic = chaos_load.Load(self.recorder, 7, self.dep.placement_url,
+                                       self.dep.baremetal_url, self.providers,
+                                       chaos_run.LOAD_NODES).start()
+        self.step('all old (start-up %.0fs)' % (time.monotonic() - t0), lambda: None)
+        return self
+
+    def step(self, name, action):
+        """Do ``action`` under load, then wait for answers of every kind; record the step."""
+        t0 = time.monotonic()
+        first = len(self.recorder.snapshot())
+        action()
+        while True:
+            mine = self.recorder.snapshot()[first:]
+            answered = {k: sum(1 for r in mine if r['kind'] == k and r['status'])
+                        for k in PER_STEP}
+            if all(answered[k] >= n for k, n in PER_STEP.items()):
+                break
+            assert time.monotonic() - t0 < STEP_CAP, (
+                'step %r: the load did not flow (%s answered)' % (name, answered))
+            time.sleep(0.5)
+        found = self.checker.check()
+        assert found is not None, 'step %r: the database did not answer' % name
+        self.steps.append((name, time.monotonic() - t0, len(mine),
+                           sum(1 for r in mine if r['status'] and r['status'] >= 500),
+                           sum(1 for r in mine if r['status'] is None), found))
+        assert not self.dep.dead(), 'step %r: processes died: %s' % (name, self.dep.dead())
+
+    def status(self, release='new'):
+        done = self.dep.manage(release, 'status')
+        return done.returncode, ' '.join(done.stdout.split())
+
+    def finish(self):
+        """Stop the load, settle, and every final check; the list of problems."""
+        self.traffic.stop()
+        settled = chaos_run._settle(self.checker, _NoProber())
+        self.continuous.stop()
+        problems = ['%s (continuous)' % v for _, v in self.continuous.violations]
+        last = self.checker.check()
+        problems += ['database unreachable at the end'] if last is None else last
+        records = self.recorder.snapshot()
+        problems += invariants.check_records(self.checker, records)
+        with requests.Session() as http:
+            http.headers.update({'X-Auth-Token': 'admin',
+                                 'OpenStack-API-Version': 'placement 1.28'})
+            problems += invariants.check_usages(self.checker, http, self.dep.placement_url,
+                                                self.providers, chaos_load.PROJECT)
+        problems += ['node allocation %s left allocating' % u
+                     for u in self.checker.allocating()]
+        errors = [r for r in records if r['status'] and r['status'] >= 500]
+        problems += ['%d x 5xx, e.g. %s' % (len(errors), errors[:3])] if errors else []
+        for path in self.dep.logs():
+            with open(path, errors='replace') as f:
+                bad = [line.strip() for line in f if RPC_VERSION_ERRORS.search(line)]
+            if bad:
+                problems.append('RPC version errors in %s: %s' % (path, bad[:3]))
+        for name, _, _, _, _, found in self.steps:
+            problems += ['after step %r: %s' % (name, v) for v in found]
+        self.report(records, settled)
+        return problems
+
+    def report(self, records, settled):
+        print('\nrolling upgrade %s -> this tree (logs in %s)'
+              % (self.release.tag, self.workdir))
+        print('step | seconds | requests | 5xx | no answer | invariant violations')
+        for name, seconds, count, e5, none, found in self.steps:
+            print('%s | %.1f | %d | %d | %d | %d' % (name, seconds, count, e5, none,
+                                                      len(found)))
+        print('total requests %d; settled in %.1fs; runs: %s'
+              % (len(records), settled, self.dep.runs))
+
+    def close(self, keep):
+        if self.checker is not None:
+            self.checker.dispose()
+        self.dep.stop()
+        if keep:
+            deployment.print_log_tails(self.workdir, 60)
+        else:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+class _NoProber:
+    def wait_recovered(self, _deadline):
+        return 0.0
+
+
+def _contract_refused_while_old(run):
+    """Mid-upgrade (an old conductor runs): status says not yet, contract refuses."""
+    code, out = run.status()
+    assert 'Contract step | Warning | Not safe yet' in out, out
+    assert '0.1.0' in out, out
+    done = run.dep.manage('new', 'db', 'contract')
+    assert done.returncode == 2 and 'refused' in done.stderr, (done.stdout, done.stderr)
+
+
+def _contract_when_all_new(run):
+    code, out = run.status()
+    assert 'Contract step | Success | Every conductor runs' in out, out
+    done = run.dep.manage('new', 'db', 'contract')
+    assert done.returncode == 0, (done.stdout, done.stderr)
+
+
+def _expand(run):
+    done = run.dep.manage('new', 'db', 'sync')
+    assert done.returncode == 0, (done.stdout, done.stderr)
+
+
+def _upgrade(release, order):
+    run = Run(release)
+    t0 = time.monotonic()
+    problems = ['did not finish']
+    try:
+        run.start()
+        pin = release.rpc_api_version
+        run.step('db sync (expand, new code)', lambda: _expand(run))
+        run.step('status/contract refused', lambda: _contract_refused_while_old(run))
+        if order == 'api_first':
+            run.step('new APIs pinned to %s' % pin, lambda: [
+                run.dep.start_api(n, 'new', pin=pin) for n in ('placement', 'baremetal')])
+        for host in run.dep.hosts:
+            run.step('conductor %s new' % host, lambda h=host: run.dep.replace_conductor(h))
+        run.step('new APIs, no pin' if order == 'api_first' else 'new APIs', lambda: [
+            run.dep.start_api(n, 'new') for n in ('placement', 'baremetal')])
+        run.step('db contract', lambda: _contract_when_all_new(run))
+        problems = run.finish()
+        print('%s: %.0fs in all' % (order, time.monotonic() - t0))
+    finally:
+        run.close(keep=bool(problems))
+    assert problems == [], problems[:20]
+
+
+def test_previous_release_builds(release):
+    assert release.version() == release.tag
+    assert re.fullmatch(r'\d+\.\d+', release.rpc_api_version)
+
+
+def test_api_first_then_conductors_one_by_one(release, servers):
+    _upgrade(release, 'api_first')
+
+
+def test_conductors_first_then_api(release, servers):
+    _upgrade(release, 'conductors_first')
