@@ -48,7 +48,7 @@ pytestmark = MARKS
 
 REQUIRE = os.environ.get('BERTH_REQUIRE_SERVICES') == '1'
 # answered requests of each kind a step waits for before the next step
-PER_STEP = {'claim': 20, 'schedule': 10, 'node': 6}
+PER_STEP = {'claim': 10, 'schedule': 5, 'node': 4}
 STEP_CAP = 180          # seconds a step may wait for them before the test fails
 RPC_VERSION_ERRORS = re.compile(
     r'UnsupportedVersion|RPCVersionCapError|does not support RPC version|'
@@ -75,8 +75,7 @@ class MixedDeployment(deployment.Deployment):
             self.manage('old', 'db', 'sync')
             for host in self.hosts:
                 self.start_conductor(host, 'old')
-            for name in ('placement', 'baremetal'):
-                self.start_api(name, 'old')
+            self.replace_apis('old')
         except BaseException:
             self.stop()
             raise
@@ -110,7 +109,11 @@ class MixedDeployment(deployment.Deployment):
         return proc
 
     def start_api(self, name, release='new', pin=None):
-        """Start ``name``'s gunicorn of ``release`` beside the running one; stop that one."""
+        """Start ``name``'s gunicorn of ``release`` on its port (``--reuse-port``).
+
+        ``(running one or None, new Process, its log offset, description)``;
+        :meth:`replace_apis` waits for the new one and stops the old one.
+        """
         port = self.placement_port if name == 'placement' else self.baremetal_port
         app = 'api.wsgi:application' if name == 'placement' else \
             'api.wsgi:baremetal_application'
@@ -135,12 +138,19 @@ class MixedDeployment(deployment.Deployment):
             os.path.join(self.workdir, '%s-%s.log' % (name, release)), env=env, cwd=cwd)
         since = _log_size(proc.log)
         proc.start()
-        _wait_for_log(proc, 'Booting worker', since)
-        if previous is not None:
-            previous.signal(signal.SIGTERM, wait=60)
-        self.apis[name] = proc
-        self.runs[name] = release + (' pinned to %s' % pin if pin else '')
-        return proc
+        return previous, proc, since, release + (' pinned to %s' % pin if pin else '')
+
+    def replace_apis(self, release='new', pin=None):
+        """Both APIs of ``release``: the new masters answer before the old ones stop."""
+        started = {name: self.start_api(name, release, pin)
+                   for name in ('placement', 'baremetal')}
+        for name, (previous, proc, since, runs) in started.items():
+            _wait_for_log(proc, 'Booting worker', since)
+        for name, (previous, proc, since, runs) in started.items():
+            if previous is not None:
+                previous.signal(signal.SIGTERM, wait=60)
+            self.apis[name] = proc
+            self.runs[name] = runs
 
     def replace_conductor(self, host):
         """Stop the conductor ``host`` gracefully and start it from the new release."""
@@ -218,9 +228,11 @@ class Run:
         self.checker = invariants.Checker(self.dep.db_url)
         self.continuous = chaos_run.Continuous(self.checker, out=print)
         self.continuous.start()
+        # a steady load that leaves the 2-core box room for the upgrade itself
         self.traffic = chaos_load.Load(self.recorder, 7, self.dep.placement_url,
                                        self.dep.baremetal_url, self.providers,
-                                       chaos_run.LOAD_NODES).start()
+                                       chaos_run.LOAD_NODES, claimers=2, schedulers=1,
+                                       allocators=2).start()
         self.step('all old (start-up %.0fs)' % (time.monotonic() - t0), lambda: None)
         return self
 
@@ -243,6 +255,8 @@ class Run:
         self.steps.append((name, time.monotonic() - t0, len(mine),
                            sum(1 for r in mine if r['status'] and r['status'] >= 500),
                            sum(1 for r in mine if r['status'] is None), found))
+        print('upgrade: %-32s %5.1fs %5d requests %s' % (name, self.steps[-1][1],
+                                                         len(mine), found or ''))
         assert not self.dep.dead(), 'step %r: processes died: %s' % (name, self.dep.dead())
 
     def status(self, release='new'):
@@ -287,6 +301,10 @@ class Run:
                                                       len(found)))
         print('total requests %d; settled in %.1fs; runs: %s'
               % (len(records), settled, self.dep.runs))
+        for r in records:
+            if r['status'] is None:
+                print('no answer: %s %s %s (%s)' % (r['kind'], r['op'], r['key'],
+                                                    r['detail']))
 
     def close(self, keep):
         if self.checker is not None:
@@ -322,6 +340,7 @@ def _contract_when_all_new(run):
 def _expand(run):
     done = run.dep.manage('new', 'db', 'sync')
     assert done.returncode == 0, (done.stdout, done.stderr)
+    _contract_refused_while_old(run)
 
 
 def _upgrade(release, order):
@@ -331,15 +350,14 @@ def _upgrade(release, order):
     try:
         run.start()
         pin = release.rpc_api_version
-        run.step('db sync (expand, new code)', lambda: _expand(run))
-        run.step('status/contract refused', lambda: _contract_refused_while_old(run))
+        run.step('db sync (expand); contract refused', lambda: _expand(run))
         if order == 'api_first':
-            run.step('new APIs pinned to %s' % pin, lambda: [
-                run.dep.start_api(n, 'new', pin=pin) for n in ('placement', 'baremetal')])
+            run.step('new APIs pinned to %s' % pin,
+                     lambda: run.dep.replace_apis('new', pin=pin))
         for host in run.dep.hosts:
             run.step('conductor %s new' % host, lambda h=host: run.dep.replace_conductor(h))
-        run.step('new APIs, no pin' if order == 'api_first' else 'new APIs', lambda: [
-            run.dep.start_api(n, 'new') for n in ('placement', 'baremetal')])
+        run.step('new APIs, no pin' if order == 'api_first' else 'new APIs',
+                 lambda: run.dep.replace_apis('new'))
         run.step('db contract', lambda: _contract_when_all_new(run))
         problems = run.finish()
         print('%s: %.0fs in all' % (order, time.monotonic() - t0))
