@@ -21,10 +21,15 @@ Each step waits for answered requests of every kind, not for a time.  Checked:
 no 5xx, nothing left ``allocating``, no RPC version error in any process log,
 the chaos invariants on a snapshot after every step and continuously, every
 answer against the stored state and the usages at the end;
-``berth-manage db contract`` refuses while an old conductor runs and
-``berth-manage status`` says when it is safe.
+``berth-manage db contract`` refuses while an old conductor runs (checked
+in the first order) and ``berth-manage status`` says when it is safe.
 
-Run: ``.venv/bin/pytest -m ha -s tests/ha/test_rolling_upgrade.py``.
+Run: ``.venv/bin/pytest -m ha -s tests/ha/test_rolling_upgrade.py`` (prints
+a table per order).  Measured on the shared 2-core box: 3.0-3.6 min for
+``api_first`` and 2.9-5.2 min for ``conductors_first`` (7.0-9.4 min for the
+module, the higher figures with a load average of 30 from other work);
+most of it is process start-ups (``berth-manage``, conductors, gunicorn
+masters), not waiting.
 """
 
 import os
@@ -349,10 +354,11 @@ def _contract_when_all_new(run):
     assert contract.returncode == 0, (contract.stdout, contract.stderr)
 
 
-def _expand(run):
+def _expand(run, check_refusal):
     done = run.dep.manage('new', 'db', 'sync')
     assert done.returncode == 0, (done.stdout, done.stderr)
-    _contract_refused_while_old(*run.dep.manage_all(('new', 'status'),
+    if check_refusal:
+        _contract_refused_while_old(*run.dep.manage_all(('new', 'status'),
                                                     ('new', 'db', 'contract')))
 
 
@@ -363,7 +369,9 @@ def _upgrade(release, order):
     try:
         run.start()
         pin = release.rpc_api_version
-        run.step('db sync (expand); contract refused', lambda: _expand(run))
+        # the refusal mid-upgrade is the same in both orders: checked in one
+        run.step('db sync (expand)' + ('; contract refused' if order == 'api_first' else ''),
+                 lambda: _expand(run, check_refusal=order == 'api_first'))
         if order == 'api_first':
             run.step('new APIs pinned to %s' % pin,
                      lambda: run.dep.replace_apis('new', pin=pin))
