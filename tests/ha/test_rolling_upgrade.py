@@ -322,6 +322,10 @@ class Run:
                                                     r['detail']))
 
     def close(self, keep):
+        if self.traffic is not None and not self.traffic.stopping.is_set():
+            self.traffic.stop()          # a failed step: no load into the next test
+        if self.continuous is not None and not self.continuous.stopping.is_set():
+            self.continuous.stop()
         if self.checker is not None:
             self.checker.dispose()
         self.dep.stop()
