@@ -25,9 +25,10 @@ answer against the stored state and the usages at the end;
 in the first order) and ``berth-manage status`` says when it is safe.
 
 Run: ``.venv/bin/pytest -m ha -s tests/ha/test_rolling_upgrade.py`` (prints
-a table per order).  Measured on the shared 2-core box: 3.0-3.6 min for
-``api_first`` and 2.9-5.2 min for ``conductors_first`` (7.0-9.4 min for the
-module, the higher figures with a load average of 30 from other work);
+a table per order).  Measured in four runs on the shared 2-core box:
+3.0-5.9 min for ``api_first`` and 2.9-5.2 min for ``conductors_first``
+(7.0-9.5 min for the module; the higher figures with a load average of
+30-40 from other work);
 most of it is process start-ups (``berth-manage``, conductors, gunicorn
 masters), not waiting.
 """
