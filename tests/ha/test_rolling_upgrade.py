@@ -2,8 +2,10 @@
 
 The previous release (git tag ``previous_release.TAG``) runs from a venv of
 its own (:mod:`tests.ha.previous_release`, cached per machine); this tree
-runs from the test venv.  One deployment per order: PostgreSQL, RabbitMQ and
-etcd on free loopback ports, three conductors and the two APIs (gunicorn,
+runs from the test venv.  PostgreSQL, RabbitMQ and etcd on free loopback
+ports are started once for the module; each order gets a new database and
+conductor host names of its own (a0-a2, c0-c2), three conductors and the two
+APIs (gunicorn,
 ``--reuse-port`` so a new API master starts on the port before the old one
 stops: what a load balancer in front of several API hosts gives an
 operator), all of the previous release and ``berth-manage db sync`` of the
@@ -25,11 +27,10 @@ answer against the stored state and the usages at the end;
 in the first order) and ``berth-manage status`` says when it is safe.
 
 Run: ``.venv/bin/pytest -m ha -s tests/ha/test_rolling_upgrade.py`` (prints
-a table per order).  Measured in four runs on the shared 2-core box:
-3.0-5.9 min for ``api_first`` and 2.9-5.2 min for ``conductors_first``
-(7.0-9.5 min for the module; the higher figures with a load average of
-30-40 from other work);
-most of it is process start-ups (``berth-manage``, conductors, gunicorn
+a table per order).  Measured on the shared 2-core box (load average
+about 24 from other work): api_first 146 s, conductors_first 148 s, the
+module 327 s with the servers' start-up.  Before the servers were shared,
+four runs took 7.0-9.5 min.  most of it is process start-ups (``berth-manage``, conductors, gunicorn
 masters), not waiting.
 """
 
@@ -44,6 +45,7 @@ import time
 import pytest
 import requests
 
+from tests import services
 from tests.chaos import deployment, invariants
 from tests.chaos import load as chaos_load
 from tests.chaos import run as chaos_run
@@ -64,8 +66,13 @@ RPC_VERSION_ERRORS = re.compile(
 class MixedDeployment(deployment.Deployment):
     """A chaos deployment whose processes each run the old or the new release."""
 
-    def __init__(self, workdir, release, **kwargs):
-        super().__init__(workdir, conductors=3, api_workers=2, **kwargs)
+    def __init__(self, workdir, release, servers, prefix):
+        super().__init__(workdir, conductors=3, api_workers=2)
+        # the servers are the module's (both orders share them); hosts and
+        # the database are each order's own
+        shutil.rmtree(self.postgresql.dir, ignore_errors=True)
+        self.postgresql, self.rabbitmq, self.tooz = servers
+        self.hosts = ['%s%d' % (prefix, i) for i in range(3)]
         self.release = release
         self.old_cwd = os.path.join(self.workdir, 'old-cwd')     # nothing to import
         os.makedirs(self.old_cwd, exist_ok=True)
@@ -74,9 +81,11 @@ class MixedDeployment(deployment.Deployment):
 
     def start(self):
         try:
-            self.postgresql.start()
-            self.tooz.start()
-            self.rabbitmq.start()
+            subprocess.run([services.PG_BIN + '/psql', '-q', '-h', self.postgresql.host,
+                            '-p', str(self.postgresql.port), '-U', 'postgres',
+                            '-c', 'DROP DATABASE IF EXISTS berth WITH (FORCE)',
+                            '-c', 'CREATE DATABASE berth'], check=True,
+                           stdout=subprocess.DEVNULL)
             self._write_config()
             self.manage('old', 'db', 'sync')
             for host in self.hosts:
@@ -179,6 +188,15 @@ class MixedDeployment(deployment.Deployment):
             host, code, self.conductors[host].tail())
         self.start_conductor(host, 'new')
 
+    def stop(self):
+        """Stop this order's berth processes; the shared servers stay up."""
+        procs = list(self.apis.values()) + list(self.conductors.values())
+        for proc in procs:
+            if proc.alive():
+                proc.proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            proc.signal(signal.SIGTERM, wait=30)
+
     def logs(self):
         return sorted(os.path.join(self.workdir, n) for n in os.listdir(self.workdir)
                       if n.endswith('.log'))
@@ -220,23 +238,34 @@ def release():
                     'turn this into a failure) !!!' % (exc, previous_release.TAG))
 
 
-@pytest.fixture
+@pytest.fixture(scope='module')
 def servers():
+    """PostgreSQL, RabbitMQ and etcd on free loopback ports, shared by both orders."""
     missing = deployment.missing_binaries('etcd')
     if missing:
         reason = ('!!! rolling upgrade SKIPPED: servers not installed: %s !!!' % missing)
         if REQUIRE:
             pytest.fail(reason + ' [BERTH_REQUIRE_SERVICES=1]')
         pytest.skip(reason)
+    workdir = tempfile.mkdtemp(prefix='berth-upgrade-servers-')
+    started = []
+    try:
+        for kind in (services.PostgreSQL, services.Etcd, services.RabbitMQ):
+            started.append(kind(workdir).start())
+        yield tuple(started[i] for i in (0, 2, 1))    # postgresql, rabbitmq, tooz
+    finally:
+        for server in reversed(started):
+            server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 class Run:
     """One upgrade run: the deployment, its load, the checks after every step."""
 
-    def __init__(self, release):
+    def __init__(self, release, servers, prefix):
         self.release = release
         self.workdir = tempfile.mkdtemp(prefix='berth-upgrade-')
-        self.dep = MixedDeployment(self.workdir, release)
+        self.dep = MixedDeployment(self.workdir, release, servers, prefix)
         self.steps = []              # (name, seconds, requests, 5xx, no answer, violations)
         self.recorder = chaos_load.Recorder()
         self.checker = self.continuous = self.traffic = None
@@ -367,8 +396,8 @@ def _expand(run, check_refusal):
                                                     ('new', 'db', 'contract')))
 
 
-def _upgrade(release, order):
-    run = Run(release)
+def _upgrade(release, servers, order):
+    run = Run(release, servers, order[0])
     t0 = time.monotonic()
     problems = ['did not finish']
     try:
@@ -398,8 +427,8 @@ def test_previous_release_builds(release):
 
 
 def test_api_first_then_conductors_one_by_one(release, servers):
-    _upgrade(release, 'api_first')
+    _upgrade(release, servers, 'api_first')
 
 
 def test_conductors_first_then_api(release, servers):
-    _upgrade(release, 'conductors_first')
+    _upgrade(release, servers, 'conductors_first')
