@@ -30,8 +30,8 @@ Run: ``.venv/bin/pytest -m ha -s tests/ha/test_rolling_upgrade.py`` (prints
 a table per order).  Measured on the shared 2-core box (load average
 about 24 from other work): api_first 146 s, conductors_first 148 s, the
 module 327 s with the servers' start-up.  Before the servers were shared,
-four runs took 7.0-9.5 min.  most of it is process start-ups (``berth-manage``, conductors, gunicorn
-masters), not waiting.
+four runs took 7.0-9.5 min.  Most of it is process start-ups
+(``berth-manage``, conductors, gunicorn masters), not waiting.
 """
 
 import os
