@@ -4,21 +4,15 @@ import sys
 
 from oslo_config import cfg
 
-from cli import config, manage_migrations, manage_policy, manage_quota, manage_status
-from common import context as berth_context
-from objects import bootstrap, database
-
-
-def _db_sync(conf):
-    db = database.open_database(conf)
-    try:
-        database.upgrade(db)
-        added = bootstrap.sync_standards(berth_context.admin_context(db))
-        print('Database is at revision %s (%d standard classes/traits added).'
-              % (database.schema_version(db), added))
-    finally:
-        db.dispose()
-    return 0
+from cli import (
+    config,
+    manage_migrations,
+    manage_policy,
+    manage_quota,
+    manage_status,
+    manage_upgrade,
+)
+from objects import database
 
 
 def _db_version(conf):
@@ -35,8 +29,7 @@ def _add_db_commands(subparsers):
     db = subparsers.add_parser('db', help='database schema')
     db_sub = db.add_subparsers(dest='action')
     db_sub.required = True
-    db_sub.add_parser('sync', help='create or upgrade the schema').set_defaults(
-        func=_db_sync)
+    manage_upgrade.add_db_commands(db_sub)
     db_sub.add_parser('version', help='print the schema revision').set_defaults(
         func=_db_version)
     manage_migrations.add_db_commands(db_sub)

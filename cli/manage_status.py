@@ -15,6 +15,7 @@ import prettytable
 from sqlalchemy import exc as sa_exc
 
 from api.placement import policy as berth_policy
+from cli import manage_upgrade
 from common import context as berth_context
 from objects import database
 from objects.legacy import compute_node_migration, online_migrations
@@ -60,13 +61,26 @@ class Checks(upgradecheck.UpgradeCommands):
         head = database.schema_head()
         if current is None:
             return Result(Code.FAILURE, 'The database is empty: run "berth-manage db sync".')
-        if current != head:
+        pending = database.pending_migrations(self._database())
+        if pending and pending[0][1] == manage_upgrade.EXPAND:
             return Result(Code.FAILURE, 'The schema is at %s, the code needs %s: run '
                                         '"berth-manage db sync".' % (current, head))
+        if pending:
+            return Result(Code.SUCCESS, 'Schema expanded (%s); contract migration(s) %s '
+                                        'pending (see "Contract step").'
+                          % (current, ', '.join(r for r, _ in pending)))
         return Result(Code.SUCCESS, 'Schema at head (%s).' % head)
 
+    def _expanded(self):
+        """The schema is at head, or only contract migrations are pending."""
+        db = self._database()
+        if database.schema_version(db) is None:
+            return False
+        pending = database.pending_migrations(db)
+        return not pending or pending[0][1] != manage_upgrade.EXPAND
+
     def _check_online_migrations(self):
-        if database.schema_version(self._database()) != database.schema_head():
+        if not self._expanded():
             return Result(Code.FAILURE, 'Not checked: the schema is not at head.')
         ctx = berth_context.admin_context(self._database())
         try:
@@ -153,6 +167,29 @@ class Checks(upgradecheck.UpgradeCommands):
         return Result(Code.SUCCESS, 'All %d conductor(s) answered ping and see the same '
                                     'ring.' % len(members))
 
+    def _check_contract(self):
+        """Whether "berth-manage db contract" is safe: no conductor of an older release."""
+        if not self._expanded():
+            return Result(Code.FAILURE, 'Not checked: run "berth-manage db sync" first.')
+        left = manage_upgrade.pending_contract(
+            database.pending_migrations(self._database()))
+        try:
+            mine, older = manage_upgrade.older_services(self.conf, self._ring_factory)
+        except Exception as exc:  # any tooz backend error is the answer
+            return Result(Code.FAILURE, 'Cannot read the conductors\' releases: %s' % exc)
+        todo = ('contract migration(s) %s pending' % ', '.join(left) if left
+                else 'no contract migration pending')
+        if older:
+            return Result(Code.WARNING, 'Not safe yet (%s): conductor(s) older than %s '
+                                        'are running: %s. Upgrade every service, then '
+                                        'run "berth-manage db contract".'
+                          % (todo, mine, manage_upgrade.describe_older(older)))
+        if left:
+            return Result(Code.WARNING, 'Safe now: every conductor runs %s; %s: run '
+                                        '"berth-manage db contract" once every API '
+                                        'process runs it too.' % (mine, todo))
+        return Result(Code.SUCCESS, 'Every conductor runs %s; %s.' % (mine, todo))
+
     def _check_policy(self):
         result = common_checks.check_policy_json(self, self.conf)
         if result.code != Code.SUCCESS:
@@ -210,6 +247,7 @@ class Checks(upgradecheck.UpgradeCommands):
         ('Conductor ring members', _check_ring),
         ('Conductors reachable', _check_conductors),
         ('Compute node gate', _check_compute_gate),
+        ('Contract step', _check_contract),
         ('Policy file', _check_policy),
     )
 
@@ -227,9 +265,7 @@ def _transport_url(conf):
     return None if url in (None, '', rpc.DEFAULT_TRANSPORT_URL) else url
 
 
-def _ring_reader(conf):
-    from conductor import ring
-    return ring.Ring(conf).start(retry_for=0)     # a status check answers at once
+_ring_reader = manage_upgrade._ring_reader     # a status check answers at once
 
 
 def _ping(conf, host):

@@ -14,7 +14,7 @@ import threading
 
 from common import rpc
 from conductor import manager as conductor_manager
-from conductor import periodic
+from conductor import periodic, service_versions
 from conductor import ring as conductor_ring
 from conductor import workers as conductor_workers
 from conductor.rpcapi import version as rpc_version
@@ -62,8 +62,8 @@ class ConductorService:
         phase('connecting to the message broker')
         self._server.start(override_pool_size=self.workers.rpc_pool_size)
         phase('joining the conductor group')
-        self.ring.join({'host': self.host, 'pid': os.getpid(),
-                        'rpc_api_version': rpc_version.RPC_API_VERSION})
+        self.ring.join(dict(service_versions.capabilities(), host=self.host,
+                            pid=os.getpid(), rpc_api_version=rpc_version.RPC_API_VERSION))
         self._periodic = periodic.PeriodicRunner(self.manager.periodic_tasks(),
                                                  name='periodic-%s' % self.host)
         self._periodic.start()

@@ -13,6 +13,8 @@ revision = '0001'
 down_revision = None
 branch_labels = None
 depends_on = None
+# rolling upgrades: runs with "berth-manage db sync" while old services run (db/migration.py)
+phase = 'expand'
 
 
 def upgrade():

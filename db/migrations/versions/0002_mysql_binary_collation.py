@@ -18,6 +18,8 @@ revision = '0002'
 down_revision = '0001'
 branch_labels = None
 depends_on = None
+# rolling upgrades: runs with "berth-manage db sync" while old services run (db/migration.py)
+phase = 'expand'
 
 TABLES = (
     'resource_classes', 'traits', 'resource_providers', 'inventories',

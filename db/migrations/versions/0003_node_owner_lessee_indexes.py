@@ -15,6 +15,8 @@ revision = '0003'
 down_revision = '0002'
 branch_labels = None
 depends_on = None
+# rolling upgrades: runs with "berth-manage db sync" while old services run (db/migration.py)
+phase = 'expand'
 
 
 def upgrade():
