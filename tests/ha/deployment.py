@@ -207,6 +207,8 @@ def run_fault(dep, fault, warm=15, after=15, seed=21, out=print):
         'settled': settled,
         'violations': [v for _, v in continuous.violations] + final,
         'ring_log': ring_changes(dep.workdir, offsets),
+        # the start-up joins: the log check reads the lines it looks for
+        'ring_log_all': len(ring_changes(dep.workdir, {})),
         'ring_reads': watch.changes(dep.hosts), 'ring_read_errors': watch.errors,
         'missing_notifications': missing_notes,
         'notified_after_kill': sum(1 for u, evs in notes.seen.items() if u and any(
