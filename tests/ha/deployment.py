@@ -36,9 +36,13 @@ from tests.ha import etcd_cluster, rabbit_cluster
 RABBIT_CLUSTER_CONF = ('[oslo_messaging_rabbit]\n'
                        'rabbit_quorum_queue = true\n'
                        'rabbit_interval_max = 5\n'
+                       'kombu_reconnect_delay = 0.1\n'
                        'kombu_failover_strategy = round-robin\n'
                        'heartbeat_timeout_threshold = 30\n')
 SETTLE = 120          # liveness bound for the deployment to go quiet (not a timing)
+# oslo.messaging's rabbit driver: "... AMQP server on H:P is unreachable" and
+# "Reconnected to AMQP server on H:P"
+AMQP_LINE = re.compile(r'AMQP server on \S+ is unreachable|Reconnected to AMQP server')
 RING_LINE = re.compile(r'Conductor ring \(([^)]+)\): (\d+) members; joined (\[[^\]]*\]), '
                        r'left (\[[^\]]*\])')
 
@@ -154,13 +158,18 @@ def log_offsets(workdir):
 
 def ring_changes(workdir, offsets):
     """Ring rebuilds every berth process logged since ``offsets``: ``[(log, line)]``."""
+    return log_lines(workdir, offsets, RING_LINE)
+
+
+def log_lines(workdir, offsets, pattern):
+    """Lines matching ``pattern`` the berth logs got since ``offsets``: ``[(log, line)]``."""
     found = []
     for name in sorted(os.listdir(workdir)):
         if not name.endswith('.log'):
             continue
         with open(os.path.join(workdir, name), errors='replace') as f:
             f.seek(offsets.get(name, 0))
-            found += [(name, line.strip()) for line in f if RING_LINE.search(line)]
+            found += [(name, line.strip()) for line in f if pattern.search(line)]
     return found
 
 
@@ -209,6 +218,7 @@ def run_fault(dep, fault, warm=15, after=15, seed=21, out=print):
         'ring_log': ring_changes(dep.workdir, offsets),
         # the start-up joins: the log check reads the lines it looks for
         'ring_log_all': len(ring_changes(dep.workdir, {})),
+        'amqp_log': log_lines(dep.workdir, offsets, AMQP_LINE),
         'ring_reads': watch.changes(dep.hosts), 'ring_read_errors': watch.errors,
         'missing_notifications': missing_notes,
         'notified_after_kill': sum(1 for u, evs in notes.seen.items() if u and any(
@@ -256,12 +266,18 @@ def report(result, out=print):
             % (worst['t1'] - worst['t0'], worst['kind'], worst['op'], worst['key'],
                worst['status'], result['injected'] - records[0]['t0'],
                result['repaired'] - records[0]['t0']))
+    slow = sorted(records, key=lambda r: r['t0'] - r['t1'])[:5]
+    out('ha: slowest requests (start relative to the fault, seconds taken): %s' % ', '.join(
+        '%s %s %+.1f %.2fs' % (r['kind'], r['op'], r['t0'] - result['injected'],
+                               r['t1'] - r['t0']) for r in slow))
     by_status = collections.Counter((r['kind'], r['op'], r['status']) for r in records)
     out('ha: answers %s' % dict(sorted(by_status.items(), key=str)))
     out('ha: settled in %.1fs; ring rebuilds logged since the fault: %d; observer reads '
         'off the 3 hosts: %d (%d read errors)' % (
             result['settled'], len(result['ring_log']), len(result['ring_reads']),
             result['ring_read_errors']))
+    out('ha: broker disconnections and reconnections logged since the fault: %d'
+        % len(result['amqp_log']))
     out('ha: allocations notified after the kill: %d; settled ones missing a create '
         'notification: %d' % (result['notified_after_kill'],
                               len(result['missing_notifications'])))
@@ -273,6 +289,8 @@ def finish(workdir, failed):
     """Keep (and print the ends of) the logs of a failed run; remove a passed one."""
     if failed:
         chaos_deployment.print_log_tails(workdir)
+    elif os.environ.get('BERTH_HA_KEEP_LOGS') == '1':
+        print('ha: logs kept in %s' % workdir)
     else:
         shutil.rmtree(workdir, ignore_errors=True)
 
