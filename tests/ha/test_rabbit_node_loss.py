@@ -17,9 +17,11 @@ worst request and the cluster's formation time.
 
 Measured here (2 cores, shared with other work, 2026-11-24): the cluster
 forms (three nodes booted at once, two ``join_cluster``) in 11 s on a quiet
-box, 39-88 s loaded; the killed node is back in the cluster 30-52 s after
-the kill (20 s dead, then its boot).  Three runs: 2,392 / 3,961 requests,
-0 x 5xx, worst request 4.2 s / 2.3 s.
+box, 36-88 s loaded (six runs); the killed node is back in the cluster
+30-52 s after the kill (20 s dead, then its boot).  With
+``kombu_reconnect_delay = 0.1`` (doc/deployment.md says why): 2,158
+requests, 0 x 5xx, worst request 2.6 s (none during the fault over 1.4 s);
+with the default 1 s, 4 runs: worst 2.3-10.2 s, one run with 2 x 503.
 """
 
 import tempfile
