@@ -38,7 +38,8 @@ RABBIT_CLUSTER_CONF = ('[oslo_messaging_rabbit]\n'
                        'rabbit_quorum_queue = true\n'
                        'rabbit_interval_max = 5\n'
                        'kombu_failover_strategy = round-robin\n'
-                       'heartbeat_timeout_threshold = 30\n')
+                       'heartbeat_timeout_threshold = 30\n'
+                       '[conductor]\nrpc_send_retries = 6\n')
 SETTLE = 120          # liveness bound for the deployment to go quiet (not a timing)
 # oslo.messaging's rabbit driver: "... AMQP server on H:P is unreachable" and
 # "Reconnected to AMQP server on H:P"

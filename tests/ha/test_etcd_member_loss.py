@@ -25,7 +25,7 @@ from tests.ha import deployment as ha
 
 pytestmark = conftest.MARKS
 
-DOWN = 15         # seconds the member stays dead
+DOWN = 10         # seconds the member stays dead
 
 
 def kill_leader(dep):
