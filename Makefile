@@ -28,7 +28,9 @@ run: $(STAMP)
 # (real RabbitMQ/etcd/Redis/PostgreSQL and conductor processes) on its own, so
 # its heartbeats and timeouts do not compete with the parallel tiers for CPU,
 # then the short chaos run (tests/chaos, under 8 minutes; it prints its table),
-# then the partition cases on namespaced hosts (tests/partitions, about 5 minutes).
+# then the partition cases on namespaced hosts (tests/partitions, about 5 minutes),
+# then the HA tier (tests/ha: one node of a clustered RabbitMQ, etcd or PostgreSQL
+# killed under load; under 10 minutes; it prints requests, 5xx and worst request).
 # Every pass must collect tests: "no tests collected" (pytest's exit 5) fails
 # the run, so a pass whose marker or path stopped matching cannot pass empty.
 test: $(STAMP)
@@ -39,6 +41,7 @@ test: $(STAMP)
 	$(VENV)/bin/pytest -m "integration and not chaos and not netns and not ha" $(PYTEST_ARGS)
 	$(VENV)/bin/pytest -m chaos -s $(PYTEST_ARGS)
 	$(VENV)/bin/pytest -m netns -s $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -m ha -s $(PYTEST_ARGS)
 
 # The wheel as an operator gets it: built from this checkout, installed with
 # its declared requirements only into a fresh venv in a temporary directory,

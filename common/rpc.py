@@ -35,6 +35,13 @@ EMBEDDED_TRANSPORT_URL = 'inproc://'
 # oslo.messaging's own default of [DEFAULT] transport_url (RabbitMQ on localhost)
 DEFAULT_TRANSPORT_URL = 'rabbit://'
 
+# [oslo_messaging_rabbit] defaults berth changes.  kombu_reconnect_delay: a
+# reply listener whose RabbitMQ node dies retries that node until its poll
+# timeout (1 ms, doubling per empty poll) outgrows this delay, about 11 s
+# with oslo.messaging's 1 s, and the calls waiting for replies time out (the
+# HA tier, tests/ha/test_rabbit_node_loss.py; doc/deployment.md).
+RABBIT_DEFAULTS = {'kombu_reconnect_delay': 0.1}
+
 
 def register_opts(conf):
     """Register oslo.messaging's options on a private ConfigOpts.
@@ -52,6 +59,20 @@ def register_opts(conf):
                        group='oslo_messaging_tracing')
     conf.register_opts(metrics_client.oslo_messaging_metrics,
                        group='oslo_messaging_metrics')
+    for name, value in RABBIT_DEFAULTS.items():
+        conf.set_default(name, value, group='oslo_messaging_rabbit')
+
+
+def update_sample_defaults():
+    """oslo-config-generator hook (``oslo.config.opts.defaults``): berth's defaults.
+
+    Changes the defaults of oslo.messaging's option objects themselves, so
+    the generated sample shows what berth runs with; only the generator
+    calls it.
+    """
+    from oslo_config import cfg
+    from oslo_messaging._drivers import impl_rabbit
+    cfg.set_defaults(impl_rabbit.rabbit_opts, **RABBIT_DEFAULTS)
 
 
 def call_timeout(conf):

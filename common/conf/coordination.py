@@ -11,8 +11,11 @@ opts = [
                     'e.g. etcd3+http://127.0.0.1:2379?timeout=10 or '
                     'redis://127.0.0.1:6379?timeout=10. The ``timeout`` '
                     'parameter is how long a dead conductor stays in the '
-                    'ring. Unset: a file backend in [DEFAULT] state_path, '
-                    'which only works when every process runs on one host.'),
+                    'ring. tooz\'s etcd driver talks to one address: for an '
+                    'etcd cluster, name a local ``etcd gateway`` over its '
+                    'members (doc/deployment.md). Unset: a file backend in '
+                    '[DEFAULT] state_path, which only works when every '
+                    'process runs on one host.'),
     cfg.FloatOpt('watch_interval', default=1.0, min=0.05,
                  help='Seconds between two polls of the group for joined '
                       'and departed conductors.'),

@@ -1,0 +1,297 @@
+"""The chaos deployment on clustered servers, and one run of load across one fault.
+
+:class:`HADeployment` is :class:`tests.chaos.deployment.Deployment` (PostgreSQL,
+berth-api under gunicorn, three ``berth-conductor`` processes) with a
+three-node RabbitMQ cluster on quorum queues (``rabbit='cluster'``) and/or a
+three-member etcd behind a gateway (``tooz='cluster'``), and versioned
+notifications on a topic of its own.
+
+:func:`run_fault` puts the chaos load on it (claims, schedule-and-claims,
+node allocations), listens to the notifications, watches the conductor
+ring (the berth logs and a tooz observer), calls ``fault(dep)`` while the
+load runs, and returns what the test asserts: every answer, the invariant
+violations, ring changes, notifications, and the worst request.
+"""
+
+import collections
+import os
+import re
+import shutil
+import threading
+import time
+import uuid as uuidlib
+
+import oslo_messaging as messaging
+import requests
+
+from common import rpc
+from common.conf import builder
+from tests.chaos import deployment as chaos_deployment
+from tests.chaos import invariants
+from tests.chaos import load as chaos_load
+from tests.chaos import run as chaos_run
+from tests.ha import etcd_cluster, rabbit_cluster
+
+# what berth's doc/deployment.md recommends for a RabbitMQ cluster (berth's
+# own default kombu_reconnect_delay = 0.1, common.rpc, is part of it)
+RABBIT_CLUSTER_CONF = ('[oslo_messaging_rabbit]\n'
+                       'rabbit_quorum_queue = true\n'
+                       'rabbit_interval_max = 5\n'
+                       'kombu_failover_strategy = round-robin\n'
+                       'heartbeat_timeout_threshold = 30\n'
+                       '[conductor]\nrpc_send_retries = 6\n')
+SETTLE = 120          # liveness bound for the deployment to go quiet (not a timing)
+# oslo.messaging's rabbit driver: "... AMQP server on H:P is unreachable" and
+# "Reconnected to AMQP server on H:P"
+AMQP_LINE = re.compile(r'AMQP server on \S+ is unreachable|Reconnected to AMQP server')
+RING_LINE = re.compile(r'Conductor ring \(([^)]+)\): (\d+) members; joined (\[[^\]]*\]), '
+                       r'left (\[[^\]]*\])')
+
+
+def missing_binaries(rabbit, tooz):
+    """``{server: [missing binaries]}`` of what an HA deployment needs."""
+    found = chaos_deployment.missing_binaries('etcd')
+    for kind, cluster in ((rabbit, rabbit_cluster.RabbitCluster),
+                          (tooz, etcd_cluster.EtcdCluster)):
+        if kind == 'cluster' and cluster.missing():
+            found[cluster.name] = cluster.missing()
+    return found
+
+
+def require(rabbit, tooz):
+    """Skip loudly (fail under BERTH_REQUIRE_SERVICES=1) unless every server is installed."""
+    import pytest
+    missing = missing_binaries(rabbit, tooz)
+    if missing:
+        reason = ('!!! HA tier SKIPPED: servers not installed: %s; install the Debian '
+                  'packages (see .ci/run) !!!' % missing)
+        if os.environ.get('BERTH_REQUIRE_SERVICES') == '1':
+            pytest.fail(reason + ' [BERTH_REQUIRE_SERVICES=1]')
+        pytest.skip(reason)
+
+
+class HADeployment(chaos_deployment.Deployment):
+    """The chaos deployment with clustered RabbitMQ and/or etcd (see module docstring)."""
+
+    def __init__(self, workdir, rabbit='cluster', tooz='single', tooz_timeout=5):
+        self.topic = 'berth_ha_%s' % uuidlib.uuid4().hex[:8]
+        extra = ('[oslo_messaging_notifications]\ndriver = messagingv2\ntopics = %s\n'
+                 % self.topic)
+        if rabbit == 'cluster':
+            extra += RABBIT_CLUSTER_CONF
+        super().__init__(workdir, conductors=3, tooz='etcd', tooz_timeout=tooz_timeout,
+                         extra_conf=extra)
+        if rabbit == 'cluster':
+            self.rabbitmq = rabbit_cluster.RabbitCluster(self.workdir)
+        if tooz == 'cluster':
+            self.tooz = etcd_cluster.EtcdCluster(self.workdir)
+
+
+class Notifications:
+    """A notification listener on the deployment's topic: ``{uuid: [(time, event)]}``."""
+
+    def __init__(self, dep):
+        self.conf = builder.build(config_files=[dep.config])
+        rpc.register_opts(self.conf)
+        self.transport = messaging.get_notification_transport(self.conf)
+        self.seen = collections.defaultdict(list)
+        self.lock = threading.Lock()
+        self.server = messaging.get_notification_listener(
+            self.transport, [messaging.Target(topic=dep.topic)], [self],
+            executor='threading')
+        self.server.start()
+
+    def info(self, ctxt, publisher_id, event_type, payload, metadata):
+        data = payload.get('ironic_object.data', {}) if isinstance(payload, dict) else {}
+        with self.lock:
+            self.seen[data.get('uuid')].append((time.monotonic(), event_type))
+
+    error = info
+
+    def events(self, uuid):
+        with self.lock:
+            return [e for _, e in self.seen.get(uuid, ())]
+
+    def stop(self):
+        self.server.stop()
+        self.server.wait()
+        self.transport.cleanup()
+
+
+class RingWatch(threading.Thread):
+    """A tooz observer of the conductor group: every member set it reads, with times."""
+
+    def __init__(self, url):
+        super().__init__(daemon=True)
+        from tooz import coordination
+        self.coord = coordination.get_coordinator(url, b'ha-observer-%s'
+                                                  % uuidlib.uuid4().hex[:6].encode())
+        self.coord.start()
+        self.sets = []            # (monotonic, frozenset of hosts)
+        self.errors = 0
+        self.stopping = threading.Event()
+
+    def run(self):
+        from conductor import ring
+        while not self.stopping.wait(0.5):
+            try:
+                found = self.coord.get_members(ring.GROUP).get()
+            except Exception:         # the backend answering nothing is an error, no change
+                self.errors += 1
+                continue
+            self.sets.append((time.monotonic(), frozenset(m.decode() for m in found)))
+
+    def changes(self, expected):
+        """Reads that did not return exactly ``expected``."""
+        return [(t, sorted(s)) for t, s in self.sets if s != frozenset(expected)]
+
+    def stop(self):
+        self.stopping.set()
+        self.join(30)
+        self.coord.stop()
+
+
+def log_offsets(workdir):
+    """``{log file: size}`` of every berth log now (ring changes are read past these)."""
+    return {name: os.path.getsize(os.path.join(workdir, name))
+            for name in os.listdir(workdir) if name.endswith('.log')}
+
+
+def ring_changes(workdir, offsets):
+    """Ring rebuilds every berth process logged since ``offsets``: ``[(log, line)]``."""
+    return log_lines(workdir, offsets, RING_LINE)
+
+
+def log_lines(workdir, offsets, pattern):
+    """Lines matching ``pattern`` the berth logs got since ``offsets``: ``[(log, line)]``."""
+    found = []
+    for name in sorted(os.listdir(workdir)):
+        if not name.endswith('.log'):
+            continue
+        with open(os.path.join(workdir, name), errors='replace') as f:
+            f.seek(offsets.get(name, 0))
+            found += [(name, line.strip()) for line in f if pattern.search(line)]
+    return found
+
+
+def run_fault(dep, fault, warm=15, after=15, seed=21, out=print):
+    """Load ``dep``, call ``fault(dep)`` mid-load; the result dict (module docstring).
+
+    ``fault`` returns ``(injected, repaired)`` monotonic times.
+    """
+    providers, _ = chaos_run._topology(dep, probe_providers=0, probe_nodes=0)
+    checker = invariants.Checker(dep.db_url)
+    continuous = chaos_run.Continuous(checker, out=out)
+    continuous.start()
+    notes = Notifications(dep)
+    watch = RingWatch(dep.tooz.url(dep.tooz_timeout))
+    watch.start()
+    recorder = chaos_load.Recorder()
+    traffic = chaos_load.Load(recorder, seed, dep.placement_url, dep.baremetal_url,
+                              providers, chaos_run.LOAD_NODES).start()
+    try:
+        time.sleep(warm)
+        offsets = log_offsets(dep.workdir)
+        injected, repaired = fault(dep)
+        time.sleep(after)
+    finally:
+        traffic.stop()
+    end = time.monotonic()
+    settled = _settle(checker)
+    continuous.stop()
+    watch.stop()
+    final = checker.check() or []
+    records = recorder.snapshot()
+    final += invariants.check_records(checker, records)
+    with requests.Session() as http:
+        http.headers.update({'X-Auth-Token': 'admin',
+                             'OpenStack-API-Version': 'placement 1.28'})
+        final += invariants.check_usages(checker, http, dep.placement_url, providers,
+                                         chaos_load.PROJECT)
+    nodes = checker.node_allocations()
+    missing_notes = _wait_notifications(notes, records, injected, nodes)
+    notes.stop()
+    checker.dispose()
+    result = {
+        'records': records, 'injected': injected, 'repaired': repaired, 'end': end,
+        'settled': settled,
+        'violations': [v for _, v in continuous.violations] + final,
+        'ring_log': ring_changes(dep.workdir, offsets),
+        # the start-up joins: the log check reads the lines it looks for
+        'ring_log_all': len(ring_changes(dep.workdir, {})),
+        'amqp_log': log_lines(dep.workdir, offsets, AMQP_LINE),
+        'ring_reads': watch.changes(dep.hosts), 'ring_read_errors': watch.errors,
+        'missing_notifications': missing_notes,
+        'notified_after_kill': sum(1 for u, evs in notes.seen.items() if u and any(
+            t > injected for t, _ in evs)),
+        'dead': dep.dead(),
+    }
+    report(result, out)
+    return result
+
+
+def _settle(checker):
+    start = time.monotonic()
+    while time.monotonic() - start < SETTLE and checker.allocating():
+        time.sleep(1)
+    return time.monotonic() - start
+
+
+def _wait_notifications(notes, records, injected, nodes, deadline=60):
+    """Node allocations created after the kill that settled without a create notification."""
+    wanted = {r['key'] for r in records if r['kind'] == 'node' and r['op'] == 'create'
+              and r['outcome'] == 'ok' and r['t0'] > injected
+              and nodes.get(r['key']) in invariants.SETTLED}
+
+    def missing():
+        return sorted(u for u in wanted if not any(
+            e in ('baremetal.allocation.create.end', 'baremetal.allocation.create.error')
+            for e in notes.events(u)))
+    end = time.monotonic() + deadline
+    while missing() and time.monotonic() < end:
+        time.sleep(1)
+    return missing()
+
+
+def report(result, out=print):
+    """Print what the HA tier measures (requests, 5xx, worst request, ring, notes)."""
+    records = result['records']
+    window = [r for r in records if result['injected'] <= r['t0'] <= result['repaired']]
+    worst = max(records, key=lambda r: r['t1'] - r['t0'], default=None)
+    out('ha: %d requests (%d while the fault was on), %d x 5xx, %d without answer'
+        % (len(records), len(window), sum(1 for r in records
+                                          if (r['status'] or 0) >= 500),
+           sum(1 for r in records if r['status'] is None)))
+    if worst is not None:
+        out('ha: worst request %.2fs (%s %s %s -> %s), fault %.1fs..%.1fs after load start'
+            % (worst['t1'] - worst['t0'], worst['kind'], worst['op'], worst['key'],
+               worst['status'], result['injected'] - records[0]['t0'],
+               result['repaired'] - records[0]['t0']))
+    slow = sorted(records, key=lambda r: r['t0'] - r['t1'])[:5]
+    out('ha: slowest requests (start relative to the fault, seconds taken): %s' % ', '.join(
+        '%s %s %+.1f %.2fs' % (r['kind'], r['op'], r['t0'] - result['injected'],
+                               r['t1'] - r['t0']) for r in slow))
+    by_status = collections.Counter((r['kind'], r['op'], r['status']) for r in records)
+    out('ha: answers %s' % dict(sorted(by_status.items(), key=str)))
+    out('ha: settled in %.1fs; ring rebuilds logged since the fault: %d; observer reads '
+        'off the 3 hosts: %d (%d read errors)' % (
+            result['settled'], len(result['ring_log']), len(result['ring_reads']),
+            result['ring_read_errors']))
+    out('ha: broker disconnections and reconnections logged since the fault: %d'
+        % len(result['amqp_log']))
+    out('ha: allocations notified after the kill: %d; settled ones missing a create '
+        'notification: %d' % (result['notified_after_kill'],
+                              len(result['missing_notifications'])))
+    for line in sorted(set(result['violations']))[:20]:
+        out('ha: VIOLATION %s' % line)
+
+
+def finish(workdir, failed):
+    """Keep (and print the ends of) the logs of a failed run; remove a passed one."""
+    if failed:
+        chaos_deployment.print_log_tails(workdir)
+    elif os.environ.get('BERTH_HA_KEEP_LOGS') == '1':
+        print('ha: logs kept in %s' % workdir)
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+
