@@ -1,6 +1,6 @@
 """The bare-metal policy enforcer and the visibility rules built on it.
 
-Rules are Ironic's (api.baremetal.policies).  On top of oslo.policy's scope
+Rules are Ironic's (common.policies.baremetal).  On top of oslo.policy's scope
 check (a domain-scoped token fails every rule) a token with neither system
 nor project scope is refused before any rule is looked at, so no caller is
 ever treated as "all projects" for lack of a project.
@@ -13,10 +13,11 @@ input), before any other rule is checked.
 
 from oslo_policy import policy as oslo_policy
 
-from api.baremetal import fault, policies
-from api.baremetal.policies import endpoints as rules
-from api.common import policy as common_policy
+from api.baremetal import fault
 from common import exception
+from common import policy as common_policy
+from common.policies import baremetal as policies
+from common.policies.baremetal import endpoints as rules
 from objects.baremetal import node as node_obj
 
 # the project whose ``service`` role members are treated as system members
@@ -25,7 +26,7 @@ _DENIED = '%s is disallowed by policy'
 
 
 def make_enforcer(conf):
-    """The bare-metal enforcer (policy files looked at once a second, see api.common.policy)."""
+    """The bare-metal enforcer (policy files looked at once a second, see common.policy)."""
     return common_policy.make_enforcer(conf, policies.list_rules())
 
 

@@ -4,12 +4,13 @@ import sys
 
 from oslo_policy import policy as oslo_policy
 
-from api.common import policy as common_policy
-from api.placement import fault, policies
+from api.placement import fault
+from common import policy as common_policy
+from common.policies import placement as policies
 
 
 def make_enforcer(conf):
-    """Placement's enforcer (policy files looked at once a second, see api.common.policy)."""
+    """Placement's enforcer (policy files looked at once a second, see common.policy)."""
     return common_policy.make_enforcer(conf, policies.list_rules())
 
 

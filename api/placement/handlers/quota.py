@@ -5,8 +5,8 @@ counted from allocations and consumers (as GET /usages does), never stored.
 """
 
 from api.placement import policy, response, router, validation
-from api.placement.policies import extensions as rules
 from api.placement.schemas import quota as schema
+from common.policies.placement import extensions as rules
 from objects.placement import quota as quota_obj
 
 
