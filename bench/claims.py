@@ -46,7 +46,7 @@ the load (GIL hand-offs, cache misses), so compare at similar loads:
     rabbitmq+postgresql         3     150.4    59.3   129.6      0  8.81 (3.35+5.46)    4.9
 
 What made the difference: the policy enforcer looks for file changes once a
-second, not per check (api/common/policy.py); SQLite engines keep their
+second, not per check (common/policy.py); SQLite engines keep their
 connections (db/api.py); IN lists bound value by value in fixed sizes, so
 statements are not re-rendered (objects/sql/in_list.py); group commit without
 savepoints (a claim's checks write nothing: objects.placement.allocation.check_replace

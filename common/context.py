@@ -3,6 +3,10 @@
 from oslo_context import context as o_context
 from oslo_db.sqlalchemy import enginefacade
 
+# the names a context carries over RPC besides oslo.context's own dict
+NAMES = ('user_name', 'project_name', 'domain_name', 'user_domain_name',
+         'project_domain_name')
+
 
 @enginefacade.transaction_context_provider
 class RequestContext(o_context.RequestContext):
@@ -17,7 +21,16 @@ class RequestContext(o_context.RequestContext):
         self.db = db
 
     def to_dict(self):
-        return super().to_dict()
+        """oslo.context's dict plus the names it leaves out.
+
+        ``from_dict`` reads the names, ``to_dict`` does not write them; a
+        conductor checks the REST API's rules on the context of a message,
+        and Ironic's ``service_role`` rule matches the project by name.
+        """
+        values = super().to_dict()
+        for name in NAMES:
+            values[name] = getattr(self, name)
+        return values
 
     def to_policy_values(self):
         """oslo.context's values plus ``project_name`` (Ironic's ``service_role``

@@ -32,6 +32,15 @@ class Conflict(BerthException):
     msg_fmt = "Conflict: %(reason)s"
 
 
+class Forbidden(BerthException):
+    """The caller's context does not pass a policy rule (403).
+
+    Raised by a conductor checking the context of an RPC message with the
+    REST API's rules; ``rule`` is the rule's name.
+    """
+    msg_fmt = "%(rule)s is disallowed by policy"
+
+
 class ResourceProviderNotFound(NotFound):
     msg_fmt = "No resource provider with uuid %(uuid)s found."
 

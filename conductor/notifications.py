@@ -31,7 +31,7 @@ FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error', 'owner',
 _PRIORITY = {'start': 'info', 'end': 'info', 'error': 'error'}
 
 
-def _iso(value):
+def iso(value):
     if value is None or isinstance(value, str):
         return value
     return value.isoformat() + ('+00:00' if value.tzinfo is None else '')
@@ -40,8 +40,8 @@ def _iso(value):
 def payload(alloc):
     """Ironic's AllocationCRUDPayload of ``alloc`` (a row, or any object with its fields)."""
     data = {f: getattr(alloc, f, None) for f in FIELDS}
-    data['created_at'] = _iso(data['created_at'])
-    data['updated_at'] = _iso(data['updated_at'])
+    data['created_at'] = iso(data['created_at'])
+    data['updated_at'] = iso(data['updated_at'])
     return {'ironic_object.name': PAYLOAD_NAME, 'ironic_object.namespace': 'ironic',
             'ironic_object.version': PAYLOAD_VERSION, 'ironic_object.data': data}
 
@@ -84,14 +84,22 @@ class AllocationNotifier:
         if self._notifier is None:
             return
         priority = _PRIORITY[phase]
+        self.send(ctx, 'baremetal.allocation.%s.%s' % (action, phase), priority,
+                  payload(alloc), getattr(alloc, 'uuid', None))
+
+    def send(self, ctx, event, priority, body, about=None):
+        """Send ``event`` at ``priority`` with ``body`` if the level allows; never raises.
+
+        Also the node events (conductor.node_notifications) go out here.
+        """
+        if self._notifier is None:
+            return
         if notify_conf.LEVELS.index(priority) < self._lowest:
             return
-        event = 'baremetal.allocation.%s.%s' % (action, phase)
         try:
-            getattr(self._notifier, priority)(ctx, event, payload(alloc))
+            getattr(self._notifier, priority)(ctx, event, body)
         except Exception:
-            LOG.exception('Cannot send notification %s for allocation %s', event,
-                          getattr(alloc, 'uuid', None))
+            LOG.exception('Cannot send notification %s for %s', event, about)
 
     def cleanup(self):
         if self._own_transport:

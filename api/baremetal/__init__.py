@@ -14,7 +14,7 @@ allocation API.  Where berth deliberately answers differently from Ironic:
   power state, ``active`` and ``deleted`` skip deploying and cleaning); only
   the ``fake-hardware``/``manual-management``/``ipmi``/``redfish`` driver
   names are accepted and no driver is loaded;
-* policies are Ironic's secure-RBAC defaults (api.baremetal.policies), with
+* policies are Ironic's secure-RBAC defaults (common.policies.baremetal), with
   their owner/lessee rules: project readers see the nodes their project owns
   or leases (fields restricted as Ironic restricts them) and its allocations,
   members create and delete their project's allocations; anything else is

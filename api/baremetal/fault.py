@@ -22,6 +22,7 @@ from common import exception
 
 _BY_EXCEPTION = [
     (exception.ServiceUnavailable, ServiceUnavailable, None),
+    (exception.Forbidden, Forbidden, None),
     (exception.NotFound, NotFound, None),
     (exception.Invalid, BadRequest, None),
     (exception.Conflict, Conflict, None),

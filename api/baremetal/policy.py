@@ -1,6 +1,6 @@
 """The bare-metal policy enforcer and the visibility rules built on it.
 
-Rules are Ironic's (api.baremetal.policies).  On top of oslo.policy's scope
+Rules are Ironic's (common.policies.baremetal).  On top of oslo.policy's scope
 check (a domain-scoped token fails every rule) a token with neither system
 nor project scope is refused before any rule is looked at, so no caller is
 ever treated as "all projects" for lack of a project.
@@ -13,19 +13,20 @@ input), before any other rule is checked.
 
 from oslo_policy import policy as oslo_policy
 
-from api.baremetal import fault, policies
-from api.baremetal.policies import endpoints as rules
-from api.common import policy as common_policy
+from api.baremetal import fault
 from common import exception
+from common import policy as common_policy
+from common.policies import baremetal as policies
+from common.policies import targets
+from common.policies.baremetal import endpoints as rules
 from objects.baremetal import node as node_obj
 
-# the project whose ``service`` role members are treated as system members
-SERVICE_PROJECT_NAME = 'service'
+SERVICE_PROJECT_NAME = targets.SERVICE_PROJECT_NAME
 _DENIED = '%s is disallowed by policy'
 
 
 def make_enforcer(conf):
-    """The bare-metal enforcer (policy files looked at once a second, see api.common.policy)."""
+    """The bare-metal enforcer (policy files looked at once a second, see common.policy)."""
     return common_policy.make_enforcer(conf, policies.list_rules())
 
 
@@ -34,16 +35,12 @@ def is_system(req):
 
 
 def _require_scope(req, rule):
-    ctx = req.context
-    if not is_system(req) and not ctx.project_id:
+    if not targets.has_scope(req.context):
         raise fault.Forbidden(_DENIED % rule)
 
 
 def _target(req, target):
-    out = {'project_id': req.context.project_id, 'user_id': req.context.user_id,
-           'config.service_project_name': SERVICE_PROJECT_NAME}
-    out.update(target or {})
-    return out
+    return targets.baremetal(req.context, target)
 
 
 def check(req, rule, target=None):
@@ -65,12 +62,8 @@ def authorize(req, rule, target=None):
         raise fault.Forbidden(_DENIED % rule)
 
 
-def node_target(node):
-    return {'node.owner': node.owner, 'node.lessee': node.lessee}
-
-
-def allocation_target(alloc):
-    return {'allocation.owner': alloc.owner}
+node_target = targets.node
+allocation_target = targets.allocation
 
 
 def can_see_node(req, node):

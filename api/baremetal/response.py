@@ -10,9 +10,9 @@ import webob
 
 from api.baremetal import policy
 from api.baremetal import version as api_version
-from api.baremetal.policies import endpoints as rules
 from api.common import links as common_links
 from api.common import response as common_response
+from common.policies.baremetal import endpoints as rules
 from objects.baremetal import node as node_obj
 
 _iso = common_response.iso

@@ -41,6 +41,7 @@ _BY_EXCEPTION = [
     (exception.ServiceUnavailable, ServiceUnavailable, errors.SERVICE_UNAVAILABLE),
     (exception.NoValidHost, Conflict, errors.NO_VALID_HOST),
     (exception.QuotaExceeded, Forbidden, errors.QUOTA_EXCEEDED),
+    (exception.Forbidden, Forbidden, None),
     (exception.NotFound, NotFound, None),
     (exception.Invalid, BadRequest, None),
     (exception.Conflict, Conflict, None),

@@ -4,12 +4,14 @@ import sys
 
 from oslo_policy import policy as oslo_policy
 
-from api.common import policy as common_policy
-from api.placement import fault, policies
+from api.placement import fault
+from common import policy as common_policy
+from common.policies import placement as policies
+from common.policies import targets
 
 
 def make_enforcer(conf):
-    """Placement's enforcer (policy files looked at once a second, see api.common.policy)."""
+    """Placement's enforcer (policy files looked at once a second, see common.policy)."""
     return common_policy.make_enforcer(conf, policies.list_rules())
 
 
@@ -46,7 +48,7 @@ def authorize(req, rule, target=None):
     """
     ctx = req.context
     if target is None:
-        target = {'project_id': ctx.project_id, 'user_id': ctx.user_id}
+        target = targets.placement(ctx)
     try:
         req.environ['berth.enforcer'].authorize(rule, target, ctx, do_raise=True)
     except (oslo_policy.PolicyNotAuthorized, oslo_policy.InvalidScope):

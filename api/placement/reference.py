@@ -7,8 +7,9 @@ committed file differs, so the reference cannot drift from the code.
 
 import sys
 
-from api.placement import policies, routes
+from api.placement import routes
 from common.conf import reference as conf_reference
+from common.policies import placement as policies
 
 EXTENSIONS = {'/claims', '/quotas/{project_id}', '/status', '/status.json'}
 

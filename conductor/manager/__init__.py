@@ -3,6 +3,8 @@
 The logic lives next to this file (``claims.py``, ``node_allocations.py``, ...);
 every method here takes a worker slot (``[conductor] workers``) and declares
 the domain exceptions it may raise, so they cross RPC typed and unlogged.
+Every write first checks the REST API's rule on the caller's context
+(``authz.py``; Forbidden when it does not pass).
 """
 
 import functools
@@ -15,6 +17,7 @@ from common import exception
 from conductor import notifications
 from conductor.manager import (
     allocation_queue,
+    authz,
     claims,
     compute_nodes,
     node_allocations,
@@ -24,6 +27,7 @@ from conductor.manager import (
 from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import routing
 from conductor.rpcapi import version as rpc_version
+from objects.baremetal import allocation as alloc_obj
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -73,6 +77,7 @@ class ConductorManager:
         self.db = db
         self.ring = ring
         self.workers = workers
+        self.authz = authz.Authorizer(conf)
         self.claims = claims.Claims(conf)
         self.node_allocator = node_allocations.NodeAllocator.from_conf(
             conf, host, self.claims)
@@ -112,6 +117,11 @@ class ConductorManager:
         Call (1.4, ``wait`` seconds): the same, and answer what the worker
         wrote once it is done, or None if it is not done within ``wait``.
         """
+        refused = self._refused(ctx, allocation_id)
+        if refused is not None:
+            if wait is None:
+                return None
+            raise refused
         if wait is None:
             self.allocation_queue.submit(ctx, allocation_id)
             return None
@@ -122,44 +132,73 @@ class ConductorManager:
     def create_allocations(self, ctx, allocation_ids, wait):
         """Call (1.5): ``create_allocation`` with ``wait`` for several rows at once.
 
-        Answers a result (or None) per id, in order, within ``wait`` seconds.
+        Answers a result (or None) per id, in order, within ``wait`` seconds;
+        a row the caller may not create ends ``error`` and answers that.
         """
-        return self.allocation_queue.run_many(ctx, allocation_ids, wait)
+        allowed, answers = [], {}
+        for alloc_id in allocation_ids:
+            if self._refused(ctx, alloc_id) is None:
+                allowed.append(alloc_id)
+            else:
+                answers[alloc_id] = _outcome(ctx, alloc_id)
+        if allowed:
+            answers.update(zip(allowed, self.allocation_queue.run_many(ctx, allowed, wait)))
+        return [answers.get(alloc_id) for alloc_id in allocation_ids]
+
+    def _refused(self, ctx, alloc_id):
+        """The Forbidden of a row ``ctx`` may not create (the row ends ``error``), else None."""
+        try:
+            alloc = alloc_obj.get_by_id(ctx, alloc_id)
+        except exception.AllocationNotFound:
+            return None             # nothing to write: the queue answers it
+        try:
+            self.authz.create_allocation(ctx, alloc)
+        except exception.Forbidden as exc:
+            LOG.warning('Allocation %s refused by policy: %s', alloc.uuid, exc.message)
+            alloc_obj.set_error(ctx, alloc.id, self.host, exc.message)
+            return exc
+        return None
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def destroy_allocation(self, ctx, allocation_uuid):
         """Call (1.1): delete a node allocation under the node lock and state rules."""
+        self.authz.destroy_allocation(ctx, allocation_uuid)
         self.node_allocator.destroy(ctx, allocation_uuid)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def backfill_allocation(self, ctx, values, node):
         """Call (1.6): an allocation for ``node``, already ``active`` (Ironic 1.58)."""
+        values = self.authz.backfill(ctx, values, node)
         return self.node_writes.backfill(ctx, values, node)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def update_allocation(self, ctx, allocation, values):
         """Call (1.6): PATCH an allocation's ``name``/``extra`` (AllocationDuplicateName)."""
+        self.authz.update_allocation(ctx, allocation)
         self.node_writes.update_allocation(ctx, allocation, values)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def update_node(self, ctx, node, values):
         """Call (1.6): a node PATCH that removes the node's instance and allocation."""
+        self.authz.update_node(ctx, node, values)
         self.node_writes.update_node(ctx, node, values)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def set_node_provision_state(self, ctx, node, verb):
         """Call (1.6): ``deleted``/``undeploy`` on a node holding an allocation."""
+        self.authz.set_node_provision_state(ctx, node)
         self.node_writes.set_provision_state(ctx, node, verb)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def destroy_node(self, ctx, node):
         """Call (1.6): delete a node (in maintenance) holding an allocation."""
+        self.authz.destroy_node(ctx, node)
         self.node_writes.destroy_node(ctx, node)
 
     @messaging.expected_exceptions(exception.BerthException)
@@ -169,6 +208,7 @@ class ConductorManager:
 
         ``tree`` None (a client without the database): resolved here.
         """
+        self.authz.claim_resources(ctx, consumers)
         if tree is None:
             tree = routing.ROOTS.tree(ctx, {rp for c in consumers for rp in c['allocations']},
                                       [c['uuid'] for c in consumers])
@@ -178,6 +218,7 @@ class ConductorManager:
     @_admitted
     def delete_allocations(self, ctx, tree, consumer_uuid):
         """Call (1.2): remove every Placement allocation of one consumer."""
+        self.authz.delete_allocations(ctx)
         if tree is None:
             tree = routing.consumer_tree(ctx, consumer_uuid)
         self.claims.delete_allocations(ctx, tree, consumer_uuid)
@@ -186,6 +227,7 @@ class ConductorManager:
     @_admitted
     def reshape(self, ctx, tree, inventories, consumers):
         """Call (1.2): move inventory and allocations atomically (POST /reshaper)."""
+        self.authz.reshape(ctx)
         if tree is None:
             tree = routing.ROOTS.tree(
                 ctx, set(inventories) | {rp for c in consumers for rp in c['allocations']},
@@ -197,6 +239,7 @@ class ConductorManager:
     def schedule_and_claim(self, ctx, request, consumers, weigher=None,
                            distinct_roots=False):
         """Call (1.3): pick candidates for ``consumers`` and claim them (POST /claims)."""
+        self.authz.schedule_and_claim(ctx)
         return self.scheduler.schedule_and_claim(ctx, request, consumers, weigher,
                                                  distinct_roots)
 
@@ -207,4 +250,13 @@ class ConductorManager:
 
         ``tree`` None (a client without the database, or a new node): resolved here.
         """
+        self.authz.update_compute_node(ctx)
         return self.compute_nodes.update(ctx, tree, host, capacity)
+
+
+def _outcome(ctx, alloc_id):
+    """The reply for a row as it is now (a refused one: ``error``)."""
+    try:
+        return node_allocations.written(alloc_obj.get_by_id(ctx, alloc_id))
+    except exception.AllocationNotFound:
+        return None

@@ -33,9 +33,12 @@ from objects.baremetal import mirror as node_provider
 LOG = logging.getLogger('berth.' + __name__)
 
 
-def _written(alloc):
+def written(alloc):
     """What a finished allocation looks like to the API (the reply of a call)."""
     return payloads.AllocationOutcome.of(alloc).to_primitive()
+
+
+_written = written
 
 
 def _failure(alloc, reason):

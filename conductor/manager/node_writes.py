@@ -7,12 +7,15 @@ are allocation writes, so they run here, on the allocation's conductor, never
 in the API process (DESIGN.md, routing).  With ``[allocation] backend =
 placement`` the Placement claim and the node's provider change in the same
 transaction, through this conductor's claims path (its per-tree lock).
+These node writes send Ironic's node notifications besides the allocation's
+(conductor.node_notifications).
 """
 
 import logging
 import types
 
 from common import exception
+from conductor import node_notifications
 from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import backfill as node_backfill
 from objects.baremetal import node as node_obj
@@ -67,21 +70,44 @@ class NodeWrites:
         with self.allocator.notified(ctx, 'update', alloc_obj.get(ctx, allocation)):
             alloc_obj.update(ctx, allocation, values)
 
+    @property
+    def _nodes(self):
+        return node_notifications.NodeNotifier(self.allocator.notifier)
+
+    def _node_before(self, ctx, node, nodes):
+        """The node as it is before a notified write (None when not notifying)."""
+        if not nodes.enabled:
+            return None
+        try:
+            return node_obj.get(ctx, node)
+        except exception.NodeNotFound:
+            return None
+
     def update_node(self, ctx, node, values):
         """PATCH ``node`` with ``values`` that remove its instance (and allocation)."""
-        with self._deleting(ctx, node):
+        nodes = self._nodes
+        before = self._node_before(ctx, node, nodes)
+        with self._deleting(ctx, node), nodes.crud(
+                ctx, 'update', before, lambda: node_obj.get(ctx, node)):
             node_obj.update(ctx, node, values, mirror=self.allocator.mirror,
                             deallocate=True)
 
     def set_provision_state(self, ctx, node, verb):
         """Run ``deleted``/``undeploy`` on ``node``, deleting its allocation."""
+        nodes = self._nodes
+        before = self._node_before(ctx, node, nodes)
         with self._deleting(ctx, node):
-            node_obj.set_provision_state(ctx, node, verb, mirror=self.allocator.mirror,
-                                         deallocate=True)
+            after = node_obj.set_provision_state(ctx, node, verb,
+                                                 mirror=self.allocator.mirror,
+                                                 deallocate=True)
+        # Ironic's event for both verbs is ``delete`` (its states.VERBS)
+        nodes.provision_set(ctx, before, after, 'delete')
 
     def destroy_node(self, ctx, node):
         """Delete ``node`` (in maintenance) that an allocation holds."""
-        with self._deleting(ctx, node):
+        nodes = self._nodes
+        before = self._node_before(ctx, node, nodes)
+        with self._deleting(ctx, node), nodes.crud(ctx, 'delete', before):
             node_obj.destroy(ctx, node, mirror=self.allocator.mirror, deallocate=True)
 
     def _deleting(self, ctx, node):

@@ -10,6 +10,10 @@ still gets its own answer: its allocation's outcome, None (not known in
 time: the row stays ``allocating`` for its conductor), or the
 ServiceUnavailable of a batch that could not be sent (each request then
 deletes its own row and answers 503).
+
+Only requests of the same caller share a call: the conductor checks the
+allocation rules on the context of the message (conductor.manager.authz),
+so a batch carries one caller's context and that caller's rows only.
 """
 
 from __future__ import annotations
@@ -17,6 +21,15 @@ from __future__ import annotations
 from collections.abc import Callable
 import threading
 from typing import Any
+
+
+def caller_key(ctx: Any) -> Any:
+    """What the conductor's policy check sees of ``ctx``: requests batch only when equal."""
+    values = getattr(ctx, 'to_policy_values', None)
+    if values is None:
+        return None
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
+                        for k, v in dict(values()).items()))
 
 
 class _Entry:
@@ -60,10 +73,11 @@ class AllocationBatcher:
     def run(self, ctx: Any, host: str, alloc_id: int, wait: float) -> Any:
         """The outcome of ``alloc_id`` on ``host`` (see ConductorAPI.create_allocation)."""
         entry = _Entry(alloc_id)
+        key = (host, caller_key(ctx))
         with self._lock:
-            state = self._hosts.get(host)
+            state = self._hosts.get(key)
             if state is None:
-                state = self._hosts[host] = _Host()
+                state = self._hosts[key] = _Host()
             if state.sending < self.in_flight:
                 state.sending += 1
                 entry.lead = True
@@ -74,15 +88,16 @@ class AllocationBatcher:
             if entry.lead:          # handed over: this thread sends the next batch
                 entry.done.clear()
         if entry.lead:
-            self._send_batch(ctx, host, entry, wait)
+            self._send_batch(ctx, key, entry, wait)
         if entry.error is not None:
             raise entry.error
         return entry.result
 
-    def _send_batch(self, ctx, host, first, wait):
-        """Send ``first`` and what waits for ``host``; answer them; hand over the turn."""
+    def _send_batch(self, ctx, key, first, wait):
+        """Send ``first`` and what waits for ``key`` (host, caller); answer them; hand over."""
+        host = key[0]
         with self._lock:
-            state = self._hosts[host]
+            state = self._hosts[key]
             take = self.max_batch - 1
             batch = [first] + state.pending[:take]
             del state.pending[:take]
@@ -102,6 +117,8 @@ class AllocationBatcher:
                 else:
                     nxt = None
                     state.sending -= 1
+                    if not state.sending:
+                        del self._hosts[key]    # one entry per caller: keep none idle
             for entry in batch:
                 if entry is not first:
                     entry.done.set()

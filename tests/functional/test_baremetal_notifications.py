@@ -96,3 +96,58 @@ def test_no_driver_sends_nothing(bm, caplog):
     h.make_node(bm, 'quiet')
     h.allocate(bm, resource_class='gold')
     assert _sent(caplog) == []
+
+
+def _node_events(caplog):
+    return [json.loads(r.getMessage()) for r in caplog.records
+            if r.name.startswith(LOGGER + '.baremetal.node.')]
+
+
+def test_a_node_write_ending_an_allocation_sends_ironics_node_events(noisy, caplog):
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    h.make_node(noisy, 'pv', state='active')
+    assert noisy.post('/v1/allocations', json={'node': 'pv'}).status_code == 201
+    h.make_node(noisy, 'pt', state='active')
+    assert noisy.post('/v1/allocations', json={'node': 'pt'}).status_code == 201
+    h.make_node(noisy, 'dl', state='active')
+    assert noisy.post('/v1/allocations', json={'node': 'dl'}).status_code == 201
+    # reserving a node sends no node event (nor does Ironic)
+    assert _node_events(caplog) == []
+
+    assert noisy.put('/v1/nodes/pv/states/provision',
+                     json={'target': 'undeploy'}).status_code == 202
+    assert noisy.put('/v1/nodes/pt/maintenance', json={}).status_code == 202
+    assert noisy.patch('/v1/nodes/pt', json=[
+        {'op': 'remove', 'path': '/instance_uuid'}]).status_code == 200
+    assert noisy.put('/v1/nodes/dl/maintenance', json={}).status_code == 202
+    assert noisy.delete('/v1/nodes/dl').status_code == 204
+    sent = _node_events(caplog)
+    assert [(m['event_type'], m['priority']) for m in sent] == [
+        ('baremetal.node.provision_set.success', 'INFO'),
+        ('baremetal.node.update.start', 'INFO'), ('baremetal.node.update.end', 'INFO'),
+        ('baremetal.node.delete.start', 'INFO'), ('baremetal.node.delete.end', 'INFO')]
+    prov = sent[0]['payload']
+    assert (prov['ironic_object.name'], prov['ironic_object.version']) == (
+        'NodeSetProvisionStatePayload', '1.18')
+    data = prov['ironic_object.data']
+    assert (data['event'], data['previous_provision_state'], data['provision_state'],
+            data['instance_uuid']) == ('delete', 'active', 'available', None)
+    update_start, update_end = sent[1]['payload'], sent[2]['payload']
+    assert (update_end['ironic_object.name'], update_end['ironic_object.version']) == (
+        'NodeCRUDPayload', '1.15')
+    assert update_start['ironic_object.data']['instance_uuid'] is not None
+    assert update_end['ironic_object.data']['instance_uuid'] is None
+    assert 'driver_info' in update_end['ironic_object.data']
+    assert sent[4]['payload']['ironic_object.data']['name'] == 'dl'
+    assert sent[0]['publisher_id'].startswith('berth-conductor.')
+
+
+def test_a_refused_node_write_sends_an_error_event(noisy, caplog):
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    h.make_node(noisy, 'held', state='active')
+    assert noisy.post('/v1/allocations', json={'node': 'held'}).status_code == 201
+    # an active node outside maintenance cannot lose its instance
+    resp = noisy.patch('/v1/nodes/held', json=[{'op': 'remove', 'path': '/instance_uuid'}])
+    assert resp.status_code == 409, resp.text
+    assert [(m['event_type'], m['priority']) for m in _node_events(caplog)] == [
+        ('baremetal.node.update.start', 'INFO'), ('baremetal.node.update.error', 'ERROR')]

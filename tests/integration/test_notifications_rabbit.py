@@ -4,7 +4,8 @@ An embedded berth (API and conductors in this process, SQLite) whose RPC
 and notifications go through RabbitMQ with the ``messagingv2`` driver; an
 ``oslo_messaging.get_notification_listener`` on the configured topic
 receives ``baremetal.allocation.create.end`` and ``.delete.end`` for one
-create and delete made over HTTP.  On the same deployment with every
+create and delete made over HTTP, and the node event a deallocating
+provision verb causes (``baremetal.node.provision_set.success``).  On the same deployment with every
 conductor stopped, backfill and the node writes that end an allocation
 answer 503 like create and delete, and change nothing.
 """
@@ -93,6 +94,11 @@ def test_listener_receives_create_end_and_delete_end(stack, listener):
         created = listener.until('baremetal.allocation.create.end')
         assert bm.delete('/v1/allocations/%s' % a['uuid']).status_code == 204
         deleted = listener.until('baremetal.allocation.delete.end')
+        bf = h.make_node(bm, 'rabbit-backfilled', state='active')
+        assert bm.post('/v1/allocations', json={'node': bf['uuid']}).status_code == 201
+        assert bm.put('/v1/nodes/%s/states/provision' % bf['uuid'],
+                      json={'target': 'deleted'}).status_code == 202
+        provisioned = listener.until('baremetal.node.provision_set.success')
     finally:
         bm.close()
     assert [e for e, _, _ in created] == ['baremetal.allocation.create.start',
@@ -106,6 +112,14 @@ def test_listener_receives_create_end_and_delete_end(stack, listener):
     assert (data['uuid'], data['state'], data['node_uuid']) == (
         a['uuid'], 'active', node['uuid'])
     assert deleted[-1][2]['ironic_object.data']['uuid'] == a['uuid']
+    event, publisher, payload = provisioned[-1]
+    assert publisher.startswith('berth-conductor.')
+    assert (payload['ironic_object.name'], payload['ironic_object.version']) == (
+        'NodeSetProvisionStatePayload', '1.18')
+    data = payload['ironic_object.data']
+    assert (data['uuid'], data['event'], data['previous_provision_state'],
+            data['provision_state'], data['instance_uuid']) == (
+        bf['uuid'], 'delete', 'active', 'available', None)
 
 
 def test_without_conductors_backfill_and_deallocations_are_503_on_rabbitmq(stack):

@@ -6,6 +6,8 @@ only (never the server side, the API or ``db``) claims and deletes
 Placement allocations over the bus, as doc/rpc.md shows, and gets the same
 answers as the REST API: the claim is visible over REST, an over-capacity
 claim is refused with the error class the REST API turns into its 409.
+A context without the role is refused (``Forbidden``, typed) and nothing is
+written: the conductor checks the REST API's policy on the message's context.
 """
 
 import json
@@ -33,8 +35,21 @@ conf = builder.build(config_files=[sys.argv[1]])
 rp, consumer, project, user = sys.argv[2:6]
 client = rpcapi.APIConductorClient(conf)
 ctx = context.RequestContext(user_id=user, project_id=project, roles=['admin'])
+reader = context.RequestContext(user_id=user, project_id=project, roles=['reader'])
 out = {}
+
+
+def refused(call):
+    try:
+        call()
+    except exception.Forbidden as exc:
+        return [type(exc).__mro__[1].__name__, exc.message]
+    return 'not refused'
+
+
 try:
+    out['refused_claim'] = refused(lambda: client.claim_resources(reader, [
+        payloads.ClaimConsumer(consumer + '-r', {rp: {'VCPU': 1}}, project, user)]))
     client.claim_resources(ctx, [payloads.ClaimConsumer(consumer, {rp: {'VCPU': 2}},
                                                         project, user)])
     out['claim'] = 'ok'
@@ -46,6 +61,7 @@ try:
         # re-raised as a subclass of the conductor's class (``<name>_Remote``)
         out['over'] = next(c.__name__ for c in type(exc).__mro__
                            if c.__module__ == 'common.exception')
+    out['refused_delete'] = refused(lambda: client.delete_allocations(reader, consumer))
     out['loaded'] = sorted(m for m in sys.modules
                            if m.split('.')[0] in ('api', 'db', 'objects')
                            or m.startswith(('conductor.manager', 'conductor.periodic')))
@@ -91,6 +107,15 @@ def test_published_client_claims_and_deletes_like_rest(stack):
         answer = json.loads(out.strip().splitlines()[-1])
         assert answer['claim'] == 'ok' and answer['delete'] == 'ok'
         assert answer['loaded'] == []
+        # the reader's claim and delete were refused, typed, and changed nothing
+        # (the usage above is the admin's claim alone, still there)
+        assert answer['refused_claim'] == [
+            'Forbidden', 'Policy does not allow placement:allocations:update to be '
+                         'performed.']
+        assert answer['refused_delete'] == [
+            'Forbidden', 'Policy does not allow placement:allocations:delete to be '
+                         'performed.']
+        assert client.get('/allocations/%s-r' % consumer).json()['allocations'] == {}
         # REST refuses the same over-capacity claim with 409 (same error class)
         assert answer['over'] == 'InvalidAllocation'
         resp = alloc_helpers.put(client, str(uuidlib.uuid4()), {rp: {'VCPU': 100}},

@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-from api.baremetal import policies as bm_policies
 from api.baremetal import policy as bm_policy
-from api.baremetal.policies import endpoints as bm_rules
-from api.placement import policies
 from api.placement import policy as placement_policy
-from api.placement.policies import endpoints
 from common import context as berth_context
+from common.policies import baremetal as bm_policies
+from common.policies import placement as policies
+from common.policies.baremetal import endpoints as bm_rules
+from common.policies.placement import endpoints
 from tests import fixtures
 
 BIN = os.path.dirname(sys.executable)

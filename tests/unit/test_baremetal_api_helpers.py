@@ -50,8 +50,8 @@ def test_patch_only_allowed_paths():
 def test_the_enforcer_looks_for_policy_files_once_a_second(conf):
     """Not a file search per check (the POST /v1/allocations hot path)."""
     from api.baremetal import policy
-    from api.baremetal.policies import endpoints as rules
-    from api.common import policy as common_policy
+    from common import policy as common_policy
+    from common.policies.baremetal import endpoints as rules
     enforcer = policy.make_enforcer(conf)
     assert isinstance(enforcer, common_policy.Enforcer)
     assert rules.ALLOCATION_CREATE in enforcer.registered_rules

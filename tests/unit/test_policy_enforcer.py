@@ -2,9 +2,9 @@
 
 import os
 
-from api.common import policy as common_policy
 from api.placement import policy as placement_policy
-from api.placement.policies import endpoints as rules
+from common import policy as common_policy
+from common.policies.placement import endpoints as rules
 
 READER = {'roles': ['reader'], 'project_id': 'p', 'user_id': 'u'}
 TARGET = {'project_id': 'p', 'user_id': 'u'}

@@ -15,11 +15,11 @@ from oslo_utils import uuidutils
 
 from api.baremetal import fault, policy, query, response, router, validation
 from api.baremetal import version as api_version
-from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import allocation as schema
 from api.common import links as common_links
 from api.common.conductor import require_conductor
 from common import exception
+from common.policies.baremetal import endpoints as rules
 from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import node as node_obj
 

@@ -6,10 +6,10 @@ from oslo_utils import uuidutils
 
 from api.baremetal import backend, fault, policy, query, response, router, validation
 from api.baremetal import version as api_version
-from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import node as schema
 from api.common import links as common_links
 from api.common.conductor import require_conductor
+from common.policies.baremetal import endpoints as rules
 from objects.baremetal import node as node_obj
 
 # Ironic's conductor group: letters, digits, ``_``, ``-`` and ``.``; stored lower case

@@ -1,10 +1,10 @@
 """/v1/nodes/{node}/states, its provision and power targets, and maintenance."""
 
 from api.baremetal import backend, fault, policy, response, router, validation
-from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import node_state as schema
 from api.common import links as common_links
 from api.common.conductor import require_conductor
+from common.policies.baremetal import endpoints as rules
 from objects.baremetal import node as node_obj
 
 _POWER_TARGETS = ('power on', 'power off', 'rebooting', 'soft power off',

@@ -1,8 +1,8 @@
 """/v1/nodes/{node}/traits (API 1.37+): list, replace, add one, remove one or all."""
 
 from api.baremetal import backend, policy, response, router, validation
-from api.baremetal.policies import endpoints as rules
 from api.baremetal.schemas import node_trait as schema
+from common.policies.baremetal import endpoints as rules
 from objects.baremetal import node as node_obj
 
 

@@ -1,8 +1,8 @@
 """/resource_providers/{uuid}/aggregates (from 1.1)."""
 
 from api.placement import policy, query, response, router, validation
-from api.placement.policies import endpoints as rules
 from api.placement.schemas import aggregate as schema
+from common.policies.placement import endpoints as rules
 from objects.placement import aggregate as agg_obj
 from objects.placement import resource_provider as rp_obj
 

@@ -12,8 +12,8 @@ from oslo_utils import uuidutils
 
 from api.common.conductor import require_conductor
 from api.placement import consumers, fault, policy, response, router, validation
-from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation as schema
+from common.policies.placement import endpoints as rules
 from objects.placement import allocation as alloc_obj
 from objects.placement import consumer as consumer_obj
 

@@ -3,8 +3,8 @@
 import dataclasses
 
 from api.placement import candidate_request, fault, policy, response, router
-from api.placement.policies import endpoints as rules
 from common import exception
+from common.policies.placement import endpoints as rules
 from objects.candidates import answer_cache, wire
 from objects.candidates import finder as ac_obj
 

@@ -19,8 +19,8 @@ from api.placement import (
     router,
     validation,
 )
-from api.placement.policies import extensions as rules
 from api.placement.schemas import claim as schema
+from common.policies.placement import extensions as rules
 from conductor.rpcapi import payloads
 from objects.candidates import request as request_group
 from objects.candidates import weighers

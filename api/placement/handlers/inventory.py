@@ -1,9 +1,9 @@
 """/resource_providers/{uuid}/inventories and .../inventories/{resource_class}."""
 
 from api.placement import errors, fault, policy, response, router, validation
-from api.placement.policies import endpoints as rules
 from api.placement.schemas import inventory as schema
 from common import exception
+from common.policies.placement import endpoints as rules
 from objects.placement import inventory as inv_obj
 
 

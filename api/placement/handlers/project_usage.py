@@ -1,9 +1,9 @@
 """GET /usages: a project's (and optionally a user's) usage totals."""
 
 from api.placement import policy, response, router, validation
-from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation as allocation_schema
 from api.placement.schemas import usage as schema
+from common.policies.placement import endpoints as rules
 from objects.placement import project_usage as usage_obj
 
 

@@ -1,7 +1,7 @@
 """GET /resource_providers/{uuid}/allocations: who holds what on one provider."""
 
 from api.placement import policy, response, router
-from api.placement.policies import endpoints as rules
+from common.policies.placement import endpoints as rules
 from objects.placement import allocation as alloc_obj
 
 

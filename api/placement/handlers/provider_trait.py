@@ -1,9 +1,9 @@
 """/resource_providers/{uuid}/traits."""
 
 from api.placement import fault, policy, response, router, validation
-from api.placement.policies import endpoints as rules
 from api.placement.schemas import trait as schema
 from common import exception
+from common.policies.placement import endpoints as rules
 from objects.placement import provider_trait as rp_trait_obj
 
 

@@ -9,9 +9,9 @@ answer 409); the body's ``source`` says which, and with Keystone a
 """
 
 from api.placement import policy, response, router, validation
-from api.placement.policies import extensions as rules
 from api.placement.schemas import quota as schema
 from common import exception
+from common.policies.placement import extensions as rules
 from objects.placement import quota as quota_obj
 from objects.placement import quota_keystone
 

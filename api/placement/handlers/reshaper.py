@@ -2,10 +2,10 @@
 
 from api.common.conductor import require_conductor
 from api.placement import consumers, errors, fault, policy, response, router, validation
-from api.placement.policies import endpoints as rules
 from api.placement.schemas import allocation as allocation_schema
 from api.placement.schemas import reshaper as schema
 from common import exception
+from common.policies.placement import endpoints as rules
 from conductor.rpcapi import payloads
 
 

@@ -1,9 +1,9 @@
 """/resource_classes and /resource_classes/{name}."""
 
 from api.placement import fault, policy, response, router, validation
-from api.placement.policies import endpoints as rules
 from api.placement.schemas import resource_class as schema
 from common import exception
+from common.policies.placement import endpoints as rules
 from objects.placement import resource_class as rc_obj
 
 

@@ -3,9 +3,9 @@
 import orjson
 
 from api.placement import fault, policy, query, response, router, validation
-from api.placement.policies import endpoints as rules
 from api.placement.schemas import resource_provider as schema
 from common import exception
+from common.policies.placement import endpoints as rules
 from objects.candidates import provider_search
 from objects.placement import resource_provider as rp_obj
 

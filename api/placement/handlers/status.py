@@ -12,7 +12,7 @@ import webob
 
 from api.common.conductor import require_conductor
 from api.placement import policy, response, router, status_page
-from api.placement.policies import extensions
+from common.policies.placement import extensions
 from objects import status as status_obj
 
 TOP_CONSUMERS = 5

@@ -3,8 +3,8 @@
 import re
 
 from api.placement import fault, policy, response, router, validation
-from api.placement.policies import endpoints as rules
 from api.placement.schemas import trait as schema
+from common.policies.placement import endpoints as rules
 from objects.placement import trait as trait_obj
 
 _CUSTOM = re.compile(r'^CUSTOM_[A-Z0-9_]+$')

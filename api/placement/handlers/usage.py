@@ -1,7 +1,7 @@
 """/resource_providers/{uuid}/usages (GET /usages is handlers/project_usage.py)."""
 
 from api.placement import policy, response, router
-from api.placement.policies import endpoints as rules
+from common.policies.placement import endpoints as rules
 from objects.placement import usage as usage_obj
 
 

@@ -41,7 +41,7 @@ def _start(batcher, host, alloc_id, out):
 def _queued(batcher, host, count):
     for _ in range(3000):
         with batcher._lock:
-            if len(batcher._hosts[host].pending) == count:
+            if len(batcher._hosts[(host, None)].pending) == count:
                 return
         threading.Event().wait(0.001)
     raise AssertionError('not queued')
@@ -64,7 +64,7 @@ def test_calls_arriving_while_one_is_out_go_in_one_batch():
     assert out == {i: {'id': i} for i in (1, 2, 3, 4, 9)}
     assert [b[1] for b in send.batches if b[0] == 'c1'] == [[1], [2, 3, 4]]
     assert all(b[2] == 2.0 for b in send.batches)
-    assert batcher._hosts['c1'].sending == 0 and not batcher._hosts['c1'].pending
+    assert batcher._hosts == {}     # nothing kept for an idle host
 
 
 def test_batches_are_bounded_and_the_turn_passes_on():
@@ -80,7 +80,7 @@ def test_batches_are_bounded_and_the_turn_passes_on():
         t.join(30)
     assert out == {i: {'id': i} for i in range(1, 7)}
     assert [len(b[1]) for b in send.batches] == [1, 2, 2, 1]
-    assert batcher._hosts['c1'].sending == 0
+    assert batcher._hosts == {}
 
 
 def test_a_batch_not_sent_fails_each_of_its_requests():
@@ -125,3 +125,42 @@ def test_several_batches_may_be_out_per_host(in_flight):
     send.release.set()
     first.join(30)
     assert out[1] == {'id': 1}
+
+
+class _Ctx:
+    def __init__(self, project):
+        self.project = project
+
+    def to_policy_values(self):
+        return {'project_id': self.project, 'roles': ['member']}
+
+
+def test_only_one_callers_requests_share_a_call():
+    """The conductor checks the rules on the message's context: no other caller's rows in it."""
+    send = GatedSend()
+    batcher = allocation_batch.AllocationBatcher(send)
+    out = {}
+    a, b = _Ctx('pa'), _Ctx('pb')
+
+    def start(ctx, alloc_id):
+        t = threading.Thread(target=lambda: out.__setitem__(
+            alloc_id, batcher.run(ctx, 'c1', alloc_id, 2.0)))
+        t.start()
+        return t
+
+    threads = [start(a, 1)]
+    assert send.first_started.wait(30)
+    threads += [start(a, 2), start(b, 3), start(a, 4), start(b, 5)]
+    for _ in range(3000):
+        with batcher._lock:
+            key_a = ('c1', allocation_batch.caller_key(a))
+            if key_a in batcher._hosts and len(batcher._hosts[key_a].pending) == 2:
+                break
+        threading.Event().wait(0.001)
+    send.release.set()
+    for t in threads:
+        t.join(30)
+    assert out == {i: {'id': i} for i in range(1, 6)}
+    batches = sorted(sorted(b[1]) for b in send.batches)
+    assert [1] in batches and [2, 4] in batches
+    assert all(set(b) <= {1, 2, 4} or set(b) <= {3, 5} for b in batches)

@@ -1,6 +1,6 @@
 """Policy rules of the bare-metal API, with Ironic's names and berth's defaults."""
 
-from api.baremetal.policies import endpoints
+from common.policies.baremetal import endpoints
 
 
 def list_rules():

@@ -2,7 +2,7 @@
 
 from oslo_policy import policy as oslo_policy
 
-from api.baremetal.policies import base
+from common.policies.baremetal import base
 
 NODE_GET = 'baremetal:node:get'
 NODE_LIST = 'baremetal:node:list'

@@ -2,7 +2,7 @@
 
 from oslo_policy import policy
 
-from api.placement.policies import base
+from common.policies.placement import base
 
 RESOURCE_PROVIDERS_LIST = 'placement:resource_providers:list'
 RESOURCE_PROVIDERS_CREATE = 'placement:resource_providers:create'

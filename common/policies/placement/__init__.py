@@ -2,7 +2,7 @@
 
 import itertools
 
-from api.placement.policies import base, endpoints, extensions
+from common.policies.placement import base, endpoints, extensions
 
 
 def list_rules():

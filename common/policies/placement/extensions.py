@@ -2,7 +2,7 @@
 
 from oslo_policy import policy
 
-from api.placement.policies import base
+from common.policies.placement import base
 
 CLAIMS_CREATE = 'placement:claims:create'
 QUOTAS_SHOW = 'placement:quotas:show'

@@ -1,0 +1,1 @@
+"""oslo.policy rule defaults of both APIs, below api/ so the conductors check them too."""

@@ -1,0 +1,169 @@
+"""The REST API's policy, checked by a conductor on the context of each RPC message.
+
+The published client (doc/rpc.md) lets another service on the bus call the
+conductors directly, so the bus must not be a way around authorization:
+every endpoint method that writes checks the rule its REST handler checks,
+on the same target (common.policies.targets), with the roles of the context
+that travelled with the message.  berth-api's own calls carry the user's
+context, which passed the same rule in the API; the periodic tasks call the
+allocator directly and never come through here.  There is no bypass for an
+``is_admin`` flag: a remote caller could set it.
+
+A refusal is :class:`common.exception.Forbidden` (typed over RPC, a 403 in
+both APIs).  As in the REST API, a node or allocation the caller may not see
+is answered as one that does not exist.
+"""
+
+from oslo_policy import policy as oslo_policy
+
+from common import exception
+from common import policy as common_policy
+from common.policies import baremetal as baremetal_policies
+from common.policies import placement as placement_policies
+from common.policies import targets
+from common.policies.baremetal import endpoints as bm
+from common.policies.placement import endpoints as pl
+from common.policies.placement import extensions as pl_ext
+from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import node as node_obj
+
+# Placement's refusal text (api.placement.policy), Ironic's is the exception's own
+PLACEMENT_DENIED = 'Policy does not allow %s to be performed.'
+
+
+class Authorizer:
+    """The two APIs' enforcers on this conductor's configuration ([oslo_policy])."""
+
+    def __init__(self, conf):
+        self.placement = common_policy.make_enforcer(conf, placement_policies.list_rules())
+        self.baremetal = common_policy.make_enforcer(conf, baremetal_policies.list_rules())
+
+    # -- Placement ---------------------------------------------------------
+
+    def _placement(self, ctx, *rules):
+        """Forbidden unless ``ctx`` passes one of ``rules`` (the first is named)."""
+        target = targets.placement(ctx)
+        if not any(_passes(self.placement, rule, target, ctx) for rule in rules):
+            raise exception.Forbidden(PLACEMENT_DENIED % rules[0], rule=rules[0])
+
+    def claim_resources(self, ctx, consumers):
+        """PUT /allocations/{c} checks ``update``, POST /allocations ``manage``."""
+        if len(consumers) == 1:
+            self._placement(ctx, pl.ALLOCATIONS_UPDATE, pl.ALLOCATIONS_MANAGE)
+        else:
+            self._placement(ctx, pl.ALLOCATIONS_MANAGE)
+
+    def delete_allocations(self, ctx):
+        self._placement(ctx, pl.ALLOCATIONS_DELETE)
+
+    def reshape(self, ctx):
+        self._placement(ctx, pl.RESHAPER_RESHAPE)
+
+    def schedule_and_claim(self, ctx):
+        self._placement(ctx, pl_ext.CLAIMS_CREATE)
+
+    def update_compute_node(self, ctx):
+        """A capacity report creates a provider and writes its inventories.
+
+        The REST calls it stands for: POST /resource_providers and
+        PUT /resource_providers/{uuid}/inventories; both rules must pass.
+        """
+        self._placement(ctx, pl.RESOURCE_PROVIDERS_CREATE)
+        self._placement(ctx, pl.RESOURCE_PROVIDERS_INVENTORIES_UPDATE)
+
+    # -- bare metal --------------------------------------------------------
+
+    def _check(self, ctx, rule, extra=None):
+        return (targets.has_scope(ctx)
+                and _passes(self.baremetal, rule, targets.baremetal(ctx, extra), ctx))
+
+    @staticmethod
+    def _require_scope(ctx, rule):
+        """A token with neither system nor project scope is refused before any lookup."""
+        if not targets.has_scope(ctx):
+            raise exception.Forbidden(rule=rule)
+
+    def _authorize(self, ctx, rule, extra=None):
+        if not self._check(ctx, rule, extra):
+            raise exception.Forbidden(rule=rule)
+
+    def _node(self, ctx, ident, rule):
+        """The node ``ident`` if ``ctx`` may see it (else NodeNotFound), then ``rule``."""
+        self._require_scope(ctx, rule)
+        node = node_obj.get(ctx, ident)
+        if not self._check(ctx, bm.NODE_GET, targets.node(node)):
+            raise exception.NodeNotFound(node=ident)
+        self._authorize(ctx, rule, targets.node(node))
+        return node
+
+    def _allocation(self, ctx, alloc, ident, rule):
+        self._require_scope(ctx, rule)
+        if not self._check(ctx, bm.ALLOCATION_GET, targets.allocation(alloc)):
+            raise exception.AllocationNotFound(allocation=ident)
+        self._authorize(ctx, rule, targets.allocation(alloc))
+
+    def _project_scope(self, ctx):
+        """The project a caller without ``create_restricted`` allocates for, else None."""
+        if self._check(ctx, bm.ALLOCATION_CREATE_RESTRICTED):
+            return None
+        return ctx.project_id
+
+    def create_allocation(self, ctx, alloc):
+        """``allocation:create``; another project's row needs ``create_restricted``."""
+        self._authorize(ctx, bm.ALLOCATION_CREATE)
+        scope = self._project_scope(ctx)
+        if scope is not None and alloc.owner != scope:
+            raise exception.Forbidden(rule=bm.ALLOCATION_CREATE_RESTRICTED)
+
+    def backfill(self, ctx, values, node):
+        """As POST /v1/allocations with ``node``; answers ``values`` with the owner set."""
+        self._authorize(ctx, bm.ALLOCATION_CREATE)
+        scope = self._project_scope(ctx)
+        if scope is not None:
+            if values.get('owner', scope) != scope:
+                raise exception.Forbidden(rule=bm.ALLOCATION_CREATE_RESTRICTED)
+            values = dict(values, owner=scope)
+        found = node_obj.get(ctx, node)
+        if not self._check(ctx, bm.NODE_GET, targets.node(found)):
+            raise exception.NodeNotFound(node=node)
+        return values
+
+    def destroy_allocation(self, ctx, uuid):
+        self._allocation(ctx, alloc_obj.get(ctx, uuid), uuid, bm.ALLOCATION_DELETE)
+
+    def update_allocation(self, ctx, uuid):
+        self._allocation(ctx, alloc_obj.get(ctx, uuid), uuid, bm.ALLOCATION_UPDATE)
+
+    def update_node(self, ctx, node, values):
+        """PATCH /v1/nodes/{node}: each changed field's own rule, else ``node:update``."""
+        rules = patch_rules(values)
+        found = self._node(ctx, node, rules[0])
+        for rule in rules[1:]:
+            self._authorize(ctx, rule, targets.node(found))
+
+    def set_node_provision_state(self, ctx, node):
+        self._node(ctx, node, bm.NODE_PROVISION)
+
+    def destroy_node(self, ctx, node):
+        self._node(ctx, node, bm.NODE_DELETE)
+
+
+def patch_rules(fields):
+    """Ironic's rules for changed ``fields``: one per field with its own, else node:update."""
+    names, generic = [], False
+    for field in fields:
+        rule = bm.NODE_UPDATE_FIELDS.get(field)
+        if rule is None:
+            generic = True
+        elif rule not in names:
+            names.append(rule)
+    if generic or not names:
+        names.insert(0, bm.NODE_UPDATE)
+    return names
+
+
+def _passes(enforcer, rule, target, ctx):
+    try:
+        return enforcer.authorize(rule, target, ctx, do_raise=False) is True
+    except oslo_policy.InvalidScope:
+        return False
