@@ -55,6 +55,7 @@ def manager(conf, monkeypatch):
     m.node_writes = mock.Mock()
     m.node_writes.backfill.return_value = {'uuid': 'a1', 'error': None}
     m.scheduler = mock.Mock()
+    m.compute_nodes = mock.Mock()
     m.allocation_queue = mock.Mock()
     m.allocation_queue.run_many.side_effect = lambda ctx, ids, wait: [{'id': i} for i in ids]
     m.set_error = set_error
@@ -67,6 +68,7 @@ PLACEMENT = [
     ('delete_allocations', ('t', 'c'), 'claims.delete_allocations'),
     ('reshape', ('t', {}, []), 'claims.reshape'),
     ('schedule_and_claim', ({}, []), 'scheduler.schedule_and_claim'),
+    ('update_compute_node', ('t', 'host1', {}), 'compute_nodes.update'),
 ]
 BAREMETAL = [
     ('destroy_allocation', ('a1',), 'node_allocator.destroy'),
