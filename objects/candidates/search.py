@@ -22,7 +22,8 @@ class Candidate:
     ``providers`` are the Provider objects named by either; ``shared_only``
     is true when all of them are sharing providers (only such candidates
     can come out of two anchors).  ``json`` keeps its wire encodings by
-    shape (see wire).
+    shape (see wire) when the candidate is kept for later searches (a dict
+    then; None for the candidates of one answer only).
     """
     __slots__ = ('parts', 'groups', 'providers', 'shared_only', 'json')
 
@@ -33,7 +34,7 @@ class Candidate:
         if shared_only is None:
             shared_only = all(p.sharing for p in providers)
         self.shared_only = shared_only
-        self.json = {}
+        self.json = None
 
     @property
     def allocations(self):
@@ -234,9 +235,11 @@ class Search:
         they were made of: they hold while the index hands out the same
         Provider objects.
         """
-        if self._memo is None:
-            return self._anchor(root_id)
         pool = self.trees.get(root_id)
+        if self._memo is None:
+            if self._single and pool and len(pool) == 1 and root_id not in self.shared:
+                return self._lone(pool[0])
+            return self._anchor(root_id)
         if not pool:
             return self._anchor(root_id)
         shared = self.shared.get(root_id)
@@ -244,8 +247,33 @@ class Search:
         memo = self._memo
         found = memo.get(root_id)
         if found is None or found[0] != members:
-            found = memo[root_id] = (members, tuple(self._anchor(root_id)))
+            kept = tuple(self._anchor(root_id))
+            for cand in kept:
+                cand.json = {}
+            found = memo[root_id] = (members, kept)
         return found[1]
+
+    def _lone(self, p):
+        """The candidates of a tree of one provider, no sharing, for the unsuffixed group.
+
+        What _anchor yields for such a tree, without its generator and
+        per-group lists: most trees of a region are lone compute nodes.
+        """
+        if not self._root_ok(p.id):
+            return ()
+        g = self.plan.groups[0]
+        inv = p.inv
+        for rc_id, amount in g.amounts:
+            found = inv.get(rc_id)
+            if (found is None or not found[0] <= amount <= found[1]
+                    or amount > found[3] or amount % found[2]):
+                return ()
+        if self._filtered[0] and not self._passes(0, p):
+            return ()
+        if g.required and not _has_required(g, (p,)):
+            return ()
+        return (Candidate(((p, self._single_resources),), (('', (p.uuid,)),), (p,),
+                          p.sharing),)
 
     def _anchor(self, root_id):
         if not self._root_ok(root_id):
