@@ -157,7 +157,7 @@ def measure(client, counters, shape, counter, args):
 def run(args):
     pg = servers.Postgres() if args.db == 'postgresql' else None
     connection = pg.new_database('tail_n%d' % args.n) if pg else None
-    state = servers.load(args.n, connection)
+    state = servers.load(args.n, connection, nested=args.nested)
     counters = Counters()
     rss0 = rss_mb()
     server = servers.Embedded(state, connection)
@@ -175,7 +175,7 @@ def run(args):
         server.stop()
         if pg:
             pg.stop()
-    summary = {'N': args.n, 'db': args.db, 'results': results,
+    summary = {'N': args.n, 'db': args.db, 'nested': args.nested, 'results': results,
                'rss_mb': {'before_server': round(rss0, 1), 'loaded': round(rss_loaded, 1),
                           'after': round(rss_after, 1)},
                'gc_frozen': gc.get_freeze_count(), 'gc_threshold': gc.get_threshold()}
@@ -196,6 +196,8 @@ def main(argv=None):
     parser.add_argument('--db', default='sqlite', choices=('sqlite', 'postgresql'))
     parser.add_argument('--shapes', default=';'.join(SHAPES),
                         help='separated by ";", of: %s' % '; '.join(SHAPES))
+    parser.add_argument('--nested', action='store_true',
+                        help='20 %% of computes with NUMA and NIC children (placeload)')
     parser.add_argument('--requests', type=int, default=200)
     parser.add_argument('--warmup', type=int, default=5)
     parser.add_argument('--slow', type=float, default=2.0,
