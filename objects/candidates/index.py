@@ -18,11 +18,11 @@ Resource class and trait ids name the same thing for as long as a provider
 refers to them (they cannot be deleted while in use); a provider re-created
 under an old id (SQLite re-uses the highest rowid), even with its old uuid,
 differs in created_at.  When the database's change token (SQLite's
-data_version, see db/change.py) is known to name the search's snapshot and
-equals the token of the last refresh, even the scans are skipped (limited
-searches use the index only then).  Provider objects are never changed once
-published: a refresh builds new ones and publishes a new immutable
-:class:`State`.
+data_version or PostgreSQL's snapshot, see db/change.py) is known to name
+the search's snapshot and equals the token of the last refresh, even the
+scans are skipped (limited searches use the index only then).  Provider
+objects are never changed once published: a refresh builds new ones and
+publishes a new immutable :class:`State`.
 """
 
 import threading
