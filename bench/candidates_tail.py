@@ -20,6 +20,27 @@ Last line: JSON.
 
     .venv/bin/python -m bench.candidates_tail --n 1000 --db sqlite --requests 200
     .venv/bin/python -m bench.candidates_tail --n 10000 --db postgresql --shapes limit=50
+
+Recorded 2026-11-24 12:40 UTC (load average 1-2), main (baa1339) against
+h-perf, same commands, distinct queries; wall p50 / p95 ms, then CPU of
+this process per request p50 / p95 ms; gen-2 collections / their time:
+
+    N=1,000 SQLite, 100 requests   before                           after
+    no limit        11.8 / 157  cpu 11.7 / 157  12 gc2 1836 ms    12.4 / 19.4  cpu 12.3 / 14.1  7 gc2 5 ms
+    limit=50        1.67 / 4.56 cpu 1.67 / 3.13                   1.95 / 4.45  cpu 1.92 / 2.92
+    required=SSD    7.92 / 127  cpu 7.87 / 127   6 gc2 836 ms     5.91 / 7.92  cpu 5.94 / 7.16
+    in:A,B          10.8 / 176  cpu 10.1 / 175   9 gc2 1492 ms    9.38 / 13.6  cpu 9.35 / 10.7
+    !C              11.6 / 187  cpu 11.3 / 176  10 gc2 1758 ms    8.95 / 14.6  cpu 8.84 / 10.9
+    N=1,000 PostgreSQL, 60 requests (index refreshes per 60 requests: 60 -> 0)
+    no limit        14.9 / 187  cpu 13.1 / 168   8 gc2 1217 ms    17.9 / 69.7  cpu 13.8 / 15.8
+    limit=50        6.54 / 7.23 cpu 3.68 / 4.36  9.0 statements   3.46 / 8.87  cpu 2.90 / 4.02  2.0
+    required=SSD    11.8 / 77.8 cpu 9.93 / 35.3                   10.4 / 16.8  cpu 7.61 / 8.72
+    N=10,000 PostgreSQL, 20 requests (load average ~20)
+    no limit        650 / 2747  cpu 131 / 608   20 refreshes      161 / 209    cpu 96.5 / 104
+    limit=50        87.3 / 160  cpu 6.35 / 7.78 9.2 statements    2.76 / 6.78  cpu 2.37 / 3.20  2.0
+    N=10,000 SQLite no limit, 20 requests, load average ~1: 92.9 / 100 ms
+    (12,000 candidates: 7.7 us each); with gc.set_threshold(50000) no
+    better (98 / 106 ms), so the thresholds stay as they are.
 """
 
 import argparse
