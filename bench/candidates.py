@@ -5,13 +5,13 @@ holding the placeload topology (bench/placeload.py: N computes and 3 sharing
 storage providers), served by the Placement API embedded (berth's threaded
 server, in this process) or under gunicorn (``--gunicorn W``), with its
 production configuration (the answer cache at its default; it answers on
-SQLite only).  ``GET /allocation_candidates`` is timed over HTTP, one
+SQLite and, with reads on the primary, PostgreSQL).  ``GET /allocation_candidates`` is timed over HTTP, one
 keep-alive connection, for five shapes (no limit, limit=50,
 required=STORAGE_DISK_SSD, member_of=in:A,B, member_of=!C), each in three
 modes:
 
-* ``repeated``: the same query again and again (after warm-ups): on SQLite
-  the answer cache answers; what a benchmark that repeats itself measures,
+* ``repeated``: the same query again and again (after warm-ups): the
+  answer cache answers; what a benchmark that repeats itself measures,
   not what a scheduler sees;
 * ``distinct``: every request a query never asked before in this run (new
   MEMORY_MB/DISK_GB amounts, nothing reused); the per-provider memos of
@@ -32,6 +32,7 @@ final JSON line.
 
     .venv/bin/python -m bench.candidates --sizes 1000 --repeat 50 --seconds 3
     .venv/bin/python -m bench.candidates --sizes 1000 --dbs sqlite --gunicorn 2
+    .venv/bin/python -m bench.candidates --region     # N=100,000, nested trees
 
 bench/outside_candidates.py measures the same workload from a separate
 client against ``berth serve`` or gunicorn (see its docstring); its
@@ -62,10 +63,12 @@ shared with other engineers' suites (load average 5-8; wall times swing
 
 The repeated rows of the same run: 0.4-0.7 ms on SQLite (answer cache),
 9-15 ms on PostgreSQL.  Distinct queries have a long tail (p95 10-20x p50,
-CPU per request 2-3x the p50's).  A likely cause, not measured here: each
-new amount adds an entry to every tree's memo (its key holds the amounts,
-objects/candidates/search.py) and an answer to the cache, so distinct
-queries churn memory where repeated ones do not.
+CPU per request 2-3x the p50's).  The cause, measured since with
+bench/candidates_tail.py (gc callbacks per request): full garbage
+collections over the whole heap, fed by the per-tree memo that kept every
+new amount's candidates; gone with gc.freeze() after the index's first
+load and a memo that keeps repeated queries only (common/heap.py,
+search.AnchorMemo).
 
 Numbers recorded before these modes existed ("uncached": answer cache off,
 but the same query repeated, memos and index warm) overstated the search by
@@ -176,7 +179,7 @@ def concurrent(server, shape, mode, clients, seconds, counter):
 
 def run_size(n, db, pg, args):
     connection = pg.new_database('bench_n%d' % n) if db == 'postgresql' else None
-    state = servers.load(n, connection)
+    state = servers.load(n, connection, nested=args.nested)
     embedded = servers.Embedded(state, connection)      # writes go through its conductor
     server = embedded
     db_cpu = pg.cpu if db == 'postgresql' else (lambda: 0.0)
@@ -186,8 +189,8 @@ def run_size(n, db, pg, args):
             server = servers.Gunicorn(state, args.gunicorn, connection)
         writer = servers.Writer(embedded.host, embedded.port)
         reps = args.repeat if n <= 1000 else max(5, args.repeat // (n // 1000))
-        row = {'N': n, 'db': db, 'server': ('gunicorn x%d' % args.gunicorn
-                                            if args.gunicorn else 'embedded'),
+        row = {'N': n, 'db': db, 'nested': args.nested,
+               'server': ('gunicorn x%d' % args.gunicorn if args.gunicorn else 'embedded'),
                'shapes': {}, 'clients': {}}
         for label, shape in SHAPES:
             row['shapes'][label] = {mode: measure(server, db_cpu, shape, mode, reps,
@@ -197,7 +200,7 @@ def run_size(n, db, pg, args):
                 row['clients'][label] = {
                     mode: concurrent(server, shape, mode, args.clients, args.seconds,
                                      counter) for mode in CLIENT_MODES}
-        if n == 1000:
+        if n == 1000 and not args.nested:
             for mode, got in row['shapes']['no limit'].items():
                 if got['candidates'] != 1200:
                     raise RuntimeError('%s: expected 1200 candidates, got %d'
@@ -240,9 +243,18 @@ def main(argv=None):
     parser.add_argument('--clients', type=int, default=10)
     parser.add_argument('--seconds', type=float, default=5.0,
                         help='duration of each concurrent run')
+    parser.add_argument('--nested', action='store_true',
+                        help='a large region\'s shape: 20 %% of computes with two NUMA '
+                             'children and a NIC child (bench/placeload.py)')
+    parser.add_argument('--region', action='store_true',
+                        help='the 100,000-provider run: --sizes 100000 --nested, '
+                             '5 requests per row at the default --repeat (see '
+                             'bench/candidates_tail.py)')
     parser.add_argument('--gunicorn', type=int, default=0, metavar='WORKERS',
                         help='serve with gunicorn and this many workers (default: embedded)')
     args = parser.parse_args(argv)
+    if args.region:
+        args.sizes, args.nested = '100000', True
     dbs = [d for d in args.dbs.split(',') if d]
     pg = servers.Postgres() if 'postgresql' in dbs else None
     rows = []

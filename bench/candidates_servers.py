@@ -55,7 +55,7 @@ def conf_for(state, connection=None):
     return builder.build(config_files=[], overrides=overrides)
 
 
-def load(n, connection=None, state=None):
+def load(n, connection=None, state=None, nested=False):
     """A state directory (and database) holding the topology for n computes."""
     from common import context as berth_context
     from objects import bootstrap, database
@@ -66,9 +66,10 @@ def load(n, connection=None, state=None):
     database.upgrade(db)
     bootstrap.sync_standards(berth_context.admin_context(db))
     t0 = time.perf_counter()
-    placeload.load(db.engine, n)
-    print('N=%d loaded in %.1fs (%s)' % (n, time.perf_counter() - t0,
-                                         connection or 'SQLite'), file=sys.stderr)
+    placeload.load(db.engine, n, nested=nested)
+    print('N=%d%s loaded in %.1fs (%s)' % (n, ' nested' if nested else '',
+                                           time.perf_counter() - t0,
+                                           connection or 'SQLite'), file=sys.stderr)
     db.dispose()
     return state
 

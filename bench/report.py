@@ -27,14 +27,22 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 from bench import report_plots as plots  # noqa: E402  (after ROOT, for -m and tests)
 
 
-def experiments(quick):
-    """``[(name, title, [argv...])]``: what to run; each argv one bench process."""
+def experiments(quick, region=False):
+    """``[(name, title, [argv...])]``: what to run; each argv one bench process.
+
+    ``region`` adds the 100,000-provider candidates run (nested trees).
+    """
     claims = '200' if quick else '1000'
     runs = [('candidates', 'Allocation candidates: repeated, distinct and cold queries '
                            '(SQLite and PostgreSQL)',
              [['bench.candidates', '--sizes', '1000' if quick else '1000,10000',
                '--dbs', 'sqlite,postgresql', '--repeat', '50' if quick else '100',
                '--seconds', '3' if quick else '5']])]
+    if region:
+        runs.append(('candidates_region', 'Allocation candidates in a region of 100,000 '
+                                          'computes (20 % nested trees)',
+                     [['bench.candidates', '--region', '--dbs', 'sqlite,postgresql',
+                       '--seconds', '3']]))
     runs.append(('claims_workers', 'Granted claims/s vs. concurrent workers (embedded)',
                  [['bench.claims', '--claims', claims, '--workers', str(w),
                    '--label', 'workers=%d' % w] for w in ((1, 10) if quick else (1, 5, 10, 20))]))
@@ -106,10 +114,10 @@ def machine():
             'date': datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}
 
 
-def run_all(selected, quick, results_dir, timeout):
+def run_all(selected, quick, results_dir, timeout, region=False):
     results_dir.mkdir(parents=True, exist_ok=True)
     collected = {}
-    for name, title, argvs in experiments(quick):
+    for name, title, argvs in experiments(quick, region):
         if selected and name not in selected:
             continue
         print('running %s (%d runs)...' % (name, len(argvs)), file=sys.stderr, flush=True)
@@ -137,12 +145,15 @@ def main(argv=None):
                         help='JSON summary lines of chaos runs (bench/chaos.py output) to plot')
     parser.add_argument('--out', default=str(ROOT / 'doc' / 'benchmarks.md'))
     parser.add_argument('--timeout', type=int, default=1800, help='seconds per bench run')
+    parser.add_argument('--region', action='store_true',
+                        help='also the N=100,000 candidates run (bench.candidates --region)')
     args = parser.parse_args(argv)
     if args.from_dir:
         collected = load_saved(pathlib.Path(args.from_dir))
     else:
         selected = {s for s in args.only.split(',') if s}
-        collected = run_all(selected, args.quick, pathlib.Path(args.results), args.timeout)
+        collected = run_all(selected, args.quick, pathlib.Path(args.results), args.timeout,
+                            args.region)
     chaos = plots.read_chaos(args.chaos) if args.chaos else []
     out = pathlib.Path(args.out)
     info = machine()

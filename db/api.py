@@ -92,6 +92,11 @@ class Database:
         else:
             liveness.ping_when_idle(self._tc.writer.get_engine(), ping_idle_after)
             connect.first_connect(self._tc.writer.get_engine(), retries, interval)
+            writer = self._tc.writer.get_engine()
+            # only when reads see the primary: a replica's snapshot may lag it
+            if (writer.dialect.name == 'postgresql'
+                    and self._tc.reader.get_engine() is writer):
+                self._watcher = change.PostgresWatcher(writer)
 
     @classmethod
     def from_conf(cls, conf: Any) -> Database:
@@ -127,7 +132,9 @@ class Database:
         Equal tokens read at two moments mean nothing was committed in
         between, by any connection or process (SQLite: db/change.py; tokens
         are (pid, n), n growing within the process).  Other backends have no
-        such cheap exact detector: None, cache nothing.
+        such cheap exact detector: None, cache nothing.  PostgreSQL, when reads
+        go to the primary: its snapshot (db/change.py); None while the
+        server cannot be asked.
         """
         return self._watcher.token() if self._watcher is not None else None
 

@@ -1,4 +1,4 @@
-"""An exact, cheap "has anything been committed?" detector for a SQLite file.
+"""Exact, cheap "has anything been committed?" detectors: SQLite file, PostgreSQL server.
 
 ``PRAGMA data_version`` on one connection changes whenever any *other*
 connection (of this process or another one) has committed to the file since
@@ -36,4 +36,65 @@ class SqliteWatcher:
         with self._lock:
             if self._conn is not None and self._pid == os.getpid():
                 self._conn.close()
+            self._conn = None
+
+
+class PostgresWatcher:
+    """Tokens that differ across any commit to a PostgreSQL server: its snapshot.
+
+    ``pg_current_snapshot()`` is (xmin, xmax, in-progress xids), where xmax
+    is one past the newest *completed* transaction.  A transaction that
+    completes (commits or aborts) either raises xmax or leaves the
+    in-progress list, so two equal snapshots read at two moments prove that
+    no transaction completed in between: every snapshot taken between them
+    sees exactly the same rows.  Read-only transactions take no transaction
+    id, so reads never move it; any write to the server moves it (writes to
+    other tables and databases too: the detector errs towards "changed").
+
+    The watcher keeps one autocommit connection of ``engine``'s pool
+    checked out; an error (server restart) drops it and answers None
+    ("unknown": callers then trust nothing and cache nothing).
+    """
+
+    def __init__(self, engine):
+        self._engine = engine
+        self._lock = threading.Lock()
+        self._conn = None
+        self._pid = None
+
+    def token(self):
+        """('pg', xmax, xmin, in-progress xids), or None when the server cannot be asked."""
+        with self._lock:
+            pid = os.getpid()
+            try:
+                if self._conn is None or self._pid != pid:
+                    self._conn = None         # a forked worker's inherited one is not ours
+                    conn = self._engine.raw_connection()
+                    conn.driver_connection.autocommit = True
+                    self._conn, self._pid = conn, pid
+                cursor = self._conn.driver_connection.cursor()
+                try:
+                    cursor.execute('SELECT pg_current_snapshot()::text')
+                    text = cursor.fetchone()[0]
+                finally:
+                    cursor.close()
+            except Exception:          # noqa: BLE001  any failure: no token, no caching
+                self._drop()
+                return None
+        xmin, xmax, xips = text.split(':')
+        return ('pg', int(xmax), int(xmin),
+                tuple(int(x) for x in xips.split(',')) if xips else ())
+
+    def _drop(self):
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.invalidate()
+            except Exception:          # noqa: BLE001, S110  already broken
+                pass
+
+    def close(self):
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                self._drop()
             self._conn = None

@@ -31,9 +31,10 @@ opts = [
                     'max_allocation_candidates cuts the generation short.'),
     cfg.IntOpt('allocation_candidates_cache_size', default=32, min=0,
                help='Answers of GET /allocation_candidates each API process '
-                    'keeps while nothing is committed to the database (SQLite '
-                    'only: PRAGMA data_version sees every commit, from any '
-                    'process); 0 disables the cache.'),
+                    'keeps while nothing is committed to the database (SQLite: '
+                    'PRAGMA data_version sees every commit, from any process; '
+                    'PostgreSQL: the server snapshot, when reads go to the '
+                    'primary; not on MySQL); 0 disables the cache.'),
     cfg.IntOpt('allocation_conflict_retry_count', default=10, min=0,
                help='Server-side retries of an allocation write whose provider '
                     'generation moved underneath it, before answering 409.'),

@@ -2,7 +2,8 @@
 
 Each entry is keyed on the database's change token (db.api.Database.
 change_token: SQLite's data_version, which moves on every commit from any
-connection or process) plus the caller's key.  An answer is stored only when
+connection or process; PostgreSQL's snapshot, which moves whenever any
+transaction completes, db/change.py) plus the caller's key.  An answer is stored only when
 the token read before its computation equals the token read after it: no
 commit happened in between, so the computation saw exactly the state the
 token names; a later request that reads the same token sees that state too.
@@ -20,6 +21,9 @@ import weakref
 
 from db import api as db_api
 
+# every answer kept is RSS: at N=10,000 one no-limit answer is ~5 MB, and
+# 64 MiB of them were a third of the process (bench/candidates_tail.py)
+MAX_BYTES = 16 * 1024 * 1024
 _CACHES = weakref.WeakKeyDictionary()
 _CACHES_LOCK = threading.Lock()
 
@@ -30,7 +34,7 @@ class AnswerCache:
     Least recently used answers go first.
     """
 
-    def __init__(self, entries, max_bytes=64 * 1024 * 1024):
+    def __init__(self, entries, max_bytes=MAX_BYTES):
         self.entries = entries
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
@@ -92,10 +96,13 @@ class AnswerCache:
 
 
 def _older(token, than):
-    """Whether ``token`` names an earlier state than ``than`` (tokens: (pid, version)).
+    """Whether ``token`` names an earlier state than ``than``.
 
-    Versions grow within a process; a token of another process (a forked
-    worker inherits its parent's cache) is never older: it replaces.
+    SQLite tokens are (pid, version): versions grow within a process; a
+    token of another process (a forked worker inherits its parent's cache)
+    is never older: it replaces.  PostgreSQL tokens ('pg', xmax, ...) order
+    by xmax first (a guess only: a wrong one costs a cache entry, never
+    freshness, as entries are looked up by equal tokens).
     """
     return than is not None and token[0] == than[0] and token < than
 

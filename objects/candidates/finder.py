@@ -127,7 +127,7 @@ def _from_index(state, plan, options, stop, whole):
     """(Search over the index's ``state``, its candidates in order)."""
     search = search_mod.Search(plan, state.providers, state.sharing,
                                not options.nested_aware and state.nested,
-                               trees=state.trees)
+                               trees=state.trees, anchors=state.anchors)
     shared_aggs = {a for _, aggs in state.sharing.values() for a in aggs}
     search.link(state.links(shared_aggs))
     if whole:

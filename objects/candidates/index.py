@@ -18,11 +18,11 @@ Resource class and trait ids name the same thing for as long as a provider
 refers to them (they cannot be deleted while in use); a provider re-created
 under an old id (SQLite re-uses the highest rowid), even with its old uuid,
 differs in created_at.  When the database's change token (SQLite's
-data_version, see db/change.py) is known to name the search's snapshot and
-equals the token of the last refresh, even the scans are skipped (limited
-searches use the index only then).  Provider objects are never changed once
-published: a refresh builds new ones and publishes a new immutable
-:class:`State`.
+data_version or PostgreSQL's snapshot, see db/change.py) is known to name
+the search's snapshot and equals the token of the last refresh, even the
+scans are skipped (limited searches use the index only then).  Provider
+objects are never changed once published: a refresh builds new ones and
+publishes a new immutable :class:`State`.
 """
 
 import threading
@@ -30,8 +30,10 @@ import weakref
 
 import sqlalchemy as sa
 
+from common import heap
 from db import models
 from objects.candidates import loader
+from objects.candidates import search as search_mod
 
 _RP = models.ResourceProvider.__table__
 _INV = models.Inventory.__table__
@@ -47,6 +49,8 @@ _SCAN = sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation, _RP.c.parent_provider_
 _USAGE = (sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
                     sa.func.sum(_ALLOC.c.used))
           .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id))
+SETTLE_AFTER = 1000           # providers: a first load this large freezes the heap
+
 _IDS = sa.bindparam('ids', expanding=True)
 _INVENTORIES = (sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
                           _INV.c.total, _INV.c.reserved, _INV.c.min_unit,
@@ -93,6 +97,7 @@ class State:
         self.sharing = {p.id: (p.root_id, p.aggs) for p in providers.values() if p.sharing}
         self._links = {}
         self._lock = threading.Lock()
+        self.anchors = search_mod.AnchorMemo()
 
     def retoken(self, token):
         """This same view, known to be current for ``token``."""
@@ -173,6 +178,9 @@ class ProviderIndex:
             return state
         state = self._refresh(ctx, old, token, sharing_trait)
         self._state = state
+        if old is None and len(state.providers) >= SETTLE_AFTER:
+            # the process's largest long-lived structure was just built
+            heap.settle()
         return state
 
     def _refresh(self, ctx, old, token, sharing_trait):
@@ -205,7 +213,10 @@ class ProviderIndex:
             providers[rp_id] = p
         if same and not changed:
             return old.retoken(token)
-        return State(token, bases, usage, providers, sharing_trait)
+        state = State(token, bases, usage, providers, sharing_trait)
+        if same:
+            state.anchors = old.anchors      # entries check their providers
+        return state
 
 
 _SQL = {}

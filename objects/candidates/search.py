@@ -11,7 +11,6 @@ from objects.candidates import loader
 
 _FREE = loader.FREE
 _MAX_UNIT = loader.MAX_UNIT
-_MEMO_ENTRIES = 32          # per provider; past that its memo starts afresh
 
 
 class Candidate:
@@ -23,7 +22,8 @@ class Candidate:
     ``providers`` are the Provider objects named by either; ``shared_only``
     is true when all of them are sharing providers (only such candidates
     can come out of two anchors).  ``json`` keeps its wire encodings by
-    shape (see wire).
+    shape (see wire) when the candidate is kept for later searches (a dict
+    then; None for the candidates of one answer only).
     """
     __slots__ = ('parts', 'groups', 'providers', 'shared_only', 'json')
 
@@ -34,7 +34,7 @@ class Candidate:
         if shared_only is None:
             shared_only = all(p.sharing for p in providers)
         self.shared_only = shared_only
-        self.json = {}
+        self.json = None
 
     @property
     def allocations(self):
@@ -62,13 +62,17 @@ def can_serve(p, rc_id, amount):
 class Search:
     """Candidate search over loaded providers for one compiled Plan."""
 
-    def __init__(self, plan, providers, sharing, drop_nested=False, trees=None):
+    def __init__(self, plan, providers, sharing, drop_nested=False, trees=None,
+                 anchors=None):
         """``sharing``: {sharing provider id: (root id, aggregate ids)}, loaded.
 
         ``trees`` ({root id: [Provider] by id}, of ``providers``) is built
         when not given; a given one is not changed (add_trees copies it).
+        ``anchors`` (an AnchorMemo, optional) keeps the candidates of trees
+        from one search to the next.
         """
         self.plan = plan
+        self.anchors = anchors
         self.providers = providers
         self.drop_nested = drop_nested
         self._own_trees = trees is None
@@ -122,6 +126,9 @@ class Search:
         self._anchor_key = ('anchor', self.drop_nested, self._single_resources, g.amounts,
                             g.required, g.forbidden, g.member_of, g.forbidden_aggs,
                             g.in_tree, plan.root_required, plan.root_forbidden)
+        self._memo = None
+        if self._single and self.anchors is not None:
+            self._memo = self.anchors.trees(self._anchor_key)
 
     def add_trees(self, providers):
         """Make newly loaded providers (another batch of trees) searchable."""
@@ -223,22 +230,50 @@ class Search:
     def anchor(self, root_id):
         """The candidates anchored on the tree rooted at ``root_id`` (an iterable).
 
-        For a request of the unsuffixed group alone they are kept on the
-        tree's first provider, with the providers they were made of: they
-        hold while the index hands out the same Provider objects.
+        For a request of the unsuffixed group alone that the ``anchors``
+        memo admits (see AnchorMemo) they are kept there, with the providers
+        they were made of: they hold while the index hands out the same
+        Provider objects.
         """
         pool = self.trees.get(root_id)
-        if not self._single or not pool:
+        if self._memo is None:
+            if self._single and pool and len(pool) == 1 and root_id not in self.shared:
+                return self._lone(pool[0])
+            return self._anchor(root_id)
+        if not pool:
             return self._anchor(root_id)
         shared = self.shared.get(root_id)
         members = tuple(pool) + tuple(shared) if shared else tuple(pool)
-        memo = pool[0].memo
-        found = memo.get(self._anchor_key)
+        memo = self._memo
+        found = memo.get(root_id)
         if found is None or found[0] != members:
-            if len(memo) > _MEMO_ENTRIES:
-                memo.clear()
-            found = memo[self._anchor_key] = (members, tuple(self._anchor(root_id)))
+            kept = tuple(self._anchor(root_id))
+            for cand in kept:
+                cand.json = {}
+            found = memo[root_id] = (members, kept)
         return found[1]
+
+    def _lone(self, p):
+        """The candidates of a tree of one provider, no sharing, for the unsuffixed group.
+
+        What _anchor yields for such a tree, without its generator and
+        per-group lists: most trees of a region are lone compute nodes.
+        """
+        if not self._root_ok(p.id):
+            return ()
+        g = self.plan.groups[0]
+        inv = p.inv
+        for rc_id, amount in g.amounts:
+            found = inv.get(rc_id)
+            if (found is None or not found[0] <= amount <= found[1]
+                    or amount > found[3] or amount % found[2]):
+                return ()
+        if self._filtered[0] and not self._passes(0, p):
+            return ()
+        if g.required and not _has_required(g, (p,)):
+            return ()
+        return (Candidate(((p, self._single_resources),), (('', (p.uuid,)),), (p,),
+                          p.sharing),)
 
     def _anchor(self, root_id):
         if not self._root_ok(root_id):
@@ -333,6 +368,41 @@ class Search:
 
 def _by_id(p):
     return p.id
+
+
+class AnchorMemo:
+    """Candidates of trees by query, for queries asked more than once.
+
+    A scheduler's queries mostly differ in their amounts: keeping each new
+    query's candidates (thousands of objects) until evicted only made
+    garbage that lived long enough to reach the collector's oldest
+    generation, whose full collections then paused requests for 100-400 ms.
+    So a query's candidates are kept from its second sighting on (the first
+    only records its key), for at most ``entries`` queries.  The memo lives
+    beside the providers, never on them: a Provider never refers back to
+    what was made of it, so replaced providers are freed by reference
+    counting, without the cyclic collector.
+    """
+
+    def __init__(self, entries=16, seen=1024):
+        self.entries = entries
+        self._max_seen = seen
+        self._seen = set()
+        self._kept = {}
+
+    def trees(self, key):
+        """{root id: (members, candidates)} kept for ``key``, or None (not admitted)."""
+        found = self._kept.get(key)
+        if found is not None:
+            return found
+        if key not in self._seen:
+            if len(self._seen) >= self._max_seen:
+                self._seen.clear()
+            self._seen.add(key)
+            return None
+        if len(self._kept) >= self.entries:
+            self._kept.pop(next(iter(self._kept)), None)
+        return self._kept.setdefault(key, {})
 
 
 def _has_required(g, combo):

@@ -31,20 +31,26 @@ class _Resources(dict):
 def requests_json(candidates, shape):
     """``[allocation request, ...]`` of ``candidates`` (search.Candidate) as bytes.
 
-    Each candidate's encoding is kept on it (``Candidate.json``): candidates
-    of lone providers are kept from one search to the next (search.anchor).
+    Each kept candidate's encoding is kept on it (``Candidate.json`` is a
+    dict for the candidates search.anchor keeps from one search to the next).
     """
+    if not isinstance(candidates, (list, tuple)):
+        candidates = list(candidates)
     out = []
     missing = []
     for cand in candidates:
-        found = cand.json.get(shape)
+        kept = cand.json
+        found = kept.get(shape) if kept is not None else None
         if found is None:
-            missing.append(cand)
+            missing.append(len(out))
         out.append(found)
     if missing:
-        for cand, encoded in zip(missing, _encode(missing, shape)):
-            cand.json[shape] = encoded
-        out = [cand.json[shape] for cand in candidates]
+        made = _encode([candidates[i] for i in missing], shape)
+        for i, encoded in zip(missing, made):
+            out[i] = encoded
+            kept = candidates[i].json
+            if kept is not None:
+                kept[shape] = encoded
     return b'[%s]' % b','.join(out)
 
 
@@ -59,10 +65,18 @@ def _encode(candidates, shape):
                 b'{"resource_provider":{"uuid":%s},"resources":%s}'
                 % (text[p.uuid], res[resources]) for p, resources in cand.parts))
         return out
+    lone = b'{"allocations":{%s:{"resources":%s}},"mappings":{"":[%s]}}'
     for cand in candidates:
         parts = cand.parts
         if len(parts) == 1:
             ((p, resources),) = parts
+            if shape == MAPPINGS and len(cand.groups) == 1:
+                ((suffix, uuids),) = cand.groups
+                if suffix == '' and uuids == (p.uuid,):
+                    # one provider, the unsuffixed group: most candidates
+                    u = text[p.uuid]
+                    append(lone % (u, res[resources], u))
+                    continue
             allocations = b'{%s:{"resources":%s}}' % (text[p.uuid], res[resources])
         else:
             allocations = b'{%s}' % b','.join(

@@ -1,0 +1,68 @@
+"""What keeps the candidate search's heap small: the anchor memo's admission, kept
+encodings only on kept candidates, and the heap settling (common/heap)."""
+
+import gc
+
+from common import heap
+from objects.candidates import loader, search, wire
+
+
+def test_anchor_memo_keeps_a_query_from_its_second_sighting():
+    memo = search.AnchorMemo(entries=2)
+    assert memo.trees('a') is None            # first sighting: only remembered
+    kept = memo.trees('a')
+    assert kept == {} and memo.trees('a') is kept
+    kept[1] = ('members', ('cand',))
+    assert memo.trees('a')[1] == ('members', ('cand',))
+
+
+def test_anchor_memo_holds_at_most_its_entries():
+    memo = search.AnchorMemo(entries=2)
+    for key in 'abc':
+        memo.trees(key)
+        memo.trees(key)[0] = key
+    assert memo.trees('c') == {0: 'c'} and memo.trees('b') == {0: 'b'}
+    assert memo.trees('a') == {}               # evicted; seen before, so kept afresh
+
+
+def test_anchor_memo_forgets_sightings_past_its_bound():
+    memo = search.AnchorMemo(seen=2)
+    memo.trees('a')
+    memo.trees('b')
+    memo.trees('c')                            # clears the sightings first
+    assert memo.trees('a') is None
+
+
+def _cand(uuid):
+    p = loader.Provider(1, uuid, None, 1)
+    return search.Candidate(((p, (('VCPU', 1),)),), (('', (uuid,)),), (p,), False)
+
+
+def test_encodings_are_kept_only_on_kept_candidates():
+    once, kept = _cand('u1'), _cand('u2')
+    kept.json = {}
+    body = wire.requests_json([once, kept], wire.MAPPINGS)
+    assert body == (b'[{"allocations":{"u1":{"resources":{"VCPU":1}}},"mappings":{"":["u1"]}},'
+                    b'{"allocations":{"u2":{"resources":{"VCPU":1}}},"mappings":{"":["u2"]}}]')
+    assert once.json is None
+    assert kept.json == {wire.MAPPINGS: body[1 + len(body) // 2:-1]}
+    assert wire.requests_json([kept], wire.MAPPINGS) == b'[%s]' % kept.json[wire.MAPPINGS]
+
+
+def test_lone_fast_path_matches_the_general_encoding():
+    cand = _cand('u1')
+    fast = wire.requests_json([cand], wire.MAPPINGS)
+    cand.groups = (('', ('u1',)), ('_X', ('u1',)))       # not the fast path's shape
+    general = wire.requests_json([cand], wire.MAPPINGS)
+    assert general.startswith(fast[:-3])                  # same allocations, more mappings
+    assert wire.requests_json([cand], wire.DICT) == (
+        b'[{"allocations":{"u1":{"resources":{"VCPU":1}}}}]')
+
+
+def test_settle_freezes_what_is_alive():
+    try:
+        heap.settle()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert heap.fix_mmap_threshold() in (True, False)     # glibc or not: never raises
