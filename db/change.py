@@ -11,6 +11,11 @@ import os
 import sqlite3
 import threading
 
+import sqlalchemy as sa
+
+# built once; compiled by the engine's own dialect
+_SNAPSHOT = sa.select(sa.cast(sa.func.pg_current_snapshot(), sa.Text))
+
 
 class SqliteWatcher:
     """Tokens that differ across any commit to the SQLite file at ``path``."""
@@ -69,15 +74,10 @@ class PostgresWatcher:
             try:
                 if self._conn is None or self._pid != pid:
                     self._conn = None         # a forked worker's inherited one is not ours
-                    conn = self._engine.raw_connection()
-                    conn.driver_connection.autocommit = True
+                    conn = self._engine.connect().execution_options(
+                        isolation_level='AUTOCOMMIT')
                     self._conn, self._pid = conn, pid
-                cursor = self._conn.driver_connection.cursor()
-                try:
-                    cursor.execute('SELECT pg_current_snapshot()::text')
-                    text = cursor.fetchone()[0]
-                finally:
-                    cursor.close()
+                text = self._conn.execute(_SNAPSHOT).scalar_one()
             except Exception:          # noqa: BLE001  any failure: no token, no caching
                 self._drop()
                 return None

@@ -3,20 +3,12 @@
 from db import change
 
 
-class _Cursor:
-    def __init__(self, conn):
-        self.conn = conn
+class _Result:
+    def __init__(self, value):
+        self.value = value
 
-    def execute(self, sql):
-        assert sql == 'SELECT pg_current_snapshot()::text'
-        if self.conn.fail:
-            raise OSError('server closed the connection')
-
-    def fetchone(self):
-        return (self.conn.engine.snapshots.pop(0),)
-
-    def close(self):
-        pass
+    def scalar_one(self):
+        return self.value
 
 
 class _Conn:
@@ -24,11 +16,17 @@ class _Conn:
         self.engine = engine
         self.fail = False
         self.invalidated = False
-        self.driver_connection = self
         self.autocommit = False
 
-    def cursor(self):
-        return _Cursor(self)
+    def execution_options(self, isolation_level=None):
+        self.autocommit = isolation_level == 'AUTOCOMMIT'
+        return self
+
+    def execute(self, statement):
+        assert statement is change._SNAPSHOT
+        if self.fail:
+            raise OSError('server closed the connection')
+        return _Result(self.engine.snapshots.pop(0))
 
     def invalidate(self):
         self.invalidated = True
@@ -39,9 +37,15 @@ class _Engine:
         self.snapshots = list(snapshots)
         self.conns = []
 
-    def raw_connection(self):
+    def connect(self):
         self.conns.append(_Conn(self))
         return self.conns[-1]
+
+
+def test_the_statement_is_the_snapshot_as_text():
+    from sqlalchemy.dialects import postgresql
+    sql = str(change._SNAPSHOT.compile(dialect=postgresql.dialect()))
+    assert sql == 'SELECT CAST(pg_current_snapshot() AS TEXT) AS pg_current_snapshot_1'
 
 
 def test_tokens_name_the_snapshot():
