@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from common import exception
 from common.context import RequestContext
 from db import api as db_api
 from db import models
@@ -48,7 +49,11 @@ def _has_any_trait(rp_id, trait_ids):
             .where(_RP_TRAIT.c.trait_id.in_(sorted(trait_ids))))
 
 
-@db_api.reader
+# may lag (GET /resource_providers): on the replica when one is configured
+# (doc/architecture.md); a name the replica does not know yet is looked up
+# again on the primary
+@db_api.lagging_reader(recheck_on=(exception.ResourceClassNotFound,
+                                   exception.TraitNotFound))
 def get_all(ctx: RequestContext, name: str | None = None, uuid: str | None = None,
             group: request_mod.RequestGroup | None = None) -> list[rp_obj.ResourceProvider]:
     """Providers matching every given filter, in creation order.
