@@ -96,7 +96,8 @@ def get_candidates(ctx: RequestContext, request: request_mod.ResourceRequest,
     # a change token read before this transaction's snapshot begins, and
     # equal to one read after, names that snapshot (objects/candidates/index)
     outer = not db_api.in_transaction(ctx)
-    token = ctx.db.change_token() if outer else None
+    # (with a replica the token is the search's own snapshot: see _search)
+    token = ctx.db.change_token() if outer and ctx.db.replica_engine is None else None
     search = _search_may_lag if may_lag else _search_primary
     return search(ctx, request, options or Options(), outer, token)
 
