@@ -110,9 +110,11 @@ class Database:
             liveness.ping_when_idle(self._tc.writer.get_engine(), ping_idle_after)
             connect.first_connect(self._tc.writer.get_engine(), retries, interval)
         if self.replica_engine is not None:
+            # no first connection here: a replica that is away does not hold
+            # up start-up; lagging reads get 503 until it is back (or, with
+            # target_session_attrs=prefer-standby, go to the primary)
             dialect.configure(self.replica_engine)
             liveness.ping_when_idle(self.replica_engine, ping_idle_after)
-            connect.first_connect(self.replica_engine, retries, interval)
         if not self.is_sqlite and self.engine.dialect.name == 'postgresql':
             # tokens come from the server the cached reads (the candidate
             # search, a lagging read) run on: the replica when there is one.

@@ -15,11 +15,16 @@ import threading
 
 import pytest
 
+from common import context as berth_context
 from common import exception
 from db import api as db_api
 from objects.baremetal import node as node_obj
 from objects.candidates import finder as ac_obj
+from objects.candidates import provider_search
 from objects.candidates import request as request_mod
+from objects.placement import inventory as inv_obj
+from objects.placement import resource_provider as rp_obj
+from tests import dbengines
 from tests.functional import alloc_helpers as helpers
 from tests.functional import baremetal_helpers
 
@@ -202,3 +207,39 @@ def test_without_a_replica_nothing_is_asked_twice(berth, ctx):
     with pytest.raises(exception.ResourceClassNotFound):
         read(ctx)
     assert calls == [1]
+
+
+@pytest.mark.skipif(not dbengines.is_server(),
+                    reason='SQLite has no replicas: slave_connection is ignored')
+def test_lagging_reads_use_the_slave_connection_engine(berth):
+    # a "replica" that is another database entirely: what a read returns
+    # shows which server it ran on
+    replica_url = dbengines.lease()
+    only_there = berth_context.admin_context(db_api.Database(replica_url))
+    try:
+        rp = rp_obj.create(only_there, 'only-on-the-replica')
+        inv_obj.replace_all(only_there, rp.uuid, 0,
+                            [inv_obj.from_record('VCPU', {'total': 4})], True)
+        db = db_api.Database(berth.db.url, slave_connection=replica_url)
+        try:
+            ctx = berth_context.admin_context(db)
+            assert db.replica_engine is not None
+            assert [p.uuid for p in provider_search.get_all(ctx)] == [rp.uuid]
+            with pytest.raises(exception.NotFound):
+                rp_obj.get_by_uuid(ctx, rp.uuid)                 # the primary's
+            with db.lagging_reader(ctx):
+                assert db.on_replica(ctx)
+            with db.reader(ctx):
+                assert not db.on_replica(ctx)
+                # nested: joins the primary's transaction
+                assert provider_search.get_all(ctx) == []
+            request = request_mod.ResourceRequest(
+                groups=[request_mod.RequestGroup(resources={'VCPU': 1})])
+            assert ac_obj.get_candidates(ctx, request).candidates == []
+            found = ac_obj.get_candidates(ctx, request, may_lag=True)
+            assert list(found.summaries) == [rp.uuid]
+            assert node_obj.list_nodes_may_lag(ctx) == node_obj.list_nodes(ctx) == []
+        finally:
+            db.dispose()
+    finally:
+        only_there.db.dispose()
