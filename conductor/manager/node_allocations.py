@@ -20,6 +20,7 @@ import contextlib
 import dataclasses
 import logging
 import random
+import threading
 import time
 
 from oslo_db import exception as db_exc
@@ -71,6 +72,16 @@ _CLAIM_SKIP = (exception.InvalidAllocation, exception.AllocationProviderNotFound
                exception.AllocationClassNotFound)
 
 
+class _Flight:
+    """One call driving an allocation; others wait on ``done`` for ``result``."""
+
+    def __init__(self, thread):
+        self.thread = thread
+        self.depth = 0
+        self.done = threading.Event()
+        self.result = None
+
+
 class NodeAllocator:
     """Runs node allocations for one conductor host.
 
@@ -86,6 +97,9 @@ class NodeAllocator:
         self.lock_interval = lock_interval
         self.claimant = claimant
         self._failures = collections.OrderedDict()
+        # allocation id -> _Flight of the call driving it now (in this process)
+        self._flights = {}
+        self._flights_lock = threading.Lock()
 
     @property
     def mirror(self):
@@ -136,6 +150,33 @@ class NodeAllocator:
         return alloc
 
     def allocate(self, ctx, alloc_id, first=None):
+        """Drive ``alloc_id`` once in this process; a result like :meth:`_allocate_row`.
+
+        Several callers may ask for the same row at once (the cast or call of
+        the API, the resume at start, the stale sweep, an orphan takeover):
+        the first drives it, the others wait for it and get its result, so
+        the row is worked on, and its ``create.start`` sent, once.
+        """
+        me = threading.get_ident()
+        with self._flights_lock:
+            flight = self._flights.get(alloc_id)
+            if flight is None:
+                flight = self._flights[alloc_id] = _Flight(me)
+        if flight.thread != me:
+            flight.done.wait()
+            return flight.result
+        if flight.depth:        # the same thread again (an id twice in one batch)
+            return self._allocate_notified(ctx, alloc_id, first)
+        flight.depth += 1
+        try:
+            flight.result = self._allocate_notified(ctx, alloc_id, first)
+        finally:
+            with self._flights_lock:
+                del self._flights[alloc_id]
+            flight.done.set()
+        return flight.result
+
+    def _allocate_notified(self, ctx, alloc_id, first=None):
         """:meth:`_allocate_row`, notified (create.start, then .end or .error)."""
         if self.notifier is None or not self.notifier.enabled:
             return self._allocate_row(ctx, alloc_id, first)

@@ -35,6 +35,9 @@ import tarfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TAG = '0.1.0'
+# the commit each release tag names, for clones that did not fetch tags (a CI
+# checkout of one branch often has the history but not the tags)
+RELEASES = {'0.1.0': 'c15862763a023a0b45cf3b78859f8e1e75b5bb6b'}
 PACKAGES = ('api', 'cli', 'common', 'conductor', 'db', 'objects')
 
 
@@ -84,8 +87,14 @@ def _git(*args):
 
 
 def tag_commit(tag=TAG):
-    """The commit ``tag`` names; raises Unavailable when the tag or history is missing."""
+    """The commit ``tag`` names; raises Unavailable when the tag or history is missing.
+
+    Without the tag, the commit recorded in RELEASES is used when the
+    history has it.
+    """
     done = _git('rev-parse', '--verify', '--quiet', '%s^{commit}' % tag)
+    if (done.returncode != 0 or not done.stdout.strip()) and tag in RELEASES:
+        done = _git('rev-parse', '--verify', '--quiet', '%s^{commit}' % RELEASES[tag])
     if done.returncode != 0 or not done.stdout.strip():
         shallow = _git('rev-parse', '--is-shallow-repository').stdout.strip() == 'true'
         raise Unavailable(

@@ -1,0 +1,89 @@
+"""NodeAllocator.allocate drives a row once per process, however many callers ask."""
+
+import threading
+import types
+
+from conductor.manager import node_allocations
+
+
+class _Notifier:
+    enabled = True
+
+    def __init__(self):
+        self.sent = []
+
+    def emit(self, ctx, action, phase, alloc):
+        self.sent.append('%s.%s' % (action, phase))
+
+
+def _allocator(monkeypatch, row):
+    allocator = node_allocations.NodeAllocator('c0')
+    allocator.notifier = _Notifier()
+    monkeypatch.setattr(node_allocations.alloc_obj, 'get_by_id',
+                        lambda ctx, alloc_id: types.SimpleNamespace(conductor_affinity='c0'))
+    monkeypatch.setattr(allocator, '_allocate_row', row)
+    return allocator
+
+
+def test_concurrent_callers_share_one_drive_and_one_start(monkeypatch):
+    entered, release = threading.Event(), threading.Event()
+    drives = []
+
+    def row(ctx, alloc_id, first=None):
+        drives.append(alloc_id)
+        entered.set()
+        assert release.wait(10)
+        return {'state': 'active', 'node_uuid': 'n1'}
+
+    allocator = _allocator(monkeypatch, row)
+    results = []
+    first = threading.Thread(target=lambda: results.append(allocator.allocate(None, 7)))
+    first.start()
+    assert entered.wait(10)
+    second = threading.Thread(target=lambda: results.append(allocator.allocate(None, 7)))
+    second.start()
+    second.join(0.2)
+    assert second.is_alive()             # waiting for the first caller, not driving
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert drives == [7]
+    assert results == [{'state': 'active', 'node_uuid': 'n1'}] * 2
+    assert allocator.notifier.sent == ['create.start', 'create.end']
+    assert allocator._flights == {}
+
+
+def test_a_later_call_drives_again(monkeypatch):
+    drives = []
+    allocator = _allocator(monkeypatch, lambda ctx, alloc_id, first=None: drives.append(
+        alloc_id))
+    allocator.allocate(None, 7)
+    allocator.allocate(None, 7)
+    assert drives == [7, 7]
+
+
+def test_the_same_thread_asking_again_is_not_a_deadlock(monkeypatch):
+    allocator = node_allocations.NodeAllocator('c0')
+    inner, calls = [], []
+
+    def row(ctx, alloc_id, first=None):
+        calls.append(alloc_id)
+        if len(calls) == 1:
+            inner.append(allocator.allocate(ctx, alloc_id))
+        return {'state': 'error'}
+
+    monkeypatch.setattr(allocator, '_allocate_row', row)
+    assert allocator.allocate(None, 3) == {'state': 'error'}
+    assert inner == [{'state': 'error'}] and calls == [3, 3]
+
+
+def test_a_failing_drive_releases_its_waiters(monkeypatch):
+    def row(ctx, alloc_id, first=None):
+        raise RuntimeError('boom')
+
+    allocator = _allocator(monkeypatch, row)
+    try:
+        allocator.allocate(None, 5)
+    except RuntimeError:
+        pass
+    assert allocator._flights == {}
