@@ -174,60 +174,120 @@ def log_lines(workdir, offsets, pattern):
     return found
 
 
+class Watched:
+    """The chaos load on ``dep``, with the notification listener, ring observer and sampler.
+
+    Shared by :func:`run_fault` (one fault) and bench/ha_faults.py (faults
+    for minutes): ``stop_load()`` ends the traffic, ``finish(since)`` lets the
+    deployment settle and checks it.
+    """
+
+    def __init__(self, dep, seed=21, out=print):
+        self.dep = dep
+        self.providers, _ = chaos_run._topology(dep, probe_providers=0, probe_nodes=0)
+        self.checker = invariants.Checker(dep.db_url)
+        self.continuous = chaos_run.Continuous(self.checker, out=out)
+        self.continuous.start()
+        self.notes = Notifications(dep)
+        self.watch = RingWatch(dep.tooz.url(dep.tooz_timeout))
+        self.watch.start()
+        self.recorder = chaos_load.Recorder()
+        self.traffic = chaos_load.Load(self.recorder, seed, dep.placement_url,
+                                       dep.baremetal_url, self.providers,
+                                       chaos_run.LOAD_NODES).start()
+
+    def stop_load(self):
+        self.traffic.stop()
+        return time.monotonic()
+
+    def finish(self, since):
+        """Settle and check; the part of run_fault's result that ends the run.
+
+        ``missing_notifications``: settled node allocations created after
+        ``since`` without a create notification.
+        """
+        settled = _settle(self.checker)
+        self.continuous.stop()
+        self.watch.stop()
+        final = self.checker.check() or []
+        records = self.recorder.snapshot()
+        final += invariants.check_records(self.checker, records)
+        with requests.Session() as http:
+            http.headers.update({'X-Auth-Token': 'admin',
+                                 'OpenStack-API-Version': 'placement 1.28'})
+            final += invariants.check_usages(self.checker, http, self.dep.placement_url,
+                                             self.providers, chaos_load.PROJECT)
+        nodes = self.checker.node_allocations()
+        lost = lost_writes(self.checker, records)
+        missing_notes = _wait_notifications(self.notes, records, since, nodes)
+        self.notes.stop()
+        self.checker.dispose()
+        return {
+            'records': records, 'settled': settled, 'lost': lost,
+            'violations': [v for _, v in self.continuous.violations] + final,
+            'timed_violations': list(self.continuous.violations),
+            'ring_reads': self.watch.changes(self.dep.hosts),
+            'ring_read_errors': self.watch.errors,
+            'missing_notifications': missing_notes,
+            'dead': self.dep.dead(),
+        }
+
+    def abort(self):
+        """Stop every thread (after an error), checking nothing."""
+        self.traffic.stop()
+        self.continuous.stop()
+        self.watch.stop()
+        self.notes.stop()
+        self.checker.dispose()
+
+
 def run_fault(dep, fault, warm=15, after=15, seed=21, out=print):
     """Load ``dep``, call ``fault(dep)`` mid-load; the result dict (module docstring).
 
     ``fault`` returns ``(injected, repaired)`` monotonic times.
     """
-    providers, _ = chaos_run._topology(dep, probe_providers=0, probe_nodes=0)
-    checker = invariants.Checker(dep.db_url)
-    continuous = chaos_run.Continuous(checker, out=out)
-    continuous.start()
-    notes = Notifications(dep)
-    watch = RingWatch(dep.tooz.url(dep.tooz_timeout))
-    watch.start()
-    recorder = chaos_load.Recorder()
-    traffic = chaos_load.Load(recorder, seed, dep.placement_url, dep.baremetal_url,
-                              providers, chaos_run.LOAD_NODES).start()
+    watched = Watched(dep, seed, out)
     try:
         time.sleep(warm)
         offsets = log_offsets(dep.workdir)
         injected, repaired = fault(dep)
         time.sleep(after)
     finally:
-        traffic.stop()
-    end = time.monotonic()
-    settled = _settle(checker)
-    continuous.stop()
-    watch.stop()
-    final = checker.check() or []
-    records = recorder.snapshot()
-    final += invariants.check_records(checker, records)
-    with requests.Session() as http:
-        http.headers.update({'X-Auth-Token': 'admin',
-                             'OpenStack-API-Version': 'placement 1.28'})
-        final += invariants.check_usages(checker, http, dep.placement_url, providers,
-                                         chaos_load.PROJECT)
-    nodes = checker.node_allocations()
-    missing_notes = _wait_notifications(notes, records, injected, nodes)
-    notes.stop()
-    checker.dispose()
-    result = {
-        'records': records, 'injected': injected, 'repaired': repaired, 'end': end,
-        'settled': settled,
-        'violations': [v for _, v in continuous.violations] + final,
+        end = watched.stop_load()
+    result = watched.finish(injected)
+    result.update({
+        'injected': injected, 'repaired': repaired, 'end': end,
         'ring_log': ring_changes(dep.workdir, offsets),
         # the start-up joins: the log check reads the lines it looks for
         'ring_log_all': len(ring_changes(dep.workdir, {})),
         'amqp_log': log_lines(dep.workdir, offsets, AMQP_LINE),
-        'ring_reads': watch.changes(dep.hosts), 'ring_read_errors': watch.errors,
-        'missing_notifications': missing_notes,
-        'notified_after_kill': sum(1 for u, evs in notes.seen.items() if u and any(
+        'notified_after_kill': sum(1 for u, evs in watched.notes.seen.items() if u and any(
             t > injected for t, _ in evs)),
-        'dead': dep.dead(),
-    }
+    })
     report(result, out)
     return result
+
+
+def lost_writes(checker, records):
+    """The acknowledged creates (2xx, never deleted) whose write is not stored (quiet run)."""
+    by_key = collections.defaultdict(list)
+    for record in records:
+        by_key[(record['kind'], record['key'])].append(record)
+    stored = checker.consumer_allocations()
+    nodes = checker.node_allocations()
+    lost = []
+    for (kind, key), recs in by_key.items():
+        want, create = invariants._final_expectation(recs)
+        if want != 'present':
+            continue
+        if kind == 'node':
+            gone = nodes.get(key) not in invariants.SETTLED
+        else:
+            have = stored.get(key)
+            gone = have is None or not invariants._same_claim(create['expect'], have)
+        if gone:
+            lost.append(create)
+    return lost
 
 
 def _settle(checker):
