@@ -126,11 +126,12 @@ def close(dep, fault):
     fault['load1'] = loadavg().split()[0]
 
 
-def run(kind, minutes, down, gap, warm, workdir, seed):
+def run(kind, minutes, down, gap, warm, workdir, seed, extra_conf=''):
     rabbit, tooz, _, _ = FAULTS[kind]
     started = time.monotonic()
     faults, stopped = [], None
-    with ha.HADeployment(workdir, rabbit=rabbit, tooz=tooz).start() as dep:
+    with ha.HADeployment(workdir, rabbit=rabbit, tooz=tooz,
+                         extra_conf=extra_conf).start() as dep:
         cluster = dep.rabbitmq if kind == 'rabbit' else dep.tooz
         out('ha-bench: %s cluster formed in %.1fs; deployment up in %.1fs (logs in %s)'
             % (kind, cluster.formed_in, time.monotonic() - started, workdir))
@@ -172,7 +173,12 @@ def main(argv=None):
                         help='seconds of load before the first kill')
     parser.add_argument('--seed', type=int, default=21)
     parser.add_argument('--workdir', default=None)
+    parser.add_argument('--transient-quorum', action='store_true',
+                        help='also rabbit_transient_quorum_queue = true (reply and '
+                             'fanout queues replicated too)')
     args = parser.parse_args(argv)
+    extra = ('[oslo_messaging_rabbit]\nrabbit_transient_quorum_queue = true\n'
+             if args.transient_quorum else '')
     rabbit, tooz, _, _ = FAULTS[args.fault]
     missing = ha.missing_binaries(rabbit, tooz)
     if missing:
@@ -180,10 +186,12 @@ def main(argv=None):
         return 2
     workdir = args.workdir or tempfile.mkdtemp(prefix='berth-ha-bench-%s-' % args.fault)
     out('load average: %s' % loadavg())
-    out('ha-bench: --fault %s --minutes %g --down %g --gap %g --warm %g --seed %d'
-        % (args.fault, args.minutes, args.down, args.gap, args.warm, args.seed))
+    out('ha-bench: --fault %s --minutes %g --down %g --gap %g --warm %g --seed %d%s'
+        % (args.fault, args.minutes, args.down, args.gap, args.warm, args.seed,
+           ' --transient-quorum' if args.transient_quorum else ''))
     faults, result, base, load_end, stopped = run(args.fault, args.minutes, args.down,
-                                                  args.gap, args.warm, workdir, args.seed)
+                                                  args.gap, args.warm, workdir, args.seed,
+                                                  extra)
     records = result['records']
     violations = result['timed_violations']
     starts = [f['injected'] for f in faults] + [load_end + 1]

@@ -6,11 +6,14 @@ three-node RabbitMQ cluster on quorum queues (``rabbit='cluster'``) and/or a
 three-member etcd behind a gateway (``tooz='cluster'``), and versioned
 notifications on a topic of its own.
 
-:func:`run_fault` puts the chaos load on it (claims, schedule-and-claims,
+:class:`Watched` puts the chaos load on it (claims, schedule-and-claims,
 node allocations), listens to the notifications, watches the conductor
-ring (the berth logs and a tooz observer), calls ``fault(dep)`` while the
-load runs, and returns what the test asserts: every answer, the invariant
-violations, ring changes, notifications, and the worst request.
+ring (a tooz observer) and samples the invariants; :func:`run_fault` adds
+one ``fault(dep)`` while the load runs and the ring changes the berth logs
+got, and returns what the test asserts: every answer, the invariant
+violations, lost acknowledged writes, ring changes, notifications, and the
+worst request.  bench/ha_faults.py uses :class:`Watched` for faults over
+minutes.
 """
 
 import collections
@@ -73,12 +76,14 @@ def require(rabbit, tooz):
 class HADeployment(chaos_deployment.Deployment):
     """The chaos deployment with clustered RabbitMQ and/or etcd (see module docstring)."""
 
-    def __init__(self, workdir, rabbit='cluster', tooz='single', tooz_timeout=5):
+    def __init__(self, workdir, rabbit='cluster', tooz='single', tooz_timeout=5,
+                 extra_conf=''):
         self.topic = 'berth_ha_%s' % uuidlib.uuid4().hex[:8]
         extra = ('[oslo_messaging_notifications]\ndriver = messagingv2\ntopics = %s\n'
                  % self.topic)
         if rabbit == 'cluster':
             extra += RABBIT_CLUSTER_CONF
+        extra += extra_conf
         super().__init__(workdir, conductors=3, tooz='etcd', tooz_timeout=tooz_timeout,
                          extra_conf=extra)
         if rabbit == 'cluster':
@@ -252,8 +257,10 @@ def run_fault(dep, fault, warm=15, after=15, seed=21, out=print):
         offsets = log_offsets(dep.workdir)
         injected, repaired = fault(dep)
         time.sleep(after)
-    finally:
-        end = watched.stop_load()
+    except BaseException:
+        watched.abort()
+        raise
+    end = watched.stop_load()
     result = watched.finish(injected)
     result.update({
         'injected': injected, 'repaired': repaired, 'end': end,
@@ -339,6 +346,7 @@ def report(result, out=print):
             result['ring_read_errors']))
     out('ha: broker disconnections and reconnections logged since the fault: %d'
         % len(result['amqp_log']))
+    out('ha: acknowledged writes lost: %d' % len(result['lost']))
     out('ha: allocations notified after the kill: %d; settled ones missing a create '
         'notification: %d' % (result['notified_after_kill'],
                               len(result['missing_notifications'])))
