@@ -6,11 +6,14 @@ three-node RabbitMQ cluster on quorum queues (``rabbit='cluster'``) and/or a
 three-member etcd behind a gateway (``tooz='cluster'``), and versioned
 notifications on a topic of its own.
 
-:func:`run_fault` puts the chaos load on it (claims, schedule-and-claims,
+:class:`Watched` puts the chaos load on it (claims, schedule-and-claims,
 node allocations), listens to the notifications, watches the conductor
-ring (the berth logs and a tooz observer), calls ``fault(dep)`` while the
-load runs, and returns what the test asserts: every answer, the invariant
-violations, ring changes, notifications, and the worst request.
+ring (a tooz observer) and samples the invariants; :func:`run_fault` adds
+one ``fault(dep)`` while the load runs and the ring changes the berth logs
+got, and returns what the test asserts: every answer, the invariant
+violations, lost acknowledged writes, ring changes, notifications, and the
+worst request.  bench/ha_faults.py uses :class:`Watched` for faults over
+minutes.
 """
 
 import collections
@@ -73,12 +76,14 @@ def require(rabbit, tooz):
 class HADeployment(chaos_deployment.Deployment):
     """The chaos deployment with clustered RabbitMQ and/or etcd (see module docstring)."""
 
-    def __init__(self, workdir, rabbit='cluster', tooz='single', tooz_timeout=5):
+    def __init__(self, workdir, rabbit='cluster', tooz='single', tooz_timeout=5,
+                 extra_conf=''):
         self.topic = 'berth_ha_%s' % uuidlib.uuid4().hex[:8]
         extra = ('[oslo_messaging_notifications]\ndriver = messagingv2\ntopics = %s\n'
                  % self.topic)
         if rabbit == 'cluster':
             extra += RABBIT_CLUSTER_CONF
+        extra += extra_conf
         super().__init__(workdir, conductors=3, tooz='etcd', tooz_timeout=tooz_timeout,
                          extra_conf=extra)
         if rabbit == 'cluster':
@@ -174,60 +179,122 @@ def log_lines(workdir, offsets, pattern):
     return found
 
 
+class Watched:
+    """The chaos load on ``dep``, with the notification listener, ring observer and sampler.
+
+    Shared by :func:`run_fault` (one fault) and bench/ha_faults.py (faults
+    for minutes): ``stop_load()`` ends the traffic, ``finish(since)`` lets the
+    deployment settle and checks it.
+    """
+
+    def __init__(self, dep, seed=21, out=print):
+        self.dep = dep
+        self.providers, _ = chaos_run._topology(dep, probe_providers=0, probe_nodes=0)
+        self.checker = invariants.Checker(dep.db_url)
+        self.continuous = chaos_run.Continuous(self.checker, out=out)
+        self.continuous.start()
+        self.notes = Notifications(dep)
+        self.watch = RingWatch(dep.tooz.url(dep.tooz_timeout))
+        self.watch.start()
+        self.recorder = chaos_load.Recorder()
+        self.traffic = chaos_load.Load(self.recorder, seed, dep.placement_url,
+                                       dep.baremetal_url, self.providers,
+                                       chaos_run.LOAD_NODES).start()
+
+    def stop_load(self):
+        self.traffic.stop()
+        return time.monotonic()
+
+    def finish(self, since):
+        """Settle and check; the part of run_fault's result that ends the run.
+
+        ``missing_notifications``: settled node allocations created after
+        ``since`` without a create notification.
+        """
+        settled = _settle(self.checker)
+        self.continuous.stop()
+        self.watch.stop()
+        final = self.checker.check() or []
+        records = self.recorder.snapshot()
+        final += invariants.check_records(self.checker, records)
+        with requests.Session() as http:
+            http.headers.update({'X-Auth-Token': 'admin',
+                                 'OpenStack-API-Version': 'placement 1.28'})
+            final += invariants.check_usages(self.checker, http, self.dep.placement_url,
+                                             self.providers, chaos_load.PROJECT)
+        nodes = self.checker.node_allocations()
+        lost = lost_writes(self.checker, records)
+        missing_notes = _wait_notifications(self.notes, records, since, nodes)
+        self.notes.stop()
+        self.checker.dispose()
+        return {
+            'records': records, 'settled': settled, 'lost': lost,
+            'violations': [v for _, v in self.continuous.violations] + final,
+            'timed_violations': list(self.continuous.violations),
+            'ring_reads': self.watch.changes(self.dep.hosts),
+            'ring_read_errors': self.watch.errors,
+            'missing_notifications': missing_notes,
+            'dead': self.dep.dead(),
+        }
+
+    def abort(self):
+        """Stop every thread (after an error), checking nothing."""
+        self.traffic.stop()
+        self.continuous.stop()
+        self.watch.stop()
+        self.notes.stop()
+        self.checker.dispose()
+
+
 def run_fault(dep, fault, warm=15, after=15, seed=21, out=print):
     """Load ``dep``, call ``fault(dep)`` mid-load; the result dict (module docstring).
 
     ``fault`` returns ``(injected, repaired)`` monotonic times.
     """
-    providers, _ = chaos_run._topology(dep, probe_providers=0, probe_nodes=0)
-    checker = invariants.Checker(dep.db_url)
-    continuous = chaos_run.Continuous(checker, out=out)
-    continuous.start()
-    notes = Notifications(dep)
-    watch = RingWatch(dep.tooz.url(dep.tooz_timeout))
-    watch.start()
-    recorder = chaos_load.Recorder()
-    traffic = chaos_load.Load(recorder, seed, dep.placement_url, dep.baremetal_url,
-                              providers, chaos_run.LOAD_NODES).start()
+    watched = Watched(dep, seed, out)
     try:
         time.sleep(warm)
         offsets = log_offsets(dep.workdir)
         injected, repaired = fault(dep)
         time.sleep(after)
-    finally:
-        traffic.stop()
-    end = time.monotonic()
-    settled = _settle(checker)
-    continuous.stop()
-    watch.stop()
-    final = checker.check() or []
-    records = recorder.snapshot()
-    final += invariants.check_records(checker, records)
-    with requests.Session() as http:
-        http.headers.update({'X-Auth-Token': 'admin',
-                             'OpenStack-API-Version': 'placement 1.28'})
-        final += invariants.check_usages(checker, http, dep.placement_url, providers,
-                                         chaos_load.PROJECT)
-    nodes = checker.node_allocations()
-    missing_notes = _wait_notifications(notes, records, injected, nodes)
-    notes.stop()
-    checker.dispose()
-    result = {
-        'records': records, 'injected': injected, 'repaired': repaired, 'end': end,
-        'settled': settled,
-        'violations': [v for _, v in continuous.violations] + final,
+    except BaseException:
+        watched.abort()
+        raise
+    end = watched.stop_load()
+    result = watched.finish(injected)
+    result.update({
+        'injected': injected, 'repaired': repaired, 'end': end,
         'ring_log': ring_changes(dep.workdir, offsets),
         # the start-up joins: the log check reads the lines it looks for
         'ring_log_all': len(ring_changes(dep.workdir, {})),
         'amqp_log': log_lines(dep.workdir, offsets, AMQP_LINE),
-        'ring_reads': watch.changes(dep.hosts), 'ring_read_errors': watch.errors,
-        'missing_notifications': missing_notes,
-        'notified_after_kill': sum(1 for u, evs in notes.seen.items() if u and any(
+        'notified_after_kill': sum(1 for u, evs in watched.notes.seen.items() if u and any(
             t > injected for t, _ in evs)),
-        'dead': dep.dead(),
-    }
+    })
     report(result, out)
     return result
+
+
+def lost_writes(checker, records):
+    """The acknowledged creates (2xx, never deleted) whose write is not stored (quiet run)."""
+    by_key = collections.defaultdict(list)
+    for record in records:
+        by_key[(record['kind'], record['key'])].append(record)
+    stored = checker.consumer_allocations()
+    nodes = checker.node_allocations()
+    lost = []
+    for (kind, key), recs in by_key.items():
+        want, create = invariants._final_expectation(recs)
+        if want != 'present':
+            continue
+        if kind == 'node':
+            gone = nodes.get(key) not in invariants.SETTLED
+        else:
+            have = stored.get(key)
+            gone = have is None or not invariants._same_claim(create['expect'], have)
+        if gone:
+            lost.append(create)
+    return lost
 
 
 def _settle(checker):
@@ -279,6 +346,7 @@ def report(result, out=print):
             result['ring_read_errors']))
     out('ha: broker disconnections and reconnections logged since the fault: %d'
         % len(result['amqp_log']))
+    out('ha: acknowledged writes lost: %d' % len(result['lost']))
     out('ha: allocations notified after the kill: %d; settled ones missing a create '
         'notification: %d' % (result['notified_after_kill'],
                               len(result['missing_notifications'])))

@@ -86,3 +86,23 @@ def test_claim_records_against_the_database(records, stored, violations):
 ])
 def test_node_records_against_the_database(records, nodes, violations):
     assert len(invariants.check_records(_Stored(nodes=nodes), records)) == violations
+
+
+@pytest.mark.parametrize('records,claims,nodes,lost', [
+    ([_rec('claim', 'create', 'c', 'ok', ALLOC)], {'c': ALLOC}, {}, []),
+    ([_rec('claim', 'create', 'c', 'ok', ALLOC)], {}, {}, ['c']),
+    ([_rec('claim', 'create', 'c', 'ok', ALLOC)],
+     {'c': {'rp': {'resources': {'VCPU': 1}}}}, {}, ['c']),
+    # not acknowledged, or deleted: nothing to lose
+    ([_rec('claim', 'create', 'c', 'ambiguous', ALLOC)], {}, {}, []),
+    ([_rec('claim', 'create', 'c', 'refused')], {}, {}, []),
+    ([_rec('claim', 'create', 'c', 'ok', ALLOC), _rec('claim', 'delete', 'c', 'ok')],
+     {}, {}, []),
+    ([_rec('node', 'create', 'a', 'ok')], {}, {'a': 'error'}, []),
+    ([_rec('node', 'create', 'a', 'ok')], {}, {'a': 'allocating'}, ['a']),
+    ([_rec('node', 'create', 'a', 'ok')], {}, {}, ['a']),
+])
+def test_lost_acknowledged_writes(records, claims, nodes, lost):
+    from tests.ha import deployment
+    found = deployment.lost_writes(_Stored(claims=claims, nodes=nodes), records)
+    assert [r['key'] for r in found] == lost
