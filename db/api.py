@@ -2,7 +2,13 @@
 
 Objects run their queries inside ``reader``/``writer`` transactions bound to a
 request context (oslo.db enginefacade); the context carries the Database in
-``ctx.db``.
+``ctx.db``.  A third kind, ``lagging_reader``, is for the reads that may be
+a little behind (doc/architecture.md, "Where reads go"): on a server engine
+with ``[database] slave_connection`` it runs on that replica (oslo.db's
+asynchronous reader), otherwise on the primary like ``reader``.  ``reader``
+stays on the primary (read-your-writes); a ``reader`` or ``lagging_reader``
+nested in any transaction joins it, so the helpers a lagging read calls
+read the same snapshot and a lagging read inside a claim stays on the primary.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ class Database:
     """
 
     def __init__(self, url: str, ping_idle_after: float = PING_IDLE_AFTER,
-                 **options: Any) -> None:
+                 slave_connection: str | None = None, **options: Any) -> None:
         self.url = url
         # oslo.db's own start-up test retries only libpq's old wording: off
         retries = options.pop('max_retries', 0)
@@ -68,7 +74,12 @@ class Database:
             options.setdefault('sqlite_fk', True)
             # readers get an engine of their own so only writers take the
             # write lock up front (see db.dialect)
+            # (SQLite has no replicas: slave_connection is not used)
             options.update(slave_connection=url, synchronous_reader=False)
+        elif slave_connection:
+            # "reader" stays on the primary (synchronous_reader, oslo.db's
+            # default); "reader.async_" gets the replica
+            options.update(slave_connection=slave_connection, synchronous_reader=True)
         # no eventlet here: a time.sleep(0) at every connection check-in
         # (oslo.db's default) only forces a thread switch per transaction
         options.setdefault('thread_checkin', False)
@@ -81,6 +92,12 @@ class Database:
         # (oslo.db has no option that reaches create_engine's hide_parameters)
         self._tc.writer.get_engine().hide_parameters = True
         self._tc.reader.get_engine().hide_parameters = True
+        self._lagging = self._tc.reader.async_
+        # the replica engine when there is one (None: lagging reads use the
+        # primary); oslo.db names it the reader engine whatever synchronous_reader is
+        self.replica_engine = None
+        if slave_connection and not self.is_sqlite:
+            self.replica_engine = self._tc.reader.get_engine()
         self._watcher = None
         if self.is_sqlite:
             _keep_connections(self._tc.writer.get_engine())
@@ -92,11 +109,18 @@ class Database:
         else:
             liveness.ping_when_idle(self._tc.writer.get_engine(), ping_idle_after)
             connect.first_connect(self._tc.writer.get_engine(), retries, interval)
-            writer = self._tc.writer.get_engine()
-            # only when reads see the primary: a replica's snapshot may lag it
-            if (writer.dialect.name == 'postgresql'
-                    and self._tc.reader.get_engine() is writer):
-                self._watcher = change.PostgresWatcher(writer)
+        if self.replica_engine is not None:
+            # no first connection here: a replica that is away does not hold
+            # up start-up; lagging reads get 503 until it is back (or, with
+            # target_session_attrs=prefer-standby, go to the primary)
+            dialect.configure(self.replica_engine)
+            liveness.ping_when_idle(self.replica_engine, ping_idle_after)
+        if not self.is_sqlite and self.engine.dialect.name == 'postgresql':
+            # tokens come from the server the cached reads (the candidate
+            # search, a lagging read) run on: the replica when there is one.
+            # A replica's token names its replayed state, not the primary's
+            # (doc/architecture.md, "Where reads go")
+            self._watcher = change.PostgresWatcher(self.replica_engine or self.engine)
 
     @classmethod
     def from_conf(cls, conf: Any) -> Database:
@@ -108,7 +132,8 @@ class Database:
                    'connection_parameters': d.connection_parameters or None,
                    'max_retries': d.max_retries,
                    'retry_interval': d.retry_interval,
-                   'connection_debug': d.connection_debug}
+                   'connection_debug': d.connection_debug,
+                   'slave_connection': d.slave_connection or None}
         url = connection_url(conf)
         if url.startswith('sqlite'):
             options = {'sqlite_synchronous': d.sqlite_synchronous}
@@ -119,7 +144,29 @@ class Database:
         return self._tc.writer.get_engine()
 
     def reader(self, ctx: Any) -> Any:
-        return self._tc.reader.using(ctx)
+        """A read on the primary (or joining the caller's transaction, lagging or not)."""
+        return self._tc.reader.allow_async.using(ctx)
+
+    def lagging_reader(self, ctx: Any) -> Any:
+        """A read that may lag: on the replica when there is one (outside any transaction)."""
+        return self._lagging.using(ctx)
+
+    def on_replica(self, ctx: Any) -> bool:
+        """Whether ``ctx``'s current transaction reads from the replica."""
+        return (self.replica_engine is not None
+                and ctx.session.get_bind() is self.replica_engine)
+
+    def snapshot_token(self, ctx: Any) -> tuple | None:
+        """The change token of ``ctx``'s own snapshot (PostgreSQL), else None.
+
+        Inside a REPEATABLE READ transaction this is the transaction's
+        snapshot, read on the connection (and so the server) the reads use:
+        it names exactly the state they see, on whichever server they run
+        (equal snapshots of one WAL history show the same rows).
+        """
+        if self.engine.dialect.name != 'postgresql':
+            return None
+        return change.parse_snapshot(ctx.session.execute(change.SNAPSHOT).scalar_one())
 
     def writer(self, ctx: Any) -> Any:
         if self._write_lock is None:
@@ -132,9 +179,10 @@ class Database:
         Equal tokens read at two moments mean nothing was committed in
         between, by any connection or process (SQLite: db/change.py; tokens
         are (pid, n), n growing within the process).  Other backends have no
-        such cheap exact detector: None, cache nothing.  PostgreSQL, when reads
-        go to the primary: its snapshot (db/change.py); None while the
-        server cannot be asked.
+        such cheap exact detector: None, cache nothing.  PostgreSQL: the
+        snapshot (db/change.py) of the server lagging reads use (the
+        replica when ``slave_connection`` names one, else the primary);
+        None while that server cannot be asked.
         """
         return self._watcher.token() if self._watcher is not None else None
 
@@ -144,6 +192,8 @@ class Database:
         self._tc.writer.get_engine().dispose()
         if self.is_sqlite:
             self._tc.reader.get_engine().dispose()
+        if self.replica_engine is not None:
+            self.replica_engine.dispose()
 
 
 SQLITE_POOL_SIZE = 8
@@ -189,6 +239,32 @@ def reader(fn: Callable[P, R]) -> Callable[P, R]:
         with ctx.db.reader(ctx):
             return fn(ctx, *args, **kwargs)
     return wrapper
+
+
+def lagging_reader(fn: Callable[P, R] | None = None, *,
+                   recheck_on: tuple[type[BaseException], ...] = ()) -> Any:
+    """Run ``fn(ctx, ...)`` in a read that may lag (the replica, when configured).
+
+    Only for reads that tolerate it (doc/architecture.md, "Where reads go");
+    inside a caller's transaction it joins that one.  ``recheck_on``: the
+    errors a replica may raise only because it has not yet replayed what the
+    caller already saw on the primary (a new resource class, a marker): the
+    read is then done again on the primary, which decides.
+    """
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(ctx, *args, **kwargs):
+            replica = ctx.db.replica_engine is not None and not in_transaction(ctx)
+            try:
+                with ctx.db.lagging_reader(ctx):
+                    return fn(ctx, *args, **kwargs)
+            except recheck_on:
+                if not replica:
+                    raise
+            with ctx.db.reader(ctx):
+                return fn(ctx, *args, **kwargs)
+        return wrapper
+    return decorate(fn) if fn is not None else decorate
 
 
 def writer(fn: Callable[P, R]) -> Callable[P, R]:

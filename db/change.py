@@ -14,7 +14,14 @@ import threading
 import sqlalchemy as sa
 
 # built once; compiled by the engine's own dialect
-_SNAPSHOT = sa.select(sa.cast(sa.func.pg_current_snapshot(), sa.Text))
+SNAPSHOT = sa.select(sa.cast(sa.func.pg_current_snapshot(), sa.Text))
+
+
+def parse_snapshot(text):
+    """('pg', xmax, xmin, in-progress xids) of pg_current_snapshot()'s text."""
+    xmin, xmax, xips = text.split(':')
+    return ('pg', int(xmax), int(xmin),
+            tuple(int(x) for x in xips.split(',')) if xips else ())
 
 
 class SqliteWatcher:
@@ -77,13 +84,11 @@ class PostgresWatcher:
                     conn = self._engine.connect().execution_options(
                         isolation_level='AUTOCOMMIT')
                     self._conn, self._pid = conn, pid
-                text = self._conn.execute(_SNAPSHOT).scalar_one()
+                text = self._conn.execute(SNAPSHOT).scalar_one()
             except Exception:          # noqa: BLE001  any failure: no token, no caching
                 self._drop()
                 return None
-        xmin, xmax, xips = text.split(':')
-        return ('pg', int(xmax), int(xmin),
-                tuple(int(x) for x in xips.split(',')) if xips else ())
+        return parse_snapshot(text)
 
     def _drop(self):
         conn, self._conn = self._conn, None

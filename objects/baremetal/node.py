@@ -169,9 +169,8 @@ def uuids_for(ctx, idents, project=None):
     return out
 
 
-@db_api.reader
-def list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
-               sort_dir='asc'):
+def _list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
+                sort_dir='asc'):
     """Nodes matching ``filters`` (resource_class, provision_state,
     maintenance, associated, owner, lessee, project = owner or lessee,
     instance_uuid, driver, conductor_group), one page after ``marker``."""
@@ -189,6 +188,10 @@ def list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
     q = paginate(q, _NODE, limit, marker, sort_key, sort_dir,
                  lambda m: get_in_txn(ctx, m), exception.NodeNotFound)
     return _build(ctx, ctx.session.execute(q).all())
+
+
+list_nodes = db_api.reader(_list_nodes)
+list_nodes_may_lag = db_api.lagging_reader(recheck_on=(exception.Invalid,))(_list_nodes)  # replica
 
 
 def project_clause(project):

@@ -7,6 +7,13 @@ transaction completes, db/change.py) plus the caller's key.  An answer is stored
 the token read before its computation equals the token read after it: no
 commit happened in between, so the computation saw exactly the state the
 token names; a later request that reads the same token sees that state too.
+A computation may instead name the token of its own snapshot (it returns
+``(answer, token)``): then the answer is kept only when that token equals
+the one looked up.  With a replica (``[database] slave_connection``) this is
+the only way an answer is kept: the watcher's connection and the read's
+may reach different servers, each at its own replay position, and a
+lagging server's answer must never be filed under a newer server's token
+(doc/architecture.md, "Where reads go").
 Backends without an exact detector (token None) cache nothing.  A new token
 drops every older entry.
 """
@@ -48,11 +55,12 @@ class AnswerCache:
         """``compute()``'s answer for ``key`` at the database's current state.
 
         ``compute`` must open its own read transaction (none may be open
-        around this call, or its snapshot could predate the token).
+        around this call, or its snapshot could predate the token).  It
+        returns the answer, or (answer, token of the snapshot it read in).
         """
         token = db.change_token()
         if token is None or self.entries <= 0:
-            return compute()
+            return _split(compute())[0]
         with self._lock:
             if token == self._token and key in self._answers:
                 self._answers.move_to_end(key)
@@ -75,8 +83,14 @@ class AnswerCache:
             flight.set()
 
     def _compute(self, db, token, key, compute):
-        answer = compute()
-        if db.change_token() != token or len(answer) > self.max_bytes:
+        answer, seen = _split(compute())
+        if seen is not None:
+            current = seen == token    # read in exactly the state looked up
+        else:
+            # before == after proves the state only when the read ran where
+            # the watcher looks (no replica)
+            current = db.replica_engine is None and db.change_token() == token
+        if not current or len(answer) > self.max_bytes:
             return answer              # something committed meanwhile: not provably current
         with self._lock:
             if _older(token, self._token):
@@ -93,6 +107,13 @@ class AnswerCache:
             while len(self._answers) > self.entries or self._bytes > self.max_bytes:
                 self._bytes -= len(self._answers.popitem(last=False)[1])
         return answer
+
+
+def _split(computed):
+    """(answer, token of its snapshot or None) of what ``compute`` returned."""
+    if isinstance(computed, tuple):
+        return computed
+    return computed, None
 
 
 def _older(token, than):

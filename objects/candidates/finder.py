@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from common import exception
 from common.context import RequestContext
 from db import api as db_api
 from objects.candidates import capacity, loader
@@ -55,9 +56,12 @@ class Result:
     the dict on first use or written straight as JSON by summaries_json().
     """
 
-    def __init__(self, candidates, summaries):
+    def __init__(self, candidates, summaries, token=None):
         self.candidates = candidates
         self._summaries = summaries
+        # the change token known to name the snapshot this answer was read
+        # in (None: unknown); objects/candidates/answer_cache keys on it
+        self.token = token
 
     @property
     def summaries(self) -> dict[str, Any]:
@@ -80,29 +84,40 @@ def _hopeless(plan):
 
 
 def get_candidates(ctx: RequestContext, request: request_mod.ResourceRequest,
-                   options: Options | None = None) -> Result:
+                   options: Options | None = None, may_lag: bool = False) -> Result:
     """The allocation candidates for ``request`` (a ResourceRequest).
 
+    ``may_lag``: the caller accepts an answer a little behind the primary
+    (GET /allocation_candidates): read on the replica when one is configured
+    (doc/architecture.md, "Where reads go").  Inside a caller's transaction
+    (the conductor's schedule-and-claim) the search joins it either way.
     Raises ResourceClassNotFound / TraitNotFound for unknown names.
     """
     # a change token read before this transaction's snapshot begins, and
     # equal to one read after, names that snapshot (objects/candidates/index)
     outer = not db_api.in_transaction(ctx)
-    token = ctx.db.change_token() if outer else None
-    return _get_candidates(ctx, request, options or Options(), outer, token)
+    # (with a replica the token is the search's own snapshot: see _search)
+    token = ctx.db.change_token() if outer and ctx.db.replica_engine is None else None
+    search = _search_may_lag if may_lag else _search_primary
+    return search(ctx, request, options or Options(), outer, token)
 
 
-@db_api.reader
-def _get_candidates(ctx, request, options, outer, token):
+def _search(ctx, request, options, outer, token):
     if outer and not ctx.db.is_sqlite:
         # one snapshot for the index refresh and the search (the servers'
         # sessions are READ COMMITTED: a snapshot per statement)
         ctx.session.connection(execution_options={'isolation_level': 'REPEATABLE READ'})
+    watched = ctx.db.replica_engine is None
+    if outer and not watched:
+        # the watcher's connection may reach another server than this
+        # session's (the replica, a multi-host URL, or the primary when a
+        # name is rechecked there): the token is this snapshot's own
+        token = ctx.db.snapshot_token(ctx)
     plan = plan_mod.compile_request(ctx, request)
-    if token is not None and ctx.db.change_token() != token:
+    if token is not None and watched and ctx.db.change_token() != token:
         token = None
     if not plan.groups or _hopeless(plan):
-        return Result([], {})
+        return Result([], {}, token)
     stop = _stop_after(options)
     whole = stop is None or options.breadth_first
     state = None
@@ -120,7 +135,13 @@ def _get_candidates(ctx, request, options, outer, token):
         found, search.providers, search.trees, plan.class_names, plan.class_ids,
         whole_trees=options.summary_trees, all_classes=options.summary_all_classes,
         traits=options.summary_traits, tree_uuids=options.summary_trees)
-    return Result(found, summaries)
+    return Result(found, summaries, token)
+
+
+_search_primary = db_api.reader(_search)
+# a name the replica does not know yet is looked up again on the primary
+_search_may_lag = db_api.lagging_reader(
+    recheck_on=(exception.ResourceClassNotFound, exception.TraitNotFound))(_search)
 
 
 def _from_index(state, plan, options, stop, whole):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from common import exception
 from common.context import RequestContext
 from db import api as db_api
 from db import models
@@ -48,15 +49,22 @@ def _has_any_trait(rp_id, trait_ids):
             .where(_RP_TRAIT.c.trait_id.in_(sorted(trait_ids))))
 
 
-@db_api.reader
 def get_all(ctx: RequestContext, name: str | None = None, uuid: str | None = None,
-            group: request_mod.RequestGroup | None = None) -> list[rp_obj.ResourceProvider]:
+            group: request_mod.RequestGroup | None = None,
+            may_lag: bool = False) -> list[rp_obj.ResourceProvider]:
     """Providers matching every given filter, in creation order.
 
     ``group`` is an ``objects.candidates.request.RequestGroup`` whose resources,
     traits, aggregates and in_tree apply; unknown class or trait names raise
     ResourceClassNotFound / TraitNotFound (callers check them earlier).
+    ``may_lag``: the caller accepts a listing a little behind the primary:
+    read on the replica when one is configured (doc/architecture.md).
     """
+    listing = _get_all_may_lag if may_lag else _get_all
+    return listing(ctx, name, uuid, group)
+
+
+def _providers(ctx, name, uuid, group):
     query = rp_obj.select_providers()
     if name is not None:
         query = query.where(_RP.c.name == name)
@@ -68,6 +76,12 @@ def get_all(ctx: RequestContext, name: str | None = None, uuid: str | None = Non
             return []
     rows = ctx.session.execute(query.order_by(_RP.c.id))
     return [rp_obj.from_row(row) for row in rows]
+
+
+_get_all = db_api.reader(_providers)
+# a name the replica does not know yet is looked up again on the primary
+_get_all_may_lag = db_api.lagging_reader(
+    recheck_on=(exception.ResourceClassNotFound, exception.TraitNotFound))(_providers)
 
 
 def _filter_group(ctx, query, group):

@@ -9,8 +9,12 @@ from objects.candidates import answer_cache
 class FakeDb:
     """Change tokens from a script: each change_token() call takes the next one."""
 
-    def __init__(self, *tokens):
+    replica_engine = None
+
+    def __init__(self, *tokens, replica=False):
         self.tokens = list(tokens)
+        if replica:
+            self.replica_engine = object()
 
     def change_token(self):
         return self.tokens.pop(0) if len(self.tokens) > 1 else self.tokens[0]
@@ -143,3 +147,42 @@ def test_a_failed_computation_releases_the_waiters():
     after.start()
     assert _finished([after]) == []
     assert got == [b'a']
+
+
+def _seen(answer, token, calls):
+    def compute():
+        calls.append(answer)
+        return answer, token
+    return compute
+
+
+def test_an_answer_naming_its_own_snapshot_is_kept_under_that_token_only():
+    # the read's own snapshot token decides, not the watcher's before/after
+    cache, calls = answer_cache.AnswerCache(4), []
+    db = FakeDb(('pg', 5, 5, ()))
+    assert cache.get(db, 'q', _seen(b'a', ('pg', 5, 5, ()), calls)) == b'a'
+    assert cache.get(db, 'q', _seen(b'b', ('pg', 5, 5, ()), calls)) == b'a'
+    assert calls == [b'a']
+
+
+def test_a_lagging_read_is_never_kept_under_a_newer_token():
+    # the watcher says state 9, the read ran on a server still at state 5
+    # (a replica behind the watcher's server): filing it under 9 would serve
+    # the old state as current until the next commit
+    cache, calls = answer_cache.AnswerCache(4), []
+    db = FakeDb(('pg', 9, 9, ()), replica=True)
+    assert cache.get(db, 'q', _seen(b'old', ('pg', 5, 5, ()), calls)) == b'old'
+    assert cache.get(db, 'q', _seen(b'new', ('pg', 9, 9, ()), calls)) == b'new'
+    assert cache.get(db, 'q', _seen(b'x', ('pg', 9, 9, ()), calls)) == b'new'
+    assert calls == [b'old', b'new']
+
+
+def test_with_a_replica_an_answer_of_unknown_snapshot_is_not_kept():
+    # equal watcher tokens before and after prove nothing about the server
+    # the read used when that may be another one
+    cache, calls = answer_cache.AnswerCache(4), []
+    db = FakeDb(('pg', 9, 9, ()), replica=True)
+    assert cache.get(db, 'q', _compute(b'a', calls)) == b'a'
+    assert cache.get(db, 'q', _compute(b'b', calls)) == b'b'
+    assert cache.get(db, 'q', _seen(b'c', None, calls)) == b'c'
+    assert calls == [b'a', b'b', b'c']

@@ -23,7 +23,7 @@ class _Conn:
         return self
 
     def execute(self, statement):
-        assert statement is change._SNAPSHOT
+        assert statement is change.SNAPSHOT
         if self.fail:
             raise OSError('server closed the connection')
         return _Result(self.engine.snapshots.pop(0))
@@ -44,7 +44,7 @@ class _Engine:
 
 def test_the_statement_is_the_snapshot_as_text():
     from sqlalchemy.dialects import postgresql
-    sql = str(change._SNAPSHOT.compile(dialect=postgresql.dialect()))
+    sql = str(change.SNAPSHOT.compile(dialect=postgresql.dialect()))
     assert sql == 'SELECT CAST(pg_current_snapshot() AS TEXT) AS pg_current_snapshot_1'
 
 

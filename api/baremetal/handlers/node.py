@@ -103,8 +103,12 @@ def _list(req, detail):
     filters['associated'] = query.bool_param(req, 'associated')
     if query.bool_param(req, 'detail'):
         detail = True
-    nodes = node_obj.list_nodes(req.context, filters, limit, marker, sort_key,
-                                sort_dir)
+    # a listing may lag (on the replica, doc/architecture.md; a marker the
+    # replica lacks is looked up on the primary), except the instance's own
+    # node: nova's ironic driver finds it so right after setting instance_uuid
+    listing = (node_obj.list_nodes if filters.get('instance_uuid') is not None
+               else node_obj.list_nodes_may_lag)
+    nodes = listing(req.context, filters, limit, marker, sort_key, sort_dir)
     items = [response.node(req, n, fields, detail) for n in nodes]
     return response.send_json(response.collection(req, 'nodes', items, limit))
 

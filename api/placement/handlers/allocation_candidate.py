@@ -29,10 +29,16 @@ def _shape(req):
 
 
 def _answer(req, request, options):
-    """The answer as JSON bytes, written from the search's tuples (objects.candidates.wire)."""
-    result = ac_obj.get_candidates(req.context, request, options)
+    """(The answer as JSON bytes, the change token of the snapshot it was read in).
+
+    Written from the search's tuples (objects.candidates.wire); the token
+    (None: unknown) tells the answer cache which state the answer shows.
+    """
+    # a little lag is fine: the claim that follows checks capacity on the primary
+    result = ac_obj.get_candidates(req.context, request, options, may_lag=True)
     return b'{"allocation_requests":%s,"provider_summaries":%s}' % (
-        wire.requests_json(result.candidates, _shape(req)), result.summaries_json())
+        wire.requests_json(result.candidates, _shape(req)),
+        result.summaries_json()), result.token
 
 
 @router.endpoint('1.10', json_reply=True)
@@ -42,7 +48,7 @@ def list_allocation_candidates(req):
     options = _options(req, request.limit)
     try:
         if options.randomize:
-            body = _answer(req, request, options)
+            body = _answer(req, request, options)[0]
         else:
             cache = answer_cache.for_database(
                 req.context.db, req.conf.placement.allocation_candidates_cache_size)
