@@ -13,6 +13,8 @@ import matplotlib
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
+from bench import report_region  # noqa: E402
+
 
 def _ok(runs):
     return [r for r in runs if 'result' in r]
@@ -268,6 +270,7 @@ def write_report(out, collected, chaos_records, machine):
     sections = [
         ('candidates', lambda runs: candidates(runs, images)),
         ('candidates_region', lambda runs: candidates(runs, images, 'candidates_region')),
+        ('region', lambda runs: report_region.region(runs, images)),
         ('claims_workers', lambda runs: claims(runs, images, 'workers', 'workers',
                                                'claims-workers')),
         ('claims_conductors', lambda runs: claims(runs, images, 'conductors', 'conductors',
