@@ -156,7 +156,13 @@ def run(args):
         order = [s for s in LIMITED] + [s for s, _ in SHAPES if s not in LIMITED]
         for shape in order:
             n = args.requests if shape in LIMITED else args.full_requests
-            row['shapes'][shape] = measure(serve, shape, n, start)
+            t = time.perf_counter()
+            try:
+                row['shapes'][shape] = measure(serve, shape, n, start)
+            except (OSError, RuntimeError) as exc:     # recorded, never dropped
+                row.setdefault('errors', {})[shape] = '%s after %.1fs: %s' % (
+                    type(exc).__name__, time.perf_counter() - t, str(exc)[:200])
+                serve.client = servers.Client('127.0.0.1', serve.port)
             start += n
             print(shape, json.dumps(row['shapes'][shape]), file=sys.stderr, flush=True)
             if shape == LIMITED[-1]:
@@ -188,6 +194,8 @@ def print_row(row):
         print('%-24s %9.2f %9.2f %9.2f %9.2f %8d %8.2f %9s' % (
             shape, v['p50_ms'], v['p95_ms'], v['p99_ms'], v['cpu_ms'], v['candidates'],
             v['tail_ratio'], v['us_per_candidate']))
+    for shape, error in row.get('errors', {}).items():
+        print('%-24s FAILED: %s' % (shape, error))
     print('load average after: %s' % row['loadavg'])
 
 

@@ -76,6 +76,9 @@ def region(runs, images):
     for row in rows:
         for shape, v in row['shapes'].items():
             table.append(_shape_line(row, shape, v))
+        for shape, error in row.get('errors', {}).items():
+            table.append('| %s | %s | %s | failed: %s ✗ | | | | | | |' % (
+                row['N'], row.get('db'), shape, error.replace('|', '/')))
     shapes = []
     for row in rows:
         shapes += [s for s in row['shapes'] if s not in shapes]
