@@ -38,13 +38,15 @@ def _shape_line(row, shape, v):
     p50, p95 = v.get('p50_ms') or 0, v.get('p95_ms') or 0
     big = row['N'] >= 100000
     us = v.get('us_per_candidate')
-    return '| %s | %s | %s | %s%s | %s%s | %s | %s%s | %s | %s | %s%s |' % (
+    cpu_us = (round(v['cpu_ms'] * 1000 / v['candidates'], 2)
+              if not limited and v.get('cpu_ms') and v.get('candidates') else '')
+    return '| %s | %s | %s | %s%s | %s%s | %s | %s%s | %s | %s | %s%s | %s |' % (
         row['N'], row.get('db'), shape,
         p50, _mark(not (big and shape == 'limit=50') or p50 <= 5),
         p95, _mark(not (big and shape == 'limit=50') or p95 <= 10),
         v.get('p99_ms'), v.get('tail_ratio'), _mark((v.get('tail_ratio') or 0) <= 2),
         v.get('cpu_ms'), v.get('candidates'), '' if limited else us,
-        _mark(limited or us is None or us <= 10))
+        _mark(limited or us is None or us <= 10), cpu_us)
 
 
 def region(runs, images):
@@ -71,13 +73,13 @@ def region(runs, images):
             mem.get('mb_per_10k_providers'), (row.get('_load') or ['?'])[0],
             (row.get('loadavg') or row.get('_after') or ['?'])[0]))
     table += ['', '| computes | db | query (distinct) | p50 ms | p95 ms | p99 ms | p95/p50 | '
-              'server CPU ms | candidates | µs per candidate (p50) |',
-              '|---|---|---|---|---|---|---|---|---|---|']
+              'server CPU ms | candidates | µs per candidate (p50) | server CPU µs per '
+              'candidate |', '|---|---|---|---|---|---|---|---|---|---|---|']
     for row in rows:
         for shape, v in row['shapes'].items():
             table.append(_shape_line(row, shape, v))
         for shape, error in row.get('errors', {}).items():
-            table.append('| %s | %s | %s | failed: %s ✗ | | | | | | |' % (
+            table.append('| %s | %s | %s | failed: %s ✗ | | | | | | | |' % (
                 row['N'], row.get('db'), shape, error.replace('|', '/')))
     shapes = []
     for row in rows:
