@@ -157,6 +157,7 @@ def run(args):
         for shape in order:
             n = args.requests if shape in LIMITED else args.full_requests
             t = time.perf_counter()
+            serve.client = servers.Client('127.0.0.1', serve.port)   # a new connection
             try:
                 row['shapes'][shape] = measure(serve, shape, n, start)
             except (OSError, RuntimeError) as exc:     # recorded, never dropped
@@ -164,7 +165,8 @@ def run(args):
                     type(exc).__name__, time.perf_counter() - t, str(exc)[:200])
                 serve.client = servers.Client('127.0.0.1', serve.port)
             start += n
-            print(shape, json.dumps(row['shapes'][shape]), file=sys.stderr, flush=True)
+            print(shape, json.dumps(row['shapes'].get(shape) or row['errors'][shape]),
+                  file=sys.stderr, flush=True)
             if shape == LIMITED[-1]:
                 row['memory']['limited'] = serve.memory()
         row['memory']['after'] = serve.memory()

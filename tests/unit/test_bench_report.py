@@ -169,3 +169,17 @@ def test_report_region_marks_missed_targets(tmp_path):
     assert '| 1000 | 1603 | sqlite | 1.0 | 1.0 | 2.0 | 2.0 | 50.0 | 100.0 | 120.0 |' in text
     assert (tmp_path / 'images' / 'bench-region-tail.png').exists()
     assert (tmp_path / 'images' / 'bench-region-cost.png').exists()
+
+
+def test_report_claims_cpu_per_process_kind(tmp_path):
+    res = {'conductors': 3, 'claims': 1000, 'granted': 1000, 'claims_per_s': 150.0,
+           'p50_ms': 50.0, 'p95_ms': 90.0, 'conflicts_409_concurrent_update': 0,
+           'cpu_ms_per_claim_api': 2.5, 'cpu_ms_per_claim_conductors': 4.0,
+           'cpu_ms_per_claim_rabbitmq': 1.5, 'cpu_ms_per_claim_postgresql': 1.0,
+           'cpu_ms_per_claim_etcd': 0.1, 'cpu_ms_per_claim_client': 1.2,
+           'total_cpu_ms_per_claim': 10.3}
+    collected = {'claims_rabbit': {'title': 'Claims rabbit', 'runs': [_run([res])]}}
+    machine = {'cpus': 2, 'cpu': 'test cpu', 'python': '3.11', 'date': 'today'}
+    text = report_plots.write_report(tmp_path / 'b.md', collected, [], machine)
+    assert ('| 3 | 1000 | 1000 | 150.0 | 50.0 | 90.0 | 0 | 2.5 | 4.0 | 1.5 | 1.0 | 0.1 | 1.2 '
+            '| 10.3 |') in text
