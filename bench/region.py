@@ -22,7 +22,26 @@ its start are the deployment's own:
     .venv/bin/python -m bench.region --n 100000 --db sqlite
     .venv/bin/python -m bench.region --n 10000 --db postgresql --requests 20
 
-Last line: JSON (bench/report.py draws it).
+Last line: JSON (bench/report.py draws it: ``python -m bench.report --only
+region --region`` runs N = 1k, 10k, 100k on both databases).
+
+Recorded 2026-11-24 13:49-14:31 UTC, N=100,000 computes (160,003 providers,
+240,000 no-limit candidates), SQLite, on the shared 2-CPU box at load
+average 8-17 (wall times ~1.5-5x the CPU; server CPU per request is the
+comparable figure); p50 / p95 ms, server CPU ms per request:
+
+    shape (distinct)        first run (13:49)         after the fixes (14:27)
+    limit=50                26.3 / 34.3   cpu 17.0    29.3 / 45.3  cpu 3.6
+    granular limit=50       29.5 / 57.7   cpu 17.6    44.1 / 98.4  cpu 5.6
+    no limit                28175 / 38827 cpu 5990    7753 / 25086 cpu 5318 (22 us/cand)
+    required=SSD            connection closed         1266 / 1285  cpu 864  (22 us/cand)
+    RSS after the queries   4395 MB (run of 13:56)    1183 MB (index alone: 630 MB)
+    restart: ready          12.3 s (13:56)            11.0 s (first full answer)
+
+The fixes: a limited search anchors sharing providers on the trees it
+visits only (objects/candidates/sharing; it did all 10,000 diskless
+computes' per request), and two malloc arenas (common/heap.py).  Per-run
+logs are in bench/results/region-100k-*.log, the runs in region.json.
 """
 
 import argparse

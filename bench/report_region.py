@@ -29,7 +29,8 @@ def _rows(runs):
             continue
         for row in r['result'].get('results', []):
             if 'shapes' in row:
-                rows.append(dict(row, _load=r.get('load_before'), _after=r.get('load_after')))
+                rows.append(dict(row, _load=r.get('load_before'), _after=r.get('load_after'),
+                                 _note=r.get('note')))
     return sorted(rows, key=lambda row: (row.get('db', ''), row['N']))
 
 
@@ -76,6 +77,8 @@ def region(runs, images):
             _mark(not big or (after.get('rss_mb') or 0) <= 1024), after.get('hwm_mb'),
             mem.get('mb_per_10k_providers'), (row.get('_load') or ['?'])[0],
             (row.get('loadavg') or row.get('_after') or ['?'])[0]))
+    table += [''] + ['- N=%s, %s: %s' % (row['N'], row.get('db'), row['_note'])
+                     for row in rows if row.get('_note')]
     table += ['', '| computes | db | query (distinct) | p50 ms | p95 ms | p99 ms | p95/p50 | '
               'server CPU ms | candidates | µs per candidate (p50) | server CPU µs per '
               'candidate |', '|---|---|---|---|---|---|---|---|---|---|---|']
@@ -92,7 +95,7 @@ def region(runs, images):
     _tail_plot(rows, shapes, path)
     cost = images / 'bench-region-cost.png'
     _cost_plot(rows, shapes, cost)
-    table += ['', '![µs per candidate and RSS against N](%s)' % ('images/' + cost.name)]
+    table += ['', '![server CPU µs per candidate and RSS against N](%s)' % ('images/' + cost.name)]
     return table, path
 
 
@@ -128,7 +131,7 @@ def _cost_plot(rows, shapes, path):
     for db in sorted({row.get('db') for row in rows}):
         mine = [row for row in rows if row.get('db') == db]
         for shape in shapes:
-            points = [(row['N'], row['shapes'][shape].get('us_per_candidate'))
+            points = [(row['N'], _cpu_us(row['shapes'][shape]))
                       for row in mine if shape in row['shapes']]
             points = [p for p in points if p[1]]
             if points:
@@ -145,7 +148,7 @@ def _cost_plot(rows, shapes, path):
     left.set_xscale('log')
     left.set_yscale('log')
     left.set_xlabel('computes')
-    left.set_ylabel('µs per returned candidate (p50)')
+    left.set_ylabel('server CPU µs per returned candidate')
     left.legend(fontsize=6)
     left.grid(True, which='both', alpha=0.3)
     right.axhline(1024, color='grey', linewidth=0.8)
@@ -155,6 +158,13 @@ def _cost_plot(rows, shapes, path):
     right.legend(fontsize=7)
     right.grid(True, which='both', alpha=0.3)
     _save(fig, path)
+
+
+def _cpu_us(v):
+    """Server CPU µs per returned candidate (None for limited shapes)."""
+    if v.get('us_per_candidate') is None or not v.get('candidates'):
+        return None
+    return v['cpu_ms'] * 1000.0 / v['candidates']
 
 
 def _save(fig, path):
