@@ -28,7 +28,10 @@ class SharedByRoot:
     def get(self, root_id, default=None):
         found = self._found.get(root_id, _MISSING)
         if found is _MISSING:
-            more = {p for agg_id in self._aggs.get(root_id, ())
+            aggs = self._aggs.get(root_id)
+            if not aggs:            # most trees of a whole search: nothing to share
+                return default
+            more = {p for agg_id in aggs
                     for p in self._by_agg.get(agg_id, ()) if p.root_id != root_id}
             found = self._found[root_id] = sorted(more, key=_by_id) if more else None
         return default if found is None else found
