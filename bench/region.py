@@ -25,18 +25,22 @@ its start are the deployment's own:
 Last line: JSON (bench/report.py draws it: ``python -m bench.report --only
 region --region`` runs N = 1k, 10k, 100k on both databases).
 
-Recorded 2026-11-24 13:49-14:31 UTC, N=100,000 computes (160,003 providers,
-240,000 no-limit candidates), SQLite, on the shared 2-CPU box at load
-average 8-17 (wall times ~1.5-5x the CPU; server CPU per request is the
-comparable figure); p50 / p95 ms, server CPU ms per request:
+Recorded 2026-11-24, N=100,000 computes (160,003 providers, 240,000
+no-limit candidates), SQLite; the first run at 13:49 (load average 8-15),
+the last at 14:36 after the fixes, in the afternoon's quietest window (load
+average 1.8-2.4); p50 / p95 ms, then the server's CPU ms per request:
 
-    shape (distinct)        first run (13:49)         after the fixes (14:27)
-    limit=50                26.3 / 34.3   cpu 17.0    29.3 / 45.3  cpu 3.6
-    granular limit=50       29.5 / 57.7   cpu 17.6    44.1 / 98.4  cpu 5.6
-    no limit                28175 / 38827 cpu 5990    7753 / 25086 cpu 5318 (22 us/cand)
-    required=SSD            connection closed         1266 / 1285  cpu 864  (22 us/cand)
-    RSS after the queries   4395 MB (run of 13:56)    1183 MB (index alone: 630 MB)
-    restart: ready          12.3 s (13:56)            11.0 s (first full answer)
+    shape (distinct)        first run (13:49)         after the fixes (14:36)
+    limit=50                26.3 / 34.3   cpu 17.0    1.37 / 2.84  cpu 2.0
+    granular limit=50       29.5 / 57.7   cpu 17.6    2.56 / 7.54  cpu 3.6
+    no limit                28175 / 38827 cpu 5990    4657 / 5014  cpu 4504 (19 us/cand)
+    required=SSD            connection closed         770 / 916    cpu 738  (19 us/cand)
+    granular same_subtree   -                         1882 / 2102  cpu 1522 (38 us/cand)
+    RSS after the queries   4395 MB (run of 13:56)    1134 MB (index alone: 566 MB)
+    restart: ready          12.3 s (run of 13:56)     9.9 s (limit=50 answered at 1.2 s)
+
+PostgreSQL at 14:38: limit=50 1.93 / 4.49 ms, no limit 4441 / 4913 ms,
+RSS 1137 MB, ready 11.1 s after a restart.
 
 The fixes: a limited search anchors sharing providers on the trees it
 visits only (objects/candidates/sharing; it did all 10,000 diskless
