@@ -257,6 +257,7 @@ def summarise(label, elapsed, results, computes, workers):
     }
 
 
+SERVICES = ('rabbitmq', 'postgresql', 'etcd')     # not berth's: apart from its CPU
 COLUMNS = (('deployment', '%-22s'), ('conductors', '%5s'), ('claims', '%6s'),
            ('granted', '%7s'), ('claims_per_s', '%8s'), ('p50_ms', '%8s'), ('p95_ms', '%8s'),
            ('conflicts_409_concurrent_update', '%5s'), ('conflicts_409_other', '%5s'),
@@ -276,11 +277,29 @@ def print_table(summaries):
 
 
 def _drive(url, token, targets, claims, workers, pipe):
-    """The load generator, in a process of its own: warm up, then claim."""
+    """The load generator, in a process of its own: warm up, then claim.
+
+    Sends (elapsed, results, its own CPU seconds over warm-up and claims).
+    """
+    c0 = time.process_time()
     client = Client(url, token)
     run_claims(client, targets, min(50, claims), workers)
-    pipe.send(run_claims(client, targets, claims, workers))
+    elapsed, results = run_claims(client, targets, claims, workers)
+    pipe.send((elapsed, results, time.process_time() - c0))
     pipe.close()
+
+
+def tree_cpu(pid):
+    """CPU seconds of ``pid`` and every live descendant (from /proc)."""
+    from bench import cluster as bench_cluster
+    from tests.chaos import deployment
+
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        total += bench_cluster.cpu_seconds(p)
+        todo.extend(deployment.children(p))
+    return total
 
 
 def measure(url, label, args, cpu_seconds, conductors):
@@ -301,7 +320,7 @@ def measure(url, label, args, cpu_seconds, conductors):
     cpu0 = cpu_seconds()       # from here on: warm-up claims + measured claims
     driver.start()
     sender.close()
-    elapsed, results = receiver.recv()
+    elapsed, results, client_cpu = receiver.recv()
     cpu1 = cpu_seconds()
     driver.join()
     summary = summarise(label, elapsed, results, args.computes, args.workers)
@@ -311,7 +330,12 @@ def measure(url, label, args, cpu_seconds, conductors):
         for role in sorted(cpu1):
             summary['cpu_ms_per_claim_%s' % role] = round(
                 (cpu1[role] - cpu0[role]) * 1000 / counted, 2)
-        cpu0, cpu1 = sum(cpu0.values()), sum(cpu1.values())
+        server = [r for r in cpu1 if r not in SERVICES]
+        if len(server) < len(cpu1):      # the servers too: every process of the run
+            summary['cpu_ms_per_claim_client'] = round(client_cpu * 1000 / counted, 2)
+            summary['total_cpu_ms_per_claim'] = round(
+                (sum(cpu1.values()) - sum(cpu0.values()) + client_cpu) * 1000 / counted, 2)
+        cpu0, cpu1 = sum(cpu0[r] for r in server), sum(cpu1[r] for r in server)
     summary['server_cpu_ms_per_claim'] = round((cpu1 - cpu0) * 1000 / counted, 2)
     summary['load_average_1m'] = round(os.getloadavg()[0], 1)
     return summary
@@ -343,8 +367,15 @@ def run_rabbit(args):
                                           'bench_c%d' % n)
             try:
                 stack.start()
+
+                def every_process(stack=stack):
+                    cpu = stack.cpu_seconds()
+                    cpu.update({'api': tree_cpu(stack.procs['api'].pid),'rabbitmq': tree_cpu(servers.rabbitmq.proc.pid),
+                                'postgresql': tree_cpu(servers.postgresql.proc.pid),
+                                'etcd': tree_cpu(servers.etcd.proc.pid)})
+                    return cpu
                 summaries.append(measure(stack.url, 'rabbitmq+postgresql', args,
-                                         stack.cpu_seconds, n))
+                                         every_process, n))
             finally:
                 stack.stop()
     finally:

@@ -4,6 +4,7 @@
     .venv/bin/python -m bench.report --quick          # small sizes, a few minutes
     .venv/bin/python -m bench.report --only claims,candidates
     .venv/bin/python -m bench.report --from bench/results   # re-plot saved results
+    .venv/bin/python -m bench.report --only region --region  # N = 1k, 10k, 100k
 
 Each benchmark is its own process (``python -m bench.<name> …``) whose last
 output line is a JSON summary; the report keeps those lines in
@@ -30,7 +31,8 @@ from bench import report_plots as plots  # noqa: E402  (after ROOT, for -m and t
 def experiments(quick, region=False):
     """``[(name, title, [argv...])]``: what to run; each argv one bench process.
 
-    ``region`` adds the 100,000-provider candidates run (nested trees).
+    ``region`` adds N=100,000 computes (160,003 providers with their
+    nested children) to bench/region.py's runs at N=1,000 and 10,000.
     """
     claims = '200' if quick else '1000'
     runs = [('candidates', 'Allocation candidates: repeated, distinct and cold queries '
@@ -38,11 +40,13 @@ def experiments(quick, region=False):
              [['bench.candidates', '--sizes', '1000' if quick else '1000,10000',
                '--dbs', 'sqlite,postgresql', '--repeat', '50' if quick else '100',
                '--seconds', '3' if quick else '5']])]
+    sizes = ['1000'] if quick else ['1000', '10000']
     if region:
-        runs.append(('candidates_region', 'Allocation candidates in a region of 100,000 '
-                                          'computes (20 % nested trees)',
-                     [['bench.candidates', '--region', '--dbs', 'sqlite,postgresql',
-                       '--seconds', '3']]))
+        sizes.append('100000')
+    runs.append(('region', 'A region: loading, restart, memory and distinct candidates '
+                           'against N (nested trees; `berth serve` in its own process)',
+                 [['bench.region', '--n', n, '--db', db] for db in ('sqlite', 'postgresql')
+                  for n in sizes]))
     runs.append(('claims_workers', 'Granted claims/s vs. concurrent workers (embedded)',
                  [['bench.claims', '--claims', claims, '--workers', str(w),
                    '--label', 'workers=%d' % w] for w in ((1, 10) if quick else (1, 5, 10, 20))]))
@@ -146,7 +150,7 @@ def main(argv=None):
     parser.add_argument('--out', default=str(ROOT / 'doc' / 'benchmarks.md'))
     parser.add_argument('--timeout', type=int, default=1800, help='seconds per bench run')
     parser.add_argument('--region', action='store_true',
-                        help='also the N=100,000 candidates run (bench.candidates --region)')
+                        help='also N=100,000 in the region runs (bench.region --n 100000)')
     args = parser.parse_args(argv)
     if args.from_dir:
         collected = load_saved(pathlib.Path(args.from_dir))

@@ -13,6 +13,8 @@ import matplotlib
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
+from bench import report_region  # noqa: E402
+
 
 def _ok(runs):
     return [r for r in runs if 'result' in r]
@@ -148,6 +150,33 @@ def _label_value(label, key):
     return None
 
 
+PROCESS_KINDS = ('api', 'conductors', 'rabbitmq', 'postgresql', 'etcd', 'client')
+
+
+def claims_cpu(runs, images):
+    """Claims/s and CPU ms per claim by process kind (bench.claims --rabbit-only)."""
+    rows = []
+    for r in _ok(runs):
+        res = r['result']
+        rows.extend(res if isinstance(res, list) else [res])
+    if not rows:
+        return [], None
+    table = ['Targets (issue 20): ≥ 500 claims/s and ≤ 2.5 ms CPU per claim over every '
+             'process.  CPU is user + system of each process tree from /proc, warm-up '
+             'claims included, per claim answered.', '',
+             '| conductors | claims | granted | claims/s | p50 ms | p95 ms | 409cu | %s | '
+             'total CPU ms/claim |' % ' | '.join('%s ms' % k for k in PROCESS_KINDS),
+             '|---|---|---|---|---|---|---|%s---|' % ('---|' * len(PROCESS_KINDS))]
+    for res in rows:
+        table.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            res.get('conductors'), res.get('claims'), res.get('granted'),
+            res.get('claims_per_s'), res.get('p50_ms'), res.get('p95_ms'),
+            res.get('conflicts_409_concurrent_update'),
+            ' | '.join(str(res.get('cpu_ms_per_claim_%s' % k, '')) for k in PROCESS_KINDS),
+            res.get('total_cpu_ms_per_claim')))
+    return table, None
+
+
 # --- node allocations ----------------------------------------------------------
 
 def node_allocations(runs, images, name):
@@ -268,6 +297,8 @@ def write_report(out, collected, chaos_records, machine):
     sections = [
         ('candidates', lambda runs: candidates(runs, images)),
         ('candidates_region', lambda runs: candidates(runs, images, 'candidates_region')),
+        ('region', lambda runs: report_region.region(runs, images)),
+        ('claims_rabbit', lambda runs: claims_cpu(runs, images)),
         ('claims_workers', lambda runs: claims(runs, images, 'workers', 'workers',
                                                'claims-workers')),
         ('claims_conductors', lambda runs: claims(runs, images, 'conductors', 'conductors',

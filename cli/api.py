@@ -10,6 +10,7 @@ from api import server as http_server
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
 from cli import config, lifecycle, metrics_once, security, stacks
+from common import heap
 from conductor import rpcapi
 from objects import database
 
@@ -21,6 +22,7 @@ def _baremetal_app(conf, db, conductor):
 
 
 def main(argv=None):
+    heap.cap_malloc_arenas()            # before any server thread starts
     conf = config.make_conf(sys.argv[1:] if argv is None else argv,
                             description='berth API server')
     refusal = security.startup_error(conf)

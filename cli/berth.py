@@ -13,7 +13,7 @@ from oslo_config import cfg
 
 from api.common import startup
 from cli import config, deployment, lifecycle, security, stacks
-from common import version
+from common import heap, version
 
 USAGE = ('berth serve [--config-file F] [--data-dir DIR] [--host 127.0.0.1] '
          '[--placement-port 8778] [--baremetal-port 6385] [--allow-insecure-noauth]')
@@ -38,6 +38,7 @@ def _parse(argv):
 
 
 def main(argv=None):
+    heap.cap_malloc_arenas()            # before any server thread starts
     args = _parse(sys.argv[1:] if argv is None else argv)
     oslo_argv = []
     for path in args.config_file:

@@ -150,7 +150,7 @@ def _from_index(state, plan, options, stop, whole):
                                not options.nested_aware and state.nested,
                                trees=state.trees, anchors=state.anchors)
     shared_aggs = {a for _, aggs in state.sharing.values() for a in aggs}
-    search.link(state.links(shared_aggs))
+    search.link_by_root(state.links_by_root(shared_aggs))
     if whole:
         return search, _whole(search, stop, options)
     roots = state.roots

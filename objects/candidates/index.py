@@ -108,14 +108,16 @@ class State:
         twin.token = token
         return twin
 
-    def links(self, agg_ids):
-        """[(root id, aggregate id)] for the trees with a provider in ``agg_ids``."""
+    def links_by_root(self, agg_ids):
+        """{root id: the aggregates of ``agg_ids`` its tree's providers are in}."""
         key = frozenset(agg_ids)
         with self._lock:
             found = self._links.get(key)
         if found is None:
-            found = sorted({(p.root_id, a) for p in self.providers.values()
-                            for a in p.aggs & key})
+            found = {}
+            for p in self.providers.values():
+                if p.aggs & key:
+                    found.setdefault(p.root_id, set()).update(p.aggs & key)
             with self._lock:
                 self._links[key] = found
         return found

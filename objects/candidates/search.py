@@ -8,6 +8,7 @@ search over one anchor tree yields its candidates lazily, in a stable order
 import itertools
 
 from objects.candidates import loader
+from objects.candidates import sharing as sharing_mod
 
 _FREE = loader.FREE
 _MAX_UNIT = loader.MAX_UNIT
@@ -107,6 +108,10 @@ class Search:
             have.extend(p for p in more if p not in have)
             have.sort(key=_by_id)
         return sorted(found)
+
+    def link_by_root(self, aggs_by_root):
+        """link() as {root id: aggregate ids}, each tree's share found when asked."""
+        self.shared = sharing_mod.SharedByRoot(aggs_by_root, self._by_agg)
 
     def _init_caches(self, plan):
         self._ok = [{} for _ in plan.groups]

@@ -138,3 +138,48 @@ def test_claims_rate_is_granted_claims_only():
     assert summary['conflicts_409_concurrent_update'] == 2
     assert summary['conflicts_409_other'] == 1
     assert summary['other_errors'] == 1
+
+
+def _region_row(n, db, limit_p50, rss, ready):
+    def shape(p50, cands):
+        return {'p50_ms': p50, 'p95_ms': p50 * 3, 'p99_ms': p50 * 4, 'cpu_ms': p50,
+                'candidates': cands, 'tail_ratio': 3.0,
+                'us_per_candidate': None if cands == 50 else round(p50 * 1000 / cands, 2)}
+    return {'N': n, 'db': db, 'providers': int(n * 1.6) + 3, 'load_s': 1.0,
+            'start': {'listening_s': 1.0, 'ready_s': ready},
+            'restart': {'listening_s': 1.0, 'ready_s': ready},
+            'memory': {'ready': {'rss_mb': rss / 2, 'hwm_mb': rss},
+                       'after': {'rss_mb': rss, 'hwm_mb': rss * 1.2},
+                       'mb_per_10k_providers': 1.0},
+            'shapes': {'limit=50': shape(limit_p50, 50), 'no limit': shape(n / 100.0, n)},
+            'loadavg': [3.5, 1.0, 1.0]}
+
+
+def test_report_region_marks_missed_targets(tmp_path):
+    runs = [_run({'results': [_region_row(1000, 'sqlite', 1.0, 100.0, 2.0)]}),
+            _run({'results': [_region_row(100000, 'sqlite', 20.0, 2000.0, 40.0)]})]
+    collected = {'region': {'title': 'Region', 'runs': runs}}
+    machine = {'cpus': 2, 'cpu': 'test cpu', 'python': '3.11', 'date': 'today'}
+    text = report_plots.write_report(tmp_path / 'b.md', collected, [], machine)
+    # 100k misses limit=50 p50 (20 > 5) and p95 (60 > 10), the tail ratio,
+    # the memory and the restart targets; 1k is not held to the 100k targets
+    assert '| 100000 | sqlite | limit=50 | 20.0 ✗ | 60.0 ✗ | 80.0 | 3.0 ✗ |' in text
+    assert '| 1000 | sqlite | limit=50 | 1.0 | 3.0 | 4.0 | 3.0 ✗ |' in text
+    assert '| 40.0 ✗ | 1000.0 | 2000.0 ✗ |' in text
+    assert '| 1000 | 1603 | sqlite | 1.0 | 1.0 | 2.0 | 2.0 | 50.0 | 100.0 | 120.0 |' in text
+    assert (tmp_path / 'images' / 'bench-region-tail.png').exists()
+    assert (tmp_path / 'images' / 'bench-region-cost.png').exists()
+
+
+def test_report_claims_cpu_per_process_kind(tmp_path):
+    res = {'conductors': 3, 'claims': 1000, 'granted': 1000, 'claims_per_s': 150.0,
+           'p50_ms': 50.0, 'p95_ms': 90.0, 'conflicts_409_concurrent_update': 0,
+           'cpu_ms_per_claim_api': 2.5, 'cpu_ms_per_claim_conductors': 4.0,
+           'cpu_ms_per_claim_rabbitmq': 1.5, 'cpu_ms_per_claim_postgresql': 1.0,
+           'cpu_ms_per_claim_etcd': 0.1, 'cpu_ms_per_claim_client': 1.2,
+           'total_cpu_ms_per_claim': 10.3}
+    collected = {'claims_rabbit': {'title': 'Claims rabbit', 'runs': [_run([res])]}}
+    machine = {'cpus': 2, 'cpu': 'test cpu', 'python': '3.11', 'date': 'today'}
+    text = report_plots.write_report(tmp_path / 'b.md', collected, [], machine)
+    assert ('| 3 | 1000 | 1000 | 150.0 | 50.0 | 90.0 | 0 | 2.5 | 4.0 | 1.5 | 1.0 | 0.1 | 1.2 '
+            '| 10.3 |') in text

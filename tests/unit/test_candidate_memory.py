@@ -66,3 +66,23 @@ def test_settle_freezes_what_is_alive():
     finally:
         gc.unfreeze()
     assert heap.fix_mmap_threshold() in (True, False)     # glibc or not: never raises
+
+
+class _Libc:
+    def __init__(self, result=1):
+        self.calls, self.result = [], result
+
+    def mallopt(self, param, value):
+        self.calls.append((param, value))
+        return self.result
+
+
+def test_malloc_arenas_capped_unless_the_environment_says_otherwise():
+    libc = _Libc()
+    assert heap.cap_malloc_arenas(environ={}, libc=libc) is True
+    assert libc.calls == [(-8, heap.ARENA_MAX)]            # M_ARENA_MAX
+    libc = _Libc()
+    assert heap.cap_malloc_arenas(environ={'MALLOC_ARENA_MAX': '8'}, libc=libc) is False
+    assert libc.calls == []
+    assert heap.cap_malloc_arenas(environ={}, libc=_Libc(result=0)) is False
+    assert heap.cap_malloc_arenas(environ={}, libc=object()) is False   # no mallopt

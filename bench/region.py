@@ -1,0 +1,248 @@
+"""A region: loading, restart, memory and distinct candidate queries at N computes.
+
+Unlike bench/candidates.py (the server in the benchmark's process), the
+server here is ``berth serve`` in its own process, so its RSS, its CPU and
+its start are the deployment's own:
+
+1. the placeload topology (bench/placeload.py, ``--nested`` by default: 20 %
+   of computes are trees of a root, two NUMA children and a NIC child) is
+   written into a fresh SQLite file or PostgreSQL database (timed);
+2. ``berth serve`` starts on it; *listening* is the first HTTP answer,
+   *limited ready* the first ``limit=50`` candidates answer, *ready* the
+   first full answer (the provider index loaded);
+3. every shape of bench/candidates.py plus a granular one (a NUMA group, a
+   NIC group and a resourceless root group with ``same_subtree``), each
+   ``--requests`` times, every query distinct; p50/p95/p99, server CPU per
+   request and µs per returned candidate (p50 / candidates);
+4. RSS (VmRSS, and the peak VmHWM) after the first load, after the
+   limited queries and after all of them;
+5. the server is stopped and started again on the same database: the
+   restart's ready times.
+
+    .venv/bin/python -m bench.region --n 100000 --db sqlite
+    .venv/bin/python -m bench.region --n 10000 --db postgresql --requests 20
+
+Last line: JSON (bench/report.py draws it: ``python -m bench.report --only
+region --region`` runs N = 1k, 10k, 100k on both databases).
+
+Recorded 2026-11-24, N=100,000 computes (160,003 providers, 240,000
+no-limit candidates), SQLite; the first run at 13:49 (load average 8-15),
+the last at 14:36 after the fixes, in the afternoon's quietest window (load
+average 1.8-2.4); p50 / p95 ms, then the server's CPU ms per request:
+
+    shape (distinct)        first run (13:49)         after the fixes (14:36)
+    limit=50                26.3 / 34.3   cpu 17.0    1.37 / 2.84  cpu 2.0
+    granular limit=50       29.5 / 57.7   cpu 17.6    2.56 / 7.54  cpu 3.6
+    no limit                28175 / 38827 cpu 5990    4657 / 5014  cpu 4504 (19 us/cand)
+    required=SSD            connection closed         770 / 916    cpu 738  (19 us/cand)
+    granular same_subtree   -                         1882 / 2102  cpu 1522 (38 us/cand)
+    RSS after the queries   4395 MB (run of 13:56)    1134 MB (index alone: 566 MB)
+    restart: ready          12.3 s (run of 13:56)     9.9 s (limit=50 answered at 1.2 s)
+
+PostgreSQL at 14:38: limit=50 1.93 / 4.49 ms, no limit 4441 / 4913 ms,
+RSS 1137 MB, ready 11.1 s after a restart.
+
+The fixes: a limited search anchors sharing providers on the trees it
+visits only (objects/candidates/sharing; it did all 10,000 diskless
+computes' per request), and two malloc arenas (common/heap.py).  Per-run
+logs are in bench/results/region-100k-*.log, the runs in region.json.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench import candidates, cluster, placeload
+from bench import candidates_servers as servers
+
+GRANULAR = ('granular same_subtree',
+            None)      # its own resources: see query()
+SHAPES = candidates.SHAPES + [GRANULAR]
+LIMITED = ('limit=50', 'granular limit=50')
+
+
+def query(shape, i):
+    """The i-th distinct query of one shape (every i a new one)."""
+    if shape == 'granular same_subtree' or shape == 'granular limit=50':
+        q = ('resources_NUMA=VCPU:1,MEMORY_MB:%d&resources_NIC=NET_BW_EGR_KILOBIT_PER_SEC:%d'
+             '&required_ROOT=HW_CPU_X86_AVX2&same_subtree=_NUMA,_NIC,_ROOT&group_policy=none'
+             % (256 + i % 3000, 1000 + i // 3000))
+        return q + ('&limit=50' if shape == 'granular limit=50' else '')
+    return candidates.resources(i) + dict(candidates.SHAPES)[shape]
+
+
+def memory(pid):
+    out = {}
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            if line.startswith(('VmRSS:', 'VmHWM:')):
+                out[line.split(':')[0]] = round(int(line.split()[1]) / 1024.0, 1)
+    return {'rss_mb': out.get('VmRSS'), 'hwm_mb': out.get('VmHWM')}
+
+
+class Serve:
+    """``berth serve`` on the state directory (and database), in its own process."""
+
+    def __init__(self, state, connection, log):
+        from tests import services
+
+        self.port = services.free_port()
+        argv = [os.path.join(os.path.dirname(sys.executable), 'berth'), 'serve',
+                '--data-dir', state, '--placement-port', str(self.port),
+                '--baremetal-port', str(services.free_port())]
+        if connection:
+            path = os.path.join(state, 'berth.conf')
+            with open(path, 'w') as f:
+                f.write(servers.CONFIG.format(state=state,
+                                              connection='connection = ' + connection))
+            argv += ['--config-file', path]
+        self.t0 = time.perf_counter()
+        self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        self.times = {}
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError('berth serve exited %s' % self.proc.returncode)
+            try:
+                conn = http.client.HTTPConnection('127.0.0.1', self.port, timeout=5)
+                conn.request('GET', '/')
+                conn.getresponse().read()
+                break
+            except OSError:
+                time.sleep(0.05)
+        self.times['listening_s'] = round(time.perf_counter() - self.t0, 2)
+        self.client = servers.Client('127.0.0.1', self.port)
+        self.client.get(query('limit=50', 0))
+        self.times['limited_ready_s'] = round(time.perf_counter() - self.t0, 2)
+        self.client.get(query('no limit', 0))
+        self.times['ready_s'] = round(time.perf_counter() - self.t0, 2)
+
+    def cpu(self):
+        return cluster.cpu_seconds(self.proc.pid)
+
+    def memory(self):
+        return memory(self.proc.pid)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def measure(serve, shape, requests, start):
+    """``requests`` distinct queries of one shape; µs per candidate for unlimited ones."""
+    times, cpu, body = [], 0.0, b'{}'
+    for i in range(start, start + requests):
+        q = query(shape, i)
+        c0, t = serve.cpu(), time.perf_counter()
+        body = serve.client.get(q)
+        times.append((time.perf_counter() - t) * 1000)
+        cpu += serve.cpu() - c0
+    cands = len(json.loads(body)['allocation_requests'])
+    p50 = statistics.median(times)
+    return {'p50_ms': round(p50, 2), 'p95_ms': round(candidates._pct(times, 95), 2),
+            'p99_ms': round(candidates._pct(times, 99), 2), 'max_ms': round(max(times), 2),
+            'cpu_ms': round(cpu * 1000 / len(times), 2), 'requests': len(times),
+            'candidates': cands, 'tail_ratio': round(candidates._pct(times, 95) / p50, 2),
+            'us_per_candidate': (round(p50 * 1000 / cands, 2)
+                                 if cands and shape not in LIMITED else None)}
+
+
+def run(args):
+    pg = servers.Postgres() if args.db == 'postgresql' else None
+    connection = pg.new_database('region_n%d' % args.n) if pg else None
+    state = tempfile.mkdtemp(prefix='berth-bench-region-')
+    log = open(os.path.join(state, 'serve.log'), 'w')
+    row = {'N': args.n, 'db': args.db, 'nested': args.nested}
+    serve = None
+    try:
+        t0 = time.perf_counter()
+        servers.load(args.n, connection, state=state, nested=args.nested)
+        row['load_s'] = round(time.perf_counter() - t0, 1)
+        row['providers'] = args.n + placeload.N_SHARING + (
+            3 * (args.n // 5) if args.nested else 0)
+        serve = Serve(state, connection, log)
+        row['start'] = dict(serve.times)
+        row['memory'] = {'ready': serve.memory()}
+        row['shapes'] = {}
+        start = 1
+        order = [s for s in LIMITED] + [s for s, _ in SHAPES if s not in LIMITED]
+        for shape in order:
+            n = args.requests if shape in LIMITED else args.full_requests
+            t = time.perf_counter()
+            serve.client = servers.Client('127.0.0.1', serve.port)   # a new connection
+            try:
+                row['shapes'][shape] = measure(serve, shape, n, start)
+            except (OSError, RuntimeError) as exc:     # recorded, never dropped
+                row.setdefault('errors', {})[shape] = '%s after %.1fs: %s' % (
+                    type(exc).__name__, time.perf_counter() - t, str(exc)[:200])
+                serve.client = servers.Client('127.0.0.1', serve.port)
+            start += n
+            print(shape, json.dumps(row['shapes'].get(shape) or row['errors'][shape]),
+                  file=sys.stderr, flush=True)
+            if shape == LIMITED[-1]:
+                row['memory']['limited'] = serve.memory()
+        row['memory']['after'] = serve.memory()
+        serve.stop()
+        serve = Serve(state, connection, log)
+        row['restart'] = dict(serve.times)
+        row['memory']['restart_ready'] = serve.memory()
+        per = row['memory']['after']['rss_mb'] * 10000.0 / row['providers']
+        row['memory']['mb_per_10k_providers'] = round(per, 1)
+        row['loadavg'] = [round(x, 2) for x in os.getloadavg()]
+    finally:
+        if serve is not None:
+            serve.stop()
+        log.close()
+        if pg is not None:
+            pg.stop()
+    return row
+
+
+def print_row(row):
+    print('N=%d (%d providers) %s: loaded in %.1fs; start %s; restart %s' % (
+        row['N'], row['providers'], row['db'], row['load_s'], row['start'], row['restart']))
+    print('memory: %s' % row['memory'])
+    print('%-24s %9s %9s %9s %9s %8s %8s %9s' % ('shape', 'p50 ms', 'p95 ms', 'p99 ms',
+                                                 'cpu ms', 'cands', 'p95/p50', 'us/cand'))
+    for shape, v in row['shapes'].items():
+        print('%-24s %9.2f %9.2f %9.2f %9.2f %8d %8.2f %9s' % (
+            shape, v['p50_ms'], v['p95_ms'], v['p99_ms'], v['cpu_ms'], v['candidates'],
+            v['tail_ratio'], v['us_per_candidate']))
+    for shape, error in row.get('errors', {}).items():
+        print('%-24s FAILED: %s' % (shape, error))
+    print('load average after: %s' % row['loadavg'])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--n', type=int, default=100000, help='computes')
+    parser.add_argument('--db', default='sqlite', choices=('sqlite', 'postgresql'))
+    parser.add_argument('--flat', dest='nested', action='store_false',
+                        help='no nested trees (placeload\'s flat topology)')
+    parser.add_argument('--requests', type=int, default=50,
+                        help='distinct requests per limited shape')
+    parser.add_argument('--full-requests', type=int, default=10,
+                        help='distinct requests per unlimited shape')
+    args = parser.parse_args(argv)
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    row = run(args)
+    row['load_before'] = load_before
+    print_row(row)
+    print(json.dumps({'benchmark': 'region', 'cpus': os.cpu_count(), 'results': [row]},
+                     sort_keys=True))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
