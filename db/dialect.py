@@ -8,7 +8,11 @@ answers.  Queries are written once in SQLAlchemy Core; what cannot be is here:
   would keep re-reading a stale generation after a lost compare-and-swap, and
   whose gap locks deadlock more).  SQLite writers serialise (BEGIN IMMEDIATE).
 - **Deadlocks.**  InnoDB and PostgreSQL may pick a transaction as a deadlock
-  victim; the outermost writer is retried (``retry_on_deadlock``).
+  victim; the outermost writer is retried (``retry_on_deadlock``).  MariaDB
+  reports a deadlock on the table's AUTO-INC lock (concurrent
+  ``INSERT ... SELECT``) as error 1467, "Failed to read auto-increment value
+  from storage engine", with the transaction rolled back: that is a deadlock
+  too (``_autoinc_deadlock``), not a 503.
 - **Row locks.**  ``lock_rows`` is ``SELECT ... FOR UPDATE [SKIP LOCKED]`` on the
   servers; SQLite has no row locks, and needs none: its one writer holds the
   database's write lock for the whole transaction.
@@ -24,6 +28,8 @@ answers.  Queries are written once in SQLAlchemy Core; what cannot be is here:
 """
 
 from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import exc_filters
 import sqlalchemy as sa
 
 SQLITE = 'sqlite'
@@ -33,6 +39,15 @@ READ_COMMITTED = 'READ COMMITTED'
 # MariaDB's NO PAD binary collation; MySQL 8's utf8mb4_0900_bin is NO PAD too
 MYSQL_COLLATIONS = ('utf8mb4_nopad_bin', 'utf8mb4_0900_bin', 'utf8mb4_bin')
 DEADLOCK_RETRIES = 5
+
+
+@exc_filters.filters('mysql', sa.exc.OperationalError,
+                     r'^.*\b1467\b.*Failed to read auto-increment value.*')
+def _autoinc_deadlock(error, match, engine_name, is_disconnect):
+    """oslo.db's translation of MariaDB's AUTO-INC lock deadlock (error 1467)."""
+    raise db_exc.DBDeadlock(error)
+
+
 # libpq parameters of every PostgreSQL connection, unless the operator set
 # them: refuse a connect after 10 s; probe an idle connection after 10 s, every
 # 5 s, 3 times; drop a connection whose sent data stays unacknowledged 30 s
