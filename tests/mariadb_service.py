@@ -63,19 +63,32 @@ class MariaDB(services.Service):
     def start(self):
         shutil.chown(self.dir, 'mysql', 'mysql')
         data = os.path.join(self.dir, 'data')
-        with open(self.log, 'ab') as log:
-            done = subprocess.run(
-                ['mariadb-install-db', '--no-defaults', '--datadir=' + data,
-                 '--user=mysql', '--skip-test-db', '--auth-root-authentication-method=socket'],
-                stdout=log, stderr=subprocess.STDOUT, check=False)
+        # temporary tables in a directory of this server's own: two servers
+        # bootstrapping at once in the shared /tmp once lost one's temporary
+        # table to the other ("Could not remove temporary table", then
+        # "Unknown table 'mysql.tmp_user_sys'")
+        tmp = os.path.join(self.dir, 'tmp')
+        os.makedirs(tmp, exist_ok=True)
+        shutil.chown(tmp, 'mysql', 'mysql')
+        for attempt in (1, 2):
+            with open(self.log, 'ab') as log:
+                done = subprocess.run(
+                    ['mariadb-install-db', '--no-defaults', '--datadir=' + data,
+                     '--tmpdir=' + tmp, '--user=mysql', '--skip-test-db',
+                     '--auth-root-authentication-method=socket'],
+                    stdout=log, stderr=subprocess.STDOUT, check=False)
+            if done.returncode == 0:
+                break
+            shutil.rmtree(data, ignore_errors=True)     # the second try starts afresh
         if done.returncode != 0:
-            raise services.ServiceError('mariadb-install-db failed:\n%s'
+            raise services.ServiceError('mariadb-install-db failed (twice):\n%s'
                                         % services._tail(self.log))
         # mariadbd drops to --user itself, so the PID we keep is the server's own
         self.proc = self._spawn([
             MARIADBD, '--no-defaults', '--datadir=' + data, '--user=mysql',
             '--bind-address=127.0.0.1', '--port=%d' % self.port,
             '--socket=' + self.socket, '--pid-file=' + os.path.join(self.dir, 'mysqld.pid'),
+            '--tmpdir=' + tmp,
             '--skip-name-resolve', '--skip-log-bin', '--max-connections=300',
             '--character-set-server=utf8mb4', '--collation-server=utf8mb4_general_ci',
             '--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=0',
