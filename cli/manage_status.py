@@ -289,7 +289,8 @@ def _ping(conf, host):
                                     timeout=min(rpc.call_timeout(conf), PING_BOUND),
                                     retry=0)
             ctx = berth_context.admin_context()
-            outcome['answer'] = client.prepare(server=host).call(ctx, 'ping')
+            # ping is 1.0: a conductor of any release answers it (rolling upgrades)
+            outcome['answer'] = client.prepare(server=host, version='1.0').call(ctx, 'ping')
         except Exception as exc:
             outcome['error'] = exc
         finally:

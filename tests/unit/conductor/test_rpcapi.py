@@ -358,10 +358,11 @@ def test_rpc_timeout_set_wins_over_rpc_response_timeout(conf, transport):
 def test_manage_status_ping_uses_the_same_timeout(conf, transport, monkeypatch):
     from cli import manage_status
     from common import rpc as common_rpc
-    seen = []
+    seen, versions = [], []
 
     class Answering:
-        def prepare(self, server):
+        def prepare(self, server, version):
+            versions.append(version)
             return self
 
         def call(self, ctx, method):
@@ -382,6 +383,8 @@ def test_manage_status_ping_uses_the_same_timeout(conf, transport, monkeypatch):
     conf.set_override('rpc_response_timeout', 600)
     manage_status._ping(conf, 'c-a')
     assert seen == [7, 3, manage_status.PING_BOUND]
+    # 1.0, never the newest version: an older conductor (mid-upgrade) answers it
+    assert versions == ['1.0'] * 3
 
 
 def test_update_compute_node_with_the_database_routes_by_the_provider_tree(api,
