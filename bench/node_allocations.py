@@ -40,8 +40,8 @@ import urllib.parse
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from common import context as berth_context  # noqa: E402
-from objects import node as node_obj  # noqa: E402
-from objects import node_allocation as alloc_obj  # noqa: E402
+from objects.baremetal import allocation as alloc_obj  # noqa: E402
+from objects.baremetal import node as node_obj  # noqa: E402
 from tests import fixtures  # noqa: E402
 
 HEADER = {'X-OpenStack-Ironic-API-Version': '1.60'}
