@@ -136,7 +136,7 @@ class Authorizer:
 
     def update_node(self, ctx, node, values):
         """PATCH /v1/nodes/{node}: each changed field's own rule, else ``node:update``."""
-        rules = patch_rules(values)
+        rules = bm.update_rules(values)
         found = self._node(ctx, node, rules[0])
         for rule in rules[1:]:
             self._authorize(ctx, rule, targets.node(found))
@@ -146,20 +146,6 @@ class Authorizer:
 
     def destroy_node(self, ctx, node):
         self._node(ctx, node, bm.NODE_DELETE)
-
-
-def patch_rules(fields):
-    """Ironic's rules for changed ``fields``: one per field with its own, else node:update."""
-    names, generic = [], False
-    for field in fields:
-        rule = bm.NODE_UPDATE_FIELDS.get(field)
-        if rule is None:
-            generic = True
-        elif rule not in names:
-            names.append(rule)
-    if generic or not names:
-        names.insert(0, bm.NODE_UPDATE)
-    return names
 
 
 def _passes(enforcer, rule, target, ctx):

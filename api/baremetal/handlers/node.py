@@ -150,21 +150,13 @@ def _check_patched(values):
             raise fault.BadRequest('%s must be a string' % key)
 
 
-@router.endpoint()
 def _patch_rules(patch):
-    """Ironic's rules for a patch: one per field with its own, else node:update."""
-    names, generic = [], False
+    """Ironic's rules for a JSON patch: by the top-level field each op changes."""
+    fields = []
     for op in patch if isinstance(patch, list) else ():
         path = op.get('path') if isinstance(op, dict) else None
-        field = path.lstrip('/').split('/')[0] if isinstance(path, str) else None
-        rule = rules.NODE_UPDATE_FIELDS.get(field)
-        if rule is None:
-            generic = True
-        elif rule not in names:
-            names.append(rule)
-    if generic or not names:
-        names.insert(0, rules.NODE_UPDATE)
-    return names
+        fields.append(path.lstrip('/').split('/')[0] if isinstance(path, str) else None)
+    return rules.update_rules(fields)
 
 
 @router.endpoint()

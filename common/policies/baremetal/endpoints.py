@@ -47,6 +47,23 @@ NODE_UPDATE_FIELDS = {
     'conductor_group': 'baremetal:node:update:conductor_group',
 }
 
+
+
+def update_rules(fields):
+    """Ironic's rules for a node update changing ``fields``: one per field with
+    its own rule, and NODE_UPDATE first when any field has none (or none changed)."""
+    names, generic = [], False
+    for field in fields:
+        rule = NODE_UPDATE_FIELDS.get(field)
+        if rule is None:
+            generic = True
+        elif rule not in names:
+            names.append(rule)
+    if generic or not names:
+        names.insert(0, NODE_UPDATE)
+    return names
+
+
 _NODE = '/v1/nodes/{node_ident}'
 _ALLOC = '/v1/allocations/{allocation_id}'
 

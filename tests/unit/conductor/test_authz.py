@@ -212,9 +212,9 @@ def test_create_allocations_answers_refused_rows_as_error(manager):
 
 
 def test_node_patch_rules_follow_the_changed_fields():
-    assert authz.patch_rules({'instance_uuid': None}) == [
+    assert bm.update_rules({'instance_uuid': None}) == [
         bm.NODE_UPDATE_FIELDS['instance_uuid']]
-    assert authz.patch_rules({'instance_uuid': None, 'maintenance': True}) == [
+    assert bm.update_rules({'instance_uuid': None, 'maintenance': True}) == [
         bm.NODE_UPDATE, bm.NODE_UPDATE_FIELDS['instance_uuid']]
 
 
