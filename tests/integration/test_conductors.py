@@ -8,6 +8,7 @@ cluster and run in order.
 """
 
 import collections
+import contextlib
 import os
 import signal
 import subprocess
@@ -111,6 +112,36 @@ class Cluster:
     def client_conf(self, tmp_path):
         return builder.build(['--config-file', str(self.config)], config_files=[],
                              overrides={'state_path': str(tmp_path)})
+
+    @contextlib.contextmanager
+    def serving(self, hosts, api_dir):
+        """Conductors ``hosts`` in the ring and ``berth-api`` up; all stopped after.
+
+        ``self.ring`` is a ring reader (for routing assertions) while it runs.
+        """
+        for host in hosts:
+            self.start(host)
+        client = rpcapi.APIConductorClient(self.client_conf(api_dir))
+        try:
+            wait_for(lambda: client.ring.members() == set(hosts),
+                     '%d conductors in the ring' % len(hosts))
+            self.start_api()
+            self.ring = client.ring
+            yield self
+        finally:
+            client.stop()
+            self.stop_all()
+
+
+def add_vcpu_host(http, prefix, vcpu=100):
+    """A new provider named ``prefix-<uuid>`` with ``vcpu`` VCPU; its uuid."""
+    rp = str(uuidlib.uuid4())
+    assert http.post('/resource_providers', version='1.14',
+                     json={'name': '%s-%s' % (prefix, rp), 'uuid': rp}).status_code == 201
+    resp = http.put('/resource_providers/%s/inventories' % rp, version='1.26', json={
+        'resource_provider_generation': 0, 'inventories': {'VCPU': {'total': vcpu}}})
+    assert resp.status_code == 200, resp.text
+    return rp
 
 
 @pytest.fixture(scope='module')

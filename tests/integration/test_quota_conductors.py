@@ -17,7 +17,6 @@ import uuid as uuidlib
 
 import pytest
 
-from conductor import rpcapi
 from tests import fixtures
 from tests.integration import conftest, test_conductors
 
@@ -35,18 +34,8 @@ def cluster(rabbitmq, etcd, pg_synced, tmp_path_factory):
                                 pg_synced)
     with open(c.config, 'a') as f:
         f.write('[quota]\nenforce = true\n')
-    for host in HOSTS:
-        c.start(host)
-    client = rpcapi.APIConductorClient(c.client_conf(tmp_path_factory.mktemp('quota-api')))
-    try:
-        test_conductors.wait_for(lambda: client.ring.members() == set(HOSTS),
-                                 'three conductors in the ring')
-        c.start_api()
-        c.ring = client.ring
+    with c.serving(HOSTS, tmp_path_factory.mktemp('quota-api')):
         yield c
-    finally:
-        client.stop()
-        c.stop_all()
 
 
 @pytest.fixture(scope='module')
@@ -57,13 +46,7 @@ def http(cluster):
 
 
 def _host(http, vcpu=100):
-    rp = str(uuidlib.uuid4())
-    assert http.post('/resource_providers', version='1.14',
-                     json={'name': 'quota-%s' % rp, 'uuid': rp}).status_code == 201
-    resp = http.put('/resource_providers/%s/inventories' % rp, version='1.26', json={
-        'resource_provider_generation': 0, 'inventories': {'VCPU': {'total': vcpu}}})
-    assert resp.status_code == 200, resp.text
-    return rp
+    return test_conductors.add_vcpu_host(http, 'quota', vcpu)
 
 
 def _claim(session, project, consumer):

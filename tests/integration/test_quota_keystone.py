@@ -23,7 +23,6 @@ import uuid as uuidlib
 
 import pytest
 
-from conductor import rpcapi
 from tests import fixtures
 from tests import keystone_identity as ks_identity
 from tests.integration import conftest, test_conductors
@@ -76,18 +75,8 @@ def cluster(rabbitmq, etcd, pg_synced, keystone, tenants, limits, tmp_path_facto
         # concurrent logins: keystoneauth1 retries those
         f.write('status_code_retries = 3\nretriable_status_codes = 500,503\n'
                 'status_code_retry_delay = 0.2\n')
-    for host in HOSTS:
-        c.start(host)
-    client = rpcapi.APIConductorClient(c.client_conf(tmp_path_factory.mktemp('quota-ks-api')))
-    try:
-        test_conductors.wait_for(lambda: client.ring.members() == set(HOSTS),
-                                 'three conductors in the ring')
-        c.start_api()
-        c.ring = client.ring
+    with c.serving(HOSTS, tmp_path_factory.mktemp('quota-ks-api')):
         yield c
-    finally:
-        client.stop()
-        c.stop_all()
 
 
 @pytest.fixture(scope='module')
@@ -98,13 +87,7 @@ def http(cluster):
 
 
 def _host(http, vcpu=100):
-    rp = str(uuidlib.uuid4())
-    assert http.post('/resource_providers', version='1.14',
-                     json={'name': 'quota-ks-%s' % rp, 'uuid': rp}).status_code == 201
-    resp = http.put('/resource_providers/%s/inventories' % rp, version='1.26', json={
-        'resource_provider_generation': 0, 'inventories': {'VCPU': {'total': vcpu}}})
-    assert resp.status_code == 200, resp.text
-    return rp
+    return test_conductors.add_vcpu_host(http, 'quota-ks', vcpu)
 
 
 def _burst(cluster, project, claims):
