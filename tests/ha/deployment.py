@@ -275,6 +275,20 @@ def run_fault(dep, fault, warm=15, after=15, seed=21, out=print):
     return result
 
 
+def assert_rode_through(result):
+    """What every one-fault HA test asserts of ``run_fault``'s result: no 5xx and
+    no unanswered request, no invariant violated, no berth process dead, and
+    answered requests after the repair (the load went on)."""
+    records = result['records']
+    errors = [(r['kind'], r['op'], r['status'], r['detail']) for r in records
+              if r['status'] is None or r['status'] >= 500]
+    assert errors == [], errors
+    assert sorted(set(result['violations'])) == [], result['violations']
+    assert result['dead'] == [], result['dead']
+    assert any(r['t0'] > result['repaired'] and r['status'] in (200, 201, 204)
+               for r in records), 'no answered request after the repair'
+
+
 def lost_writes(checker, records):
     """The acknowledged creates (2xx, never deleted) whose write is not stored (quiet run)."""
     by_key = collections.defaultdict(list)
