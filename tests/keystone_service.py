@@ -18,7 +18,6 @@ The REST side (users, projects, roles, catalog, limits) is in
 :mod:`tests.keystone_identity`.
 """
 
-import fcntl
 import grp
 import hashlib
 import os
@@ -109,26 +108,9 @@ def ensure_venv(timeout=INSTALL_TIMEOUT):
     Raises KeystoneUnavailable when it cannot be built within ``timeout``.
     """
     venv = venv_dir()
-    if _ready(venv):
-        return venv, 0.0
-    os.makedirs(os.path.dirname(venv), exist_ok=True)
-    deadline = time.monotonic() + timeout
-    with open(venv + '.lock', 'w') as lock:
-        # another process may be building it: wait for it, boundedly
-        while True:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise KeystoneUnavailable('waited %ss for another process building %s'
-                                              % (timeout, venv))
-                time.sleep(1)
-        if _ready(venv):
-            return venv, 0.0
-        started = time.monotonic()
-        _build(venv, max(60, deadline - time.monotonic()))
-        return venv, time.monotonic() - started
+    return services.build_once(
+        venv, _ready, lambda deadline: _build(venv, max(60, deadline - time.monotonic())),
+        timeout, KeystoneUnavailable)
 
 
 def _install_steps(venv):

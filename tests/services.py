@@ -6,6 +6,7 @@ module started (never by name).  No systemd is needed; root is (PostgreSQL
 runs as the ``postgres`` user through ``setpriv``).
 """
 
+import fcntl
 import os
 import shutil
 import signal
@@ -20,6 +21,35 @@ PG_BIN = os.environ.get('BERTH_PG_BIN', '/usr/lib/postgresql/15/bin')
 
 class ServiceError(Exception):
     """A server did not start (its log tail is in the message)."""
+
+
+def build_once(path, ready, build, timeout, unavailable):
+    """``(path, seconds spent building)``: ``build(deadline)`` unless ``ready(path)``.
+
+    For tools installed into a directory of their own and kept between runs
+    (the Keystone and Patroni venvs): a file lock beside ``path`` makes
+    parallel processes build it once; one that waits longer than ``timeout``
+    for another's build raises ``unavailable`` with the reason.
+    """
+    if ready(path):
+        return path, 0.0
+    os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+    deadline = time.monotonic() + timeout
+    with open(path + '.lock', 'w') as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise unavailable('waited %ss for another process building %s'
+                                      % (timeout, path)) from None
+                time.sleep(1)
+        if ready(path):
+            return path, 0.0
+        started = time.monotonic()
+        build(deadline)
+        return path, time.monotonic() - started
 
 
 def free_port():

@@ -41,7 +41,6 @@ Measured on this machine (2 cores shared with other work, 2026-11-24):
   4.9-5.5 s.
 """
 
-import fcntl
 import hashlib
 import json
 import os
@@ -96,25 +95,8 @@ def _ready(venv):
 def ensure_venv(timeout=INSTALL_TIMEOUT):
     """``(venv path, seconds spent building it)``; PatroniUnavailable when it cannot be."""
     venv = venv_dir()
-    if _ready(venv):
-        return venv, 0.0
-    os.makedirs(os.path.dirname(venv), mode=0o755, exist_ok=True)
-    deadline = time.monotonic() + timeout
-    with open(venv + '.lock', 'w') as lock:
-        while True:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise PatroniUnavailable('waited %ss for another build of %s'
-                                             % (timeout, venv))
-                time.sleep(1)
-        if _ready(venv):
-            return venv, 0.0
-        started = time.monotonic()
-        _build(venv, deadline)
-        return venv, time.monotonic() - started
+    return services.build_once(venv, _ready, lambda deadline: _build(venv, deadline),
+                               timeout, PatroniUnavailable)
 
 
 def _build(venv, deadline):
