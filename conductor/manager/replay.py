@@ -23,6 +23,7 @@ the call (or times out) as any call would.
 """
 
 import collections
+import copy
 import logging
 import threading
 import time
@@ -49,8 +50,22 @@ class _Entry:
 
     def outcome(self):
         if self.error is not None:
-            raise self.error
+            raise _detached(self.error)
         return self.result
+
+
+def _detached(error):
+    """A copy of ``error`` without its traceback and chained causes.
+
+    What the ledger keeps and what a replay raises: the first attempt's
+    frames (and their locals) are not kept alive for ``ttl`` seconds, and
+    replays raised at the same time do not share one exception object.
+    An exception that cannot be copied is kept as it is.
+    """
+    try:
+        return copy.copy(error)
+    except Exception:              # an __init__ that its args cannot rebuild
+        return error
 
 
 class CallLedger:
@@ -91,7 +106,7 @@ class CallLedger:
         try:
             result = func()
         except BaseException as exc:
-            entry.finish(None, exc)
+            entry.finish(None, _detached(exc))
             raise
         entry.finish(result, None)
         return result

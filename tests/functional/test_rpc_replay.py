@@ -122,3 +122,24 @@ def test_a_client_capped_below_1_8_does_not_replay(pinned, lose_reply):
     # the write ran once, on the conductor, before its reply was lost
     assert client.get('/resource_providers/%s/usages' % rp).json()['usages'] == {'VCPU': 1}
     client.close()
+
+
+def test_lost_reply_of_a_refused_claim_replays_the_typed_error(replaying, lose_reply):
+    """The replay raises the recorded error: the same 409, code and text as without loss."""
+    from common import context as berth_context
+    client = _client(replaying)
+    ctx = berth_context.admin_context(replaying.db)
+    rp = alloc_helpers.provider(client, ctx, {'VCPU': {'total': 2}})
+    control = alloc_helpers.put(client, alloc_helpers.new_uuid(), {rp: {'VCPU': 5}})
+    assert control.status_code == 409, control.text
+    before = _replays('claim_resources')
+    dropped = lose_reply('claim_resources')
+    resp = alloc_helpers.put(client, alloc_helpers.new_uuid(), {rp: {'VCPU': 5}})
+    assert len(dropped) == 1
+    assert _replays('claim_resources') == before + 1
+    assert resp.status_code == 409, resp.text
+    strip = lambda r: {k: v for k, v in r.json()['errors'][0].items()  # noqa: E731
+                       if k != 'request_id'}
+    assert strip(resp) == strip(control)
+    assert client.get('/resource_providers/%s/usages' % rp).json()['usages'] == {'VCPU': 0}
+    client.close()

@@ -78,8 +78,23 @@ def test_replay_after_a_failure_raises_the_recorded_error_typed():
         ledger.run('id-1', 'destroy_allocation', first)
     with pytest.raises(exception.AllocationNotFound) as raised:
         ledger.run('id-1', 'destroy_allocation', replay)
-    assert raised.value is error
+    assert raised.value.message == error.message
+    assert raised.value.kwargs == {'allocation': 'a-1'}
     assert (first.runs, replay.runs) == (1, 0)
+
+
+def test_the_ledger_keeps_no_traceback_of_the_first_attempt():
+    ledger = ledger_mod.CallLedger()
+    with pytest.raises(exception.Conflict):
+        ledger.run('id-1', 'claim_resources', Counted(error=exception.Conflict(reason='x')))
+    stored = ledger._entries[('id-1', 'claim_resources')].error
+    assert isinstance(stored, exception.Conflict) and stored.__traceback__ is None
+    with pytest.raises(exception.Conflict) as first_replay:
+        ledger.run('id-1', 'claim_resources', Counted())
+    with pytest.raises(exception.Conflict) as second_replay:
+        ledger.run('id-1', 'claim_resources', Counted())
+    assert first_replay.value is not second_replay.value
+    assert stored.__traceback__ is None
 
 
 def test_replay_while_running_waits_for_the_first_attempt(monkeypatch):
