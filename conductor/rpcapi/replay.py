@@ -53,9 +53,9 @@ def call(client: Any, ctx: Any, server: str, method: str, version: str,
     attempt = 1
     with rpc.translate_errors(server, method):
         while True:
-            remaining = deadline - time.monotonic()
-            cctxt = client.prepare(server=server, version=version,
-                                   timeout=max(MIN_ATTEMPT, min(attempt_timeout, remaining)))
+            started = time.monotonic()
+            wait = max(MIN_ATTEMPT, min(attempt_timeout, deadline - started))
+            cctxt = client.prepare(server=server, version=version, timeout=wait)
             try:
                 return cctxt.call(ctx, method, call_id=call_id, **kwargs)
             except messaging.RemoteError as exc:
@@ -63,6 +63,11 @@ def call(client: Any, ctx: Any, server: str, method: str, version: str,
                     raise OldConductor(server) from exc
                 raise
             except messaging.MessagingTimeout:
+                # a driver may time out at once (nobody listens on that
+                # server): wait out the attempt rather than spin
+                rest = min(started + wait, deadline) - time.monotonic()
+                if rest > 0:
+                    time.sleep(rest)
                 if deadline - time.monotonic() < MIN_ATTEMPT:
                     raise
             attempt += 1

@@ -143,3 +143,30 @@ def test_lost_reply_of_a_refused_claim_replays_the_typed_error(replaying, lose_r
     assert strip(resp) == strip(control)
     assert client.get('/resource_providers/%s/usages' % rp).json()['usages'] == {'VCPU': 0}
     client.close()
+
+
+def test_a_silent_conductor_is_a_503_after_a_few_attempts_not_a_busy_loop(short_budget):
+    """The in-process driver times out at once when nobody listens: attempts are waited out."""
+    from common import context as berth_context
+    client = _client(short_budget)
+    ctx = berth_context.admin_context(short_budget.db)
+    rp = alloc_helpers.provider(client, ctx, {'VCPU': {'total': 8}})
+    for conductor in short_budget.conductors:
+        # still a ring member, but no longer taking messages
+        conductor._server.stop()
+        conductor._server.wait()
+    before = _replays('claim_resources')
+    resp = alloc_helpers.put(client, alloc_helpers.new_uuid(), {rp: {'VCPU': 1}})
+    assert resp.status_code == 503, resp.text
+    assert 'did not answer in time' in resp.text
+    # rpc_timeout 2 s in attempts of 0.5 s: three replays, not thousands
+    assert 1 <= _replays('claim_resources') - before <= 4
+    client.close()
+
+
+@pytest.fixture
+def short_budget(tmp_path_factory, tmp_path):
+    """Replaying, with a short budget (rpc_timeout 2 s)."""
+    stack = _stack(tmp_path_factory, tmp_path, **{'conductor.rpc_timeout': 2})
+    yield stack
+    stack.stop()

@@ -236,3 +236,21 @@ def test_a_conductor_refusing_1_8_is_an_old_conductor():
     with pytest.raises(client_replay.OldConductor):
         client_replay.call(calls, berth_context.admin_context(), 'c1', 'm', '1.8',
                            attempt_timeout=2.5, budget=60)
+
+
+def test_an_attempt_that_times_out_at_once_is_waited_out(monkeypatch):
+    """A driver that times out at once (nobody listens) does not make a busy loop."""
+    now = [0.0]
+    monkeypatch.setattr(client_replay.time, 'monotonic', lambda: now[0])
+    slept = []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        now[0] += seconds
+    monkeypatch.setattr(client_replay.time, 'sleep', sleep)
+    calls = Calls(timeouts=100)
+    with pytest.raises(exception.ServiceUnavailable):
+        client_replay.call(calls, berth_context.admin_context(), 'c3', 'm', '1.8',
+                           attempt_timeout=2.5, budget=10)
+    assert len(calls.seen) == 4
+    assert slept == [2.5, 2.5, 2.5, 2.5]
