@@ -170,3 +170,28 @@ def short_budget(tmp_path_factory, tmp_path):
     stack = _stack(tmp_path_factory, tmp_path, **{'conductor.rpc_timeout': 2})
     yield stack
     stack.stop()
+
+
+def test_an_uncapped_client_writes_to_an_older_conductor_the_old_way(
+        tmp_path_factory, tmp_path, monkeypatch):
+    """A conductor at 1.7 refuses 1.8 before running anything; the client resends at 1.2."""
+    import oslo_messaging as messaging
+
+    from conductor import manager as manager_mod
+    monkeypatch.setattr(manager_mod.ConductorManager, 'target',
+                        messaging.Target(version='1.7'))
+    stack = _stack(tmp_path_factory, tmp_path)
+    try:
+        from common import context as berth_context
+        client = _client(stack)
+        ctx = berth_context.admin_context(stack.db)
+        rp = alloc_helpers.provider(client, ctx, {'VCPU': {'total': 8}})
+        consumer = alloc_helpers.new_uuid()
+        resp = alloc_helpers.put(client, consumer, {rp: {'VCPU': 1}})
+        assert resp.status_code == 204, resp.text
+        assert client.get('/allocations/%s' % consumer).json()['consumer_generation'] == 1
+        owner = stack.conductor_api.ring.owner('anything')
+        assert owner in stack.conductor_api._old_servers
+        client.close()
+    finally:
+        stack.stop()
