@@ -28,6 +28,7 @@ violation.  Logs stay in the printed work directory.
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -38,8 +39,12 @@ sys.path.insert(0, ROOT)
 from tests.ha import deployment as ha  # noqa: E402
 
 COLUMNS = ('fault', 'victim', 'injected s', 'repaired s', 'requests', '5xx', '503',
-           'no answer', 'worst s', 'ring logged', 'ring reads off', 'amqp lines', 'lost',
-           'violations', 'load1')
+           'no answer', 'worst s', 'ring logged', 'ring reads off', 'amqp lines',
+           'replays', 'ledger hits', 'lost', 'violations', 'load1')
+# the API resending a write call with its call id (conductor/rpcapi/replay.py), and
+# a conductor answering such a resend from its ledger (conductor/manager/replay.py)
+REPLAY_LINE = re.compile(r'did not answer \S+ \(call [0-9a-f-]+\) within')
+LEDGER_LINE = re.compile(r'Call [0-9a-f-]+ of \S+ is a replay')
 
 
 def loadavg():
@@ -92,6 +97,8 @@ def row(fault, records, start, stop, base, reads, violations, lost):
         'ring logged': fault['ring_logged'],
         'ring reads off': sum(1 for t, _ in reads if start <= t < stop),
         'amqp lines': fault['amqp'],
+        'replays': fault['replays'],
+        'ledger hits': fault['ledger'],
         'lost': sum(1 for r in lost if start <= r['t0'] < stop),
         'violations': sum(1 for t, _ in violations if start <= t < stop),
         'load1': fault['load1'],
@@ -123,6 +130,8 @@ def close(dep, fault):
     """Count what the berth logs got since the fault's kill (before the next one)."""
     fault['ring_logged'] = len(ha.ring_changes(dep.workdir, fault['offsets']))
     fault['amqp'] = len(ha.log_lines(dep.workdir, fault['offsets'], ha.AMQP_LINE))
+    fault['replays'] = len(ha.log_lines(dep.workdir, fault['offsets'], REPLAY_LINE))
+    fault['ledger'] = len(ha.log_lines(dep.workdir, fault['offsets'], LEDGER_LINE))
     fault['load1'] = loadavg().split()[0]
 
 
@@ -206,10 +215,12 @@ def main(argv=None):
         % (summary['requests'] - sum(r['requests'] for r in rows)))
     out('totals: %d faults, %d requests, %d x 5xx (%d x 503), %d without answer, worst '
         'request %.2fs, %d ring rebuilds logged, %d observer reads off the 3 conductors '
-        '(%d read errors), %d lost acknowledged writes of %d, %d invariant violations'
+        '(%d read errors), %d write calls replayed (%d answered from a ledger), '
+        '%d lost acknowledged writes of %d, %d invariant violations'
         % (summary['faults'], summary['requests'], summary['5xx'], summary['503'],
            summary['no_answer'], summary['worst_request_s'], summary['ring_logged'],
-           summary['ring_reads_off'], summary['ring_read_errors'], summary['lost_writes'],
+           summary['ring_reads_off'], summary['ring_read_errors'], summary['replays'],
+           summary['ledger_hits'], summary['lost_writes'],
            summary['acknowledged_writes'], summary['violations']))
     errors = {}
     for r in records:
@@ -249,6 +260,8 @@ def totals(rows, records, result, base, load_end):
                                                     worst['status'], worst['t0'] - base)
                           if worst else None),
         'ring_logged': sum(r['ring logged'] for r in rows),
+        'replays': sum(r['replays'] for r in rows),
+        'ledger_hits': sum(r['ledger hits'] for r in rows),
         'ring_reads_off': len(result['ring_reads']),
         'ring_read_errors': result['ring_read_errors'],
         'lost_writes': len(result['lost']),

@@ -39,6 +39,11 @@ RPC_LATENCY = prom.Histogram(
 RPC_TIMEOUTS = prom.Counter(
     'berth_rpc_timeouts', 'RPC calls a conductor did not answer within '
     'the RPC timeout (the client got 503), by RPC method.', ['method'])
+RPC_REPLAYS = prom.Counter(
+    'berth_rpc_replays', 'Write calls sent again with the same call id after an '
+    'attempt was not answered within [conductor] rpc_attempt_timeout (RPC 1.8; '
+    'the conductor answers a replay with the first outcome), by RPC method.',
+    ['method'])
 NODE_ALLOCATIONS = prom.Gauge(
     'berth_node_allocations', 'Node allocations by state (read from the database '
     'when /metrics is scraped).', ['state'], multiprocess_mode='livemostrecent')

@@ -22,6 +22,24 @@ opts = [
                help='How often the API retries connecting to the message '
                     'broker before a call fails with 503 (0: no retry). '
                     'Keeps requests from hanging while the broker is down.'),
+    cfg.FloatOpt('rpc_attempt_timeout', default=2.5, min=0,
+                 help='Seconds the API waits for one attempt of a write call '
+                      '(RPC 1.8) before it sends the call again with the same '
+                      'call id, until ``rpc_timeout`` is used up (then 503). The '
+                      'conductor runs a call once per id and answers a replay '
+                      'with the first attempt\'s outcome, so a reply lost with '
+                      'a RabbitMQ node costs one attempt, not the whole '
+                      'timeout. Keep it above the slowest normal call (about '
+                      '1 s under load in bench/ha_faults.py) and well below '
+                      '``rpc_timeout``. 0: no replay, one attempt of '
+                      '``rpc_timeout``.'),
+    cfg.IntOpt('call_ledger_size', default=4096, min=1,
+               help='Write calls each conductor remembers by call id to '
+                    'answer their replays (the oldest are forgotten first).'),
+    cfg.IntOpt('call_ledger_ttl', default=300, min=1,
+               help='Seconds a conductor remembers a write call by its call '
+                    'id; keep it above ``rpc_timeout``, the longest a client '
+                    'replays a call.'),
     cfg.IntOpt('graceful_shutdown_timeout', default=60, min=0,
                help='Seconds a stopping conductor waits for the work in '
                     'flight to finish.'),

@@ -22,6 +22,7 @@ from conductor.manager import (
     compute_nodes,
     node_allocations,
     node_writes,
+    replay,
     scheduling,
 )
 from conductor.periodic import node_allocations as allocation_periodics
@@ -33,11 +34,19 @@ LOG = logging.getLogger('berth.' + __name__)
 
 
 def _admitted(method):
-    """Run an RPC method inside a worker slot (NoFreeWorker when none is free)."""
+    """Run an RPC method inside a worker slot (NoFreeWorker when none is free).
+
+    A call with a ``call_id`` (1.8) runs once per id (``replay.py``): a
+    replay waits for, or answers, its first attempt, without a slot.
+    """
+    name = method.__name__
+
     @functools.wraps(method)
-    def wrapper(self, ctx, *args, **kwargs):
-        with self.workers.slot():
-            return method(self, ctx, *args, **kwargs)
+    def wrapper(self, ctx, *args, call_id=None, **kwargs):
+        def run():
+            with self.workers.slot():
+                return method(self, ctx, *args, **kwargs)
+        return self.calls.run(call_id, name, run)
     return _in_request(wrapper)
 
 
@@ -77,6 +86,8 @@ class ConductorManager:
         self.db = db
         self.ring = ring
         self.workers = workers
+        self.calls = replay.CallLedger(conf.conductor.call_ledger_size,
+                                       conf.conductor.call_ledger_ttl)
         self.authz = authz.Authorizer(conf)
         self.claims = claims.Claims(conf)
         self.node_allocator = node_allocations.NodeAllocator.from_conf(

@@ -20,13 +20,15 @@ import oslo_messaging as messaging
 from common import exception, rpc
 from common.context import RequestContext
 from conductor import ring as conductor_ring
-from conductor.rpcapi import allocation_batch, gate, payloads, routing
+from conductor.rpcapi import allocation_batch, gate, payloads, replay, routing
 from conductor.rpcapi import version as rpc_version
 
 LOG = logging.getLogger('berth.' + __name__)
 
 # seconds a waiting create_allocation call allows beyond its ``wait``
 ALLOCATION_REPLY_MARGIN = 2.0
+# seconds a conductor that refused 1.8 gets its writes the pre-1.8 way
+OLD_SERVER_TTL = 60
 
 
 class ConductorAPI:
@@ -52,6 +54,10 @@ class ConductorAPI:
         self._node_writes = self.can_send_version('1.6')
         # compute services report capacity (1.7)
         self._compute_nodes = self.can_send_version('1.7')
+        # write calls carry a call id and are replayed on timeouts (1.8)
+        self._replay = (self.can_send_version(rpc_version.REPLAY)
+                        and conf.conductor.rpc_attempt_timeout > 0)
+        self._old_servers: dict[str, float] = {}   # refused 1.8: host -> until when
         self._gate = None
         # concurrent waiting calls to one conductor share one message (1.5)
         self._batcher = None
@@ -70,6 +76,23 @@ class ConductorAPI:
               **kwargs: Any) -> Any:
         """``call`` ``method`` on the owner of ``routing_key``; wait for its answer."""
         server, cctxt = self._prepare(routing_key, version)
+        with rpc.translate_errors(server, method):
+            return cctxt.call(ctx, method, **kwargs)
+
+    def _write(self, ctx: RequestContext, server: str, method: str, version: str,
+               **kwargs: Any) -> Any:
+        """A write ``call`` on ``server``: replayable (1.8) or as before ``version``."""
+        if self._replay and self._old_servers.get(server, 0) < time.monotonic():
+            try:
+                return replay.call(self.client, ctx, server, method, rpc_version.REPLAY,
+                                   self.conf.conductor.rpc_attempt_timeout,
+                                   rpc.call_timeout(self.conf), **kwargs)
+            except replay.OldConductor:
+                LOG.warning('Conductor %s does not speak RPC %s: no replays to it '
+                            'for %ds (set [upgrade_levels] conductor during an '
+                            'upgrade)', server, rpc_version.REPLAY, OLD_SERVER_TTL)
+                self._old_servers[server] = time.monotonic() + OLD_SERVER_TTL
+        cctxt = self.client.prepare(server=server, version=version)
         with rpc.translate_errors(server, method):
             return cctxt.call(ctx, method, **kwargs)
 
@@ -174,8 +197,8 @@ class ConductorAPI:
 
     def destroy_allocation(self, ctx: RequestContext, allocation_uuid: str) -> Any:
         """Delete a node allocation (NodeLocked / NodeInvalidState cross typed)."""
-        return self._call(ctx, routing.allocation_key(allocation_uuid),
-                          'destroy_allocation', '1.1', allocation_uuid=allocation_uuid)
+        return self._write(ctx, self.ring.owner(routing.allocation_key(allocation_uuid)),
+                           'destroy_allocation', '1.1', allocation_uuid=allocation_uuid)
 
     # --- 1.6: the other allocation writes (backfill; node writes that end one) ---
 
@@ -195,8 +218,8 @@ class ConductorAPI:
         (``error``: why the node does not fit; the row is stored ``error``).
         """
         self._require_node_writes('backfill_allocation')
-        return self._call(ctx, routing.allocation_key(values['uuid']),
-                          'backfill_allocation', '1.6', values=values, node=node)
+        return self._write(ctx, self.ring.owner(routing.allocation_key(values['uuid'])),
+                           'backfill_allocation', '1.6', values=values, node=node)
 
     def _holder_call(self, ctx: RequestContext, holder: tuple[str, str | None],
                      method: str, **kwargs: Any) -> Any:
@@ -208,9 +231,7 @@ class ConductorAPI:
         self._require_node_writes(method)
         uuid, affinity = holder
         server = routing.holder_host(self.ring, uuid, affinity)
-        cctxt = self.client.prepare(server=server, version='1.6')
-        with rpc.translate_errors(server, method):
-            return cctxt.call(ctx, method, **kwargs)
+        return self._write(ctx, server, method, '1.6', **kwargs)
 
     def update_allocation(self, ctx: RequestContext, holder: tuple[str, str | None],
                           values: dict[str, Any]) -> Any:
@@ -246,28 +267,29 @@ class ConductorAPI:
         tree = routing.claim_tree(ctx, consumers)
         key = tree or routing.fallback_key(set().union(*(c.providers for c in consumers)),
                                            consumers[0].uuid)
-        return self._call(ctx, key, 'claim_resources', '1.2', tree=tree,
-                          consumers=[c.to_primitive() for c in consumers])
+        return self._write(ctx, self.ring.owner(key), 'claim_resources', '1.2', tree=tree,
+                           consumers=[c.to_primitive() for c in consumers])
 
     def delete_allocations(self, ctx: RequestContext, consumer_uuid: str) -> Any:
         """Remove every allocation of one consumer (routed like its claims)."""
         tree = routing.consumer_tree(ctx, consumer_uuid)
         key = tree or routing.fallback_key((), consumer_uuid)
-        return self._call(ctx, key, 'delete_allocations', '1.2', tree=tree,
-                          consumer_uuid=consumer_uuid)
+        return self._write(ctx, self.ring.owner(key), 'delete_allocations', '1.2',
+                           tree=tree, consumer_uuid=consumer_uuid)
 
     def reshape(self, ctx: RequestContext, body: payloads.ReshapeBody) -> Any:
         """Apply a POST /reshaper body atomically on the owner of its tree."""
         tree = routing.reshape_tree(ctx, body)
         key = tree or routing.fallback_key(body.providers, body.consumers[0].uuid
                                            if body.consumers else '')
-        return self._call(ctx, key, 'reshape', '1.2', tree=tree, **body.to_primitive())
+        return self._write(ctx, self.ring.owner(key), 'reshape', '1.2', tree=tree,
+                           **body.to_primitive())
 
     def schedule_and_claim(self, ctx: RequestContext, request: payloads.ScheduleRequest
                            ) -> list[payloads.ClaimedConsumer]:
         """Search, weigh and claim in one call, on the owner of the first consumer."""
-        answer = self._call(ctx, routing.schedule_key(request), 'schedule_and_claim',
-                            '1.3', **request.to_primitive())
+        answer = self._write(ctx, self.ring.owner(routing.schedule_key(request)),
+                             'schedule_and_claim', '1.3', **request.to_primitive())
         return payloads.claimed_from_primitive(answer)
 
     # --- 1.7: compute nodes (seed 000) ---
@@ -305,10 +327,8 @@ class ConductorAPI:
             raise exception.ServiceUnavailable(
                 reason='update_compute_node needs conductor RPC API 1.7 but conductor '
                        '%s speaks %s; finish the upgrade' % (server, old[server]))
-        cctxt = self.client.prepare(server=server, version='1.7')
-        with rpc.translate_errors(server, 'update_compute_node'):
-            return cctxt.call(ctx, 'update_compute_node', tree=tree, host=host,
-                              capacity=capacity)
+        return self._write(ctx, server, 'update_compute_node', '1.7', tree=tree,
+                           host=host, capacity=capacity)
 
 
 def _check_report_shape(host: Any, capacity: Any) -> None:

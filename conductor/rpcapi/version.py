@@ -29,9 +29,19 @@ or a new optional argument, the major version for anything incompatible):
   also the upgrade gate of the compute-node write path: only when every
   conductor in the ring publishes 1.7 or later do creates make providers and
   reads migrate legacy rows (conductor/rpcapi/gate.py).
+* 1.8 - every call but ``ping`` and ``create_allocation(s)`` takes
+  ``call_id`` (a uuid, once per logical call): a client resends a call not
+  answered within ``[conductor] rpc_attempt_timeout`` with the same id, and
+  the conductor runs it once and answers a replay with the first attempt's
+  outcome (conductor/manager/replay.py).  A client capped below 1.8, or
+  calling a conductor that publishes an older version, sends no id and
+  never replays.
 """
 
-RPC_API_VERSION = '1.7'
+RPC_API_VERSION = '1.8'
+
+# the version that carries ``call_id``: write calls may be replayed
+REPLAY = '1.8'
 
 # the lowest version every conductor must publish before the compute-node
 # write path of seed 000 (providers on create, migrate on read) is on

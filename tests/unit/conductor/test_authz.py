@@ -17,6 +17,7 @@ from common import exception
 from common.policies.baremetal import endpoints as bm
 from conductor import manager as manager_mod
 from conductor.manager import authz
+from conductor.manager import replay as manager_replay
 
 NODE = types.SimpleNamespace(uuid='n1', owner='p1', lessee=None)
 ALLOC = types.SimpleNamespace(id=7, uuid='a1', owner='p1')
@@ -51,6 +52,7 @@ def manager(conf, monkeypatch):
     m.host = 'c1'
     m.authz = authz.Authorizer(conf)
     m.workers = types.SimpleNamespace(slot=contextlib.nullcontext)
+    m.calls = manager_replay.CallLedger()
     m.claims = mock.Mock()
     m.node_writes = mock.Mock()
     m.node_writes.backfill.return_value = {'uuid': 'a1', 'error': None}

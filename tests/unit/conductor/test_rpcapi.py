@@ -117,18 +117,54 @@ def api(conf, transport):
     return rpcapi.ConductorAPI(conf, transport, FakeRing())
 
 
-@pytest.mark.parametrize('method,args,server,rpc_method,rpc_kwargs,version,kind', CASES,
-                         ids=[c[0] for c in CASES])
-def test_rpc_methods(api, method, args, server, rpc_method, rpc_kwargs, version, kind):
+# calls that are not writes: never a call id, never replayed (1.8)
+NOT_REPLAYED = {'ping'}
+
+
+def _check_case(api, method, args, server, rpc_method, rpc_kwargs, version, kind,
+                replayed):
     ctx = berth_context.admin_context()
     with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
         cctxt = prepare.return_value
         reply, returned = REPLIES.get(method, ('reply', 'reply'))
         getattr(cctxt, kind).return_value = reply
         result = getattr(api, method)(ctx, **args)
-    prepare.assert_called_once_with(server=server, version=version)
+    if replayed:
+        prepare.assert_called_once_with(server=server, version=rpc_version.REPLAY,
+                                        timeout=2.5)
+        rpc_kwargs = dict(rpc_kwargs, call_id=mock.ANY)
+    else:
+        prepare.assert_called_once_with(server=server, version=version)
     getattr(cctxt, kind).assert_called_once_with(ctx, rpc_method, **rpc_kwargs)
     assert result == (returned if kind == 'call' else None)
+    return getattr(cctxt, kind).call_args.kwargs.get('call_id')
+
+
+@pytest.mark.parametrize('method,args,server,rpc_method,rpc_kwargs,version,kind', CASES,
+                         ids=[c[0] for c in CASES])
+def test_rpc_methods(api, method, args, server, rpc_method, rpc_kwargs, version, kind):
+    """Every write call carries a fresh call id at 1.8 (one attempt of rpc_attempt_timeout)."""
+    replayed = kind == 'call' and method not in NOT_REPLAYED
+    call_id = _check_case(api, method, args, server, rpc_method, rpc_kwargs, version,
+                          kind, replayed)
+    if replayed:
+        assert isinstance(call_id, str) and len(call_id) == 36
+
+
+@pytest.mark.parametrize('method,args,server,rpc_method,rpc_kwargs,version,kind', CASES,
+                         ids=[c[0] for c in CASES])
+def test_rpc_methods_capped_below_1_8_send_no_call_id(conf, transport, method, args, server,
+                                                     rpc_method, rpc_kwargs, version, kind):
+    """A client pinned to 1.7 (rolling upgrade) sends every call exactly as before 1.8."""
+    conf.set_override('conductor', '1.7', group='upgrade_levels')
+    api = rpcapi.ConductorAPI(conf, transport, FakeRing())
+    _check_case(api, method, args, server, rpc_method, rpc_kwargs, version, kind, False)
+
+
+def test_rpc_attempt_timeout_0_sends_no_call_id(conf, transport):
+    conf.set_override('rpc_attempt_timeout', 0, group='conductor')
+    api = rpcapi.ConductorAPI(conf, transport, FakeRing())
+    _check_case(api, *CASES[2], False)
 
 
 def test_every_public_method_has_a_row():
@@ -338,7 +374,7 @@ def test_a_client_without_database_sends_no_tree_and_routes_by_provider(api, mon
     with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
         api.claim_resources(ctx, [payloads.ClaimConsumer('c-1', {'rp-2': {}, 'rp-1': {}},
                                                          'p', 'u')])
-    prepare.assert_called_once_with(server='owner-of-rp-1', version='1.2')
+    prepare.assert_called_once_with(server='owner-of-rp-1', version='1.8', timeout=2.5)
     assert prepare.return_value.call.call_args.kwargs['tree'] is None
 # --- one RPC timeout: [conductor] rpc_timeout, else [DEFAULT] rpc_response_timeout ---
 
@@ -402,7 +438,7 @@ def test_update_compute_node_with_the_database_routes_by_the_provider_tree(api,
     with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
         api.update_compute_node(ctx, 'cmp1', {'hypervisor_hostname': 'n1', 'vcpus': 2})
     assert looked_up == [('cmp1', 'n1')]
-    prepare.assert_called_once_with(server='owner-of-root-1', version='1.7')
+    prepare.assert_called_once_with(server='owner-of-root-1', version='1.8', timeout=2.5)
     assert prepare.return_value.call.call_args.kwargs['tree'] == 'root-1'
 
 
@@ -411,3 +447,21 @@ def test_update_compute_node_of_a_new_node_routes_by_host_and_name(monkeypatch):
     ctx = berth_context.admin_context()
     ctx.db = object()
     assert routing.compute_node_route(ctx, 'cmp1', {}) == (None, 'compute-node/cmp1/cmp1')
+
+
+def test_a_conductor_refusing_1_8_gets_writes_the_old_way(api):
+    """An uncapped client and an older conductor: nothing ran, the pre-1.8 call follows."""
+    ctx = berth_context.admin_context()
+    refused = messaging.RemoteError('UnsupportedVersion', 'Endpoint does not support '
+                                    'RPC version 1.8')
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        prepare.return_value.call.side_effect = [refused, 'old answer', 'old again']
+        assert api.delete_allocations(ctx, 'c-1') == 'old answer'
+        assert api.delete_allocations(ctx, 'c-1') == 'old again'   # remembered
+    assert prepare.call_args_list == [
+        mock.call(server='owner-of-root-1', version='1.8', timeout=2.5),
+        mock.call(server='owner-of-root-1', version='1.2'),
+        mock.call(server='owner-of-root-1', version='1.2')]
+    calls = prepare.return_value.call.call_args_list
+    assert 'call_id' in calls[0].kwargs
+    assert 'call_id' not in calls[1].kwargs and 'call_id' not in calls[2].kwargs
