@@ -92,15 +92,18 @@ class FailoverRun:
         self.out('patroni bootstrap %.1f s' % self.cluster.timings['bootstrap'])
         providers, _ = chaos_run._topology(self.dep)
         self.checker = invariants.Checker(self.dep.db_url)
+        read_stream.reset(self.cluster)
         self.load = chaos_load.Load(self.recorder, SEED, self.dep.placement_url,
                                     self.dep.baremetal_url, providers,
                                     chaos_run.LOAD_NODES, claimers=3, schedulers=1,
                                     allocators=2).start()
         self.reads = read_stream.Reads(SEED + 1, self.dep.placement_url,
                                        self.dep.baremetal_url).start()
-        read_stream.reset(self.cluster)
         _wait(lambda: len(acknowledged(self.recorder.snapshot())) >= STEADY,
               time.monotonic() + 120, 'the load saw no %d writes before a kill' % STEADY)
+        _wait(lambda: sum(1 for r in self.reads.recorder.snapshot()
+                          if r['op'] == 'candidates' and r['status'] == 200) >= STEADY,
+              time.monotonic() + 120, 'no %d candidate reads before a kill' % STEADY)
         return self
 
     def failover(self, restart_conductor=None):
