@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 import contextlib
 import functools
+import logging
 import os
 import threading
 from typing import Any, ParamSpec, TypeVar
@@ -25,6 +26,8 @@ from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
 from db import change, connect, dialect, liveness
+
+LOG = logging.getLogger('berth.' + __name__)
 
 P = ParamSpec('P')
 R = TypeVar('R')
@@ -41,6 +44,8 @@ def connection_url(conf: Any) -> str:
 
 # seconds a pooled server connection may sit idle before it is pinged at checkout
 PING_IDLE_AFTER = 1.0
+# seconds a replica connection found on a primary is kept before a standby is tried again
+STANDBY_RECHECK_AFTER = 5.0
 
 
 class Database:
@@ -83,7 +88,18 @@ class Database:
         # no eventlet here: a time.sleep(0) at every connection check-in
         # (oslo.db's default) only forces a thread switch per transaction
         options.setdefault('thread_checkin', False)
-        params = dialect.connection_parameters(url, options.get('connection_parameters'))
+        given = options.get('connection_parameters')
+        params = dialect.connection_parameters(url, given)
+        if options.get('slave_connection') and not self.is_sqlite:
+            # oslo.db appends connection_parameters to both URLs; a default
+            # one URL already sets (connect_timeout=3 on the replica's, as
+            # doc/deployment.md gives it) would reach libpq twice, which it
+            # refuses: each URL gets its own defaults
+            replica = options['slave_connection']
+            url = _with_query(url, params)
+            options['slave_connection'] = _with_query(
+                replica, dialect.connection_parameters(replica, given))
+            params = None
         if params:
             options['connection_parameters'] = params
         self._tc.configure(connection=url, **options)
@@ -115,6 +131,8 @@ class Database:
             # target_session_attrs=prefer-standby, go to the primary)
             dialect.configure(self.replica_engine)
             liveness.ping_when_idle(self.replica_engine, ping_idle_after)
+            if self.replica_engine.dialect.name == 'postgresql':
+                liveness.back_to_standby(self.replica_engine, STANDBY_RECHECK_AFTER)
         if not self.is_sqlite and self.engine.dialect.name == 'postgresql':
             # tokens come from the server the cached reads (the candidate
             # search, a lagging read) run on: the replica when there is one.
@@ -196,6 +214,12 @@ class Database:
             self.replica_engine.dispose()
 
 
+def _with_query(url: str, params: str | None) -> str:
+    if not params:
+        return url
+    return url + ('&' if '?' in url else '?') + params
+
+
 SQLITE_POOL_SIZE = 8
 
 
@@ -250,14 +274,19 @@ def lagging_reader(fn: Callable[P, R] | None = None, *,
     errors a replica may raise only because it has not yet replayed what the
     caller already saw on the primary (a new resource class, a marker): the
     read is then done again on the primary, which decides.
+
+    On the replica, a read whose connection is lost (its server killed, or
+    promoted and restarted, during a failover) is done once more on a new
+    connection: the disconnect has emptied the replica engine's pool, and a
+    multi-host ``prefer-standby`` URL then finds whichever server is up.
+    Reads are idempotent; a second loss is the caller's (503).
     """
     def decorate(fn):
         @functools.wraps(fn)
         def wrapper(ctx, *args, **kwargs):
             replica = ctx.db.replica_engine is not None and not in_transaction(ctx)
             try:
-                with ctx.db.lagging_reader(ctx):
-                    return fn(ctx, *args, **kwargs)
+                return _on_replica(ctx, replica, fn, args, kwargs)
             except recheck_on:
                 if not replica:
                     raise
@@ -265,6 +294,19 @@ def lagging_reader(fn: Callable[P, R] | None = None, *,
                 return fn(ctx, *args, **kwargs)
         return wrapper
     return decorate(fn) if fn is not None else decorate
+
+
+def _on_replica(ctx, replica, fn, args, kwargs):
+    try:
+        with ctx.db.lagging_reader(ctx):
+            return fn(ctx, *args, **kwargs)
+    except db_exc.DBConnectionError as exc:
+        if not replica:
+            raise
+        LOG.warning('A read lost its replica connection (%s); reading again on a new one',
+                    str(exc).strip().splitlines()[0][:200])
+    with ctx.db.lagging_reader(ctx):
+        return fn(ctx, *args, **kwargs)
 
 
 def writer(fn: Callable[P, R]) -> Callable[P, R]:

@@ -45,3 +45,36 @@ def ping_when_idle(engine, idle_after):
             # the pool drops this connection and checks out another (or a new one)
             raise sa.exc.DisconnectionError('idle connection failed its ping: %s'
                                             % exc) from exc
+
+
+_OPENED = 'berth_opened'
+
+
+def back_to_standby(engine, after):
+    """Drop a pooled replica connection found on a primary once ``after`` s old.
+
+    A ``target_session_attrs=prefer-standby`` URL picks a standby when it
+    connects, but a connection stays where it is: after a failover the
+    replica engine's pool sits on the promoted node (the new primary) for
+    good, although the old primary is back as a standby.  PostgreSQL 14+
+    reports ``in_hot_standby`` to the client at once when it changes (no
+    round trip here); a connection whose server says ``off`` and that was
+    opened more than ``after`` seconds ago is dropped at checkout, and the
+    new one finds a standby again if there is one (or the primary again,
+    for another ``after`` seconds, while there is none).
+    """
+    if after <= 0:
+        return
+
+    @sa.event.listens_for(engine, 'connect')
+    def _opened(_dbapi_con, record):
+        record.info[_OPENED] = time.monotonic()
+
+    @sa.event.listens_for(engine, 'checkout')
+    def _check(dbapi_con, record, _proxy):
+        info = getattr(dbapi_con, 'info', None)
+        status = getattr(info, 'parameter_status', None)
+        if status is None or time.monotonic() - record.info.get(_OPENED, 0.0) < after:
+            return
+        if status('in_hot_standby') == 'off':
+            raise sa.exc.DisconnectionError('replica connection is on a primary')

@@ -242,10 +242,12 @@ def build_group(version, suffix='', resources=None, required=None,
     return group
 
 
-def check_names(ctx, groups, extra_traits=()):
+def check_names(ctx, groups, extra_traits=(), may_lag=False):
     """400 unless every class and trait named by ``groups`` exists.
 
     ``extra_traits`` adds request-wide names (e.g. ``root_required``).
+    ``may_lag``: for a read that may lag, looked up where it runs (the
+    replica, the primary for a name the replica does not know).
     Returns ({class name: id}, {trait name: id}) for callers that want ids.
     """
     classes, traits = set(), set(extra_traits)
@@ -253,12 +255,14 @@ def check_names(ctx, groups, extra_traits=()):
         classes |= set(group.resources)
         traits |= group.trait_names
     try:
-        class_ids = rc_obj.ids_by_name(ctx, classes) if classes else {}
+        lookup = rc_obj.ids_by_name_may_lag if may_lag else rc_obj.ids_by_name
+        class_ids = lookup(ctx, classes) if classes else {}
     except exception.ResourceClassNotFound as exc:
         raise fault.BadRequest(
             'Invalid resource class in resources parameter: %s' % exc.message)
     try:
-        trait_ids = trait_obj.ids_by_name(ctx, traits) if traits else {}
+        lookup = trait_obj.ids_by_name_may_lag if may_lag else trait_obj.ids_by_name
+        trait_ids = lookup(ctx, traits) if traits else {}
     except exception.TraitNotFound as exc:
         raise fault.BadRequest(
             'Invalid query string parameters: %s' % exc.message)

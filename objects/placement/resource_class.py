@@ -67,8 +67,7 @@ def get_by_name(ctx: RequestContext, name: str) -> ResourceClass:
     return _from_row(row)
 
 
-@db_api.reader
-def ids_by_name(ctx: RequestContext, names: Set[str]) -> dict[str, int]:
+def _ids_by_name(ctx: RequestContext, names: Set[str]) -> dict[str, int]:
     """Map class names to ids; raise ResourceClassNotFound for the first unknown."""
     names = set(names)
     found = dict(ctx.session.execute(
@@ -76,6 +75,13 @@ def ids_by_name(ctx: RequestContext, names: Set[str]) -> dict[str, int]:
     for name in sorted(names - set(found)):
         raise exception.ResourceClassNotFound(name=name)
     return found
+
+
+ids_by_name = db_api.reader(_ids_by_name)
+# for a read that may lag (an open provider search): the replica, and the
+# primary again for a name the replica has not replayed yet
+ids_by_name_may_lag = db_api.lagging_reader(
+    recheck_on=(exception.ResourceClassNotFound,))(_ids_by_name)
 
 
 @db_api.writer

@@ -57,8 +57,7 @@ def get_by_name(ctx: RequestContext, name: str) -> Trait:
     return _from_row(row)
 
 
-@db_api.reader
-def ids_by_name(ctx: RequestContext, names: Set[str]) -> dict[str, int]:
+def _ids_by_name(ctx: RequestContext, names: Set[str]) -> dict[str, int]:
     """Map trait names to ids; raise TraitNotFound naming every unknown one."""
     names = set(names)
     if not names:
@@ -69,6 +68,13 @@ def ids_by_name(ctx: RequestContext, names: Set[str]) -> dict[str, int]:
     if missing:
         raise exception.TraitNotFound(names=', '.join(sorted(missing)))
     return found
+
+
+ids_by_name = db_api.reader(_ids_by_name)
+# for a read that may lag (an open provider search): the replica, and the
+# primary again for a name the replica has not replayed yet
+ids_by_name_may_lag = db_api.lagging_reader(
+    recheck_on=(exception.TraitNotFound,))(_ids_by_name)
 
 
 @db_api.reader

@@ -172,7 +172,11 @@ class PatroniCluster:
                     'postgresql': {'use_pg_rewind': True, 'use_slots': True,
                                    'parameters': {'max_connections': 200,
                                                   'wal_log_hints': 'on',
-                                                  'wal_keep_size': '128MB'}}}
+                                                  'wal_keep_size': '128MB',
+                                                  # which server ran what (reads
+                                                  # on the standby)
+                                                  'shared_preload_libraries':
+                                                  'pg_stat_statements'}}}
         self.ready_timeout = ready_timeout
         self.timings = {}
 
@@ -184,6 +188,28 @@ class PatroniCluster:
         hosts = '&'.join('host=127.0.0.1:%d' % n.port for n in self.nodes)
         return ('postgresql+psycopg2://postgres:%s@/berth?%s&target_session_attrs=read-write'
                 % (PASSWORD, hosts))
+
+    @property
+    def reader_url(self):
+        """``[database] slave_connection`` as doc/deployment.md gives it: prefer-standby."""
+        hosts = '&'.join('host=127.0.0.1:%d' % n.port for n in reversed(self.nodes))
+        return ('postgresql+psycopg2://postgres:%s@/berth?%s'
+                '&target_session_attrs=prefer-standby&connect_timeout=3' % (PASSWORD, hosts))
+
+    def sql(self, name, statement, database='berth'):
+        """``statement``'s first output line on node ``name``, or None when it cannot run."""
+        node = self.node(name)
+        try:
+            done = subprocess.run(
+                [services.PG_BIN + '/psql', '-qAt', '-h', '127.0.0.1', '-p', str(node.port),
+                 '-U', 'postgres', '-d', database, '-c', statement],
+                capture_output=True, text=True, timeout=30,
+                env=dict(os.environ, PGPASSWORD=PASSWORD, PGCONNECT_TIMEOUT='3'))
+        except subprocess.TimeoutExpired:
+            return None
+        if done.returncode != 0:
+            return None
+        return (done.stdout.strip().splitlines() or [''])[0]
 
     def node(self, name):
         return next(n for n in self.nodes if n.name == name)
@@ -204,6 +230,8 @@ class PatroniCluster:
                             '-c', 'CREATE DATABASE berth'], check=True,
                            stdout=subprocess.DEVNULL, env=dict(os.environ,
                                                                PGPASSWORD=PASSWORD))
+            if self.sql(leader, 'CREATE EXTENSION pg_stat_statements') is None:
+                raise services.ServiceError('CREATE EXTENSION pg_stat_statements failed')
         except BaseException:
             self.stop()
             raise

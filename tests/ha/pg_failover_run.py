@@ -8,6 +8,12 @@ managed by Patroni (tests/ha/patroni_cluster.py), reached through the libpq
 multi-host URL.  The load is the chaos tier's (claims, schedule-and-claims,
 node allocations), every answer recorded; the checks at the end are the
 chaos invariants (tests/chaos/invariants.py).
+
+berth reads from the standby (``[database] slave_connection``: every node,
+``target_session_attrs=prefer-standby``, as doc/deployment.md gives it), and
+a stream of those lag-tolerant reads (tests/ha/read_stream.py) runs beside
+the writes: per failover, what the reads saw, and which server ran the
+candidate searches while both were up (``pg_stat_statements``).
 """
 
 import shutil
@@ -17,7 +23,7 @@ import time
 from tests.chaos import deployment, invariants
 from tests.chaos import load as chaos_load
 from tests.chaos import run as chaos_run
-from tests.ha import patroni_cluster
+from tests.ha import patroni_cluster, read_stream
 
 SEED = 20261124
 STEADY = 20            # acknowledged writes before the first kill
@@ -29,6 +35,8 @@ class PatroniDeployment(deployment.Deployment):
     """A chaos-tier deployment whose database is a Patroni cluster."""
 
     def __init__(self, workdir, cluster, **kwargs):
+        kwargs['extra_conf'] = ('[database]\nslave_connection = %s\n' % cluster.reader_url
+                                + kwargs.get('extra_conf', ''))
         super().__init__(workdir, **kwargs)
         shutil.rmtree(self.postgresql.dir, ignore_errors=True)   # the unused single server
         self.postgresql = cluster
@@ -75,7 +83,7 @@ class FailoverRun:
         self.dep = PatroniDeployment(workdir, self.cluster, conductors=conductors,
                                      api_workers=api_workers)
         self.recorder = chaos_load.Recorder()
-        self.load = self.checker = None
+        self.load = self.checker = self.reads = None
         self.out = out
         self.failovers = []
 
@@ -84,12 +92,18 @@ class FailoverRun:
         self.out('patroni bootstrap %.1f s' % self.cluster.timings['bootstrap'])
         providers, _ = chaos_run._topology(self.dep)
         self.checker = invariants.Checker(self.dep.db_url)
+        read_stream.reset(self.cluster)
         self.load = chaos_load.Load(self.recorder, SEED, self.dep.placement_url,
                                     self.dep.baremetal_url, providers,
                                     chaos_run.LOAD_NODES, claimers=3, schedulers=1,
                                     allocators=2).start()
+        self.reads = read_stream.Reads(SEED + 1, self.dep.placement_url,
+                                       self.dep.baremetal_url).start()
         _wait(lambda: len(acknowledged(self.recorder.snapshot())) >= STEADY,
               time.monotonic() + 120, 'the load saw no %d writes before a kill' % STEADY)
+        _wait(lambda: sum(1 for r in self.reads.recorder.snapshot()
+                          if r['op'] == 'candidates' and r['status'] == 200) >= STEADY,
+              time.monotonic() + 120, 'no %d candidate reads before a kill' % STEADY)
         return self
 
     def failover(self, restart_conductor=None):
@@ -98,6 +112,9 @@ class FailoverRun:
         ``restart_conductor``: a conductor host to restart right after the
         kill, while there is no primary (it must wait for one).
         """
+        leader = self.cluster.leader()
+        # the candidate searches each server ran since both were last up
+        searches = read_stream.searches(self.cluster)
         killed = time.monotonic()
         old = self.cluster.kill_primary()
         if restart_conductor:
@@ -115,21 +132,33 @@ class FailoverRun:
         resumed_at = time.monotonic()
         self.cluster.restart_node(old)
         self.cluster.wait_healthy()
+        healthy = time.monotonic()
+        read_stream.reset(self.cluster)
         result = {'killed': old, 'promoted': new, 'killed_at': killed,
                   'promoted_after': round(promoted - killed, 1),
-                  'rejoined_after': round(time.monotonic() - resumed_at, 1)}
+                  'rejoined_after': round(healthy - resumed_at, 1), 'healthy_at': healthy,
+                  'searches_before': {'primary': searches.get(leader),
+                                      'standby': sum(v or 0 for k, v in searches.items()
+                                                     if k != leader)}}
         self.failovers.append(result)
         return result
 
     def report(self, result):
         """The failover's timeline, once the load has gone on past it."""
         records = self.recorder.snapshot()
-        return dict(result, **timeline(records, result['killed_at'],
-                                       result['killed_at'] + result['promoted_after']))
+        row = dict(result, **timeline(records, result['killed_at'],
+                                      result['killed_at'] + result['promoted_after']))
+        failing = [r['t1'] for r in records if result['killed_at'] <= r['t1']
+                   and (r['status'] is None or r['status'] >= 500)]
+        row.update(read_stream.window(
+            self.reads.recorder.snapshot(), result['killed_at'], result['healthy_at'],
+            (min(failing), max(failing)) if failing else None))
+        return row
 
     def finish(self):
         """Stop the load, let the sweep settle; the violations found (a list)."""
         self.load.stop()
+        self.reads.stop()
         records = self.recorder.snapshot()
         _wait(lambda: not self.checker.allocating(), time.monotonic() + QUIET_DEADLINE,
               'node allocations left allocating: %s' % self.checker.allocating())
@@ -144,6 +173,8 @@ class FailoverRun:
     def stop(self, print_logs=False):
         if self.load is not None:
             self.load.stop()
+        if self.reads is not None:
+            self.reads.stop()
         if print_logs:
             deployment.print_log_tails(self.workdir)
             for node in self.cluster.nodes:

@@ -17,7 +17,14 @@ with SIGKILL (a dead host).  Then:
 * a conductor restarted while there is no primary waits for one (db/connect.py:
   ``[database] max_retries``; it used to exit at once with libpq 14+) and
   is alive at the end;
-* the killed node rejoins as the synchronous standby under the same load.
+* the killed node rejoins as the synchronous standby under the same load;
+* berth reads from the standby (``[database] slave_connection``: every node,
+  ``target_session_attrs=prefer-standby``, as doc/deployment.md gives it):
+  while both servers are up the primary runs none of the candidate searches
+  (``pg_stat_statements``), and a stream of lag-tolerant reads (candidates,
+  provider searches, node lists: tests/ha/read_stream.py) gets no error at
+  all, before, during or after the failover, and is answered while the
+  writes get 503.
 
 The run itself is tests/ha/pg_failover_run.py (bench/pg_failover.py runs
 it for minutes).
@@ -34,7 +41,7 @@ import time
 import pytest
 
 from tests.chaos import deployment
-from tests.ha import conftest, patroni_cluster, pg_failover_run
+from tests.ha import conftest, patroni_cluster, pg_failover_run, read_stream
 
 pytestmark = conftest.MARKS
 
@@ -75,12 +82,21 @@ def test_primary_killed_loses_no_acknowledged_write(patroni_venv):
         time.sleep(AFTER)
         found = run.finish()
         records = run.recorder.snapshot()
-        print('failover: %s' % run.report(result))
+        reads = run.reads.recorder.snapshot()
+        row = run.report(result)
+        print('failover: %s' % row)
+        print('reads: %d, errors: %s, slowest %.2f s'
+              % (len(reads), read_stream.errors(reads),
+                 max(r['t1'] - r['t0'] for r in reads)))
         print('requests: %d, acknowledged writes: %d'
               % (len(records), len(pg_failover_run.acknowledged(records))))
         print('c1 restarted during the failover; it waited for a primary: %s'
               % ('retry 1 of unlimited' in run.dep.conductors['c1'].tail(400)))
         assert found == []
+        assert read_stream.errors(reads) == {}
+        assert row['reads'] and row['reads_ok_while_writes_failed']
+        assert result['searches_before']['primary'] == 0
+        assert result['searches_before']['standby'] > 0
         assert pg_failover_run.acknowledged(records, result['killed_at']
                                             + result['promoted_after'])
         passed = True

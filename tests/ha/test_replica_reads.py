@@ -21,7 +21,7 @@ really lags behind every write made since (no mock).  doc/architecture.md,
 * the primary's share of the candidate search's statements is 0
   (``pg_stat_statements`` on each server);
 * with the primary killed, the replica keeps answering candidates, provider
-  and node lists.
+  lists and searches (their class and trait names included) and node lists.
 """
 
 import collections
@@ -241,6 +241,10 @@ def test_the_replica_keeps_answering_with_the_primary_dead(world):
     for _ in range(3):
         assert _usage_in_candidates(w, 'resources=VCPU:2') is not None
         listed = _ok(w.client.get('/resource_providers')).json()['resource_providers']
+        assert w.rp in {p['uuid'] for p in listed}
+        # an open search with names: they are looked up on the replica too
+        listed = _ok(w.client.get('/resource_providers?resources=VCPU:1')).json()[
+            'resource_providers']
         assert w.rp in {p['uuid'] for p in listed}
         _ok(w.bm.get('/v1/nodes'))
     # what needs the primary says so, with a 503

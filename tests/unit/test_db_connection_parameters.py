@@ -26,3 +26,23 @@ def test_other_engines_get_only_what_was_given():
     assert dialect.connection_parameters('mysql+pymysql://u:p@h/berth',
                                          'charset=utf8mb4') == 'charset=utf8mb4'
     assert dialect.connection_parameters('sqlite:////tmp/berth.sqlite') is None
+
+
+def test_a_replica_url_keeps_its_own_connect_timeout():
+    """doc/deployment.md's slave_connection sets connect_timeout=3: libpq refuses
+    a parameter given twice, so the primary's defaults must not be appended to it."""
+    from db import api as db_api
+    db = db_api.Database(
+        'postgresql+psycopg2://u:p@/berth?host=h1:5432&host=h2:5432'
+        '&target_session_attrs=read-write',
+        slave_connection='postgresql+psycopg2://u:p@/berth?host=h2:5432&host=h1:5432'
+        '&target_session_attrs=prefer-standby&connect_timeout=3')
+    try:
+        primary, replica = db.engine.url.query, db.replica_engine.url.query
+        assert replica['connect_timeout'] == '3'
+        assert primary['connect_timeout'] == '10'
+        assert replica['host'] == ('h2:5432', 'h1:5432')     # the order given
+        for key, value in dialect.POSTGRESQL_TIMEOUTS[1:]:
+            assert primary[key] == replica[key] == value
+    finally:
+        db.dispose()

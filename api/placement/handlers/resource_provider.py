@@ -43,12 +43,12 @@ def list_resource_providers(req):
         req.version, resources=params.get('resources'),
         required=params.get('required'), member_of=params.get('member_of'),
         in_tree=params.get('in_tree'))
-    query.check_names(req.context, [group])
     uuid = params.get('uuid')
     # an open search may lag (on the replica, doc/architecture.md); a lookup
     # of one provider or tree (name, uuid, in_tree) may follow the caller's
     # own write (nova's report client refreshes its tree so): the primary
     may_lag = all(params.get(k) is None for k in ('name', 'uuid', 'in_tree'))
+    query.check_names(req.context, [group], may_lag=may_lag)
     providers = provider_search.get_all(
         req.context, name=params.get('name'),
         uuid=query.normalize_uuid(uuid) if uuid is not None else None,
