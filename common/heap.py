@@ -28,7 +28,7 @@ import threading
 _LOCK = threading.Lock()
 _M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8
-ARENA_MAX = 2
+ARENA_MAX = 1
 MMAP_THRESHOLD = 256 * 1024
 _fixed = []
 
@@ -63,7 +63,11 @@ def cap_malloc_arenas(environ=None, libc=None):
     them.  Measured at 100,000 computes (bench/region.py's topology, berth
     serve), three distinct no-limit answers (240,000 candidates) in a row
     left RSS at 1.09, 1.58 and 2.06 GB with the default arenas, 0.62, 0.64
-    and 0.65 GB with two.  Call before the
+    and 0.65 GB with two.  Two still kept ~580 MB after the other query
+    shapes (bench/region.py, 100,000 computes: 1,132 MB after every shape,
+    HWM 1,803 MB); one (the main arena, shared) 678 MB, HWM 1,295 MB, for
+    the same CPU per request: Python's threads allocate under the GIL, so
+    they rarely contend for it.  Call before the
     server's threads start; ``MALLOC_ARENA_MAX`` in the environment, when
     set, is glibc's own setting and wins.  No-op where glibc's mallopt is
     missing.  True when set.
