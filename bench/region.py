@@ -155,7 +155,10 @@ def measure(serve, shape, requests, start):
             'cpu_ms': round(cpu * 1000 / len(times), 2), 'requests': len(times),
             'candidates': cands, 'tail_ratio': round(candidates._pct(times, 95) / p50, 2),
             'us_per_candidate': (round(p50 * 1000 / cands, 2)
-                                 if cands and shape not in LIMITED else None)}
+                                 if cands and shape not in LIMITED else None),
+            # the server's CPU per candidate: what a loaded, shared machine disturbs least
+            'cpu_us_per_candidate': (round(cpu * 1e6 / len(times) / cands, 2)
+                                     if cands and shape not in LIMITED else None)}
 
 
 def run(args):
@@ -213,12 +216,13 @@ def print_row(row):
     print('N=%d (%d providers) %s: loaded in %.1fs; start %s; restart %s' % (
         row['N'], row['providers'], row['db'], row['load_s'], row['start'], row['restart']))
     print('memory: %s' % row['memory'])
-    print('%-24s %9s %9s %9s %9s %8s %8s %9s' % ('shape', 'p50 ms', 'p95 ms', 'p99 ms',
-                                                 'cpu ms', 'cands', 'p95/p50', 'us/cand'))
+    print('%-24s %9s %9s %9s %9s %8s %8s %9s %9s' % (
+        'shape', 'p50 ms', 'p95 ms', 'p99 ms', 'cpu ms', 'cands', 'p95/p50', 'us/cand',
+        'cpu us/c'))
     for shape, v in row['shapes'].items():
-        print('%-24s %9.2f %9.2f %9.2f %9.2f %8d %8.2f %9s' % (
+        print('%-24s %9.2f %9.2f %9.2f %9.2f %8d %8.2f %9s %9s' % (
             shape, v['p50_ms'], v['p95_ms'], v['p99_ms'], v['cpu_ms'], v['candidates'],
-            v['tail_ratio'], v['us_per_candidate']))
+            v['tail_ratio'], v['us_per_candidate'], v.get('cpu_us_per_candidate')))
     for shape, error in row.get('errors', {}).items():
         print('%-24s FAILED: %s' % (shape, error))
     print('load average after: %s' % row['loadavg'])
