@@ -42,6 +42,18 @@ average 1.8-2.4); p50 / p95 ms, then the server's CPU ms per request:
 PostgreSQL at 14:38: limit=50 1.93 / 4.49 ms, no limit 4441 / 4913 ms,
 RSS 1137 MB, ready 11.1 s after a restart.
 
+Then (18:09-18:23, SQLite, all shapes; server CPU ms per no-limit
+request and per candidate, which the other benches on the box disturb
+least; logs region-{1k,10k,100k}-sqlite-*.log):
+
+    step                       no-limit cpu     RSS after / HWM   load
+    before (14:36)             4504 (19 us)     1134 / 1803 MB
+    one malloc arena           4752 (20 us)      628 / 1294 MB    0.1-1
+    + collector paused         2526 (10.5 us)    637 / 1294 MB    0.8
+    + body in 64 KiB pieces    1992 (8.3 us)     669 / 1295 MB    10
+    final, at load 10: 1k 9.2 us, 10k 8.3 us, 100k 8.7 us per candidate;
+    PostgreSQL 10k 8.0 us.
+
 The fixes: a limited search anchors sharing providers on the trees it
 visits only (objects/candidates/sharing; it did all 10,000 diskless
 computes' per request), and two malloc arenas (common/heap.py).  Per-run
@@ -155,7 +167,10 @@ def measure(serve, shape, requests, start):
             'cpu_ms': round(cpu * 1000 / len(times), 2), 'requests': len(times),
             'candidates': cands, 'tail_ratio': round(candidates._pct(times, 95) / p50, 2),
             'us_per_candidate': (round(p50 * 1000 / cands, 2)
-                                 if cands and shape not in LIMITED else None)}
+                                 if cands and shape not in LIMITED else None),
+            # the server's CPU per candidate: what a loaded, shared machine disturbs least
+            'cpu_us_per_candidate': (round(cpu * 1e6 / len(times) / cands, 2)
+                                     if cands and shape not in LIMITED else None)}
 
 
 def run(args):
@@ -213,12 +228,13 @@ def print_row(row):
     print('N=%d (%d providers) %s: loaded in %.1fs; start %s; restart %s' % (
         row['N'], row['providers'], row['db'], row['load_s'], row['start'], row['restart']))
     print('memory: %s' % row['memory'])
-    print('%-24s %9s %9s %9s %9s %8s %8s %9s' % ('shape', 'p50 ms', 'p95 ms', 'p99 ms',
-                                                 'cpu ms', 'cands', 'p95/p50', 'us/cand'))
+    print('%-24s %9s %9s %9s %9s %8s %8s %9s %9s' % (
+        'shape', 'p50 ms', 'p95 ms', 'p99 ms', 'cpu ms', 'cands', 'p95/p50', 'us/cand',
+        'cpu us/c'))
     for shape, v in row['shapes'].items():
-        print('%-24s %9.2f %9.2f %9.2f %9.2f %8d %8.2f %9s' % (
+        print('%-24s %9.2f %9.2f %9.2f %9.2f %8d %8.2f %9s %9s' % (
             shape, v['p50_ms'], v['p95_ms'], v['p99_ms'], v['cpu_ms'], v['candidates'],
-            v['tail_ratio'], v['us_per_candidate']))
+            v['tail_ratio'], v['us_per_candidate'], v.get('cpu_us_per_candidate')))
     for shape, error in row.get('errors', {}).items():
         print('%-24s FAILED: %s' % (shape, error))
     print('load average after: %s' % row['loadavg'])

@@ -86,3 +86,55 @@ def test_malloc_arenas_capped_unless_the_environment_says_otherwise():
     assert libc.calls == []
     assert heap.cap_malloc_arenas(environ={}, libc=_Libc(result=0)) is False
     assert heap.cap_malloc_arenas(environ={}, libc=object()) is False   # no mallopt
+
+
+def test_collection_paused_inside_and_restored_after_the_last_pause():
+    assert gc.isenabled()
+    with heap.collection_paused():
+        assert not gc.isenabled()
+        with heap.collection_paused():           # another thread's answer, say
+            assert not gc.isenabled()
+        assert not gc.isenabled()                # one pause still open
+    assert gc.isenabled()
+
+
+def test_collection_restored_when_the_answer_fails():
+    try:
+        with heap.collection_paused():
+            raise ValueError('boom')
+    except ValueError:
+        pass
+    assert gc.isenabled()
+
+
+def test_collection_left_off_when_it_was_off_before():
+    gc.disable()
+    try:
+        with heap.collection_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_long_overlapping_pauses_still_collect_the_young(monkeypatch):
+    collected = []
+    monkeypatch.setattr(heap, 'PAUSE_COLLECT_AFTER', -1.0)
+    monkeypatch.setattr(heap.gc, 'collect', collected.append)
+    with heap.collection_paused():
+        with heap.collection_paused():
+            pass
+        assert collected == [1]                 # the inner one ended while the outer runs
+    assert collected == [1]                     # the last one re-enables instead
+    assert gc.isenabled()
+
+
+def test_only_unlimited_answers_pause_the_collector(monkeypatch):
+    from api.placement.handlers import allocation_candidate as handler
+    from objects.candidates import finder
+
+    monkeypatch.setattr(handler, '_build', lambda req, request, options: gc.isenabled())
+    assert handler._answer(None, None, finder.Options(limit=None)) is False
+    assert handler._answer(None, None, finder.Options(limit=5, randomize=True)) is False
+    assert handler._answer(None, None, finder.Options(limit=5)) is True
+    assert gc.isenabled()

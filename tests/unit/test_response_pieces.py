@@ -1,0 +1,47 @@
+"""Encoded bodies go to the server in pieces (api.placement.response.send_encoded)."""
+
+import webob
+
+from api.placement import response
+
+
+class _Req:
+    class version:
+        @staticmethod
+        def matches(v):
+            return True
+
+
+def _serve(resp, method='GET'):
+    """(status, headers, the pieces the WSGI server is handed) of ``resp``."""
+    got = {}
+
+    def start_response(status, headers, exc_info=None):
+        got['status'], got['headers'] = status, dict(headers)
+
+    pieces = list(resp(webob.Request.blank('/', method=method).environ, start_response))
+    return got['status'], got['headers'], pieces
+
+
+def test_a_long_body_goes_in_pieces_with_its_length():
+    body = b'[' + b','.join(b'{"n":%d}' % i for i in range(40000)) + b']'
+    assert len(body) > 3 * response.PIECE
+    status, headers, pieces = _serve(response.send_encoded(_Req(), body))
+    assert status == '200 OK'
+    assert headers['Content-Length'] == str(len(body))
+    assert headers['cache-control'] == 'no-cache' and 'last-modified' in headers
+    assert len(pieces) == -(-len(body) // response.PIECE)
+    assert all(type(p) is bytes and len(p) <= response.PIECE for p in pieces)
+    assert b''.join(pieces) == body
+
+
+def test_a_short_body_goes_whole():
+    status, headers, pieces = _serve(response.send_encoded(_Req(), b'{"a":1}'))
+    assert pieces == [b'{"a":1}'] and headers['Content-Length'] == '7'
+
+
+def test_head_of_a_long_body_has_its_length_and_no_body():
+    body = b'"' + b'x' * (2 * response.PIECE) + b'"'
+    status, headers, pieces = _serve(response.send_encoded(_Req(), body), method='HEAD')
+    assert headers['Content-Length'] == str(len(body))
+    assert b''.join(pieces) == b''
