@@ -12,11 +12,24 @@ DICT = 'dict'            # 1.12: allocations keyed by provider uuid
 MAPPINGS = 'mappings'    # 1.34: ... plus the mappings of groups to providers
 
 
+def dumps(value):
+    """``orjson.dumps(value)`` in a bytes object of its own size.
+
+    orjson (3.13) hands out the buffer it wrote into, at least 4 KiB
+    (malloc_usable_size 4,104 bytes for a uuid's 38): kept, every small
+    encoding costs a page.  An unlimited answer keeps one per provider it
+    names until it is written: measured in-process at 10,000 computes (16,003
+    providers), a no-limit answer raised VmHWM by 75 MB over the loaded
+    index with them, 45 MB with copies (and took 8 % less CPU).
+    """
+    return bytes(memoryview(orjson.dumps(value)))
+
+
 class _Memo(dict):
     """JSON of hashable values, each encoded once."""
 
     def __missing__(self, value):
-        found = self[value] = orjson.dumps(value)
+        found = self[value] = dumps(value)
         return found
 
 
@@ -24,7 +37,7 @@ class _Resources(dict):
     """JSON objects of ((class name, amount), ...) tuples, each encoded once."""
 
     def __missing__(self, resources):
-        found = self[resources] = orjson.dumps(dict(resources))
+        found = self[resources] = dumps(dict(resources))
         return found
 
 
