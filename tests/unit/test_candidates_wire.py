@@ -73,3 +73,15 @@ def test_kept_encodings_own_only_their_bytes():
         pytest.skip('this orjson gives exact-size bytes')
     copied = memo['x' * 1000]
     assert copied == big and usable(id(copied)) < 1100
+
+
+def test_answer_json_is_the_two_lists_joined():
+    cands = _candidates()
+    summaries = [b'"uuid-a":{"resources":{}}', b'"uuid-b":{"resources":{}}']
+    body = wire.answer_json(wire.request_pieces(cands, wire.MAPPINGS), summaries)
+    assert json.loads(body) == {
+        'allocation_requests': json.loads(wire.requests_json(cands, wire.MAPPINGS)),
+        'provider_summaries': {'uuid-a': {'resources': {}}, 'uuid-b': {'resources': {}}}}
+    assert wire.answer_json([], []) == b'{"allocation_requests":[],"provider_summaries":{}}'
+    one = wire.answer_json(wire.request_pieces(cands[:1], wire.DICT), summaries[:1])
+    assert json.loads(one)['provider_summaries'] == {'uuid-a': {'resources': {}}}

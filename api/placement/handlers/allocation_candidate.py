@@ -46,9 +46,11 @@ def _answer(req, request, options):
 def _build(req, request, options):
     # a little lag is fine: the claim that follows checks capacity on the primary
     result = ac_obj.get_candidates(req.context, request, options, may_lag=True)
-    return b'{"allocation_requests":%s,"provider_summaries":%s}' % (
-        wire.requests_json(result.candidates, _shape(req)),
-        result.summaries_json()), result.token
+    requests = wire.request_pieces(result.candidates, _shape(req))
+    summaries = result.summary_pieces()
+    token = result.token
+    del result           # the candidates are freed before the answer is joined
+    return wire.answer_json(requests, summaries), token
 
 
 @router.endpoint('1.10', json_reply=True)
