@@ -46,14 +46,33 @@ def requests_json(candidates, shape):
     return b'[%s]' % b','.join(request_pieces(candidates, shape))
 
 
-def request_pieces(candidates, shape):
+def request_pieces(candidates, shape, consume=False):
     """The JSON of each allocation request of ``candidates``, a list of bytes.
 
     Each kept candidate's encoding is kept on it (``Candidate.json`` is a
     dict for the candidates search.anchor keeps from one search to the next).
+    With ``consume`` (``candidates`` a list) each batch of BATCH candidates
+    leaves the list once encoded, so an unlimited answer's candidates and
+    their JSON are not all alive at once; the list ends empty.
     """
-    if not isinstance(candidates, (list, tuple)):
+    if not isinstance(candidates, list):
         candidates = list(candidates)
+    memos = _Memo(), _Resources()
+    out = []
+    for start in range(0, len(candidates), BATCH):
+        batch = candidates[start:start + BATCH]
+        if consume:
+            candidates[start:start + BATCH] = [None] * len(batch)
+        out += _batch_pieces(batch, shape, memos)
+    if consume:
+        candidates.clear()
+    return out
+
+
+BATCH = 4096
+
+
+def _batch_pieces(candidates, shape, memos):
     out = []
     missing = []
     for cand in candidates:
@@ -63,7 +82,7 @@ def request_pieces(candidates, shape):
             missing.append(len(out))
         out.append(found)
     if missing:
-        made = _encode([candidates[i] for i in missing], shape)
+        made = _encode([candidates[i] for i in missing], shape, memos)
         for i, encoded in zip(missing, made):
             out[i] = encoded
             kept = candidates[i].json
@@ -96,9 +115,9 @@ def _separated(out, pieces):
         out.extend(commas)
 
 
-def _encode(candidates, shape):
-    """The JSON of each of ``candidates`` (a list of bytes)."""
-    text, res = _Memo(), _Resources()
+def _encode(candidates, shape, memos):
+    """The JSON of each of ``candidates`` (a list of bytes); ``memos`` (_Memo, _Resources)."""
+    text, res = memos
     out = []
     append = out.append
     if shape == LIST:

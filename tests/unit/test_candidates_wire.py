@@ -85,3 +85,22 @@ def test_answer_json_is_the_two_lists_joined():
     assert wire.answer_json([], []) == b'{"allocation_requests":[],"provider_summaries":{}}'
     one = wire.answer_json(wire.request_pieces(cands[:1], wire.DICT), summaries[:1])
     assert json.loads(one)['provider_summaries'] == {'uuid-a': {'resources': {}}}
+
+
+def test_consumed_candidates_leave_the_list_batch_by_batch(monkeypatch):
+    cands = _candidates() * 3
+    expected = wire.request_pieces(cands, wire.MAPPINGS)
+    seen = []
+    encode = wire._encode
+
+    def spy(batch, shape, memos):
+        seen.append(sum(c is None for c in work))    # batches already dropped
+        return encode(batch, shape, memos)
+
+    monkeypatch.setattr(wire, 'BATCH', 2)
+    monkeypatch.setattr(wire, '_encode', spy)
+    work = list(cands)
+    assert wire.request_pieces(work, wire.MAPPINGS, consume=True) == expected
+    assert work == [] and seen == [2, 4, 6]
+    again = list(cands)
+    assert wire.request_pieces(again, wire.MAPPINGS) == expected and again == cands

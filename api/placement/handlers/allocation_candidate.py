@@ -46,10 +46,10 @@ def _answer(req, request, options):
 def _build(req, request, options):
     # a little lag is fine: the claim that follows checks capacity on the primary
     result = ac_obj.get_candidates(req.context, request, options, may_lag=True)
-    requests = wire.request_pieces(result.candidates, _shape(req))
     summaries = result.summary_pieces()
-    token = result.token
-    del result           # the candidates are freed before the answer is joined
+    candidates, token = list(result.candidates), result.token
+    del result           # the candidates are freed as they are encoded
+    requests = wire.request_pieces(candidates, _shape(req), consume=True)
     return wire.answer_json(requests, summaries), token
 
 
