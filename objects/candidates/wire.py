@@ -92,19 +92,49 @@ def _batch_pieces(candidates, shape, memos):
 
 
 def answer_json(requests, summaries):
-    """``{"allocation_requests": [...], "provider_summaries": {...}}`` as bytes.
+    """answer() as one bytes object."""
+    return bytes(answer(requests, summaries))
+
+
+def answer(requests, summaries):
+    """``{"allocation_requests": [...], "provider_summaries": {...}}``, an Encoded.
 
     ``requests`` and ``summaries`` are lists of encoded pieces (request_pieces,
-    summary.Summaries.json_pieces), copied once into the answer: joining
-    each list first, then the two, held the answer about twice over (an
-    unlimited answer is ~100 MB at 100,000 computes).
+    summary.Summaries.json_pieces), never joined into one bytes object: an
+    unlimited answer is ~100 MB at 100,000 computes, and joining each list,
+    then the two, held it about twice over at the server's peak.
     """
     out = [b'{"allocation_requests":[']
     _separated(out, requests)
     out.append(b'],"provider_summaries":{')
     _separated(out, summaries)
     out.append(b'}}')
-    return b''.join(out)
+    return Encoded(out)
+
+
+class Encoded:
+    """JSON bytes kept in pieces: ``len()`` is its size, ``bytes()`` the whole.
+
+    ``chunks(size)`` gives it as bytes objects of about ``size`` bytes each
+    (api.placement.response.send_encoded), each made only when asked for.
+    """
+    __slots__ = ('pieces', 'size')
+
+    def __init__(self, pieces):
+        self.pieces = pieces
+        self.size = sum(map(len, pieces))
+
+    def __len__(self):
+        return self.size
+
+    def __bytes__(self):
+        return b''.join(self.pieces)
+
+    def chunks(self, size):
+        pieces = self.pieces
+        step = max(1, size * len(pieces) // max(self.size, 1))
+        for start in range(0, len(pieces), step):
+            yield b''.join(pieces[start:start + step])
 
 
 def _separated(out, pieces):

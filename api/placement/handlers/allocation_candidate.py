@@ -29,7 +29,7 @@ def _shape(req):
 
 
 def _answer(req, request, options):
-    """(The answer as JSON bytes, the change token of the snapshot it was read in).
+    """(The answer as JSON, a wire.Encoded, the change token of the snapshot it was read in).
 
     Written from the search's tuples (objects.candidates.wire); the token
     (None: unknown) tells the answer cache which state the answer shows.
@@ -50,7 +50,7 @@ def _build(req, request, options):
     candidates, token = list(result.candidates), result.token
     del result           # the candidates are freed as they are encoded
     requests = wire.request_pieces(candidates, _shape(req), consume=True)
-    return wire.answer_json(requests, summaries), token
+    return wire.answer(requests, summaries), token
 
 
 @router.endpoint('1.10', json_reply=True)
