@@ -20,7 +20,9 @@ def dumps(value):
     encoding costs a page.  An unlimited answer keeps one per provider it
     names until it is written: measured in-process at 10,000 computes (16,003
     providers), a no-limit answer raised VmHWM by 75 MB over the loaded
-    index with them, 45 MB with copies (and took 8 % less CPU).
+    index with them, 45 MB with copies (and took 8 % less CPU).  At 100,000
+    computes they were most of the ~600 MB between the server's RSS and its
+    VmHWM (bench/results/region-100k-*-load-peak*.log).
     """
     return bytes(memoryview(orjson.dumps(value)))
 
