@@ -58,6 +58,16 @@ The fixes: a limited search anchors sharing providers on the trees it
 visits only (objects/candidates/sharing; it did all 10,000 diskless
 computes' per request), and two malloc arenas (common/heap.py).  Per-run
 logs are in bench/results/region-100k-*.log, the runs in region.json.
+
+The peak (VmHWM) was the first unlimited answer's, not the index load's
+(20:54-21:00, 100,000 computes, before = main 71dd473 in the same window;
+logs region-100k-{sqlite,postgresql}-load-peak{,-before}.log):
+
+    db           VmHWM ready / after   RSS ready / after   ready s   no-limit cpu
+    sqlite before  1220 / 1295 MB        546 / 652 MB       5.79     8.2 us/cand
+    sqlite after    648 /  659 MB        529 / 554 MB       5.27     6.6 us/cand
+    pg before      1217 / 1292 MB        564 / 614 MB      17.87     8.7 us/cand
+    pg after        652 /  661 MB        548 / 554 MB      17.41     6.5 us/cand
 """
 
 import argparse

@@ -45,7 +45,11 @@ def send_json(req, body, status=200, last_modified=None, cache=True):
 
 
 def send_encoded(req, body, status=200, last_modified=None):
-    """A JSON response whose body is already encoded (bytes), with cache headers.
+    """A JSON response whose body is already encoded, with cache headers.
+
+    ``body`` is bytes, or JSON in pieces: ``len()`` its size, ``bytes()`` the
+    whole and ``chunks(size)`` bytes of about ``size`` each
+    (objects.candidates.wire.Encoded), never joined whole when long.
 
     A long body (an unlimited candidate answer is ~50 MB at 100,000
     computes) is handed to the server in PIECE-sized bytes, with its
@@ -58,10 +62,10 @@ def send_encoded(req, body, status=200, last_modified=None):
     resp = webob.Response(status=status, charset=None,
                           content_type='application/json')
     if len(body) > PIECE:
-        resp.app_iter = _pieces(body)
+        resp.app_iter = _pieces(body) if isinstance(body, bytes) else body.chunks(PIECE)
         resp.content_length = len(body)
     else:
-        resp.body = body
+        resp.body = bytes(body)
     return set_cache_headers(req, resp, last_modified)
 
 

@@ -36,7 +36,7 @@ _CACHES_LOCK = threading.Lock()
 
 
 class AnswerCache:
-    """At most ``entries`` answers (bytes, ``max_bytes`` in all) of one change token.
+    """At most ``entries`` answers (encoded JSON, ``max_bytes`` by len() in all) of one token.
 
     Least recently used answers go first.
     """

@@ -76,6 +76,13 @@ class Result:
             return self._summaries.as_json()
         return orjson.dumps(self._summaries)
 
+    def summary_pieces(self) -> list[bytes]:
+        """Each summary's ``"uuid":{...}`` as JSON bytes (see wire.answer_json)."""
+        if isinstance(self._summaries, summary_mod.Summaries):
+            return self._summaries.json_pieces()
+        return [orjson.dumps(uuid) + b':' + orjson.dumps(summary)
+                for uuid, summary in self._summaries.items()]
+
 
 def _hopeless(plan):
     """A group that cannot match anything (unknown aggregate set, unknown tree)."""

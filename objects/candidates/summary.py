@@ -75,10 +75,15 @@ class Summaries:
         return dict(self._summaries())
 
     def as_json(self):
-        """The same as JSON bytes, each provider's entry kept on it (Provider.memo).
+        """The same as JSON bytes."""
+        return b'{%s}' % b','.join(self.json_pieces())
 
-        The entry depends on the provider (never changed once searched), its
-        parent's and root's uuids (fixed) and the class names (``_names_key``).
+    def json_pieces(self):
+        """Each provider's ``"uuid":{summary}`` as JSON, a list of bytes.
+
+        Each entry is kept on its provider (Provider.memo): it depends on the
+        provider (never changed once searched), its parent's and root's
+        uuids (fixed) and the class names (``_names_key``).
         """
         key = ('summary', self.all_classes,
                None if self.all_classes else frozenset(self.requested),
@@ -91,7 +96,7 @@ class Summaries:
             made = self._summaries([chosen[i] for i in missing])
             for i, (uuid, summary) in zip(missing, made):
                 out[i] = chosen[i].memo[key] = dumps(uuid) + b':' + dumps(summary)
-        return b'{%s}' % b','.join(out)
+        return out
 
 
 _NAMES = {}

@@ -20,6 +20,7 @@ from common import exception
 from db import api as db_api
 from objects.candidates import finder as ac_obj
 from objects.candidates import index as index_mod
+from objects.candidates import loader
 from objects.candidates import request as rg
 from objects.placement import aggregate as agg_obj
 from objects.placement import allocation as alloc_obj
@@ -231,3 +232,32 @@ def test_a_provider_recreated_under_its_old_id_and_uuid_is_read_again(berth, ctx
     helpers.add_provider(ctx, name='last', uuid=uuid, inventory={'VCPU': 1, 'DISK_GB': 10})
     assert rp_obj.get_by_uuid(ctx, uuid).id == old_id or not ctx.db.is_sqlite
     _compare(ctx)
+
+
+@db_api.reader
+def _indexed_and_loaded(ctx):
+    """(the index's providers, the loader's) by uuid, in one snapshot."""
+    if not ctx.db.is_sqlite:
+        ctx.session.connection(execution_options={'isolation_level': 'REPEATABLE READ'})
+    state = index_mod.for_database(ctx.db).current(ctx, None, None)
+    loaded = {}
+    loader.load_trees(ctx, state.roots, True, loaded)
+    return ({p.uuid: p for p in state.providers.values()},
+            {p.uuid: p for p in loaded.values()})
+
+
+def test_equal_trait_and_aggregate_sets_are_one_object(berth, ctx):
+    uuids = [helpers.add_provider(ctx, name='twin%d' % i, inventory={'VCPU': 8},
+                                  traits=['CUSTOM_A', 'CUSTOM_B'], aggregates=AGG[:2])
+             for i in range(3)]
+    other = helpers.add_provider(ctx, name='other', inventory={'VCPU': 8},
+                                 traits=['CUSTOM_A'], aggregates=AGG[:1])
+    indexed, loaded = _indexed_and_loaded(ctx)
+    for uuid in uuids + [other]:
+        assert indexed[uuid].traits == loaded[uuid].traits
+        assert indexed[uuid].aggs == loaded[uuid].aggs
+    twins = [indexed[u] for u in uuids]
+    assert all(p.traits is twins[0].traits and p.aggs is twins[0].aggs for p in twins)
+    assert indexed[other].traits is not twins[0].traits
+    (trait_id,) = indexed[other].traits                   # CUSTOM_A's
+    assert indexed[other].traits[trait_id] is twins[0].traits[trait_id]   # one string per name

@@ -1,6 +1,13 @@
 """objects.candidates.wire: the JSON of allocation requests in every shape."""
 
+import ctypes
+import ctypes.util
 import json
+import os
+import sys
+
+import orjson
+import pytest
 
 from objects.candidates import loader, search, wire
 
@@ -34,3 +41,66 @@ def test_list_shape_before_1_12():
 def test_no_candidates():
     for shape in (wire.LIST, wire.DICT, wire.MAPPINGS):
         assert json.loads(wire.requests_json([], shape)) == []
+
+
+def _usable_size():
+    """glibc's malloc_usable_size, or None where there is none (or objects are not its blocks)."""
+    if os.environ.get('PYTHONMALLOC') or sys.flags.dev_mode:
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6')
+        usable = libc.malloc_usable_size
+    except (OSError, AttributeError):
+        return None
+    usable.restype = ctypes.c_size_t
+    usable.argtypes = (ctypes.c_void_p,)
+    return usable
+
+
+def test_kept_encodings_own_only_their_bytes():
+    # orjson writes into a buffer of at least 4 KiB and hands it out as is:
+    # a memo of every provider's uuid in those cost a page per provider
+    memo = wire._Memo()
+    encoded = memo['f1a2b3c4-0000-4000-8000-000000000001']
+    assert encoded == b'"f1a2b3c4-0000-4000-8000-000000000001"'
+    assert wire.dumps({'VCPU': 1}) == b'{"VCPU":1}'
+    usable = _usable_size()
+    if usable is None:
+        pytest.skip('no malloc_usable_size')
+    # over 512 bytes: malloc's blocks, not pymalloc's (whose malloc_usable_size is undefined)
+    big = orjson.dumps('x' * 1000)
+    if usable(id(big)) < 2048:
+        pytest.skip('this orjson gives exact-size bytes')
+    copied = memo['x' * 1000]
+    assert copied == big and usable(id(copied)) < 1100
+
+
+def test_answer_json_is_the_two_lists_joined():
+    cands = _candidates()
+    summaries = [b'"uuid-a":{"resources":{}}', b'"uuid-b":{"resources":{}}']
+    body = wire.answer_json(wire.request_pieces(cands, wire.MAPPINGS), summaries)
+    assert json.loads(body) == {
+        'allocation_requests': json.loads(wire.requests_json(cands, wire.MAPPINGS)),
+        'provider_summaries': {'uuid-a': {'resources': {}}, 'uuid-b': {'resources': {}}}}
+    assert wire.answer_json([], []) == b'{"allocation_requests":[],"provider_summaries":{}}'
+    one = wire.answer_json(wire.request_pieces(cands[:1], wire.DICT), summaries[:1])
+    assert json.loads(one)['provider_summaries'] == {'uuid-a': {'resources': {}}}
+
+
+def test_consumed_candidates_leave_the_list_batch_by_batch(monkeypatch):
+    cands = _candidates() * 3
+    expected = wire.request_pieces(cands, wire.MAPPINGS)
+    seen = []
+    encode = wire._encode
+
+    def spy(batch, shape, memos):
+        seen.append(sum(c is None for c in work))    # batches already dropped
+        return encode(batch, shape, memos)
+
+    monkeypatch.setattr(wire, 'BATCH', 2)
+    monkeypatch.setattr(wire, '_encode', spy)
+    work = list(cands)
+    assert wire.request_pieces(work, wire.MAPPINGS, consume=True) == expected
+    assert work == [] and seen == [2, 4, 6]
+    again = list(cands)
+    assert wire.request_pieces(again, wire.MAPPINGS) == expected and again == cands

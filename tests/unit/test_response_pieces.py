@@ -3,6 +3,7 @@
 import webob
 
 from api.placement import response
+from objects.candidates import wire
 
 
 class _Req:
@@ -45,3 +46,18 @@ def test_head_of_a_long_body_has_its_length_and_no_body():
     status, headers, pieces = _serve(response.send_encoded(_Req(), body), method='HEAD')
     assert headers['Content-Length'] == str(len(body))
     assert b''.join(pieces) == b''
+
+
+def test_an_answer_in_pieces_is_never_joined_whole():
+    requests = [b'{"n":%d}' % i for i in range(40000)]
+    summaries = [b'"u%d":{}' % i for i in range(3)]
+    encoded = wire.answer(requests, summaries)
+    whole = wire.answer_json(requests, summaries)
+    assert len(encoded) == len(whole) > 3 * response.PIECE
+    status, headers, pieces = _serve(response.send_encoded(_Req(), encoded))
+    assert headers['Content-Length'] == str(len(whole))
+    assert b''.join(pieces) == whole
+    assert len(pieces) > 3 and max(map(len, pieces)) < 2 * response.PIECE
+    short = wire.answer([b'{}'], [])
+    status, headers, pieces = _serve(response.send_encoded(_Req(), short))
+    assert pieces == [b'{"allocation_requests":[{}],"provider_summaries":{}}']

@@ -29,7 +29,7 @@ def _shape(req):
 
 
 def _answer(req, request, options):
-    """(The answer as JSON bytes, the change token of the snapshot it was read in).
+    """(The answer as JSON, a wire.Encoded, the change token of the snapshot it was read in).
 
     Written from the search's tuples (objects.candidates.wire); the token
     (None: unknown) tells the answer cache which state the answer shows.
@@ -46,9 +46,11 @@ def _answer(req, request, options):
 def _build(req, request, options):
     # a little lag is fine: the claim that follows checks capacity on the primary
     result = ac_obj.get_candidates(req.context, request, options, may_lag=True)
-    return b'{"allocation_requests":%s,"provider_summaries":%s}' % (
-        wire.requests_json(result.candidates, _shape(req)),
-        result.summaries_json()), result.token
+    summaries = result.summary_pieces()
+    candidates, token = list(result.candidates), result.token
+    del result           # the candidates are freed as they are encoded
+    requests = wire.request_pieces(candidates, _shape(req), consume=True)
+    return wire.answer(requests, summaries), token
 
 
 @router.endpoint('1.10', json_reply=True)
