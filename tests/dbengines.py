@@ -142,6 +142,22 @@ def empty_database(tmp_path):
     return _url(service, name), lambda: _admin_sql(service, 'DROP DATABASE %s' % name)
 
 
+# the server-side id of a connection, and the statement that ends one
+BACKEND_ID = {'postgresql': 'SELECT pg_backend_pid()', 'mysql': 'SELECT CONNECTION_ID()'}
+_END_BACKEND = {'postgresql': 'SELECT pg_terminate_backend(%d)', 'mysql': 'KILL %d'}
+
+
+def end_backend(url, backend):
+    """End connection ``backend`` (a BACKEND_ID answer) from the server side,
+    as a killed or restarted server ends it."""
+    killer = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    try:
+        with killer.connect() as conn:
+            conn.execute(sa.text(_END_BACKEND[ENGINE] % backend))
+    finally:
+        killer.dispose()
+
+
 def pool_size():
     """How many databases this process created (each lease reuses one if it can)."""
     return len(_engines)

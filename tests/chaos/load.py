@@ -196,7 +196,21 @@ class NodeAllocator(Worker):
             self.held.append(alloc)
 
 
-class Load:
+class Threads:
+    """Worker threads started and stopped together (``self.workers``, ``self.stopping``)."""
+
+    def start(self):
+        for worker in self.workers:
+            worker.start()
+        return self
+
+    def stop(self):
+        self.stopping.set()
+        for worker in self.workers:
+            worker.join(120)
+
+
+class Load(Threads):
     """The load threads of a run, started and stopped together."""
 
     def __init__(self, recorder, seed, placement_url, baremetal_url, providers,
@@ -210,13 +224,3 @@ class Load:
                                providers) for _ in range(schedulers)]
             + [NodeAllocator(recorder, rng.random(), self.stopping, baremetal_url,
                              resource_class) for _ in range(allocators)])
-
-    def start(self):
-        for worker in self.workers:
-            worker.start()
-        return self
-
-    def stop(self):
-        self.stopping.set()
-        for worker in self.workers:
-            worker.join(120)

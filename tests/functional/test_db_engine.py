@@ -225,20 +225,11 @@ def test_database_options_reach_the_engine(tmp_path):
     assert params['connect_timeout'] == '10'
 
 
-_BACKEND_ID = {'postgresql': 'SELECT pg_backend_pid()', 'mysql': 'SELECT CONNECTION_ID()'}
-_KILL = {'postgresql': 'SELECT pg_terminate_backend(%d)', 'mysql': 'KILL %d'}
-
-
 def _pooled_connection_killed(url, db):
     """Use ``db``'s one pooled connection, then end it from the server side."""
     with db.engine.connect() as conn:
-        backend = conn.execute(sa.text(_BACKEND_ID[dbengines.ENGINE])).scalar()
-    killer = sa.create_engine(url, poolclass=sa.pool.NullPool)
-    try:
-        with killer.connect() as conn:
-            conn.execute(sa.text(_KILL[dbengines.ENGINE] % backend))
-    finally:
-        killer.dispose()
+        backend = conn.execute(sa.text(dbengines.BACKEND_ID[dbengines.ENGINE])).scalar()
+    dbengines.end_backend(url, backend)
 
 
 @pytest.mark.skipif(not dbengines.is_server(),

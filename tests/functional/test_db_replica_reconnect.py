@@ -21,22 +21,9 @@ from tests import dbengines
 pytestmark = pytest.mark.skipif(not dbengines.is_server(),
                                 reason='SQLite: no replica, no server to end a connection')
 
-_BACKEND_ID = {'postgresql': 'SELECT pg_backend_pid()', 'mysql': 'SELECT CONNECTION_ID()'}
-_KILL = {'postgresql': 'SELECT pg_terminate_backend(%d)', 'mysql': 'KILL %d'}
-
-
 @db_api.lagging_reader
 def _backend(ctx):
-    return ctx.session.execute(sa.text(_BACKEND_ID[dbengines.ENGINE])).scalar()
-
-
-def _kill(url, backend):
-    killer = sa.create_engine(url, poolclass=sa.pool.NullPool)
-    try:
-        with killer.connect() as conn:
-            conn.execute(sa.text(_KILL[dbengines.ENGINE] % backend))
-    finally:
-        killer.dispose()
+    return ctx.session.execute(sa.text(dbengines.BACKEND_ID[dbengines.ENGINE])).scalar()
 
 
 @pytest.fixture
@@ -52,7 +39,7 @@ def test_a_lagging_read_on_a_dead_replica_connection_is_read_again(replica_db):
     url, db = replica_db
     ctx = berth_context.admin_context(db)
     first = _backend(ctx)
-    _kill(url, first)
+    dbengines.end_backend(url, first)
     # the pool's one connection is dead and not pinged: the first statement
     # fails, the pool is emptied, the read runs again on a new connection
     again = _backend(ctx)
@@ -68,9 +55,9 @@ def test_a_plain_read_on_the_primary_is_not_read_again(replica_db):
 
     @db_api.reader
     def backend(ctx):
-        return ctx.session.execute(sa.text(_BACKEND_ID[dbengines.ENGINE])).scalar()
+        return ctx.session.execute(sa.text(dbengines.BACKEND_ID[dbengines.ENGINE])).scalar()
 
-    _kill(url, backend(ctx))
+    dbengines.end_backend(url, backend(ctx))
     with pytest.raises(db_exc.DBConnectionError):
         backend(ctx)
     assert backend(ctx)

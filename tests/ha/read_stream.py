@@ -48,7 +48,7 @@ class Reader(chaos_load.Worker):
         self.rec.call(self.session, self.kind, what, None, 'GET', url, headers=headers)
 
 
-class Reads:
+class Reads(chaos_load.Threads):
     """``threads`` Reader threads into their own recorder, started and stopped together."""
 
     def __init__(self, seed, placement_url, baremetal_url, threads=2):
@@ -57,16 +57,6 @@ class Reads:
         rng = random.Random(seed)
         self.workers = [Reader(self.recorder, rng.random(), self.stopping, placement_url,
                                baremetal_url) for _ in range(threads)]
-
-    def start(self):
-        for worker in self.workers:
-            worker.start()
-        return self
-
-    def stop(self):
-        self.stopping.set()
-        for worker in self.workers:
-            worker.join(120)
 
 
 def errors(records):
