@@ -13,7 +13,8 @@ one*, in ns, and its timeslices) and the client thread's own; the slowest
 process had the CPU), the other server threads' (the selector thread's
 hand-off of the connection, housekeeping), the request thread's CPU beyond
 its median (the same work made slower), other server threads' CPU (a GIL
-holder), the client's runqueue wait, and the rest (nobody running: sleeps,
+holder), the client's runqueue wait and its own CPU beyond its median
+(the bench's collector), and the rest (nobody running: sleeps,
 I/O, the loopback; negative when the other threads' waits overlapped the
 request thread's).  Also the
 percentiles of the requests that were never preempted (no runqueue wait,
@@ -83,6 +84,7 @@ def attribute(rows):
     """The slowest 5 % of ``rows`` (serve mode): their wall time over the median, split."""
     med = statistics.median(r['wall'] for r in rows)
     cpu_med = statistics.median(r['req_cpu'] for r in rows)
+    client_med = statistics.median(r.get('client_cpu', 0.0) for r in rows)
     slow = sorted(rows, key=lambda r: -r['wall'])[:max(1, len(rows) // 20)]
     excess = sum(r['wall'] - med for r in slow)
     parts = {
@@ -93,6 +95,9 @@ def attribute(rows):
         'request_thread_extra_cpu': sum(max(0.0, r['req_cpu'] - cpu_med) for r in slow),
         'other_server_threads_cpu': sum(r['other_cpu'] for r in slow),
         'client_runqueue_wait': sum(r['client_wait'] for r in slow),
+        # the bench's own work (its collector, say) beyond its median
+        'client_extra_cpu': sum(max(0.0, r.get('client_cpu', 0.0) - client_med)
+                                for r in slow),
     }
     parts['rest'] = excess - sum(parts.values())
     return {'requests': len(slow), 'excess_ms': round(excess, 1),
@@ -130,9 +135,10 @@ def serve_rows(serve, shape, start, requests):
     for i in range(start, start + requests):
         q = region.query(shape, i)
         a, ca = sched.read(), own_sched()
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.thread_time()
         serve.client.get(q)
         wall = (time.perf_counter() - t) * 1000
+        client_cpu = (time.thread_time() - c) * 1000
         cb, b = own_sched(), sched.read()
         per = {tid: tuple((v[k] - a.get(tid, (0, 0, 0))[k]) for k in range(3))
                for tid, v in b.items()}
@@ -146,7 +152,7 @@ def serve_rows(serve, shape, start, requests):
                      'srv_wait': sum(d[1] for d in per.values()) / 1e6,
                      'req_wait': per[req][1] / 1e6 if req else 0.0,
                      'other_cpu': sum(d[0] for tid, d in per.items() if tid != req) / 1e6,
-                     'client_wait': (cb[1] - ca[1]) / 1e6})
+                     'client_wait': (cb[1] - ca[1]) / 1e6, 'client_cpu': client_cpu})
     return rows
 
 
