@@ -29,6 +29,28 @@ directly over the same database, per query: thread CPU, trees visited
     .venv/bin/python -m bench.limited_tail --n 10000 --mode in-process
 
 Last line: JSON.
+
+Recorded 2026-11-24 (logs bench/results/limited-tail-*.log), 600 distinct
+queries per shape:
+
+* The work does not vary: every distinct query visits the same trees
+  (``limit=50`` 22, ``granular limit=50`` 125, p50 = p99 = max) and makes
+  50 candidates; in-process CPU p95 / p50 is 1.16 / 1.05 at 100,000
+  computes, 1.23 / 1.54 at 10,000 during the CI rehearsal.  Its slowest
+  5 % by CPU are mostly the requests that ran a young collection.
+* Through ``berth serve`` at 10,000 during the rehearsal (load 0.7-1.8)
+  the slow 5 % were the preempted requests: their server threads' runqueue
+  wait was 73-89 % of their excess over the median when the ratio missed
+  (2.52 / 2.15), the requests never preempted 1.25-1.4.
+* After the rehearsal (load 1.2-1.5): 10,000 limit=50 1.14 / 1.52 ms
+  (1.33), granular 2.03 / 2.31 (1.14).  At 100,000 limit=50 1.35 / 2.47
+  (1.84) and granular 2.42 / 3.42 (1.41): here the slow 5 % are the
+  request thread's own CPU (88 % / 84 % of the excess; one request 41 ms
+  of CPU), which the in-process search at 100,000 does not show (1.16).
+  The region run a minute before had 1.29 / 1.26 at 100,000, and the
+  embedded server (bench/candidates_tail, 400 queries) 1.10 / 1.33 ms
+  (1.21), its one outlier a 35 ms generation-1 collection: not reproduced
+  steadily, left open.
 """
 
 import argparse
