@@ -49,8 +49,11 @@ queries per shape:
   of CPU), which the in-process search at 100,000 does not show (1.16).
   The region run a minute before had 1.29 / 1.26 at 100,000, and the
   embedded server (bench/candidates_tail, 400 queries) 1.10 / 1.33 ms
-  (1.21), its one outlier a 35 ms generation-1 collection: not reproduced
-  steadily, left open.
+  (1.21), its one outlier a 35 ms generation-1 collection; the serve run
+  again at 21:50 (load 0.2): limit=50 1.12 / 1.42 (1.27), granular 2.00 /
+  2.26 (1.13).  The 1.84 was the load still decaying after the rehearsal.
+  What stays: one request in ~500 at 100,000 takes 35-40 ms of CPU (a
+  generation-1 collection in the embedded run): a p99.8 event, left open.
 """
 
 import argparse
