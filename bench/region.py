@@ -161,20 +161,47 @@ class Serve:
             self.proc.wait()
 
 
+def runqueue_ns(pid):
+    """ns the threads of ``pid`` spent runnable but off a CPU (schedstat; 0 if unknown)."""
+    total = 0
+    try:
+        tids = os.listdir('/proc/%d/task' % pid)
+    except OSError:
+        return 0
+    for tid in tids:
+        try:
+            with open('/proc/%d/task/%s/schedstat' % (pid, tid)) as f:
+                total += int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
 def measure(serve, shape, requests, start):
-    """``requests`` distinct queries of one shape; µs per candidate for unlimited ones."""
-    times, cpu, body = [], 0.0, b'{}'
+    """``requests`` distinct queries of one shape; µs per candidate for unlimited ones.
+
+    ``runqueue_ms``: the server's threads' time runnable but waiting for a
+    CPU (another process had it), per request; ``p95_ms_unpreempted`` the
+    p95 of the requests that never waited so (bench/limited_tail.py: that
+    wait was the limited shapes' tail on this shared 2-CPU machine).
+    """
+    times, cpu, body, waits = [], 0.0, b'{}', []
     for i in range(start, start + requests):
         q = query(shape, i)
-        c0, t = serve.cpu(), time.perf_counter()
+        c0, w0, t = serve.cpu(), runqueue_ns(serve.proc.pid), time.perf_counter()
         body = serve.client.get(q)
         times.append((time.perf_counter() - t) * 1000)
+        waits.append((runqueue_ns(serve.proc.pid) - w0) / 1e6)
         cpu += serve.cpu() - c0
     cands = len(json.loads(body)['allocation_requests'])
     p50 = statistics.median(times)
+    calm = [t for t, w in zip(times, waits) if w < 0.1]
     return {'p50_ms': round(p50, 2), 'p95_ms': round(candidates._pct(times, 95), 2),
             'p99_ms': round(candidates._pct(times, 99), 2), 'max_ms': round(max(times), 2),
             'cpu_ms': round(cpu * 1000 / len(times), 2), 'requests': len(times),
+            'runqueue_ms': round(sum(waits) / len(waits), 3),
+            'preempted': len(times) - len(calm),
+            'p95_ms_unpreempted': round(candidates._pct(calm, 95), 2) if calm else None,
             'candidates': cands, 'tail_ratio': round(candidates._pct(times, 95) / p50, 2),
             'us_per_candidate': (round(p50 * 1000 / cands, 2)
                                  if cands and shape not in LIMITED else None),
@@ -238,13 +265,14 @@ def print_row(row):
     print('N=%d (%d providers) %s: loaded in %.1fs; start %s; restart %s' % (
         row['N'], row['providers'], row['db'], row['load_s'], row['start'], row['restart']))
     print('memory: %s' % row['memory'])
-    print('%-24s %9s %9s %9s %9s %8s %8s %9s %9s' % (
+    print('%-24s %9s %9s %9s %9s %8s %8s %9s %9s %9s %9s' % (
         'shape', 'p50 ms', 'p95 ms', 'p99 ms', 'cpu ms', 'cands', 'p95/p50', 'us/cand',
-        'cpu us/c'))
+        'cpu us/c', 'rq ms', 'p95 calm'))
     for shape, v in row['shapes'].items():
-        print('%-24s %9.2f %9.2f %9.2f %9.2f %8d %8.2f %9s %9s' % (
+        print('%-24s %9.2f %9.2f %9.2f %9.2f %8d %8.2f %9s %9s %9s %9s' % (
             shape, v['p50_ms'], v['p95_ms'], v['p99_ms'], v['cpu_ms'], v['candidates'],
-            v['tail_ratio'], v['us_per_candidate'], v.get('cpu_us_per_candidate')))
+            v['tail_ratio'], v['us_per_candidate'], v.get('cpu_us_per_candidate'),
+            v.get('runqueue_ms'), v.get('p95_ms_unpreempted')))
     for shape, error in row.get('errors', {}).items():
         print('%-24s FAILED: %s' % (shape, error))
     print('load average after: %s' % row['loadavg'])
