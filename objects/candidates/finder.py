@@ -53,7 +53,7 @@ class Result:
     """Candidates (search.Candidate, in answer order) and their provider summaries.
 
     ``summaries`` is given as a dict or as a summary.Summaries, turned into
-    the dict on first use or written straight as JSON by summaries_json().
+    the dict on first use or written straight as JSON by summary_pieces().
     """
 
     def __init__(self, candidates, summaries, token=None):
@@ -69,12 +69,6 @@ class Result:
         if isinstance(self._summaries, summary_mod.Summaries):
             self._summaries = self._summaries.as_dict()
         return self._summaries
-
-    def summaries_json(self) -> bytes:
-        """The summaries as JSON bytes."""
-        if isinstance(self._summaries, summary_mod.Summaries):
-            return self._summaries.as_json()
-        return orjson.dumps(self._summaries)
 
     def summary_pieces(self) -> list[bytes]:
         """Each summary's ``"uuid":{...}`` as JSON bytes (see wire.answer_json)."""

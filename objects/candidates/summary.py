@@ -74,10 +74,6 @@ class Summaries:
         """{provider uuid: summary}."""
         return dict(self._summaries())
 
-    def as_json(self):
-        """The same as JSON bytes."""
-        return b'{%s}' % b','.join(self.json_pieces())
-
     def json_pieces(self):
         """Each provider's ``"uuid":{summary}`` as JSON, a list of bytes.
 
