@@ -115,6 +115,8 @@ class Search:
 
     def _init_caches(self, plan):
         self._ok = [{} for _ in plan.groups]
+        self._lines = {}          # provider id: its ancestors' ids and its own
+        self._shapes = [(g.suffix, g.amounts) for g in plan.groups]   # suffix '': unsuffixed
         self._names = plan.class_names
         # groups whose providers need more than a capacity check
         self._filtered = [bool(g.in_tree is not None or g.forbidden or g.member_of
@@ -217,8 +219,20 @@ class Search:
         return [combo]
 
     def _granular_options(self, gi, g, pool):
-        return [p for p in pool if self._passes(gi, p)
-                and all(can_serve(p, rc_id, amount) for rc_id, amount in g.amounts)]
+        # can_serve inlined, before the filters: most of a pool lacks the class
+        found = []
+        filtered = self._filtered[gi]
+        for p in pool:
+            inv = p.inv
+            for rc_id, amount in g.amounts:
+                have = inv.get(rc_id)
+                if (have is None or not have[0] <= amount <= have[1]
+                        or amount > have[3] or amount % have[2]):
+                    break
+            else:
+                if not filtered or self._passes(gi, p):
+                    found.append(p)
+        return found
 
     def _root_ok(self, root_id):
         plan = self.plan
@@ -327,36 +341,42 @@ class Search:
 
     def _build(self, choice):
         plan = self.plan
-        groups = plan.groups
+        shapes = self._shapes
         if plan.isolate:
-            granular = [c for g, c in zip(groups, choice) if g.granular]
+            granular = [c for (suffix, _), c in zip(shapes, choice) if suffix]
             if len(set(granular)) != len(granular):
                 return None
         for names in plan.same_subtree:
-            if not _same_subtree({choice[i] for i in names}, self.providers):
+            if not _same_subtree({choice[i] for i in names}, self.providers, self._lines):
                 return None
         totals = {}
         mappings = []
-        for g, c in zip(groups, choice):
-            if g.granular:
-                mappings.append((g.suffix, (c.uuid,)))
-                if g.amounts:
-                    per = totals.setdefault(c, {})
-                    for rc_id, amount in g.amounts:
-                        per[rc_id] = per.get(rc_id, 0) + amount
+        resourceless = ()
+        for (suffix, amounts), c in zip(shapes, choice):
+            if suffix:
+                mappings.append((suffix, (c.uuid,)))
+                if not amounts:
+                    resourceless += (c,)
+                    continue
+                per = totals.get(c)
+                if per is None:
+                    per = totals[c] = {}
+                for rc_id, amount in amounts:
+                    per[rc_id] = per.get(rc_id, 0) + amount
             else:
                 used = []
-                for p, (rc_id, amount) in zip(c, g.amounts):
+                for p, (rc_id, amount) in zip(c, amounts):
                     per = totals.setdefault(p, {})
                     per[rc_id] = per.get(rc_id, 0) + amount
                     if p not in used:
                         used.append(p)
                 mappings.append(('', tuple(sorted(p.uuid for p in used))))
-        if len(groups) > 1:
+        if len(shapes) > 1:
             for p, per in totals.items():
+                inv = p.inv
                 for rc_id, amount in per.items():
-                    inv = p.inv[rc_id]
-                    if amount > inv[_FREE] or amount > inv[_MAX_UNIT]:
+                    have = inv[rc_id]
+                    if amount > have[_FREE] or amount > have[_MAX_UNIT]:
                         return None
         if self.drop_nested and len(totals) > 1:
             if len({p.root_id for p in totals}) != len(totals):
@@ -365,9 +385,7 @@ class Search:
         parts = tuple((p, tuple((names[rc_id], amount) for rc_id, amount in totals[p].items()))
                       for p in sorted(totals, key=_by_id))
         providers = set(totals)
-        for g, c in zip(groups, choice):
-            if g.granular and not g.amounts:
-                providers.add(c)
+        providers.update(resourceless)
         return Candidate(parts, tuple(mappings), providers)
 
 
@@ -426,9 +444,20 @@ def _ancestors(p, providers):
     return seen
 
 
-def _same_subtree(chosen, providers):
-    """Whether one of ``chosen`` is an ancestor-or-self of all the others."""
+def _same_subtree(chosen, providers, lines=None):
+    """Whether one of ``chosen`` is an ancestor-or-self of all the others.
+
+    ``lines`` ({provider id: its and its ancestors' ids}) keeps them for
+    the next call.
+    """
     if len(chosen) == 1:
         return True
-    lines = {p.id: set(_ancestors(p, providers)) for p in chosen}
-    return any(all(top.id in line for line in lines.values()) for top in chosen)
+    if lines is None:
+        lines = {}
+    found = []
+    for p in chosen:
+        line = lines.get(p.id)
+        if line is None:
+            line = lines[p.id] = frozenset(_ancestors(p, providers))
+        found.append(line)
+    return any(all(top.id in line for line in found) for top in chosen)
