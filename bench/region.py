@@ -86,8 +86,10 @@ from bench import candidates_servers as servers
 
 GRANULAR = ('granular same_subtree',
             None)      # its own resources: see query()
-SHAPES = candidates.SHAPES + [GRANULAR]
-LIMITED = ('limit=50', 'granular limit=50')
+# a required trait a third of the trees have, limited (features.filter)
+REQUIRED_LIMITED = ('required=SSD limit=50', '&required=STORAGE_DISK_SSD&limit=50')
+SHAPES = candidates.SHAPES + [GRANULAR, REQUIRED_LIMITED]
+LIMITED = ('limit=50', 'granular limit=50', 'required=SSD limit=50')
 
 
 def query(shape, i):
@@ -97,7 +99,7 @@ def query(shape, i):
              '&required_ROOT=HW_CPU_X86_AVX2&same_subtree=_NUMA,_NIC,_ROOT&group_policy=none'
              % (256 + i % 3000, 1000 + i // 3000))
         return q + ('&limit=50' if shape == 'granular limit=50' else '')
-    return candidates.resources(i) + dict(candidates.SHAPES)[shape]
+    return candidates.resources(i) + dict(SHAPES)[shape]
 
 
 def memory(pid):
