@@ -452,6 +452,11 @@ def _same_subtree(chosen, providers, lines=None):
     """
     if len(chosen) == 1:
         return True
+    for top in chosen:
+        if top.parent_id is None:
+            # a root is above all the others exactly when they are in its tree
+            # (and nothing else is above it)
+            return all(p.root_id == top.id for p in chosen)
     if lines is None:
         lines = {}
     found = []
