@@ -32,9 +32,8 @@ import sqlalchemy as sa
 
 from common import heap
 from db import models
+from objects.candidates import anchor_memo, loader
 from objects.candidates import features as features_mod
-from objects.candidates import loader
-from objects.candidates import search as search_mod
 
 _RP = models.ResourceProvider.__table__
 _INV = models.Inventory.__table__
@@ -99,7 +98,7 @@ class State:
         self.sharing = {p.id: (p.root_id, p.aggs) for p in providers.values() if p.sharing}
         self._links = {}
         self._lock = threading.Lock()
-        self.anchors = search_mod.AnchorMemo()
+        self.anchors = anchor_memo.AnchorMemo()
         self.features = features if features is not None else features_mod.Features()
 
     def retoken(self, token):

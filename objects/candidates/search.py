@@ -69,7 +69,7 @@ class Search:
 
         ``trees`` ({root id: [Provider] by id}, of ``providers``) is built
         when not given; a given one is not changed (add_trees copies it).
-        ``anchors`` (an AnchorMemo, optional) keeps the candidates of trees
+        ``anchors`` (an anchor_memo.AnchorMemo, optional) keeps the candidates of trees
         from one search to the next.
         """
         self.plan = plan
@@ -391,41 +391,6 @@ class Search:
 
 def _by_id(p):
     return p.id
-
-
-class AnchorMemo:
-    """Candidates of trees by query, for queries asked more than once.
-
-    A scheduler's queries mostly differ in their amounts: keeping each new
-    query's candidates (thousands of objects) until evicted only made
-    garbage that lived long enough to reach the collector's oldest
-    generation, whose full collections then paused requests for 100-400 ms.
-    So a query's candidates are kept from its second sighting on (the first
-    only records its key), for at most ``entries`` queries.  The memo lives
-    beside the providers, never on them: a Provider never refers back to
-    what was made of it, so replaced providers are freed by reference
-    counting, without the cyclic collector.
-    """
-
-    def __init__(self, entries=16, seen=1024):
-        self.entries = entries
-        self._max_seen = seen
-        self._seen = set()
-        self._kept = {}
-
-    def trees(self, key):
-        """{root id: (members, candidates)} kept for ``key``, or None (not admitted)."""
-        found = self._kept.get(key)
-        if found is not None:
-            return found
-        if key not in self._seen:
-            if len(self._seen) >= self._max_seen:
-                self._seen.clear()
-            self._seen.add(key)
-            return None
-        if len(self._kept) >= self.entries:
-            self._kept.pop(next(iter(self._kept)), None)
-        return self._kept.setdefault(key, {})
 
 
 def _has_required(g, combo):
