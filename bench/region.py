@@ -68,6 +68,31 @@ logs region-100k-{sqlite,postgresql}-load-peak{,-before}.log):
     sqlite after    648 /  659 MB        529 / 554 MB       5.27     6.6 us/cand
     pg before      1217 / 1292 MB        564 / 614 MB      17.87     8.7 us/cand
     pg after        652 /  661 MB        548 / 554 MB      17.41     6.5 us/cand
+
+The trait/class index (objects/candidates/features: unlimited searches
+visit only the trees that hold every requested class and required trait)
+and cheaper granular combinations, 2026-11-24 23:56-00:01 (``bench.report
+--only region --region``, load average 2.3-4.1, so wall times are
+pessimistic: server CPU us per returned candidate, before = the runs of
+20:54-21:00 and earlier in region.json at f205a7a):
+
+    shape                   db          1k            10k           100k
+    required=SSD            sqlite   30.1 -> 12.5  15.8 -> 9.3   14.1 -> 8.4
+    required=SSD            pg       25.1 -> 15.0  15.5 -> 8.0   14.6 -> 8.5
+    granular same_subtree   sqlite   35.0 -> 12.5  28.5 -> 16.0  26.4 -> 16.6
+    granular same_subtree   pg       27.5 -> 22.5  29.8 -> 15.8  26.3 -> 15.0
+    no limit (unchanged)    sqlite    8.3 ->  5.4   6.4 -> 5.6    6.6 -> 5.9
+
+(1k: ~400 candidates, CPU counted in 10 ms ticks; SQLite's wall p50 there
+is 9.3 us per candidate for required=SSD.)  100k RSS after every shape
+572 / 582 MB (was 554), VmHWM 664 / 661 MB.  Limited shapes, in-process
+search CPU p50 at 10,000 (bench.limited_tail --mode in-process, 300
+queries, logs limited-tail-10k-trait-index-*.log): limit=50 0.34 ->
+0.34 ms, granular limit=50 1.07 -> 0.76, required=SSD limit=50 (new
+shape) 0.65 -> 0.65 ms: no slower.  granular same_subtree stays above
+10 us: every tree it visits answers (2 candidates per nested tree), the
+cost is the granular combination (~10 us of search per candidate) and its
+encoding (~5 us).
 """
 
 import argparse
