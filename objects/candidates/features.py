@@ -39,6 +39,9 @@ _LISTS = 16               # narrowed root lists kept per State (by clauses)
 # the entries hold at most this many roots per tree in all (~40 bytes a root
 # in a frozenset): the oldest are dropped, built again when asked
 KEPT_PER_TREE = 8
+# a refresh touching more trees than this, and over a quarter of them, drops
+# the entries instead of carrying them
+_REBUILD_AFTER = 64
 
 
 def clauses(plan):
@@ -93,6 +96,9 @@ class Features:
             entries = dict(self._entries)
         if not touched:
             return Features(entries)
+        if len(touched) > _REBUILD_AFTER and 4 * len(touched) > len(state.trees):
+            # most trees changed: built again when asked, as cheap as carried
+            return Features()
         trees = state.trees
         for feature, (has, roots) in entries.items():
             new = None

@@ -82,3 +82,14 @@ def test_limited_searches_use_built_entries_only():
     assert f.filter(state, Plan, state.roots) is state.roots   # nothing built yet
     assert f.roots(state, Plan) == [3, 7]                       # built here
     assert list(f.filter(state, Plan, state.roots)) == [3, 7]
+
+
+def test_a_refresh_touching_most_trees_drops_the_entries():
+    old = _State(_spec(200, {1}))
+    f = features.Features()
+    f.entry(old, (T, 1))
+    new = _State(_spec(200, set(range(1, 101))))
+    assert f.carried(new, set(range(1, 61))).snapshot()[(T, 1)][1] == frozenset(range(1, 61))
+    dropped = f.carried(new, set(range(1, 101)))
+    assert dropped.snapshot() == {}
+    assert dropped.entry(new, (T, 1)) == (True, frozenset(range(1, 101)))
