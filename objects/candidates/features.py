@@ -79,7 +79,6 @@ class Features:
         self._any_of = {}         # clause of several features: its entry, this State's
         self._lists = {}
         self._lock = threading.Lock()
-        self.built = 0            # entries built by a pass over every provider
 
     def snapshot(self):
         """{feature: (has, roots)} as built or carried (no sharing links), a copy."""
@@ -130,7 +129,6 @@ class Features:
                 return None
             found = _build(state, feature)
             with self._lock:
-                self.built += 1
                 found = self._entries.setdefault(feature, found)
                 self._evict(KEPT_PER_TREE * len(state.trees))
         linked = self._linked_roots(state, feature)
