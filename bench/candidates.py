@@ -68,7 +68,7 @@ bench/candidates_tail.py (gc callbacks per request): full garbage
 collections over the whole heap, fed by the per-tree memo that kept every
 new amount's candidates; gone with gc.freeze() after the index's first
 load and a memo that keeps repeated queries only (common/heap.py,
-search.AnchorMemo).
+anchor_memo.AnchorMemo).
 
 Numbers recorded before these modes existed ("uncached": answer cache off,
 but the same query repeated, memos and index warm) overstated the search by

@@ -68,6 +68,35 @@ logs region-100k-{sqlite,postgresql}-load-peak{,-before}.log):
     sqlite after    648 /  659 MB        529 / 554 MB       5.27     6.6 us/cand
     pg before      1217 / 1292 MB        564 / 614 MB      17.87     8.7 us/cand
     pg after        652 /  661 MB        548 / 554 MB      17.41     6.5 us/cand
+
+The trait/class index (objects/candidates/features: unlimited searches
+visit only the trees that hold every requested class and required trait)
+and cheaper granular combinations, 2026-11-24 23:56-00:01 (``bench.report
+--only region --region``, load average 2.3-4.1, so wall times are
+pessimistic: server CPU us per returned candidate, before = the runs of
+20:54-21:00 and earlier in region.json at f205a7a):
+
+    shape                   db          1k            10k           100k
+    required=SSD            sqlite   30.1 -> 12.5  15.8 -> 9.3   14.1 -> 8.4
+    required=SSD            pg       25.1 -> 15.0  15.5 -> 8.0   14.6 -> 8.5
+    granular same_subtree   sqlite   35.0 -> 12.5  28.5 -> 16.0  26.4 -> 16.6
+    granular same_subtree   pg       27.5 -> 22.5  29.8 -> 15.8  26.3 -> 15.0
+    no limit (not narrowed) sqlite    8.3 ->  5.4   6.4 -> 5.6    6.6 -> 5.9
+
+(1k: ~400 candidates, CPU counted in 10 ms ticks; SQLite's wall p50 there
+is 9.3 us per candidate for required=SSD.)  100k RSS after every shape
+572 / 582 MB (was 554), VmHWM 664 / 661 MB.  Limited shapes, in-process
+search CPU p50 at 10,000 (bench.limited_tail --mode in-process, 300
+queries, logs limited-tail-10k-trait-index-*.log): limit=50 0.34 ->
+0.34 ms, granular limit=50 1.07 -> 0.76, required=SSD limit=50 (new
+shape) 0.65 -> 0.65 ms: no slower (the region runs its limited shapes
+before any unlimited one asks for SSD or NET_BW, so no entry is built
+yet).  Once an unlimited query has built them (in-process, 200 queries,
+search CPU p50): required=SSD limit=50 visits 42 trees instead of 126,
+0.67 -> 0.42 ms; granular limit=50 25 instead of 125, 0.76 -> 0.59 ms.
+granular same_subtree stays above 10 us: every tree it visits answers
+(2 candidates per nested tree), the cost is the granular combination
+(~10 us of search per candidate) and its encoding (~5 us).
 """
 
 import argparse
@@ -86,8 +115,10 @@ from bench import candidates_servers as servers
 
 GRANULAR = ('granular same_subtree',
             None)      # its own resources: see query()
-SHAPES = candidates.SHAPES + [GRANULAR]
-LIMITED = ('limit=50', 'granular limit=50')
+# a required trait a third of the trees have, limited (features.filter)
+REQUIRED_LIMITED = ('required=SSD limit=50', '&required=STORAGE_DISK_SSD&limit=50')
+SHAPES = candidates.SHAPES + [GRANULAR, REQUIRED_LIMITED]
+LIMITED = ('limit=50', 'granular limit=50', 'required=SSD limit=50')
 
 
 def query(shape, i):
@@ -97,7 +128,7 @@ def query(shape, i):
              '&required_ROOT=HW_CPU_X86_AVX2&same_subtree=_NUMA,_NIC,_ROOT&group_policy=none'
              % (256 + i % 3000, 1000 + i // 3000))
         return q + ('&limit=50' if shape == 'granular limit=50' else '')
-    return candidates.resources(i) + dict(candidates.SHAPES)[shape]
+    return candidates.resources(i) + dict(SHAPES)[shape]
 
 
 def memory(pid):

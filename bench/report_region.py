@@ -39,7 +39,7 @@ def _mark(ok):
 
 
 def _shape_line(row, shape, v):
-    limited = shape in ('limit=50', 'granular limit=50')
+    limited = shape.endswith('limit=50')
     p50, p95 = v.get('p50_ms') or 0, v.get('p95_ms') or 0
     big = row['N'] >= 100000
     us = v.get('us_per_candidate')

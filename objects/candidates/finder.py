@@ -152,11 +152,14 @@ def _from_index(state, plan, options, stop, whole):
                                trees=state.trees, anchors=state.anchors)
     shared_aggs = {a for _, aggs in state.sharing.values() for a in aggs}
     search.link_by_root(state.links_by_root(shared_aggs))
+    # only the trees that hold every requested class and required trait
+    # (objects/candidates/features): the search still checks each one
     if whole:
-        return search, _whole(search, stop, options)
+        return search, _whole(search, stop, options, state.features.roots(state, plan))
     roots = state.roots
     if options.start_after is not None:
         roots = roots[bisect.bisect_right(roots, options.start_after):]
+    roots = state.features.filter(state, plan, roots)
     return search, _take(_unique(search, roots), stop)
 
 
@@ -183,9 +186,13 @@ def _from_database(ctx, plan, options, stop, whole):
                                 after=options.start_after), stop)
 
 
-def _whole(search, stop, options):
-    """Candidates of every tree the search knows, in root order (or breadth-first)."""
-    roots = sorted(search.trees)
+def _whole(search, stop, options, roots=None):
+    """Candidates of ``roots`` (default: every tree the search knows), in root order.
+
+    Or breadth-first.
+    """
+    if roots is None:
+        roots = sorted(search.trees)
     if options.breadth_first and stop is not None:
         return _breadth_first(search, roots, stop)
     return list(_unique(search, roots))

@@ -32,8 +32,8 @@ import sqlalchemy as sa
 
 from common import heap
 from db import models
-from objects.candidates import loader
-from objects.candidates import search as search_mod
+from objects.candidates import anchor_memo, loader
+from objects.candidates import features as features_mod
 
 _RP = models.ResourceProvider.__table__
 _INV = models.Inventory.__table__
@@ -79,10 +79,11 @@ class State:
 
     ``providers`` {id: Provider}; ``trees`` {root id: [Provider] by id};
     ``roots`` their sorted ids; ``token`` the change token it is known to be
-    current for, or None.
+    current for, or None; ``features`` which trees hold which traits and
+    classes (objects/candidates/features).
     """
 
-    def __init__(self, token, bases, usage, providers, sharing_trait):
+    def __init__(self, token, bases, usage, providers, sharing_trait, features=None):
         self.token = token
         self.bases = bases
         self.usage = usage
@@ -97,7 +98,8 @@ class State:
         self.sharing = {p.id: (p.root_id, p.aggs) for p in providers.values() if p.sharing}
         self._links = {}
         self._lock = threading.Lock()
-        self.anchors = search_mod.AnchorMemo()
+        self.anchors = anchor_memo.AnchorMemo()
+        self.features = features if features is not None else features_mod.Features()
 
     def retoken(self, token):
         """This same view, known to be current for ``token``."""
@@ -219,6 +221,7 @@ class ProviderIndex:
         if stale:
             self.reloaded += len(stale)
             bases.update(_read_bases(ctx, stale))
+        touched = _touched(old_bases, bases, stale)
         changed = bool(stale) or len(bases) != len(old_providers)
         providers = {}
         for rp_id, base in bases.items():
@@ -231,9 +234,28 @@ class ProviderIndex:
         if same and not changed:
             return old.retoken(token)
         state = State(token, bases, usage, providers, sharing_trait)
+        if old is not None:
+            state.features = old.features.carried(state, touched)
         if same:
             state.anchors = old.anchors      # entries check their providers
         return state
+
+
+def _touched(old_bases, bases, stale):
+    """The roots, old and new, of the providers re-read (``stale``), new or gone."""
+    touched = set()
+    new = 0
+    for row in stale:
+        touched.add(row[4])
+        old = old_bases.get(row[0])
+        if old is None:
+            new += 1
+        else:
+            touched.add(old.row[4])
+    if len(old_bases) + new != len(bases):        # some were deleted
+        touched.update(base.row[4] for rp_id, base in old_bases.items()
+                       if rp_id not in bases)
+    return touched
 
 
 _SQL = {}

@@ -69,7 +69,7 @@ class Search:
 
         ``trees`` ({root id: [Provider] by id}, of ``providers``) is built
         when not given; a given one is not changed (add_trees copies it).
-        ``anchors`` (an AnchorMemo, optional) keeps the candidates of trees
+        ``anchors`` (an anchor_memo.AnchorMemo, optional) keeps the candidates of trees
         from one search to the next.
         """
         self.plan = plan
@@ -115,6 +115,8 @@ class Search:
 
     def _init_caches(self, plan):
         self._ok = [{} for _ in plan.groups]
+        self._lines = {}          # provider id: its ancestors' ids and its own
+        self._shapes = [(g.suffix, g.amounts) for g in plan.groups]   # suffix '': unsuffixed
         self._names = plan.class_names
         # groups whose providers need more than a capacity check
         self._filtered = [bool(g.in_tree is not None or g.forbidden or g.member_of
@@ -217,8 +219,20 @@ class Search:
         return [combo]
 
     def _granular_options(self, gi, g, pool):
-        return [p for p in pool if self._passes(gi, p)
-                and all(can_serve(p, rc_id, amount) for rc_id, amount in g.amounts)]
+        # can_serve inlined, before the filters: most of a pool lacks the class
+        found = []
+        filtered = self._filtered[gi]
+        for p in pool:
+            inv = p.inv
+            for rc_id, amount in g.amounts:
+                have = inv.get(rc_id)
+                if (have is None or not have[0] <= amount <= have[1]
+                        or amount > have[3] or amount % have[2]):
+                    break
+            else:
+                if not filtered or self._passes(gi, p):
+                    found.append(p)
+        return found
 
     def _root_ok(self, root_id):
         plan = self.plan
@@ -327,36 +341,42 @@ class Search:
 
     def _build(self, choice):
         plan = self.plan
-        groups = plan.groups
+        shapes = self._shapes
         if plan.isolate:
-            granular = [c for g, c in zip(groups, choice) if g.granular]
+            granular = [c for (suffix, _), c in zip(shapes, choice) if suffix]
             if len(set(granular)) != len(granular):
                 return None
         for names in plan.same_subtree:
-            if not _same_subtree({choice[i] for i in names}, self.providers):
+            if not _same_subtree({choice[i] for i in names}, self.providers, self._lines):
                 return None
         totals = {}
         mappings = []
-        for g, c in zip(groups, choice):
-            if g.granular:
-                mappings.append((g.suffix, (c.uuid,)))
-                if g.amounts:
-                    per = totals.setdefault(c, {})
-                    for rc_id, amount in g.amounts:
-                        per[rc_id] = per.get(rc_id, 0) + amount
+        resourceless = ()
+        for (suffix, amounts), c in zip(shapes, choice):
+            if suffix:
+                mappings.append((suffix, (c.uuid,)))
+                if not amounts:
+                    resourceless += (c,)
+                    continue
+                per = totals.get(c)
+                if per is None:
+                    per = totals[c] = {}
+                for rc_id, amount in amounts:
+                    per[rc_id] = per.get(rc_id, 0) + amount
             else:
                 used = []
-                for p, (rc_id, amount) in zip(c, g.amounts):
+                for p, (rc_id, amount) in zip(c, amounts):
                     per = totals.setdefault(p, {})
                     per[rc_id] = per.get(rc_id, 0) + amount
                     if p not in used:
                         used.append(p)
                 mappings.append(('', tuple(sorted(p.uuid for p in used))))
-        if len(groups) > 1:
+        if len(shapes) > 1:
             for p, per in totals.items():
+                inv = p.inv
                 for rc_id, amount in per.items():
-                    inv = p.inv[rc_id]
-                    if amount > inv[_FREE] or amount > inv[_MAX_UNIT]:
+                    have = inv[rc_id]
+                    if amount > have[_FREE] or amount > have[_MAX_UNIT]:
                         return None
         if self.drop_nested and len(totals) > 1:
             if len({p.root_id for p in totals}) != len(totals):
@@ -365,49 +385,12 @@ class Search:
         parts = tuple((p, tuple((names[rc_id], amount) for rc_id, amount in totals[p].items()))
                       for p in sorted(totals, key=_by_id))
         providers = set(totals)
-        for g, c in zip(groups, choice):
-            if g.granular and not g.amounts:
-                providers.add(c)
+        providers.update(resourceless)
         return Candidate(parts, tuple(mappings), providers)
 
 
 def _by_id(p):
     return p.id
-
-
-class AnchorMemo:
-    """Candidates of trees by query, for queries asked more than once.
-
-    A scheduler's queries mostly differ in their amounts: keeping each new
-    query's candidates (thousands of objects) until evicted only made
-    garbage that lived long enough to reach the collector's oldest
-    generation, whose full collections then paused requests for 100-400 ms.
-    So a query's candidates are kept from its second sighting on (the first
-    only records its key), for at most ``entries`` queries.  The memo lives
-    beside the providers, never on them: a Provider never refers back to
-    what was made of it, so replaced providers are freed by reference
-    counting, without the cyclic collector.
-    """
-
-    def __init__(self, entries=16, seen=1024):
-        self.entries = entries
-        self._max_seen = seen
-        self._seen = set()
-        self._kept = {}
-
-    def trees(self, key):
-        """{root id: (members, candidates)} kept for ``key``, or None (not admitted)."""
-        found = self._kept.get(key)
-        if found is not None:
-            return found
-        if key not in self._seen:
-            if len(self._seen) >= self._max_seen:
-                self._seen.clear()
-            self._seen.add(key)
-            return None
-        if len(self._kept) >= self.entries:
-            self._kept.pop(next(iter(self._kept)), None)
-        return self._kept.setdefault(key, {})
 
 
 def _has_required(g, combo):
@@ -426,9 +409,25 @@ def _ancestors(p, providers):
     return seen
 
 
-def _same_subtree(chosen, providers):
-    """Whether one of ``chosen`` is an ancestor-or-self of all the others."""
+def _same_subtree(chosen, providers, lines=None):
+    """Whether one of ``chosen`` is an ancestor-or-self of all the others.
+
+    ``lines`` ({provider id: its and its ancestors' ids}) keeps them for
+    the next call.
+    """
     if len(chosen) == 1:
         return True
-    lines = {p.id: set(_ancestors(p, providers)) for p in chosen}
-    return any(all(top.id in line for line in lines.values()) for top in chosen)
+    for top in chosen:
+        if top.parent_id is None:
+            # a root is above all the others exactly when they are in its tree
+            # (and nothing else is above it)
+            return all(p.root_id == top.id for p in chosen)
+    if lines is None:
+        lines = {}
+    found = []
+    for p in chosen:
+        line = lines.get(p.id)
+        if line is None:
+            line = lines[p.id] = frozenset(_ancestors(p, providers))
+        found.append(line)
+    return any(all(top.id in line for line in found) for top in chosen)

@@ -90,3 +90,19 @@ def clear(ctx):
     s.execute(_RP.update().values(parent_provider_id=None, root_provider_id=None))
     s.execute(_RP.delete())
     s.execute(_AGG.delete())
+
+
+@db_api.reader
+def features_are_fresh(ctx):
+    """Every entry of the provider index's trait/class index equals one built afresh.
+
+    Returns the entries ({feature: (has, roots)}, objects/candidates/features).
+    """
+    from objects.candidates import features, index
+
+    state = index.for_database(ctx.db).current(ctx, None, None)
+    entries = state.features.snapshot()
+    for feature, (has, roots) in entries.items():
+        found = features.tree_roots(state, feature)
+        assert set(roots) == (found if has else set(state.trees) - found), feature
+    return entries

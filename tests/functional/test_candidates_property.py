@@ -320,6 +320,8 @@ def test_engine_matches_reference(pctx, data, monkeypatch):
         pctx, req, indexed=False, nested_aware=nested_aware, summary_traits=flags['traits'],
         summary_all_classes=flags['all_classes'], summary_trees=flags['trees'])
     assert (loaded, loaded_summaries) == (found, summaries)
+    # the trait/class index carried from the last example's providers is exact
+    helpers.features_are_fresh(pctx)
 
     # the capacity rule shared with GET /resource_providers?resources=
     amounts = req.groups[0].resources

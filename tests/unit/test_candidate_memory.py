@@ -4,11 +4,11 @@ encodings only on kept candidates, and the heap settling (common/heap)."""
 import gc
 
 from common import heap
-from objects.candidates import loader, search, wire
+from objects.candidates import anchor_memo, loader, search, wire
 
 
 def test_anchor_memo_keeps_a_query_from_its_second_sighting():
-    memo = search.AnchorMemo(entries=2)
+    memo = anchor_memo.AnchorMemo(entries=2)
     assert memo.trees('a') is None            # first sighting: only remembered
     kept = memo.trees('a')
     assert kept == {} and memo.trees('a') is kept
@@ -17,7 +17,7 @@ def test_anchor_memo_keeps_a_query_from_its_second_sighting():
 
 
 def test_anchor_memo_holds_at_most_its_entries():
-    memo = search.AnchorMemo(entries=2)
+    memo = anchor_memo.AnchorMemo(entries=2)
     for key in 'abc':
         memo.trees(key)
         memo.trees(key)[0] = key
@@ -26,7 +26,7 @@ def test_anchor_memo_holds_at_most_its_entries():
 
 
 def test_anchor_memo_forgets_sightings_past_its_bound():
-    memo = search.AnchorMemo(seen=2)
+    memo = anchor_memo.AnchorMemo(seen=2)
     memo.trees('a')
     memo.trees('b')
     memo.trees('c')                            # clears the sightings first

@@ -73,6 +73,15 @@ def test_same_subtree():
     assert search._same_subtree({root, numa1, pf}, providers)
     assert not search._same_subtree({numa1, pf}, providers)
     assert search._same_subtree({pf}, providers)
+    other = _provider(5)                       # another tree's root (a sharing provider)
+    providers[5] = other
+    assert search._same_subtree({root, pf}, providers)
+    assert not search._same_subtree({root, other}, providers)
+    assert not search._same_subtree({root, numa0, other}, providers)
+    assert not search._same_subtree({numa0, other}, providers)
+    lines = {}
+    assert search._same_subtree({numa0, pf}, providers, lines)
+    assert search._same_subtree({numa0, pf}, providers, lines) and set(lines) == {2, 4}
 
 
 @pytest.mark.parametrize('kw,stop', [
