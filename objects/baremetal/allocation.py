@@ -113,6 +113,23 @@ def get_by_id_in_txn(ctx, alloc_id):
 
 
 @db_api.reader
+def owners(ctx, alloc_ids):
+    """``(id, uuid, owner)`` of the allocations among ``alloc_ids`` (a policy check's)."""
+    return ctx.session.execute(sa.select(_ALLOC.c.id, _ALLOC.c.uuid, _ALLOC.c.owner).where(
+        _ALLOC.c.id.in_(list(alloc_ids)))).all()
+
+
+_INSTANCE_HOLDER = sa.select(_NODE.c.uuid).where(
+    _NODE.c.instance_uuid == sa.bindparam('instance_uuid')).limit(1)
+
+
+@db_api.reader
+def instance_holder(ctx, alloc_uuid):
+    """The uuid of the node whose instance is ``alloc_uuid`` (it holds it), or None."""
+    return ctx.session.execute(_INSTANCE_HOLDER, {'instance_uuid': alloc_uuid}).scalar()
+
+
+@db_api.reader
 def get_by_node(ctx, node_ident):
     """The allocation holding the node; AllocationNotFound when it has none."""
     node = node_obj.get(ctx, node_ident)
