@@ -112,6 +112,15 @@ def get_by_id_in_txn(ctx, alloc_id):
     return _from_row(row)
 
 
+_BY_IDS = _select().where(_ALLOC.c.id.in_(sa.bindparam('alloc_ids', expanding=True)))
+
+
+def get_many_in_txn(ctx, alloc_ids):
+    """``{id: allocation}`` of those of ``alloc_ids`` that exist, in one query."""
+    rows = ctx.session.execute(_BY_IDS, {'alloc_ids': list(alloc_ids)}).all()
+    return {row.id: _from_row(row) for row in rows}
+
+
 @db_api.reader
 def owners(ctx, alloc_ids):
     """``(id, uuid, owner)`` of the allocations among ``alloc_ids`` (a policy check's)."""

@@ -67,9 +67,7 @@ def _candidates(ctx, alloc, limit=None, exclude=()):
     """
     if limit is not None:
         q = _limited_query(ctx.session.get_bind().dialect.name, alloc, limit, exclude)
-        params = {'rc': alloc.resource_class, 'owner': alloc.owner, 'name': alloc.name,
-                  'cands': list(alloc.candidate_nodes or ()), 'exclude': list(exclude)}
-        params.update(_trait_params(alloc.traits))
+        params = dict(_shape_params(alloc), exclude=list(exclude))
         rows = ctx.session.execute(q, params).all()
         wanted = frozenset(alloc.traits)
         return [Candidate(r.id, r.uuid, r.name, wanted) for r in rows]
@@ -93,7 +91,7 @@ def _candidates_query(alloc, fit=None):
             sa.bindparam('cands', expanding=True) if fit is not None
             else alloc.candidate_nodes))
     if alloc.owner:
-        owner = sa.bindparam('owner') if fit is not None else alloc.owner
+        owner = sa.bindparam('alloc_owner') if fit is not None else alloc.owner
         q = q.where(sa.or_(_NODE.c.owner == owner, _NODE.c.lessee == owner))
     return q
 
@@ -120,6 +118,15 @@ def _trait_params(traits):
     return (('trait%d' % i, t) for i, t in enumerate(padded))
 
 
+def _shape_params(alloc):
+    """The parameters of a limited or pick query for ``alloc`` (none named
+    like a column of nodes: an UPDATE reserves those names)."""
+    params = {'rc': alloc.resource_class, 'alloc_owner': alloc.owner,
+              'alloc_name': alloc.name, 'cands': list(alloc.candidate_nodes or ())}
+    params.update(_trait_params(alloc.traits))
+    return params
+
+
 def _limited_query(dialect, alloc, limit, exclude):
     slots = trait_slots(len(alloc.traits))
     key = (dialect, bool(alloc.candidate_nodes), bool(alloc.owner), slots,
@@ -137,7 +144,7 @@ def _limited_query(dialect, alloc, limit, exclude):
         q = q.where(_NODE.c.id.notin_(sa.bindparam('exclude', expanding=True)))
     order = [sa.func.rand() if dialect == 'mysql' else sa.func.random()]
     if alloc.name:
-        order.insert(0, sa.case((_NODE.c.name == sa.bindparam('name'), 0), else_=1))
+        order.insert(0, sa.case((_NODE.c.name == sa.bindparam('alloc_name'), 0), else_=1))
     q = q.order_by(*order).limit(limit)
     with _LIMITED_LOCK:
         _LIMITED[key] = q
@@ -212,22 +219,23 @@ def reserve(ctx: Any, alloc_id: int, host: str, order: Order) -> FirstPass:
 @db_api.writer
 def reserve_many(ctx: Any, alloc_ids: list[int], host: str, order: Order
                  ) -> list[FirstPass | Exception]:
-    """:func:`_reserve` for several allocations in one transaction, each in a savepoint.
+    """:func:`_reserve` for several allocations in one transaction, rows read at once.
 
-    An allocation that is gone (AllocationNotFound) or whose reservation a
-    unique constraint refused (NodeAssociated) rolls back to its own
-    savepoint; its entry is then that exception and the others still commit
-    together.  Any other error rolls the whole transaction back and is
-    raised (on MySQL a deadlock ends the transaction, savepoints and all).
+    An allocation that is gone has nothing written: its entry is its
+    AllocationNotFound and the others go on.  Anything raised once writes
+    began (NodeAssociated: a unique constraint refused a reservation; a
+    deadlock) rolls the whole transaction back and is raised: no savepoints
+    (two statements per allocation fewer), the caller redoes each row alone.
     Returns one ``reserve`` result (or exception) per id, in order.
     """
+    allocs = alloc_obj.get_many_in_txn(ctx, alloc_ids)
     results = []
     for alloc_id in alloc_ids:
-        try:
-            with ctx.session.begin_nested():
-                results.append(_reserve(ctx, alloc_id, host, order))
-        except (exception.AllocationNotFound, exception.NodeAssociated) as exc:
-            results.append(exc)
+        alloc = allocs.get(alloc_id)
+        if alloc is None:
+            results.append(exception.AllocationNotFound(allocation=alloc_id))
+        else:
+            results.append(_reserve_row(ctx, alloc, host, order))
     return results
 
 
@@ -245,9 +253,19 @@ def _reserve(ctx, alloc_id, host, order):
     NodeAssociated (everything rolled back) when a unique constraint
     refused the reservation.
     """
-    alloc = alloc_obj.get_by_id_in_txn(ctx, alloc_id)
+    return _reserve_row(ctx, alloc_obj.get_by_id_in_txn(ctx, alloc_id), host, order)
+
+
+def _reserve_row(ctx, alloc, host, order):
+    """:func:`_reserve` of an allocation read in this transaction."""
     if alloc.state != alloc_obj.ALLOCATING or alloc.conductor_affinity != host:
         return FirstPass(alloc, NOT_OURS, [])
+    node = _pick(ctx, alloc, host)
+    if node is not None:   # locked in the statement that chose it: reserve it
+        outcome = _reserve_locked(ctx, alloc, node, host)
+        if outcome != SKIPPED:
+            return FirstPass(alloc, outcome, [])
+    # none picked (none fits, all held, or no such statement): one by one
     batch = _candidates(ctx, alloc, limit=CANDIDATE_BATCH)
     if not batch:   # none fits: ``order`` says why (from every usable node)
         try:
@@ -310,6 +328,13 @@ def _claim(ctx, alloc, node_id, host, hold=None):
     elif node is None:
         node = ctx.session.execute(sa.select(*_LOCKED_COLUMNS).where(
             _NODE.c.id == node_id)).first()
+    return _reserve_locked(ctx, alloc, node, host, hold)
+
+
+def _reserve_locked(ctx, alloc, node, host, hold=None):
+    """The re-check and the reservation of ``node`` (``_LOCKED_COLUMNS`` at least),
+    whose lock this transaction holds: RESERVED, NOT_OURS or SKIPPED (see _claim)."""
+    node_id = node.id
     if alloc.traits and not set(alloc.traits) <= _traits(ctx, node_id):
         _release(ctx, node_id, host)
         return SKIPPED
@@ -382,6 +407,45 @@ def _lock_statement(dialect):
     if dialect.update_returning:
         q = q.returning(*_LOCKED_COLUMNS)
     _LOCK[dialect.name] = q
+    return q
+
+
+def _pick(ctx, alloc, host):
+    """Choose a node for ``alloc`` and take its lock in one statement; None when none.
+
+    A random node (its name first) among those that fit, with every
+    requested trait, not held by another operation; on PostgreSQL a row a
+    concurrent transaction is writing is passed over (SKIP LOCKED).  Returns
+    the node's ``_LOCKED_COLUMNS``; None also where the database has no such
+    statement (MySQL: no UPDATE of a table read in its own subquery).
+    """
+    dialect = ctx.session.get_bind().dialect
+    if dialect.name not in ('postgresql', 'sqlite') or not dialect.update_returning:
+        return None
+    params = dict(_shape_params(alloc), host=host)
+    return ctx.session.execute(_pick_statement(dialect.name, alloc), params).first()
+
+
+def _pick_statement(dialect, alloc):
+    key = ('pick', dialect, bool(alloc.candidate_nodes), bool(alloc.owner),
+           trait_slots(len(alloc.traits)), bool(alloc.name))
+    with _LIMITED_LOCK:
+        q = _LIMITED.get(key)
+        if q is not None:
+            _LIMITED.move_to_end(key)
+            return q
+    fit = _fit_clauses(sa.bindparam('rc'))
+    chosen = _limited_query(dialect, alloc, 1, ()).with_only_columns(_NODE.c.id).where(
+        _NODE.c.reservation.is_(None)).correlate(None)   # its own FROM nodes
+    if dialect == 'postgresql':
+        chosen = chosen.with_for_update(skip_locked=True)
+    q = _NODE.update().where(_NODE.c.id == chosen.scalar_subquery(),
+                             _NODE.c.reservation.is_(None), *fit).values(
+        reservation=sa.bindparam('host')).returning(*_LOCKED_COLUMNS)
+    with _LIMITED_LOCK:
+        _LIMITED[key] = q
+        while len(_LIMITED) > LIMITED_CACHE_SIZE:
+            _LIMITED.popitem(last=False)
     return q
 
 
