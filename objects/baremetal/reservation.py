@@ -261,12 +261,13 @@ def _reserve_row(ctx, alloc, host, order):
     if alloc.state != alloc_obj.ALLOCATING or alloc.conductor_affinity != host:
         return FirstPass(alloc, NOT_OURS, [])
     node = _pick(ctx, alloc, host)
-    if node is not None:   # locked in the statement that chose it: reserve it
+    if node is not None and node is not NO_PICK:   # chosen and locked: reserve it
         outcome = _reserve_locked(ctx, alloc, node, host)
         if outcome != SKIPPED:
             return FirstPass(alloc, outcome, [])
-    # none picked (none fits, all held, or no such statement): one by one
-    batch = _candidates(ctx, alloc, limit=CANDIDATE_BATCH)
+    # one by one: a few candidates at a time, or, when the pick found no free
+    # node that fits, every usable one (held ones to retry, or why none fits)
+    batch = [] if node is None else _candidates(ctx, alloc, limit=CANDIDATE_BATCH)
     if not batch:   # none fits: ``order`` says why (from every usable node)
         try:
             batch = order(alloc, _candidates(ctx, alloc))
@@ -410,18 +411,22 @@ def _lock_statement(dialect):
     return q
 
 
+# what _pick answers where it cannot choose in one statement
+NO_PICK = object()
+
+
 def _pick(ctx, alloc, host):
     """Choose a node for ``alloc`` and take its lock in one statement; None when none.
 
     A random node (its name first) among those that fit, with every
     requested trait, not held by another operation; on PostgreSQL a row a
     concurrent transaction is writing is passed over (SKIP LOCKED).  Returns
-    the node's ``_LOCKED_COLUMNS``; None also where the database has no such
+    the node's ``_LOCKED_COLUMNS``, or NO_PICK where the database has no such
     statement (MySQL: no UPDATE of a table read in its own subquery).
     """
     dialect = ctx.session.get_bind().dialect
     if dialect.name not in ('postgresql', 'sqlite') or not dialect.update_returning:
-        return None
+        return NO_PICK
     params = dict(_shape_params(alloc), host=host)
     return ctx.session.execute(_pick_statement(dialect.name, alloc), params).first()
 

@@ -76,8 +76,8 @@ def test_candidates_taken_meanwhile_lead_to_the_next_ones(bm, ctx, monkeypatch):
     nodes = {h.make_node(bm, 'p%d' % i, traits=['CUSTOM_P'])['uuid'] for i in range(3)}
     h.make_node(bm, 'no-trait')
     monkeypatch.setattr(node_reservation, 'CANDIDATE_BATCH', 1)
-    # the one-statement pick finds none (every node held meanwhile): one by one
-    monkeypatch.setattr(node_reservation, '_pick', lambda *a: None)
+    # as where no one statement chooses and locks (MySQL): a few at a time
+    monkeypatch.setattr(node_reservation, '_pick', lambda *a: node_reservation.NO_PICK)
     claim, seen = node_reservation._claim, []   # one node's step, in reserve's transaction
 
     def taken_twice(ctx, alloc, node_id, host, hold=None):
