@@ -15,12 +15,17 @@ import dataclasses
 import threading
 from typing import Any
 
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql as pg
 
+from common import exception
 from db import api as db_api
 from db import models
+from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import node as node_obj
 
+_ALLOC = models.NodeAllocation.__table__
 _NODE = models.Node.__table__
 _TRAIT = models.NodeTrait.__table__
 
@@ -192,3 +197,71 @@ def _pick_statement(dialect, alloc):
         while len(LIMITED) > LIMITED_CACHE_SIZE:
             LIMITED.popitem(last=False)
     return q
+
+
+def _cached(key, build):
+    with _LIMITED_LOCK:
+        q = LIMITED.get(key)
+        if q is not None:
+            LIMITED.move_to_end(key)
+            return q
+    q = build()
+    with _LIMITED_LOCK:
+        LIMITED[key] = q
+        while len(LIMITED) > LIMITED_CACHE_SIZE:
+            LIMITED.popitem(last=False)
+    return q
+
+
+def pick_and_reserve(ctx, alloc, host, now):
+    """PostgreSQL: :func:`pick` and the reservation's two writes in one statement.
+
+    The node chosen as :func:`pick` does (row-locked, SKIP LOCKED; no
+    ``reservation`` written, the row lock is the lock); the allocation set
+    ``active`` on it iff still ``allocating`` and ``host``'s; the node given
+    the allocation as its instance and ``instance_info.traits``.  Returns
+    NO_PICK on other databases, None when no free node fits, else the row
+    ``(id, uuid, ours)``: ``ours`` 0 when the allocation was not ours
+    (nothing written).  Raises NodeAssociated when a unique constraint
+    refused the node's write (the caller's transaction is then spoilt).
+    """
+    if ctx.session.get_bind().dialect.name != 'postgresql':
+        return NO_PICK
+    params = dict(shape_params(alloc), host=host, alloc_id=alloc.id, now=now,
+                  hold_instance=alloc.uuid, hold_traits=list(alloc.traits))
+    key = ('reserve', bool(alloc.candidate_nodes), bool(alloc.owner),
+           trait_slots(len(alloc.traits)), bool(alloc.name))
+    try:
+        row = ctx.session.execute(_cached(key, lambda: _reserve_statement(alloc)),
+                                  params).first()
+    except db_exc.DBDuplicateEntry:
+        raise exception.NodeAssociated(node='chosen', instance='another allocation')
+    if row is not None and row.ours and row.held != 1:   # the locked row vanished?
+        raise exception.NodeAssociated(node=row.uuid, instance='nothing')
+    return row
+
+
+def _reserve_statement(alloc):
+    chosen = limited_query('postgresql', alloc, 1, ()).with_only_columns(
+        _NODE.c.id, _NODE.c.uuid, _NODE.c.instance_info).where(
+        _NODE.c.reservation.is_(None)).with_for_update(skip_locked=True).cte('chosen')
+    node_id = sa.select(chosen.c.id).scalar_subquery()
+    act = _ALLOC.update().where(
+        _ALLOC.c.id == sa.bindparam('alloc_id'), _ALLOC.c.state == alloc_obj.ALLOCATING,
+        _ALLOC.c.conductor_affinity == sa.bindparam('host'), node_id.isnot(None)
+    ).values(node_id=node_id, state=alloc_obj.ACTIVE, last_error=None,
+             updated_at=sa.bindparam('now')).returning(_ALLOC.c.id).cte('act')
+    # dict(instance_info or {}, traits=...) in SQL
+    old = sa.select(chosen.c.instance_info).scalar_subquery()
+    info = sa.case((sa.func.json_typeof(old) == 'object', sa.cast(old, pg.JSONB)),
+                   else_=sa.cast(sa.literal('{}'), pg.JSONB)).op('||')(
+        sa.func.jsonb_build_object('traits', sa.cast(
+            sa.bindparam('hold_traits', type_=pg.JSONB), pg.JSONB)))
+    held = _NODE.update().where(_NODE.c.id == node_id, sa.exists(sa.select(act.c.id))).values(
+        instance_uuid=sa.bindparam('hold_instance'), allocation_id=sa.bindparam('alloc_id'),
+        instance_info=sa.cast(info, _NODE.c.instance_info.type),
+        updated_at=sa.bindparam('now')).returning(_NODE.c.id).cte('held')
+    return sa.select(
+        chosen.c.id, chosen.c.uuid,
+        sa.select(sa.func.count()).select_from(act).scalar_subquery().label('ours'),
+        sa.select(sa.func.count()).select_from(held).scalar_subquery().label('held'))

@@ -139,7 +139,18 @@ def _reserve_row(ctx, alloc, host, order):
     """:func:`_reserve` of an allocation read in this transaction."""
     if alloc.state != alloc_obj.ALLOCATING or alloc.conductor_affinity != host:
         return FirstPass(alloc, NOT_OURS, [])
-    node = node_choice.pick(ctx, alloc, host)
+    now = alloc_obj.stamp(ctx)
+    done = node_choice.pick_and_reserve(ctx, alloc, host, now)
+    if done is not node_choice.NO_PICK:     # PostgreSQL: one statement did it all
+        if done is not None:
+            if not done.ours:
+                return FirstPass(alloc, NOT_OURS, [])
+            alloc.state, alloc.node_id, alloc.node_uuid = alloc_obj.ACTIVE, done.id, done.uuid
+            alloc.last_error, alloc.updated_at = None, now
+            return FirstPass(alloc, RESERVED, [])
+        node = None
+    else:
+        node = node_choice.pick(ctx, alloc, host)
     if node is not None and node is not node_choice.NO_PICK:   # chosen and locked: reserve it
         outcome = _reserve_locked(ctx, alloc, node, host)
         if outcome != SKIPPED:

@@ -79,6 +79,7 @@ def test_candidates_taken_meanwhile_lead_to_the_next_ones(bm, ctx, monkeypatch):
     # as where no one statement chooses and locks (MySQL): a few at a time
     from objects.baremetal import node_choice
     monkeypatch.setattr(node_choice, 'pick', lambda *a: node_choice.NO_PICK)
+    monkeypatch.setattr(node_choice, 'pick_and_reserve', lambda *a: node_choice.NO_PICK)
     claim, seen = node_reservation._claim, []   # one node's step, in reserve's transaction
 
     def taken_twice(ctx, alloc, node_id, host, hold=None):
@@ -129,3 +130,19 @@ def test_when_the_pick_finds_every_fitting_node_held_it_retries_then_fails(bm, c
                                              lock_interval=0.01).allocate(ctx, row.id)
     assert written['state'] == 'error'
     assert 'could not reserve any of 2 suitable nodes' in written['last_error']
+
+
+def test_the_reservation_keeps_the_nodes_instance_info_and_sets_its_traits(ctx):
+    from objects.baremetal import node as node_obj
+    node = node_obj.create(ctx, {'driver': 'fake-hardware', 'name': 'info',
+                                 'resource_class': 'gold', 'provision_state': 'available',
+                                 'power_state': 'power off',
+                                 'instance_info': {'image_source': 'img', 'traits': ['OLD']}})
+    node_obj.create(ctx, {'driver': 'fake-hardware', 'name': 'bare', 'resource_class': 'iron',
+                          'provision_state': 'available', 'power_state': 'power off'})
+    for rc, traits in (('gold', []), ('iron', [])):
+        row = alloc_obj.create(ctx, {'resource_class': rc, 'traits': traits,
+                                     'conductor_affinity': 'w'})
+        assert node_allocations.NodeAllocator('w').allocate(ctx, row.id)['state'] == 'active'
+    assert node_obj.get(ctx, node.uuid).instance_info == {'image_source': 'img', 'traits': []}
+    assert node_obj.get(ctx, 'bare').instance_info == {'traits': []}
