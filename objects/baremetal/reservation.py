@@ -3,7 +3,8 @@
 The steps a conductor takes (see conductor/manager/node_allocations.py):
 with the database backend first ``reserve`` (``reserve_many`` for a batch):
 a node chosen and locked in one statement (node_choice.pick), then the
-writes below, all in one transaction; else, or when that finds none,
+writes below, all in one transaction (on PostgreSQL the writes are part of
+that statement: node_choice.pick_and_reserve); else, or when none is found,
 ``prepare`` (the row and its candidates), then per node ``claim``: in one
 transaction the lock (a conditional UPDATE of ``reservation`` that also
 re-checks that the node still fits), the traits re-check and the
@@ -121,6 +122,7 @@ def reserve_many(ctx: Any, alloc_ids: list[int], host: str, order: Order
 def _reserve(ctx, alloc_id, host, order):
     """Read an allocation and its candidates and reserve one, all in one transaction.
 
+    First the one-statement pick (:func:`_pick`); when it cannot decide,
     ``order(alloc, candidates)`` returns the candidates to try in order, or
     raises CannotAllocate saying why there are none.  Candidates are read a few at a time
     (``CANDIDATE_BATCH``, drawn at random by the database), the next few only
@@ -139,22 +141,9 @@ def _reserve_row(ctx, alloc, host, order):
     """:func:`_reserve` of an allocation read in this transaction."""
     if alloc.state != alloc_obj.ALLOCATING or alloc.conductor_affinity != host:
         return FirstPass(alloc, NOT_OURS, [])
-    now = alloc_obj.stamp(ctx)
-    done = node_choice.pick_and_reserve(ctx, alloc, host, now)
-    if done is not node_choice.NO_PICK:     # PostgreSQL: one statement did it all
-        if done is not None:
-            if not done.ours:
-                return FirstPass(alloc, NOT_OURS, [])
-            alloc.state, alloc.node_id, alloc.node_uuid = alloc_obj.ACTIVE, done.id, done.uuid
-            alloc.last_error, alloc.updated_at = None, now
-            return FirstPass(alloc, RESERVED, [])
-        node = None
-    else:
-        node = node_choice.pick(ctx, alloc, host)
-    if node is not None and node is not node_choice.NO_PICK:   # chosen and locked: reserve it
-        outcome = _reserve_locked(ctx, alloc, node, host)
-        if outcome != SKIPPED:
-            return FirstPass(alloc, outcome, [])
+    outcome, node = _pick(ctx, alloc, host)
+    if outcome is not None:
+        return FirstPass(alloc, outcome, [])
     # one by one: a few candidates at a time, or, when the pick found no free
     # node that fits, every usable one (held ones to retry, or why none fits)
     batch = ([] if node is None
@@ -176,6 +165,33 @@ def _reserve_row(ctx, alloc, host, order):
         # the batch was taken meanwhile: the next untried ones, until none is left
         batch = node_choice.candidates(ctx, alloc, limit=CANDIDATE_BATCH, exclude=tried)
     return FirstPass(alloc, None, locked)
+
+
+def _pick(ctx, alloc, host):
+    """The one-statement way: ``(RESERVED or NOT_OURS, None)`` when it decided,
+    else ``(None, node)``: node None when no free node fits, NO_PICK where
+    the database has no such statement, or the node it locked but which
+    failed the traits re-check (released).
+
+    PostgreSQL chooses, activates and holds in one statement
+    (node_choice.pick_and_reserve); SQLite chooses and locks in one, then
+    writes as ``claim`` does.  On RESERVED ``alloc`` is updated in place.
+    """
+    now = alloc_obj.stamp(ctx)
+    done = node_choice.pick_and_reserve(ctx, alloc, host, now)
+    if done is None:
+        return None, None
+    if done is not node_choice.NO_PICK:
+        if not done.ours:
+            return NOT_OURS, None
+        alloc.state, alloc.node_id, alloc.node_uuid = alloc_obj.ACTIVE, done.id, done.uuid
+        alloc.last_error, alloc.updated_at = None, now
+        return RESERVED, None
+    node = node_choice.pick(ctx, alloc, host)
+    if node is None or node is node_choice.NO_PICK:
+        return None, node
+    outcome = _reserve_locked(ctx, alloc, node, host)
+    return (None, node) if outcome == SKIPPED else (outcome, None)
 
 
 # the two writes of a reservation, built once (they run for every allocation)
