@@ -39,7 +39,10 @@ After (00:12, load 2.5-3.2):
 
 CPU ms per request: API 1.5, conductors 0.9, PostgreSQL 0.5, RabbitMQ 0.2,
 clients 0.3 (~3.4 ms, was ~6.1); 250 requests: API 1.44, conductors 1.12,
-PostgreSQL 0.6.  The 600/s target needs <= ~3.3 ms on two idle cores and
+PostgreSQL 0.6.  Repeated at 00:32 (load 3.0-3.3, others' runs going):
+346.0/s, p50 41 ms, p95 83 ms; API 1.65, conductors 1.1, PostgreSQL 0.5,
+RabbitMQ 0.2, clients 0.35: the throughput follows the machine's load,
+the CPU per allocation much less.  The 600/s target needs <= ~3.3 ms on two idle cores and
 the rest is mostly the API's generic request path (HTTP, middleware,
 oslo.messaging call) and the conductors' oslo.messaging dispatch, outside
 the allocation code; the p95 is the burst's start (pools and reply queues
