@@ -9,6 +9,32 @@ time from POST to active, duplicates (nodes held by two allocations: must be
 
     .venv/bin/python bench/node_allocations.py [--clients 16] [--conductors 1,2,4]
 
+2026-11-25 (issue 20), ``flock /work/wt/bench.lock python -W ignore -m
+bench.node_allocations --conductors 1,2 --nodes 200``, shared 2-CPU VM
+(see bench/node_allocations_real.py for what changed).  Before (23:35,
+load 1.1-1.2):
+
+    conductors | requests | active | errors | 5xx | dup | alloc/s | p50 ms | p95 ms | srv p50/p95
+    1          | 200      | 200    | 0      | 0   | 0   | 321.6   | 45     | 71     | 21 / 38
+    2          | 200      | 200    | 0      | 0   | 0   | 259.7   | 49     | 165    | 22 / 40
+    2          | 250      | 200    | 50     | 0   | 0   | 265.7   | 45     | 65     | 23 / 37
+
+After (00:10, load 3.4-3.6):
+
+    1          | 200      | 200    | 0      | 0   | 0   | 646.7   | 24     | 31     | 9 / 15
+    2          | 200      | 200    | 0      | 0   | 0   | 700.2   | 20     | 41     | 11 / 20
+    2          | 250      | 200    | 50     | 0   | 0   | 605.3   | 19     | 28     | 10 / 18
+
+The whole process (clients included) spends ~1.6 ms of CPU per allocation
+(was ~3.7; SQL statements per allocation 13.4 -> 5.7 with SQLite's BEGINs),
+and it is one process: the GIL makes that one core's worth, so 1,000/s
+needs <= ~1 ms, most of which is now HTTP (the clients' and cheroot's)
+and the API's generic request path.  ``python -m bench.report --only
+node_allocations,node_allocations_real`` (00:15, load 3.3-4.1; conductors
+1/2/4): embedded 895.6 / 784.5 / 599.9 alloc/s, 250 requests 509.7;
+RabbitMQ + PostgreSQL 369.6 / 339.9 / 267.0, 250 requests 268.7
+(bench/results/node_allocations*.json; their ``before`` is the baseline).
+
 Recorded 2026-11-22 09:37 (shared 2-CPU VM, load average 44-48; SQLite file,
 in-process transport, 16 clients polling every 20 ms):
 

@@ -42,7 +42,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from objects.baremetal import reservation  # noqa: E402
+from objects.baremetal import node_choice  # noqa: E402
 from tests import fixtures  # noqa: E402
 from tests.functional import baremetal_helpers  # noqa: E402
 
@@ -123,7 +123,7 @@ def main():
             settled = _settle(stack.baremetal_url)
             gc.collect()
             after = rss_mb()
-            cached = len(reservation._LIMITED)
+            cached = len(node_choice.LIMITED)
         finally:
             stack.stop()
     result = {'requests': args.requests, 'clients': args.clients,

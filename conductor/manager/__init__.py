@@ -146,12 +146,9 @@ class ConductorManager:
         Answers a result (or None) per id, in order, within ``wait`` seconds;
         a row the caller may not create ends ``error`` and answers that.
         """
-        allowed, answers = [], {}
-        for alloc_id in allocation_ids:
-            if self._refused(ctx, alloc_id) is None:
-                allowed.append(alloc_id)
-            else:
-                answers[alloc_id] = _outcome(ctx, alloc_id)
+        refused = self._refused_many(ctx, allocation_ids)
+        allowed = [alloc_id for alloc_id in allocation_ids if alloc_id not in refused]
+        answers = {alloc_id: _outcome(ctx, alloc_id) for alloc_id in refused}
         if allowed:
             answers.update(zip(allowed, self.allocation_queue.run_many(ctx, allowed, wait)))
         return [answers.get(alloc_id) for alloc_id in allocation_ids]
@@ -165,10 +162,36 @@ class ConductorManager:
         try:
             self.authz.create_allocation(ctx, alloc)
         except exception.Forbidden as exc:
-            LOG.warning('Allocation %s refused by policy: %s', alloc.uuid, exc.message)
-            alloc_obj.set_error(ctx, alloc.id, self.host, exc.message)
-            return exc
+            return self._refuse(ctx, alloc, exc)
         return None
+
+    def _refused_many(self, ctx, alloc_ids):
+        """The ids of the rows ``ctx`` may not create (each ends ``error``).
+
+        The rule is checked once per call; the rows are read only when their
+        owner matters (a caller limited to its project) or all are refused.
+        """
+        try:
+            scope, refusal = self.authz.create_scope(ctx), None
+        except exception.Forbidden as exc:
+            scope, refusal = None, exc
+        if scope is None and refusal is None:
+            return set()
+        refused = set()
+        for alloc in alloc_obj.owners(ctx, alloc_ids):
+            try:
+                if refusal is not None:
+                    raise refusal
+                self.authz.create_allocation(ctx, alloc, scope)
+            except exception.Forbidden as exc:
+                self._refuse(ctx, alloc, exc)
+                refused.add(alloc.id)
+        return refused
+
+    def _refuse(self, ctx, alloc, exc):
+        LOG.warning('Allocation %s refused by policy: %s', alloc.uuid, exc.message)
+        alloc_obj.set_error(ctx, alloc.id, self.host, exc.message)
+        return exc
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted

@@ -29,6 +29,8 @@ from objects.baremetal import node as node_obj
 
 # Placement's refusal text (api.placement.policy), Ironic's is the exception's own
 PLACEMENT_DENIED = 'Policy does not allow %s to be performed.'
+# create_allocation's ``scope`` when the caller did not ask create_scope
+_ASK = object()
 
 
 class Authorizer:
@@ -108,10 +110,19 @@ class Authorizer:
             return None
         return ctx.project_id
 
-    def create_allocation(self, ctx, alloc):
-        """``allocation:create``; another project's row needs ``create_restricted``."""
+    def create_scope(self, ctx):
+        """``allocation:create`` (else Forbidden); then the one owner whose rows
+        ``ctx`` may create, or None when any (``create_restricted``)."""
         self._authorize(ctx, bm.ALLOCATION_CREATE)
-        scope = self._project_scope(ctx)
+        return self._project_scope(ctx)
+
+    def create_allocation(self, ctx, alloc, scope=_ASK):
+        """``allocation:create``; another project's row needs ``create_restricted``.
+
+        ``scope``: what :meth:`create_scope` answered for ``ctx``, when known.
+        """
+        if scope is _ASK:
+            scope = self.create_scope(ctx)
         if scope is not None and alloc.owner != scope:
             raise exception.Forbidden(rule=bm.ALLOCATION_CREATE_RESTRICTED)
 

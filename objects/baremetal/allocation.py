@@ -112,6 +112,32 @@ def get_by_id_in_txn(ctx, alloc_id):
     return _from_row(row)
 
 
+_BY_IDS = _select().where(_ALLOC.c.id.in_(sa.bindparam('alloc_ids', expanding=True)))
+
+
+def get_many_in_txn(ctx, alloc_ids):
+    """``{id: allocation}`` of those of ``alloc_ids`` that exist, in one query."""
+    rows = ctx.session.execute(_BY_IDS, {'alloc_ids': list(alloc_ids)}).all()
+    return {row.id: _from_row(row) for row in rows}
+
+
+@db_api.reader
+def owners(ctx, alloc_ids):
+    """``(id, uuid, owner)`` of the allocations among ``alloc_ids`` (a policy check's)."""
+    return ctx.session.execute(sa.select(_ALLOC.c.id, _ALLOC.c.uuid, _ALLOC.c.owner).where(
+        _ALLOC.c.id.in_(list(alloc_ids)))).all()
+
+
+_INSTANCE_HOLDER = sa.select(_NODE.c.uuid).where(
+    _NODE.c.instance_uuid == sa.bindparam('instance_uuid')).limit(1)
+
+
+@db_api.reader
+def instance_holder(ctx, alloc_uuid):
+    """The uuid of the node whose instance is ``alloc_uuid`` (it holds it), or None."""
+    return ctx.session.execute(_INSTANCE_HOLDER, {'instance_uuid': alloc_uuid}).scalar()
+
+
 @db_api.reader
 def get_by_node(ctx, node_ident):
     """The allocation holding the node; AllocationNotFound when it has none."""

@@ -1,6 +1,10 @@
 """Reserving a node for an allocation and releasing it (backfills: backfill.py).
 
 The steps a conductor takes (see conductor/manager/node_allocations.py):
+with the database backend first ``reserve`` (``reserve_many`` for a batch):
+a node chosen and locked in one statement (node_choice.pick), then the
+writes below, all in one transaction (on PostgreSQL the writes are part of
+that statement: node_choice.pick_and_reserve); else, or when none is found,
 ``prepare`` (the row and its candidates), then per node ``claim``: in one
 transaction the lock (a conditional UPDATE of ``reservation`` that also
 re-checks that the node still fits), the traits re-check and the
@@ -15,11 +19,8 @@ and releases and backfills pass ``mirror=True`` (objects/baremetal/mirror.py).
 
 from __future__ import annotations
 
-import collections
-from collections.abc import Callable, Collection
-import dataclasses
+from collections.abc import Callable
 import enum
-import threading
 from typing import Any, NamedTuple
 
 from oslo_db import exception as db_exc
@@ -30,139 +31,25 @@ from db import api as db_api
 from db import models
 from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import node as node_obj
+from objects.baremetal import node_choice
 
 _ALLOC = models.NodeAllocation.__table__
 _NODE = models.Node.__table__
 _TRAIT = models.NodeTrait.__table__
 
-
-@dataclasses.dataclass
-class Candidate:
-    """What choosing needs of a node; ``claim`` re-reads the whole node under its lock."""
-    id: int
-    uuid: str
-    name: str
-    traits: frozenset
-
-
 # how many candidates one query hands to the first pass (more are read on demand)
 CANDIDATE_BATCH = 8
 
 
-@db_api.reader
-def find_candidates(ctx: Any, alloc: Any, limit: int | None = None,
-                    exclude: Collection[int] = ()) -> list[Candidate]:
-    """:func:`_candidates` in a read transaction (joins the caller's)."""
-    return _candidates(ctx, alloc, limit, exclude)
-
-
-def _candidates(ctx, alloc, limit=None, exclude=()):
-    """Usable nodes of the allocation's class, candidate list and owner, with traits.
-
-    Without ``limit``: all of them, the trait filter left to the caller (and
-    re-checked by ``claim``).  With ``limit``: at most that many of the nodes
-    that also have every requested trait, not in ``exclude`` (ids), drawn at
-    random by the database, a node named like the allocation first: the
-    head of the shuffled list, without reading the whole list.
-    """
-    if limit is not None:
-        q = _limited_query(ctx.session.get_bind().dialect.name, alloc, limit, exclude)
-        params = {'rc': alloc.resource_class, 'owner': alloc.owner, 'name': alloc.name,
-                  'cands': list(alloc.candidate_nodes or ()), 'exclude': list(exclude)}
-        params.update(_trait_params(alloc.traits))
-        rows = ctx.session.execute(q, params).all()
-        wanted = frozenset(alloc.traits)
-        return [Candidate(r.id, r.uuid, r.name, wanted) for r in rows]
-    q = _candidates_query(alloc)
-    rows = ctx.session.execute(q).all()
-    traits = collections.defaultdict(set)
-    if rows and alloc.traits:
-        found = ctx.session.execute(sa.select(_TRAIT.c.node_id, _TRAIT.c.trait).where(
-            _TRAIT.c.node_id.in_([r.id for r in rows]),
-            _TRAIT.c.trait.in_(alloc.traits)))
-        for node_id, trait in found:
-            traits[node_id].add(trait)
-    return [Candidate(r.id, r.uuid, r.name, frozenset(traits[r.id])) for r in rows]
-
-
-def _candidates_query(alloc, fit=None):
-    q = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
-        *(fit if fit is not None else _fit_clauses(alloc)))
-    if alloc.candidate_nodes:
-        q = q.where(_NODE.c.uuid.in_(
-            sa.bindparam('cands', expanding=True) if fit is not None
-            else alloc.candidate_nodes))
-    if alloc.owner:
-        owner = sa.bindparam('owner') if fit is not None else alloc.owner
-        q = q.where(sa.or_(_NODE.c.owner == owner, _NODE.c.lessee == owner))
-    return q
-
-
-# the limited candidate queries, built once per shape (they run for every
-# allocation): (dialect, candidate list?, owner?, trait slots, exclude?, name?,
-# limit).  The trait count is the caller's choice: it is rounded up to a
-# power of two (the last trait repeated, which changes no answer) and the
-# cache keeps at most LIMITED_CACHE_SIZE shapes, the least recently used
-# dropped first, so no request can grow it.
-LIMITED_CACHE_SIZE = 64
-_LIMITED = collections.OrderedDict()
-_LIMITED_LOCK = threading.Lock()
-
-
-def trait_slots(count: int) -> int:
-    """The number of trait parameters a query for ``count`` traits has."""
-    return 0 if count == 0 else 1 << (count - 1).bit_length()
-
-
-def _trait_params(traits):
-    traits = list(traits)
-    padded = traits + traits[-1:] * (trait_slots(len(traits)) - len(traits))
-    return (('trait%d' % i, t) for i, t in enumerate(padded))
-
-
-def _limited_query(dialect, alloc, limit, exclude):
-    slots = trait_slots(len(alloc.traits))
-    key = (dialect, bool(alloc.candidate_nodes), bool(alloc.owner), slots,
-           bool(exclude), bool(alloc.name), limit)
-    with _LIMITED_LOCK:
-        q = _LIMITED.get(key)
-        if q is not None:
-            _LIMITED.move_to_end(key)
-            return q
-    q = _candidates_query(alloc, fit=_fit_clauses(sa.bindparam('rc')))
-    for i in range(slots):
-        q = q.where(sa.exists().where(_TRAIT.c.node_id == _NODE.c.id,
-                                      _TRAIT.c.trait == sa.bindparam('trait%d' % i)))
-    if exclude:
-        q = q.where(_NODE.c.id.notin_(sa.bindparam('exclude', expanding=True)))
-    order = [sa.func.rand() if dialect == 'mysql' else sa.func.random()]
-    if alloc.name:
-        order.insert(0, sa.case((_NODE.c.name == sa.bindparam('name'), 0), else_=1))
-    q = q.order_by(*order).limit(limit)
-    with _LIMITED_LOCK:
-        _LIMITED[key] = q
-        while len(_LIMITED) > LIMITED_CACHE_SIZE:
-            _LIMITED.popitem(last=False)
-    return q
-
-
-def _fit_clauses(alloc):
-    """The columns of a node that must hold for it to take ``alloc`` (traits apart);
-    ``alloc`` may also be a bound parameter standing for its resource class."""
-    rc = alloc if isinstance(alloc, sa.BindParameter) else alloc.resource_class
-    return (_NODE.c.provision_state == node_obj.AVAILABLE,
-            _NODE.c.maintenance == sa.false(), _NODE.c.instance_uuid.is_(None),
-            _NODE.c.power_state.isnot(None),
-            _NODE.c.resource_class == rc)
 
 
 @db_api.reader
-def prepare(ctx: Any, alloc_id: int) -> tuple[Any, list[Candidate]]:
+def prepare(ctx: Any, alloc_id: int) -> tuple[Any, list[node_choice.Candidate]]:
     """(allocation, candidates) in one read; no candidates unless it is ``allocating``."""
     alloc = alloc_obj.get_by_id(ctx, alloc_id)
     if alloc.state != alloc_obj.ALLOCATING:
         return alloc, []
-    return alloc, find_candidates(ctx, alloc)
+    return alloc, node_choice.find_candidates(ctx, alloc)
 
 
 class Outcome(enum.StrEnum):
@@ -177,7 +64,7 @@ LOCKED, SKIPPED, RESERVED, NOT_OURS = Outcome
 
 
 # ``order(alloc, candidates)``: the candidates to try, in order (or CannotAllocate)
-Order = Callable[[Any, list[Candidate]], list[Candidate]]
+Order = Callable[[Any, list[node_choice.Candidate]], list[node_choice.Candidate]]
 
 
 class CannotAllocate(Exception):
@@ -212,28 +99,30 @@ def reserve(ctx: Any, alloc_id: int, host: str, order: Order) -> FirstPass:
 @db_api.writer
 def reserve_many(ctx: Any, alloc_ids: list[int], host: str, order: Order
                  ) -> list[FirstPass | Exception]:
-    """:func:`_reserve` for several allocations in one transaction, each in a savepoint.
+    """:func:`_reserve` for several allocations in one transaction, rows read at once.
 
-    An allocation that is gone (AllocationNotFound) or whose reservation a
-    unique constraint refused (NodeAssociated) rolls back to its own
-    savepoint; its entry is then that exception and the others still commit
-    together.  Any other error rolls the whole transaction back and is
-    raised (on MySQL a deadlock ends the transaction, savepoints and all).
+    An allocation that is gone has nothing written: its entry is its
+    AllocationNotFound and the others go on.  Anything raised once writes
+    began (NodeAssociated: a unique constraint refused a reservation; a
+    deadlock) rolls the whole transaction back and is raised: no savepoints
+    (two statements per allocation fewer), the caller redoes each row alone.
     Returns one ``reserve`` result (or exception) per id, in order.
     """
+    allocs = alloc_obj.get_many_in_txn(ctx, alloc_ids)
     results = []
     for alloc_id in alloc_ids:
-        try:
-            with ctx.session.begin_nested():
-                results.append(_reserve(ctx, alloc_id, host, order))
-        except (exception.AllocationNotFound, exception.NodeAssociated) as exc:
-            results.append(exc)
+        alloc = allocs.get(alloc_id)
+        if alloc is None:
+            results.append(exception.AllocationNotFound(allocation=alloc_id))
+        else:
+            results.append(_reserve_row(ctx, alloc, host, order))
     return results
 
 
 def _reserve(ctx, alloc_id, host, order):
     """Read an allocation and its candidates and reserve one, all in one transaction.
 
+    First the one-statement pick (:func:`_pick`); when it cannot decide,
     ``order(alloc, candidates)`` returns the candidates to try in order, or
     raises CannotAllocate saying why there are none.  Candidates are read a few at a time
     (``CANDIDATE_BATCH``, drawn at random by the database), the next few only
@@ -245,13 +134,23 @@ def _reserve(ctx, alloc_id, host, order):
     NodeAssociated (everything rolled back) when a unique constraint
     refused the reservation.
     """
-    alloc = alloc_obj.get_by_id_in_txn(ctx, alloc_id)
+    return _reserve_row(ctx, alloc_obj.get_by_id_in_txn(ctx, alloc_id), host, order)
+
+
+def _reserve_row(ctx, alloc, host, order):
+    """:func:`_reserve` of an allocation read in this transaction."""
     if alloc.state != alloc_obj.ALLOCATING or alloc.conductor_affinity != host:
         return FirstPass(alloc, NOT_OURS, [])
-    batch = _candidates(ctx, alloc, limit=CANDIDATE_BATCH)
+    outcome, node = _pick(ctx, alloc, host)
+    if outcome is not None:
+        return FirstPass(alloc, outcome, [])
+    # one by one: a few candidates at a time, or, when the pick found no free
+    # node that fits, every usable one (held ones to retry, or why none fits)
+    batch = ([] if node is None
+             else node_choice.candidates(ctx, alloc, limit=CANDIDATE_BATCH))
     if not batch:   # none fits: ``order`` says why (from every usable node)
         try:
-            batch = order(alloc, _candidates(ctx, alloc))
+            batch = order(alloc, node_choice.candidates(ctx, alloc))
         except CannotAllocate as exc:
             return FirstPass(alloc, None, [], str(exc))
     tried, locked = set(), []
@@ -264,8 +163,35 @@ def _reserve(ctx, alloc_id, host, order):
             elif outcome in (RESERVED, NOT_OURS):
                 return FirstPass(alloc, outcome, locked)
         # the batch was taken meanwhile: the next untried ones, until none is left
-        batch = _candidates(ctx, alloc, limit=CANDIDATE_BATCH, exclude=tried)
+        batch = node_choice.candidates(ctx, alloc, limit=CANDIDATE_BATCH, exclude=tried)
     return FirstPass(alloc, None, locked)
+
+
+def _pick(ctx, alloc, host):
+    """The one-statement way: ``(RESERVED or NOT_OURS, None)`` when it decided,
+    else ``(None, node)``: node None when no free node fits, NO_PICK where
+    the database has no such statement, or the node it locked but which
+    failed the traits re-check (released).
+
+    PostgreSQL chooses, activates and holds in one statement
+    (node_choice.pick_and_reserve); SQLite chooses and locks in one, then
+    writes as ``claim`` does.  On RESERVED ``alloc`` is updated in place.
+    """
+    now = alloc_obj.stamp(ctx)
+    done = node_choice.pick_and_reserve(ctx, alloc, host, now)
+    if done is None:
+        return None, None
+    if done is not node_choice.NO_PICK:
+        if not done.ours:
+            return NOT_OURS, None
+        alloc.state, alloc.node_id, alloc.node_uuid = alloc_obj.ACTIVE, done.id, done.uuid
+        alloc.last_error, alloc.updated_at = None, now
+        return RESERVED, None
+    node = node_choice.pick(ctx, alloc, host)
+    if node is None or node is node_choice.NO_PICK:
+        return None, node
+    outcome = _reserve_locked(ctx, alloc, node, host)
+    return (None, node) if outcome == SKIPPED else (outcome, None)
 
 
 # the two writes of a reservation, built once (they run for every allocation)
@@ -308,8 +234,15 @@ def _claim(ctx, alloc, node_id, host, hold=None):
     if hold is not None:
         node = node_obj.get_by_id(ctx, node_id)
     elif node is None:
-        node = ctx.session.execute(sa.select(*_LOCKED_COLUMNS).where(
+        node = ctx.session.execute(sa.select(*node_choice.LOCKED_COLUMNS).where(
             _NODE.c.id == node_id)).first()
+    return _reserve_locked(ctx, alloc, node, host, hold)
+
+
+def _reserve_locked(ctx, alloc, node, host, hold=None):
+    """The re-check and the reservation of ``node`` (node_choice.LOCKED_COLUMNS
+    at least), locked by this transaction: RESERVED, NOT_OURS or SKIPPED (_claim)."""
+    node_id = node.id
     if alloc.traits and not set(alloc.traits) <= _traits(ctx, node_id):
         _release(ctx, node_id, host)
         return SKIPPED
@@ -335,9 +268,6 @@ def _claim(ctx, alloc, node_id, host, hold=None):
     return RESERVED
 
 
-_LOCKED_COLUMNS = (_NODE.c.id, _NODE.c.uuid, _NODE.c.instance_info)
-
-
 def _lock(ctx, alloc, node_id, host):
     """Take the node's lock iff it still fits: (None, node or None) when taken,
     else (LOCKED or SKIPPED, None).
@@ -357,7 +287,7 @@ def _lock(ctx, alloc, node_id, host):
     elif ctx.session.execute(q, params).rowcount == 1:
         return None, None
     row = ctx.session.execute(sa.select(_NODE.c.reservation, *[
-        c.label('fit%d' % i) for i, c in enumerate(_fit_clauses(alloc))]).where(
+        c.label('fit%d' % i) for i, c in enumerate(node_choice.fit_clauses(alloc))]).where(
             _NODE.c.id == node_id)).first()
     if row is None or not all(row[1:]):
         return SKIPPED, None
@@ -374,13 +304,13 @@ def _lock_statement(dialect):
         return q
     node_id = sa.bindparam('node_id')
     q = _NODE.update().where(_NODE.c.id == node_id, _NODE.c.reservation.is_(None),
-                             *_fit_clauses(sa.bindparam('rc')))
+                             *node_choice.fit_clauses(sa.bindparam('rc')))
     if dialect.name == 'postgresql':
         q = q.where(_NODE.c.id.in_(sa.select(_NODE.c.id).where(_NODE.c.id == node_id)
                                    .with_for_update(skip_locked=True)))
     q = q.values(reservation=sa.bindparam('host'))
     if dialect.update_returning:
-        q = q.returning(*_LOCKED_COLUMNS)
+        q = q.returning(*node_choice.LOCKED_COLUMNS)
     _LOCK[dialect.name] = q
     return q
 

@@ -28,32 +28,56 @@ def _queue(host, size=4):
         workers, node_allocations.NodeAllocator(host), bound=16)
 
 
-def test_one_failing_allocation_spoils_nothing_for_the_others(ctx, monkeypatch):
+def test_a_refusal_after_writes_sends_every_row_alone_with_the_same_outcomes(
+        ctx, monkeypatch):
+    """No savepoints: a row refused once it wrote (a unique constraint) rolls
+    the shared pass back, and every row is then decided alone."""
     _nodes(ctx, 3)
     workers, queue = _queue('batch-a')
     try:
         rows = [alloc_obj.create(ctx, {'resource_class': rc, 'conductor_affinity': 'batch-a'})
                 for rc in ('gold', 'none', 'gold', 'gold')]
         broken = rows[3].id
-        original = node_reservation._reserve
+        original = node_reservation._reserve_row
 
-        def reserve(ctx, alloc_id, host, order):
-            result = original(ctx, alloc_id, host, order)
-            if alloc_id == broken:   # written, then refused: its savepoint rolls back
+        def reserve(ctx, alloc, host, order):
+            result = original(ctx, alloc, host, order)
+            if alloc.id == broken:   # written, then refused: the whole pass rolls back
                 raise exception.NodeAssociated(node='n', instance='another allocation')
             return result
-        monkeypatch.setattr(node_reservation, '_reserve', reserve)
-        shared = []
-        monkeypatch.setattr(node_reservation, 'reserve', lambda *a: shared.append(a))
+        monkeypatch.setattr(node_reservation, '_reserve_row', reserve)
+        alone = []
+        one = node_reservation.reserve
+        monkeypatch.setattr(node_reservation, 'reserve',
+                            lambda ctx, alloc_id, *a: alone.append(alloc_id) or one(
+                                ctx, alloc_id, *a))
         results = queue.run_many(ctx, [r.id for r in rows], 30)
-        assert shared == []      # nothing went row by row but the refused one's retry
+        assert alone == [r.id for r in rows]
+        # alone, the broken row's first pass fails again and it goes node by node
         assert [r['state'] for r in results] == ['active', 'error', 'active', 'active']
         stored = [alloc_obj.get_by_id(ctx, r.id) for r in rows]
-        assert [s.state for s in stored] == ['active', 'error', 'active', 'active']
+        assert [s.state for s in stored] == [r['state'] for r in results]
         assert results[1]['last_error'] == stored[1].last_error
         assert len({stored[i].node_id for i in (0, 2, 3)}) == 3
         nodes = node_obj.list_nodes(ctx)
         assert all(n.reservation is None for n in nodes)
+    finally:
+        workers.shutdown()
+
+
+def test_a_row_gone_before_the_shared_pass_spoils_nothing(ctx, monkeypatch):
+    _nodes(ctx, 3)
+    workers, queue = _queue('batch-c')
+    try:
+        rows = [alloc_obj.create(ctx, {'resource_class': 'gold',
+                                       'conductor_affinity': 'batch-c'}) for _ in range(3)]
+        assert alloc_obj.delete_unstarted(ctx, rows[1].id)
+        alone = []
+        monkeypatch.setattr(node_reservation, 'reserve', lambda *a: alone.append(a))
+        results = queue.run_many(ctx, [r.id for r in rows], 30)
+        assert alone == []          # nothing goes alone: the gone row is answered
+        assert results[1] is None
+        assert [results[i]['state'] for i in (0, 2)] == ['active', 'active']
     finally:
         workers.shutdown()
 

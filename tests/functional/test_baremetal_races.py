@@ -76,6 +76,10 @@ def test_candidates_taken_meanwhile_lead_to_the_next_ones(bm, ctx, monkeypatch):
     nodes = {h.make_node(bm, 'p%d' % i, traits=['CUSTOM_P'])['uuid'] for i in range(3)}
     h.make_node(bm, 'no-trait')
     monkeypatch.setattr(node_reservation, 'CANDIDATE_BATCH', 1)
+    # as where no one statement chooses and locks (MySQL): a few at a time
+    from objects.baremetal import node_choice
+    monkeypatch.setattr(node_choice, 'pick', lambda *a: node_choice.NO_PICK)
+    monkeypatch.setattr(node_choice, 'pick_and_reserve', lambda *a: node_choice.NO_PICK)
     claim, seen = node_reservation._claim, []   # one node's step, in reserve's transaction
 
     def taken_twice(ctx, alloc, node_id, host, hold=None):
@@ -95,3 +99,50 @@ def test_candidates_taken_meanwhile_lead_to_the_next_ones(bm, ctx, monkeypatch):
     failed = node_allocations.NodeAllocator('w').allocate(ctx, again.id)
     assert failed['state'] == 'error' and len(seen) == 2   # both free ones, then none
     assert 'all nodes were filtered out during reservation' in failed['last_error']
+
+
+def _hold(ctx, node_uuid, host='other-host'):
+    import sqlalchemy as sa
+    with ctx.db.engine.begin() as conn:
+        conn.execute(sa.text('UPDATE nodes SET reservation = :h WHERE uuid = :u'),
+                     {'h': host, 'u': node_uuid})
+
+
+def test_the_one_statement_pick_passes_over_nodes_another_operation_holds(bm, ctx):
+    held = [h.make_node(bm, 'held%d' % i, traits=['CUSTOM_H'])['uuid'] for i in range(4)]
+    free = h.make_node(bm, 'free', traits=['CUSTOM_H'])['uuid']
+    h.make_node(bm, 'no-trait')
+    for uuid in held:
+        _hold(ctx, uuid)
+    row = alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_H'],
+                                 'conductor_affinity': 'w'})
+    written = node_allocations.NodeAllocator('w').allocate(ctx, row.id)
+    assert written['state'] == 'active' and written['node_uuid'] == free
+    assert {bm.get('/v1/nodes/%s' % u).json()['instance_uuid'] for u in held} == {None}
+
+
+def test_when_the_pick_finds_every_fitting_node_held_it_retries_then_fails(bm, ctx):
+    nodes = [h.make_node(bm, 'busy%d' % i)['uuid'] for i in range(2)]
+    for uuid in nodes:
+        _hold(ctx, uuid)
+    row = alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': 'w'})
+    written = node_allocations.NodeAllocator('w', lock_attempts=2,
+                                             lock_interval=0.01).allocate(ctx, row.id)
+    assert written['state'] == 'error'
+    assert 'could not reserve any of 2 suitable nodes' in written['last_error']
+
+
+def test_the_reservation_keeps_the_nodes_instance_info_and_sets_its_traits(ctx):
+    from objects.baremetal import node as node_obj
+    node = node_obj.create(ctx, {'driver': 'fake-hardware', 'name': 'info',
+                                 'resource_class': 'gold', 'provision_state': 'available',
+                                 'power_state': 'power off',
+                                 'instance_info': {'image_source': 'img', 'traits': ['OLD']}})
+    node_obj.create(ctx, {'driver': 'fake-hardware', 'name': 'bare', 'resource_class': 'iron',
+                          'provision_state': 'available', 'power_state': 'power off'})
+    for rc, traits in (('gold', []), ('iron', [])):
+        row = alloc_obj.create(ctx, {'resource_class': rc, 'traits': traits,
+                                     'conductor_affinity': 'w'})
+        assert node_allocations.NodeAllocator('w').allocate(ctx, row.id)['state'] == 'active'
+    assert node_obj.get(ctx, node.uuid).instance_info == {'image_source': 'img', 'traits': []}
+    assert node_obj.get(ctx, 'bare').instance_info == {'traits': []}

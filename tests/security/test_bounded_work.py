@@ -6,7 +6,7 @@ import pytest
 
 from api.baremetal.schemas import allocation as alloc_schema
 from api.placement.schemas import common
-from objects.baremetal import reservation
+from objects.baremetal import node_choice
 from tests.functional import baremetal_helpers
 
 TRAITS = ['CUSTOM_T%d' % i for i in range(alloc_schema.MAX_TRAITS + 1)]
@@ -76,9 +76,9 @@ def test_provider_aggregates_over_the_limit_are_400(client):
 
 
 def test_trait_slots_are_powers_of_two():
-    assert [reservation.trait_slots(n) for n in (0, 1, 2, 3, 5, 9, 50)] == [
+    assert [node_choice.trait_slots(n) for n in (0, 1, 2, 3, 5, 9, 50)] == [
         0, 1, 2, 4, 8, 16, 64]
-    params = dict(reservation._trait_params(['A', 'B', 'C']))
+    params = dict(node_choice.trait_params(['A', 'B', 'C']))
     assert params == {'trait0': 'A', 'trait1': 'B', 'trait2': 'C', 'trait3': 'C'}
 
 
@@ -87,10 +87,10 @@ def test_the_candidate_query_cache_stays_bounded():
         candidate_nodes = owner = name = None
         resource_class = 'gold'
 
-    reservation._LIMITED.clear()
+    node_choice.LIMITED.clear()
     for count in range(300):
         alloc = Alloc()
         alloc.traits = ['CUSTOM_T%d' % i for i in range(count)]
         for limit in range(3):
-            reservation._limited_query('sqlite', alloc, limit + 1, ())
-    assert 0 < len(reservation._LIMITED) <= reservation.LIMITED_CACHE_SIZE
+            node_choice.limited_query('sqlite', alloc, limit + 1, ())
+    assert 0 < len(node_choice.LIMITED) <= node_choice.LIMITED_CACHE_SIZE

@@ -6,7 +6,7 @@ import sqlalchemy as sa
 
 from conductor.manager import node_allocations
 from objects.baremetal import allocation as alloc_obj
-from objects.baremetal import reservation
+from objects.baremetal import node_choice
 from tests.functional import baremetal_helpers
 
 SECRET = 'PoisonS3cret-pw-2210'
@@ -14,14 +14,14 @@ SECRET = 'PoisonS3cret-pw-2210'
 
 def _poison(monkeypatch):
     """Every candidate query names a column that does not exist, with a secret."""
-    fit = reservation._fit_clauses
+    fit = node_choice.fit_clauses
 
     def broken(alloc):
         return fit(alloc) + (sa.literal_column('no_such_column') == sa.bindparam(
             'pw', SECRET),)
 
-    monkeypatch.setattr(reservation, '_fit_clauses', broken)
-    monkeypatch.setattr(reservation, '_LIMITED', type(reservation._LIMITED)())
+    monkeypatch.setattr(node_choice, 'fit_clauses', broken)
+    monkeypatch.setattr(node_choice, 'LIMITED', type(node_choice.LIMITED)())
 
 
 def test_poison_allocation_ends_in_error_after_bounded_tries(bm, ctx, monkeypatch,

@@ -136,9 +136,12 @@ def _create_and_cast(req, values):
     takeover finishes it), which the answer then shows.
     """
     conductor = require_conductor(req)
-    values.setdefault('uuid', uuidutils.generate_uuid())
+    if values.get('uuid') is None:
+        # a new random uuid: no node can have it as its instance yet
+        values['uuid'] = uuidutils.generate_uuid()
+    else:
+        _instance_free(req, values['uuid'])
     req.context.resource_uuid = values['uuid']      # on every log line from here
-    _instance_free(req, values['uuid'])
     host = conductor.allocation_owner(values['uuid'])
     alloc = alloc_obj.create(req.context, dict(values, state=alloc_obj.ALLOCATING,
                                                conductor_affinity=host))
@@ -165,11 +168,13 @@ def _instance_free(req, alloc_uuid):
     """409 when some node already has ``alloc_uuid`` as its instance (as Ironic).
 
     The allocation could never reserve a node (the instance uuid is unique),
-    so it is refused at once rather than stored to end in ``error``.
+    so it is refused at once rather than stored to end in ``error``.  Only
+    a uuid the client chose is looked up (a new random one is nobody's);
+    the unique constraint on the instance uuid decides races either way.
     """
-    held = node_obj.list_nodes(req.context, {'instance_uuid': alloc_uuid}, limit=1)
-    if held:
-        raise exception.InstanceAssociated(instance_uuid=alloc_uuid, node=held[0].uuid)
+    held = alloc_obj.instance_holder(req.context, alloc_uuid)
+    if held is not None:
+        raise exception.InstanceAssociated(instance_uuid=alloc_uuid, node=held)
 
 
 @router.endpoint(api_version.ALLOCATIONS)

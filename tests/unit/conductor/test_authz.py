@@ -45,6 +45,8 @@ def manager(conf, monkeypatch):
     monkeypatch.setattr(authz.node_obj, 'get', lambda ctx, ident: NODE)
     monkeypatch.setattr(authz.alloc_obj, 'get', lambda ctx, ident: ALLOC)
     monkeypatch.setattr(manager_mod.alloc_obj, 'get_by_id', lambda ctx, i: ALLOC)
+    monkeypatch.setattr(manager_mod.alloc_obj, 'owners', lambda ctx, ids: [
+        types.SimpleNamespace(id=i, uuid=ALLOC.uuid, owner=ALLOC.owner) for i in ids])
     set_error = mock.Mock(return_value='now')
     monkeypatch.setattr(manager_mod.alloc_obj, 'set_error', set_error)
     monkeypatch.setattr(manager_mod, '_outcome', lambda ctx, i: {'state': 'error'})
@@ -211,6 +213,22 @@ def test_create_allocations_answers_refused_rows_as_error(manager):
         {'state': 'error'}, {'state': 'error'}]
     manager.allocation_queue.run_many.assert_not_called()
     assert _call(manager.create_allocations, OWNER_MEMBER, [7, 8], 1.0) == [{'id': 7}, {'id': 8}]
+
+
+def test_create_allocations_reads_no_row_for_a_caller_any_owner_will_do(manager,
+                                                                        monkeypatch):
+    def owners(ctx, ids):
+        raise AssertionError('rows read for a caller whose rule does not look at them')
+    monkeypatch.setattr(manager_mod.alloc_obj, 'owners', owners)
+    assert _call(manager.create_allocations, ADMIN, [7, 8], 1.0) == [{'id': 7}, {'id': 8}]
+    manager.set_error.assert_not_called()
+
+
+def test_create_allocations_refused_by_the_rule_answers_every_row_as_error(manager):
+    assert _call(manager.create_allocations, READER, [7, 8], 1.0) == [
+        {'state': 'error'}, {'state': 'error'}]
+    assert manager.set_error.call_count == 2
+    manager.allocation_queue.run_many.assert_not_called()
 
 
 def test_node_patch_rules_follow_the_changed_fields():

@@ -1,0 +1,267 @@
+"""Choosing nodes for an allocation: the candidate queries and the one-statement pick.
+
+``candidates`` reads the usable nodes of an allocation (all of them, or a
+few drawn at random by the database); ``pick`` chooses one and takes its
+lock in a single UPDATE where the database can (objects/baremetal/reservation.py
+reserves what either found).  The queries run for every allocation, so
+they are built once per shape and kept in a bounded cache.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Collection
+import dataclasses
+import threading
+from typing import Any
+
+from oslo_db import exception as db_exc
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql as pg
+
+from common import exception
+from db import api as db_api
+from db import models
+from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import node as node_obj
+
+_ALLOC = models.NodeAllocation.__table__
+_NODE = models.Node.__table__
+_TRAIT = models.NodeTrait.__table__
+
+
+@dataclasses.dataclass
+class Candidate:
+    """What choosing needs of a node; ``claim`` re-reads the whole node under its lock."""
+    id: int
+    uuid: str
+    name: str
+    traits: frozenset
+
+
+@db_api.reader
+def find_candidates(ctx: Any, alloc: Any, limit: int | None = None,
+                    exclude: Collection[int] = ()) -> list[Candidate]:
+    """:func:`candidates` in a read transaction (joins the caller's)."""
+    return candidates(ctx, alloc, limit, exclude)
+
+
+def candidates(ctx, alloc, limit=None, exclude=()):
+    """Usable nodes of the allocation's class, candidate list and owner, with traits.
+
+    Without ``limit``: all of them, the trait filter left to the caller (and
+    re-checked by ``claim``).  With ``limit``: at most that many of the nodes
+    that also have every requested trait, not in ``exclude`` (ids), drawn at
+    random by the database, a node named like the allocation first: the
+    head of the shuffled list, without reading the whole list.
+    """
+    if limit is not None:
+        q = limited_query(ctx.session.get_bind().dialect.name, alloc, limit, exclude)
+        params = dict(shape_params(alloc), exclude=list(exclude))
+        rows = ctx.session.execute(q, params).all()
+        wanted = frozenset(alloc.traits)
+        return [Candidate(r.id, r.uuid, r.name, wanted) for r in rows]
+    q = _candidates_query(alloc)
+    rows = ctx.session.execute(q).all()
+    traits = collections.defaultdict(set)
+    if rows and alloc.traits:
+        found = ctx.session.execute(sa.select(_TRAIT.c.node_id, _TRAIT.c.trait).where(
+            _TRAIT.c.node_id.in_([r.id for r in rows]),
+            _TRAIT.c.trait.in_(alloc.traits)))
+        for node_id, trait in found:
+            traits[node_id].add(trait)
+    return [Candidate(r.id, r.uuid, r.name, frozenset(traits[r.id])) for r in rows]
+
+
+def _candidates_query(alloc, fit=None):
+    q = sa.select(_NODE.c.id, _NODE.c.uuid, _NODE.c.name).where(
+        *(fit if fit is not None else fit_clauses(alloc)))
+    if alloc.candidate_nodes:
+        q = q.where(_NODE.c.uuid.in_(
+            sa.bindparam('cands', expanding=True) if fit is not None
+            else alloc.candidate_nodes))
+    if alloc.owner:
+        owner = sa.bindparam('alloc_owner') if fit is not None else alloc.owner
+        q = q.where(sa.or_(_NODE.c.owner == owner, _NODE.c.lessee == owner))
+    return q
+
+
+# the limited candidate queries, built once per shape (they run for every
+# allocation): (dialect, candidate list?, owner?, trait slots, exclude?, name?,
+# limit).  The trait count is the caller's choice: it is rounded up to a
+# power of two (the last trait repeated, which changes no answer) and the
+# cache keeps at most LIMITED_CACHE_SIZE shapes, the least recently used
+# dropped first, so no request can grow it.
+LIMITED_CACHE_SIZE = 64
+LIMITED = collections.OrderedDict()
+_LIMITED_LOCK = threading.Lock()
+
+
+def trait_slots(count: int) -> int:
+    """The number of trait parameters a query for ``count`` traits has."""
+    return 0 if count == 0 else 1 << (count - 1).bit_length()
+
+
+def trait_params(traits):
+    traits = list(traits)
+    padded = traits + traits[-1:] * (trait_slots(len(traits)) - len(traits))
+    return (('trait%d' % i, t) for i, t in enumerate(padded))
+
+
+def shape_params(alloc):
+    """The parameters of a limited or pick query for ``alloc`` (none named
+    like a column of nodes: an UPDATE reserves those names)."""
+    params = {'rc': alloc.resource_class, 'alloc_owner': alloc.owner,
+              'alloc_name': alloc.name, 'cands': list(alloc.candidate_nodes or ())}
+    params.update(trait_params(alloc.traits))
+    return params
+
+
+def limited_query(dialect, alloc, limit, exclude):
+    slots = trait_slots(len(alloc.traits))
+    key = (dialect, bool(alloc.candidate_nodes), bool(alloc.owner), slots,
+           bool(exclude), bool(alloc.name), limit)
+    with _LIMITED_LOCK:
+        q = LIMITED.get(key)
+        if q is not None:
+            LIMITED.move_to_end(key)
+            return q
+    q = _candidates_query(alloc, fit=fit_clauses(sa.bindparam('rc')))
+    for i in range(slots):
+        q = q.where(sa.exists().where(_TRAIT.c.node_id == _NODE.c.id,
+                                      _TRAIT.c.trait == sa.bindparam('trait%d' % i)))
+    if exclude:
+        q = q.where(_NODE.c.id.notin_(sa.bindparam('exclude', expanding=True)))
+    order = [sa.func.rand() if dialect == 'mysql' else sa.func.random()]
+    if alloc.name:
+        order.insert(0, sa.case((_NODE.c.name == sa.bindparam('alloc_name'), 0), else_=1))
+    q = q.order_by(*order).limit(limit)
+    with _LIMITED_LOCK:
+        LIMITED[key] = q
+        while len(LIMITED) > LIMITED_CACHE_SIZE:
+            LIMITED.popitem(last=False)
+    return q
+
+
+def fit_clauses(alloc):
+    """The columns of a node that must hold for it to take ``alloc`` (traits apart);
+    ``alloc`` may also be a bound parameter standing for its resource class."""
+    rc = alloc if isinstance(alloc, sa.BindParameter) else alloc.resource_class
+    return (_NODE.c.provision_state == node_obj.AVAILABLE,
+            _NODE.c.maintenance == sa.false(), _NODE.c.instance_uuid.is_(None),
+            _NODE.c.power_state.isnot(None),
+            _NODE.c.resource_class == rc)
+
+
+LOCKED_COLUMNS = (_NODE.c.id, _NODE.c.uuid, _NODE.c.instance_info)
+
+
+# what pick answers where it cannot choose in one statement
+NO_PICK = object()
+
+
+def pick(ctx, alloc, host):
+    """Choose a node for ``alloc`` and take its lock in one statement; None when none.
+
+    A random node (its name first) among those that fit, with every
+    requested trait, not held by another operation; on PostgreSQL a row a
+    concurrent transaction is writing is passed over (SKIP LOCKED).  Returns
+    the node's ``LOCKED_COLUMNS``, or NO_PICK where the database has no such
+    statement (MySQL: no UPDATE of a table read in its own subquery).
+    """
+    dialect = ctx.session.get_bind().dialect
+    if dialect.name not in ('postgresql', 'sqlite') or not dialect.update_returning:
+        return NO_PICK
+    params = dict(shape_params(alloc), host=host)
+    return ctx.session.execute(_pick_statement(dialect.name, alloc), params).first()
+
+
+def _pick_statement(dialect, alloc):
+    key = ('pick', dialect, bool(alloc.candidate_nodes), bool(alloc.owner),
+           trait_slots(len(alloc.traits)), bool(alloc.name))
+    with _LIMITED_LOCK:
+        q = LIMITED.get(key)
+        if q is not None:
+            LIMITED.move_to_end(key)
+            return q
+    fit = fit_clauses(sa.bindparam('rc'))
+    chosen = limited_query(dialect, alloc, 1, ()).with_only_columns(_NODE.c.id).where(
+        _NODE.c.reservation.is_(None)).correlate(None)   # its own FROM nodes
+    if dialect == 'postgresql':
+        chosen = chosen.with_for_update(skip_locked=True)
+    q = _NODE.update().where(_NODE.c.id == chosen.scalar_subquery(),
+                             _NODE.c.reservation.is_(None), *fit).values(
+        reservation=sa.bindparam('host')).returning(*LOCKED_COLUMNS)
+    with _LIMITED_LOCK:
+        LIMITED[key] = q
+        while len(LIMITED) > LIMITED_CACHE_SIZE:
+            LIMITED.popitem(last=False)
+    return q
+
+
+def _cached(key, build):
+    with _LIMITED_LOCK:
+        q = LIMITED.get(key)
+        if q is not None:
+            LIMITED.move_to_end(key)
+            return q
+    q = build()
+    with _LIMITED_LOCK:
+        LIMITED[key] = q
+        while len(LIMITED) > LIMITED_CACHE_SIZE:
+            LIMITED.popitem(last=False)
+    return q
+
+
+def pick_and_reserve(ctx, alloc, host, now):
+    """PostgreSQL: :func:`pick` and the reservation's two writes in one statement.
+
+    The node chosen as :func:`pick` does (row-locked, SKIP LOCKED; no
+    ``reservation`` written, the row lock is the lock); the allocation set
+    ``active`` on it iff still ``allocating`` and ``host``'s; the node given
+    the allocation as its instance and ``instance_info.traits``.  Returns
+    NO_PICK on other databases, None when no free node fits, else the row
+    ``(id, uuid, ours)``: ``ours`` 0 when the allocation was not ours
+    (nothing written).  Raises NodeAssociated when a unique constraint
+    refused the node's write (the caller's transaction is then spoilt).
+    """
+    if ctx.session.get_bind().dialect.name != 'postgresql':
+        return NO_PICK
+    params = dict(shape_params(alloc), host=host, alloc_id=alloc.id, now=now,
+                  hold_instance=alloc.uuid, hold_traits=list(alloc.traits))
+    key = ('reserve', bool(alloc.candidate_nodes), bool(alloc.owner),
+           trait_slots(len(alloc.traits)), bool(alloc.name))
+    try:
+        row = ctx.session.execute(_cached(key, lambda: _reserve_statement(alloc)),
+                                  params).first()
+    except db_exc.DBDuplicateEntry:
+        raise exception.NodeAssociated(node='chosen', instance='another allocation')
+    if row is not None and row.ours and row.held != 1:   # the locked row vanished?
+        raise exception.NodeAssociated(node=row.uuid, instance='nothing')
+    return row
+
+
+def _reserve_statement(alloc):
+    chosen = limited_query('postgresql', alloc, 1, ()).with_only_columns(
+        _NODE.c.id, _NODE.c.uuid, _NODE.c.instance_info).where(
+        _NODE.c.reservation.is_(None)).with_for_update(skip_locked=True).cte('chosen')
+    node_id = sa.select(chosen.c.id).scalar_subquery()
+    act = _ALLOC.update().where(
+        _ALLOC.c.id == sa.bindparam('alloc_id'), _ALLOC.c.state == alloc_obj.ALLOCATING,
+        _ALLOC.c.conductor_affinity == sa.bindparam('host'), node_id.isnot(None)
+    ).values(node_id=node_id, state=alloc_obj.ACTIVE, last_error=None,
+             updated_at=sa.bindparam('now')).returning(_ALLOC.c.id).cte('act')
+    # dict(instance_info or {}, traits=...) in SQL
+    old = sa.select(chosen.c.instance_info).scalar_subquery()
+    info = sa.case((sa.func.json_typeof(old) == 'object', sa.cast(old, pg.JSONB)),
+                   else_=sa.cast(sa.literal('{}'), pg.JSONB)).op('||')(
+        sa.func.jsonb_build_object('traits', sa.cast(
+            sa.bindparam('hold_traits', type_=pg.JSONB), pg.JSONB)))
+    held = _NODE.update().where(_NODE.c.id == node_id, sa.exists(sa.select(act.c.id))).values(
+        instance_uuid=sa.bindparam('hold_instance'), allocation_id=sa.bindparam('alloc_id'),
+        instance_info=sa.cast(info, _NODE.c.instance_info.type),
+        updated_at=sa.bindparam('now')).returning(_NODE.c.id).cte('held')
+    return sa.select(
+        chosen.c.id, chosen.c.uuid,
+        sa.select(sa.func.count()).select_from(act).scalar_subquery().label('ours'),
+        sa.select(sa.func.count()).select_from(held).scalar_subquery().label('held'))
