@@ -289,12 +289,27 @@ def _drive(url, token, targets, claims, workers, pipe):
     pipe.close()
 
 
+def reaped_cpu(pid):
+    """CPU seconds of the children ``pid`` has waited for (cutime + cstime, /proc)."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[13]) + int(fields[14])) / os.sysconf('SC_CLK_TCK')
+
+
 def tree_cpu(pid):
-    """CPU seconds of ``pid`` and every live descendant (from /proc)."""
+    """CPU seconds of ``pid``, every live descendant and the children it reaped.
+
+    The reaped ones count: PostgreSQL forks a backend per connection, and a
+    backend that exits (a pool's overflow connection closed) took its CPU
+    out of the live processes' sums.
+    """
     from bench import cluster as bench_cluster
     from tests.chaos import deployment
 
-    total, todo = 0.0, [pid]
+    total, todo = reaped_cpu(pid), [pid]
     while todo:
         p = todo.pop()
         total += bench_cluster.cpu_seconds(p)
