@@ -65,8 +65,8 @@ Issue 20, 2026-11-24/25 (h-cond), ``--rabbit-only --rabbit-conductors 3
     before (23:35, old measure)         154.7   3.64  3.70  0.73    0.61   9.04   4.0
     1.9 off, new measure, pool 16       205.3   3.17  3.31  1.38    0.51   8.66   3.0
     1.9 on,  new measure, pool 16       297.7   2.31  1.34  1.20    0.32   5.41   3.5
-    after (00:19)                       183.4   2.69  1.59  1.30    0.37   6.24   4.2
-    after (00:20)                       256.6   2.42  1.42  1.19    0.30   5.59   4.0
+    after (00:18)                       183.4   2.69  1.59  1.30    0.37   6.24   4.2
+    after (00:19)                       256.6   2.42  1.42  1.19    0.30   5.59   4.0
 
 (the two middle rows: one build, the client's 1.9 coalescing switched off
 and on by a temporary switch, back to back.)  What changed: the API's client
