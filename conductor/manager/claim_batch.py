@@ -135,7 +135,8 @@ class GroupCommitter:
 
     def _run_trees(self, batch):
         with contextlib.ExitStack() as held:
-            for tree in sorted({entry.tree for entry in batch}):
+            # a claim without a tree (providers not found) takes no lock, as alone
+            for tree in sorted({e.tree for e in batch if e.tree is not None}):
                 held.enter_context(self._tree_lock(tree))
             self._run(None, batch, locked=True)
 

@@ -81,3 +81,15 @@ def test_a_claim_failing_alone_unexpectedly_answers_its_error(berth, ctx, rps):
     harness.committer._write_alone = broken_alone
     assert _together(harness, ctx, requests) == ['RuntimeError', 'RuntimeError']
     assert (_used(ctx, a), _used(ctx, b)) == (0, 0)
+
+
+def test_a_claim_without_a_tree_is_refused_alone(berth, ctx, rps, split):
+    """Providers that do not exist have no tree (None): that claim alone is refused."""
+    a, _ = rps
+    missing = h.new_uuid()
+    harness = Harness(berth.conf, queued_behind=0, split=split)
+    claims = [(None, [_consumer(missing, 1)]), (a, [_consumer(a, 2)])]
+    answers = harness.committer.claim_together(ctx, claims)
+    assert isinstance(answers[0], exception.AllocationProviderNotFound)
+    assert answers[1] is None
+    assert _used(ctx, a) == 2
