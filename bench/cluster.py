@@ -162,7 +162,7 @@ class Cluster:
     def _write_config(self, db_url):
         with open(self.config, 'w') as f:
             f.write('[DEFAULT]\ntransport_url = %s\n'
-                    '[database]\nconnection = %s\n'
+                    '[database]\nconnection = %s\nmax_pool_size = 16\n'
                     '[coordination]\nbackend_url = %s\n'
                     '[conductor]\nworkers = 16\n'
                     '[api]\nauth_strategy = noauth2\nplacement_port = %d\n'

@@ -18,6 +18,7 @@ from conductor import notifications
 from conductor.manager import (
     allocation_queue,
     authz,
+    claim_many,
     claims,
     compute_nodes,
     node_allocations,
@@ -247,6 +248,17 @@ class ConductorManager:
             tree = routing.ROOTS.tree(ctx, {rp for c in consumers for rp in c['allocations']},
                                       [c['uuid'] for c in consumers])
         self.claims.claim_resources(ctx, tree, consumers)
+
+    @messaging.expected_exceptions(exception.BerthException)
+    @_admitted
+    def claim_resources_many(self, ctx, claims):
+        """Call (1.9): several ``claim_resources`` of one caller in one message.
+
+        ``claims``: ``[{'tree', 'consumers'}]``; answers, in order, None per
+        committed claim or its error serialised as oslo.messaging does
+        (conductor/manager/claim_many.py).
+        """
+        return claim_many.run(self, ctx, claims)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted

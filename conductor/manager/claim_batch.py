@@ -27,6 +27,7 @@ and one tree's claims are serialised by its lock already).
 """
 
 import collections
+import contextlib
 import logging
 import threading
 
@@ -108,6 +109,37 @@ class GroupCommitter:
         if entry.error is not None:
             raise entry.error
 
+    def claim_together(self, ctx, claims):
+        """Write ``[(tree, consumers)]`` (one RPC message, 1.9) in one transaction.
+
+        Answers a list: per claim None (written and committed) or its own
+        error.  The batch holds the locks of all its trees (taken in sorted
+        order, so it never deadlocks with a claim holding one of them) and
+        is written like a batch of one tree: a claim refused by its checks
+        leaves the others to commit; a lost race, or a transaction failing
+        as a whole, runs that claim (every claim) again alone with retries.
+        (On SQLite this transaction waits for the process's one writer like
+        any other.)
+        """
+        batch = [_Pending(ctx, tree, consumers) for tree, consumers in claims]
+        for chunk in range(0, len(batch), self.max_batch):
+            self._run_trees(batch[chunk:chunk + self.max_batch])
+        answers = []
+        for entry in batch:
+            if entry.retry:
+                answers.append(_outcome(lambda e=entry: self._write_alone(
+                    e.ctx, e.tree, e.consumers)))
+            else:
+                answers.append(entry.error)
+        return answers
+
+    def _run_trees(self, batch):
+        with contextlib.ExitStack() as held:
+            # a claim without a tree (providers not found) takes no lock, as alone
+            for tree in sorted({e.tree for e in batch if e.tree is not None}):
+                held.enter_context(self._tree_lock(tree))
+            self._run(None, batch, locked=True)
+
     def _lead(self, key):
         """Write the next batch of ``key``, answer it and hand over the lead."""
         with self._lock:
@@ -127,10 +159,10 @@ class GroupCommitter:
             if successor is not None:
                 successor.wake.set()
 
-    def _run(self, key, batch):
+    def _run(self, key, batch, locked=False):
         ctx = batch[0].ctx
         try:
-            if key is None:
+            if key is None or locked:
                 self._transaction(ctx, batch)
             else:
                 with self._tree_lock(key):
@@ -191,3 +223,14 @@ class GroupCommitter:
             return
         apply(ctx, plan)
         entry.done = True
+
+
+def _outcome(write):
+    """None when ``write()`` succeeds, else the exception it raised."""
+    try:
+        write()
+    except Exception as exc:        # answered per claim; the others go on
+        if not isinstance(exc, exception.BerthException):
+            LOG.exception('A claim of a batch failed unexpectedly')
+        return exc
+    return None

@@ -134,6 +134,15 @@ class Claims:
         self._prefetch(consumers)
         return self.batches.claim(ctx, tree, consumers)
 
+    def claim_many(self, ctx, claims):
+        """:meth:`claim_resources` for ``[(tree, consumers)]`` at once (RPC 1.9).
+
+        Answers per claim None (committed) or its own exception; the claims
+        share one transaction (conductor.manager.claim_batch.claim_together).
+        """
+        self._prefetch([c for _, consumers in claims for c in consumers])
+        return self.batches.claim_together(ctx, claims)
+
     def try_claim(self, ctx, tree, consumers):
         """One attempt at :meth:`claim_resources`, under the tree's lock, no retry.
 

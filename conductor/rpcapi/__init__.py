@@ -20,7 +20,7 @@ import oslo_messaging as messaging
 from common import exception, rpc
 from common.context import RequestContext
 from conductor import ring as conductor_ring
-from conductor.rpcapi import allocation_batch, gate, payloads, replay, routing
+from conductor.rpcapi import allocation_batch, claim_batch, gate, payloads, replay, routing
 from conductor.rpcapi import version as rpc_version
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -63,6 +63,13 @@ class ConductorAPI:
         self._batcher = None
         if self.can_send_version('1.5'):
             self._batcher = allocation_batch.AllocationBatcher(self._create_allocations)
+        # concurrent claims of one caller to one conductor share one call (1.9)
+        self._claims = None
+        if (self._replay and self.can_send_version(rpc_version.CLAIM_BATCH)
+                and not claim_batch.in_process(transport)):
+            self._claims = claim_batch.ClaimSender(
+                self.client, rpc_version.CLAIM_BATCH,
+                conf.conductor.rpc_attempt_timeout, rpc.call_timeout(conf))
 
     def can_send_version(self, version: str) -> bool:
         """Whether every conductor is new enough for ``version`` (rolling upgrades)."""
@@ -267,8 +274,12 @@ class ConductorAPI:
         tree = routing.claim_tree(ctx, consumers)
         key = tree or routing.fallback_key(set().union(*(c.providers for c in consumers)),
                                            consumers[0].uuid)
-        return self._write(ctx, self.ring.owner(key), 'claim_resources', '1.2', tree=tree,
-                           consumers=[c.to_primitive() for c in consumers])
+        server, sent = self.ring.owner(key), [c.to_primitive() for c in consumers]
+        if self._claims is not None and self._claims.speaks(server):
+            if self._claims.claim(ctx, server, tree, sent) is None:
+                return None
+        return self._write(ctx, server, 'claim_resources', '1.2', tree=tree,
+                           consumers=sent)
 
     def delete_allocations(self, ctx: RequestContext, consumer_uuid: str) -> Any:
         """Remove every allocation of one consumer (routed like its claims)."""

@@ -36,9 +36,18 @@ or a new optional argument, the major version for anything incompatible):
   outcome (conductor/manager/replay.py).  A client capped below 1.8, or
   calling a conductor that publishes an older version, sends no id and
   never replays.
+* 1.9 - ``claim_resources_many`` (call, with ``call_id``): the concurrent
+  claims of one caller for one conductor in one message, a rule check and an
+  answer per claim (None, or its error serialised as oslo.messaging
+  serialises a call's), written in one transaction.  A client capped below
+  1.9, or calling a conductor that refuses it, sends ``claim_resources``
+  per claim as before (conductor/rpcapi/claim_batch.py).
 """
 
-RPC_API_VERSION = '1.8'
+RPC_API_VERSION = '1.9'
+
+# claims coalesced per conductor: ``claim_resources_many``
+CLAIM_BATCH = '1.9'
 
 # the version that carries ``call_id``: write calls may be replayed
 REPLAY = '1.8'

@@ -1,5 +1,8 @@
 """A lost reply on real RabbitMQ: the write call is replayed and written once (RPC 1.8).
 
+The claim goes as ``claim_resources_many`` (1.9, conductor/rpcapi/claim_batch.py),
+a write call replayed like any other.
+
 An embedded berth (API and conductor in this process) on a real broker;
 the rabbit driver's server side drops exactly one reply (what a RabbitMQ
 node that dies after the conductor wrote does, see doc/deployment.md).
@@ -13,6 +16,7 @@ import pytest
 
 from common import context as berth_context
 from common import metrics
+from conductor.rpcapi import claim_batch
 from tests import fixtures
 from tests.functional import alloc_helpers
 from tests.integration import conftest
@@ -36,13 +40,13 @@ def stack(rabbitmq, tmp_path_factory, tmp_path):
 
 @pytest.fixture
 def lose_first_reply(monkeypatch):
-    """Drop the first reply of ``claim_resources`` in the rabbit driver; the ids dropped."""
+    """Drop the first reply of a claim call in the rabbit driver; the ids dropped."""
     from oslo_messaging._drivers import amqpdriver
     original = amqpdriver.AMQPIncomingMessage.reply
     dropped = []
 
     def reply(self, reply=None, failure=None):
-        if self.message.get('method') == 'claim_resources' and not dropped:
+        if self.message.get('method') == claim_batch.METHOD and not dropped:
             dropped.append(self.message.get('args', {}).get('call_id'))
             return None
         return original(self, reply, failure)
@@ -57,12 +61,12 @@ def test_lost_reply_on_rabbitmq_is_replayed_and_written_once(stack, lose_first_r
         ctx = berth_context.admin_context(stack.db)
         rp = alloc_helpers.provider(client, ctx, {'VCPU': {'total': 8}})
         consumer = alloc_helpers.new_uuid()
-        before = metrics.RPC_REPLAYS.labels('claim_resources')._value.get()
+        before = metrics.RPC_REPLAYS.labels(claim_batch.METHOD)._value.get()
         # a new consumer (generation None): a second run would answer 409
         resp = alloc_helpers.put(client, consumer, {rp: {'VCPU': 1}})
         assert resp.status_code == 204, resp.text
         assert len(lose_first_reply) == 1 and lose_first_reply[0]
-        assert metrics.RPC_REPLAYS.labels('claim_resources')._value.get() >= before + 1
+        assert metrics.RPC_REPLAYS.labels(claim_batch.METHOD)._value.get() >= before + 1
         got = client.get('/allocations/%s' % consumer).json()
         assert got['allocations'][rp]['resources'] == {'VCPU': 1}
         assert got['consumer_generation'] == 1

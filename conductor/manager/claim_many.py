@@ -1,0 +1,50 @@
+"""Several claims in one RPC message (1.9): checked one by one, written together.
+
+The API coalesces the concurrent claims of one caller for one conductor
+(conductor/rpcapi/claim_batch.py): one oslo.messaging call instead of one
+per claim on the API, the broker and here.  Each claim keeps its own rule
+check (conductor.manager.authz), its own tree, and its own answer; the
+claims that pass are written in one transaction
+(conductor.manager.claim_batch.GroupCommitter.claim_together) and answered
+only after it committed.  A claim's error crosses the wire as
+oslo.messaging serialises a call's exception, so the caller raises it typed
+exactly as if the claim had been a call of its own.
+"""
+
+import sys
+
+from oslo_messaging._drivers import common as messaging_common
+
+from common import exception
+from conductor.rpcapi import routing
+
+
+def _tree(ctx, claim):
+    if claim.get('tree') is not None:
+        return claim['tree']
+    consumers = claim['consumers']
+    return routing.ROOTS.tree(ctx, {rp for c in consumers for rp in c['allocations']},
+                              [c['uuid'] for c in consumers])
+
+
+def _serialised(exc):
+    return {'error': messaging_common.serialize_remote_exception(
+        (type(exc), exc, exc.__traceback__))}
+
+
+def run(manager, ctx, claims):
+    """``[None or {'error': serialised exception}]``, one per claim, in order."""
+    answers = [None] * len(claims)
+    todo, where = [], []
+    for i, claim in enumerate(claims):
+        try:
+            manager.authz.claim_resources(ctx, claim['consumers'])
+            todo.append((_tree(ctx, claim), claim['consumers']))
+            where.append(i)
+        except exception.BerthException:
+            answers[i] = _serialised(sys.exc_info()[1])
+    if todo:
+        for i, error in zip(where, manager.claims.claim_many(ctx, todo)):
+            if error is not None:
+                answers[i] = _serialised(error)
+    return answers
