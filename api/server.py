@@ -233,10 +233,14 @@ class _Gateway(wsgi.Gateway_10):
 
     def get_environ(self):
         env = super().get_environ()
-        try:
-            local = self.req.conn.socket.getsockname()
-        except OSError:
-            return env
+        conn = self.req.conn
+        local = getattr(conn, 'local_address', None)
+        if local is None:
+            try:
+                local = conn.socket.getsockname()
+            except OSError:
+                return env
+            conn.local_address = local      # a connection's, asked once
         if isinstance(local, tuple):
             env['SERVER_NAME'], env['SERVER_PORT'] = local[0], str(local[1])
         return env
@@ -244,6 +248,7 @@ class _Gateway(wsgi.Gateway_10):
 
 class _Connection(cheroot_server.HTTPConnection):
     RequestHandlerClass = _Request
+    local_address = None        # the socket's own address (_Gateway)
 
     def __init__(self, server, sock, makefile=cheroot_makefile.MakeFile):
         super().__init__(server, sock, makefile)
