@@ -20,17 +20,16 @@ body over the limit is the application's 413 (in its error format), and
 never before that 413.
 """
 
-import _pyio
 import io
 import logging
-import socket
 import threading
-import time
 
 from cheroot import errors as cheroot_errors
 from cheroot import makefile as cheroot_makefile
 from cheroot import server as cheroot_server
 from cheroot import wsgi
+
+from api import connection_reader
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -70,12 +69,12 @@ class _Request(cheroot_server.HTTPRequest):
 
     def parse_request(self):
         reader = self.conn.rfile
-        if isinstance(reader, _DeadlineReader):
+        if isinstance(reader, connection_reader.DeadlineReader):
             reader.start_deadline(self.server.header_timeout)
         try:
             return super().parse_request()
         finally:
-            if isinstance(reader, _DeadlineReader):
+            if isinstance(reader, connection_reader.DeadlineReader):
                 reader.start_deadline(None)
 
     def send_headers(self):
@@ -123,12 +122,12 @@ class _Request(cheroot_server.HTTPRequest):
         a 500); one over the limit reaches the application as limit + 1
         bytes, which it answers 413, and the connection is closed."""
         reader = self.conn.rfile
-        if isinstance(reader, _DeadlineReader):
+        if isinstance(reader, connection_reader.DeadlineReader):
             reader.start_deadline(self.server.body_timeout)
         try:
             self._respond()
         finally:
-            if isinstance(reader, _DeadlineReader):
+            if isinstance(reader, connection_reader.DeadlineReader):
                 reader.start_deadline(None)
 
     def _respond(self):
@@ -226,50 +225,6 @@ def _replay(parsed):
     return reader
 
 
-class _DeadlineSocketIO(socket.SocketIO):
-    """The socket's reads, each bounded by what is left of a deadline."""
-
-    deadline = None
-    timed_out = False
-
-    def __init__(self, sock, mode, read_timeout):
-        super().__init__(sock, mode)
-        self._read_timeout = read_timeout
-
-    def readinto(self, b):
-        if self.deadline is None:
-            return super().readinto(b)
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            self.timed_out = True
-            raise TimeoutError('timed out')
-        self._sock.settimeout(min(self._read_timeout, left))
-        try:
-            return super().readinto(b)
-        except TimeoutError:
-            self.timed_out = True
-            raise
-        finally:
-            self._sock.settimeout(self._read_timeout)
-
-
-class _DeadlineReader(cheroot_makefile.StreamReader):
-    """cheroot's socket reader over :class:`_DeadlineSocketIO`."""
-
-    def __init__(self, sock, bufsize, read_timeout):
-        _pyio.BufferedReader.__init__(
-            self, _DeadlineSocketIO(sock, 'rb', read_timeout), bufsize)
-        self.bytes_read = 0
-
-    @property
-    def timed_out(self):
-        return self.raw.timed_out
-
-    def start_deadline(self, seconds):
-        """Bound the reads from now on to ``seconds`` in all (None: no bound)."""
-        self.raw.deadline = None if seconds is None else time.monotonic() + seconds
-
-
 class _Gateway(wsgi.Gateway_10):
     """cheroot's WSGI environ with SERVER_NAME/SERVER_PORT the address this
     connection reached (its local socket address), not the server's name:
@@ -278,10 +233,14 @@ class _Gateway(wsgi.Gateway_10):
 
     def get_environ(self):
         env = super().get_environ()
-        try:
-            local = self.req.conn.socket.getsockname()
-        except OSError:
-            return env
+        conn = self.req.conn
+        local = getattr(conn, 'local_address', None)
+        if local is None:
+            try:
+                local = conn.socket.getsockname()
+            except OSError:
+                return env
+            conn.local_address = local      # a connection's, asked once
         if isinstance(local, tuple):
             env['SERVER_NAME'], env['SERVER_PORT'] = local[0], str(local[1])
         return env
@@ -289,6 +248,7 @@ class _Gateway(wsgi.Gateway_10):
 
 class _Connection(cheroot_server.HTTPConnection):
     RequestHandlerClass = _Request
+    local_address = None        # the socket's own address (_Gateway)
 
     def __init__(self, server, sock, makefile=cheroot_makefile.MakeFile):
         super().__init__(server, sock, makefile)
@@ -296,7 +256,7 @@ class _Connection(cheroot_server.HTTPConnection):
             # plain sockets and the builtin TLS adapter (an ssl.SSLSocket);
             # closing cheroot's reader drops its reference to the socket
             self.rfile.close()
-            self.rfile = _DeadlineReader(sock, self.rbufsize, server.timeout)
+            self.rfile = connection_reader.DeadlineReader(sock, self.rbufsize, server.timeout)
 
 
 class HttpServer:
@@ -315,7 +275,7 @@ class HttpServer:
         # the application checks a declared length against the limit (its
         # 413 in its own format); _Request reads a chunked body up to it
         self._server.max_body_size = max_body_size
-        # whole-request deadlines (408 and close): _DeadlineReader
+        # whole-request deadlines (408 and close): connection_reader.DeadlineReader
         self._server.header_timeout = header_timeout
         self._server.body_timeout = body_timeout
         # cheroot closes idle keep-alive connections beyond 10 by default: a

@@ -85,6 +85,37 @@ max_pool_size`` is now 16 as doc/deployment.md asks for 16 workers (the
 default 5 churned connections).  Idle, the three conductors use 0.33-0.40%
 CPU each (30 s, etcd watch/heartbeats, periodic tasks, polling): about
 0.04 ms per claim at 300 claims/s, not worth a change.
+
+2026-11-25 00:27-00:31, the API process's CPU per request (issue 20), each
+``--claims 2000``; "before" is the tree at 0c2d432, "after" h-api's, run
+alternately (load average before each run in the last column):
+
+    deployment              cond.  claims/s  p50 ms  p95 ms  cpu ms: api  cond.  pg    rabbit  client  total  load
+    before
+    embedded (SQLite)           1     284.7    32.8    51.1  3.46 (server, one process)                     1.8
+    rabbitmq+postgresql         3     152.4    57.8   137.7  3.96         3.84   1.04  0.62    0.30    9.85   1.7
+    rabbitmq+postgresql         3     181.2    47.2   112.7  3.20         3.14   0.68  0.50    0.23    7.81   6.8
+    after
+    embedded (SQLite)           1     474.1    19.6    30.3  2.20 (server, one process)                     1.6
+    rabbitmq+postgresql         3     208.0    38.7   118.6  1.66         3.13   0.67  0.51    0.24    6.27   3.9
+    rabbitmq+postgresql         3     225.5    36.4    99.5  1.65         3.22   0.66  0.47    0.22    6.28   5.4
+
+What made the difference in the API process: ``common.rpc.call_timeout``
+re-registered every oslo.messaging option (``list_opts`` deep-copies them,
+~1.0 ms of CPU) on each replayable write (RPC 1.8), i.e. on every claim; it
+now reads the option (API 3.4 -> 1.43 ms per claim alone, 23:45, load 4.9).
+Then, per request: the HTTP server reads a connection through one bytes
+buffer instead of cheroot's pure-Python ``_pyio`` reader
+(api/connection_reader.py: ~205 -> ~130 us of server CPU per keep-alive
+request of a trivial app, 10 clients), request ids without oslo's webob
+wrapping (api.common.middleware.RequestId: ~20 us), cheaper policy memo keys,
+log values built once, the connection's local address asked once.  What the
+API process still spends (py-spy --gil, rabbit run): ~55 % in oslo.messaging
+(publish with confirm in the request thread, the reply waiter's thread and
+its hand-off; amqp reads each frame in three recv calls, ~14 recv and ~17
+poll syscalls per claim), the rest cheroot (accept/selector hand-off per
+keep-alive request), the app (~150 us: the access log line ~45 us, JSON
+body, policy, webob) and GIL hand-offs between 16 server threads.
 """
 
 import argparse

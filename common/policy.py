@@ -24,12 +24,25 @@ RECHECK_SECONDS = 1.0
 MEMO_ENTRIES = 4096
 
 
+# values that are their own stand-in (exact types: a subclass goes the long way)
+_ATOMS = frozenset((str, int, float, bool, type(None)))
+
+
 def _freeze(value):
-    """A hashable stand-in for a JSON-like ``value`` (TypeError if there is none)."""
+    """A hashable stand-in for a JSON-like ``value`` (TypeError if there is none).
+
+    Atoms are kept inline rather than recursed into: a caller's credentials
+    (about 15 keys, all but the role lists atoms) are frozen on every check.
+    """
+    if value.__class__ in _ATOMS:
+        return value
     if isinstance(value, dict):
-        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+        items = [(k, v if v.__class__ in _ATOMS else _freeze(v))
+                 for k, v in value.items()]
+        items.sort()
+        return tuple(items)
     if isinstance(value, (list, tuple)):
-        return tuple(_freeze(v) for v in value)
+        return tuple([v if v.__class__ in _ATOMS else _freeze(v) for v in value])
     if isinstance(value, (set, frozenset)):
         return frozenset(_freeze(v) for v in value)
     hash(value)

@@ -9,6 +9,7 @@ import contextlib
 import logging
 
 from kombu import exceptions as kombu_exc
+from oslo_config import cfg
 import oslo_messaging as messaging
 from oslo_messaging import opts as messaging_opts
 from oslo_messaging.rpc import dispatcher
@@ -84,8 +85,14 @@ def call_timeout(conf):
     """
     if conf.conductor.rpc_timeout is not None:
         return conf.conductor.rpc_timeout
-    register_opts(conf)
-    return conf.rpc_response_timeout
+    try:
+        return conf.rpc_response_timeout
+    except cfg.NoSuchOptError:
+        # registered once: register_opts copies every oslo.messaging option
+        # (list_opts deep-copies them), ~1 ms of CPU, and every write call
+        # asks for its timeout
+        register_opts(conf)
+        return conf.rpc_response_timeout
 
 
 def get_transport(conf, url=None):

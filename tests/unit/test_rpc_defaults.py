@@ -29,3 +29,17 @@ def test_the_sample_shows_berths_default():
     sample = (ROOT / 'etc/berth/berth.conf.sample').read_text()
     section = sample.split('[oslo_messaging_rabbit]', 1)[1].split('\n[', 1)[0]
     assert '#kombu_reconnect_delay = 0.1\n' in section
+
+
+def test_call_timeout_registers_oslo_messaging_once(monkeypatch):
+    """A fresh conf gets oslo.messaging's options (and berth's defaults) on the
+    first ask; later asks (one per write call) read the option, no re-registering."""
+    conf = builder.build(config_files=[])
+    conf.set_override('rpc_timeout', None, group='conductor')
+    assert rpc.call_timeout(conf) == conf.rpc_response_timeout
+    assert conf.oslo_messaging_rabbit.kombu_reconnect_delay == 0.1
+    calls = []
+    monkeypatch.setattr(rpc, 'register_opts', calls.append)
+    conf.set_override('rpc_response_timeout', 23)
+    assert rpc.call_timeout(conf) == 23
+    assert calls == []
