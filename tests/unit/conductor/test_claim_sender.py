@@ -7,25 +7,15 @@ import oslo_messaging as messaging
 import pytest
 
 from common import context as berth_context
-from common import exception, rpc
+from common import exception
 from conductor import manager as conductor_manager
 from conductor import rpcapi
 from conductor.manager import claim_many
-from conductor.rpcapi import claim_batch, payloads, routing
+from conductor.rpcapi import claim_batch, payloads
 from conductor.rpcapi import version as rpc_version
-from tests.unit.conductor.test_rpcapi import FakeRing, FakeRoots
+from tests.unit.conductor.test_rpcapi import FakeRing
 
-
-@pytest.fixture(autouse=True)
-def fake_roots(monkeypatch):
-    monkeypatch.setattr(routing, 'ROOTS', FakeRoots())
-
-
-@pytest.fixture
-def transport(conf):
-    t = rpc.get_transport(conf, url=rpc.EMBEDDED_TRANSPORT_URL)
-    yield t
-    t.cleanup()
+pytestmark = pytest.mark.usefixtures('fake_roots')
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import oslo_messaging as messaging
 import pytest
 
 from common import context as berth_context
-from common import rpc
 from conductor import manager as conductor_manager
 from conductor import rpcapi
 from conductor.rpcapi import payloads, routing
@@ -93,23 +92,8 @@ LOCAL = {'can_send_version', 'allocation_owner'}
 FAN_OUT = {'conductors'}
 
 
-class FakeRoots:
-    """Every write's tree is 'root-1' (the real cache reads the database)."""
 
-    def tree(self, ctx, providers, consumers=()):
-        return 'root-1'
-
-
-@pytest.fixture(autouse=True)
-def fake_roots(monkeypatch):
-    monkeypatch.setattr(routing, 'ROOTS', FakeRoots())
-
-
-@pytest.fixture
-def transport(conf):
-    t = rpc.get_transport(conf, url=rpc.EMBEDDED_TRANSPORT_URL)
-    yield t
-    t.cleanup()
+pytestmark = pytest.mark.usefixtures('fake_roots')
 
 
 @pytest.fixture
