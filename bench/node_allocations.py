@@ -9,7 +9,7 @@ time from POST to active, duplicates (nodes held by two allocations: must be
 
     .venv/bin/python bench/node_allocations.py [--clients 16] [--conductors 1,2,4]
 
-2026-11-25 (issue 20), ``flock /work/wt/bench.lock python -W ignore -m
+2026-11-25 (issue 20), ``python -W ignore -m
 bench.node_allocations --conductors 1,2 --nodes 200``, shared 2-CPU VM
 (see bench/node_allocations_real.py for what changed).  Before (23:35,
 load 1.1-1.2):

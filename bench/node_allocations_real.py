@@ -7,7 +7,7 @@ and a final JSON line.
 
     .venv/bin/python bench/node_allocations_real.py [--conductors 1,2,4]
 
-2026-11-25 (issue 20), ``flock /work/wt/bench.lock python -W ignore -m
+2026-11-25 (issue 20), ``python -W ignore -m
 bench.node_allocations_real --conductors 2 --nodes 200``, shared 2-CPU VM.
 Fewer statements per allocation (PostgreSQL, counted with a
 ``before_cursor_execute`` listener; BEGIN/COMMIT not counted): 10.0 -> 2.4.
