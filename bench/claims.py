@@ -116,6 +116,15 @@ its hand-off; amqp reads each frame in three recv calls, ~14 recv and ~17
 poll syscalls per claim), the rest cheroot (accept/selector hand-off per
 keep-alive request), the app (~150 us: the access log line ~45 us, JSON
 body, policy, webob) and GIL hand-offs between 16 server threads.
+
+Both together (main at 3bf22ac, 2026-11-25 00:37-00:39, load 0.8-1.3, the
+quietest window of the night; ``--claims 2000``):
+
+    deployment              cond.  claims/s  p50 ms  p95 ms  cpu ms: api  cond.  pg    rabbit  client  etcd  total
+    embedded (SQLite)           1     604.3    15.7    22.5  1.74 (server, one process)
+    rabbitmq+postgresql         3     367.6    26.0    45.0  1.15         2.19   1.13  0.29    0.18    0.03  4.98
+
+Still short of issue 20's >= 500/s and <= 2.5 ms over every process.
 """
 
 import argparse
