@@ -48,6 +48,12 @@ oslo.messaging call) and the conductors' oslo.messaging dispatch, outside
 the allocation code; the p95 is the burst's start (pools and reply queues
 warming up: p50 is 29 ms).
 
+With the API process's trims beside it (main at 3bf22ac, 00:38, load
+0.7-0.9): 425.0/s, p50 32 ms, p95 96 ms (250 requests: 372.4/s, p95 82 ms);
+CPU ms per request: API 1.55, conductors 1.0, PostgreSQL 0.45, RabbitMQ 0.25,
+clients 0.3 (~3.55 ms).  Embedded (bench/node_allocations.py, 00:38):
+476.9 / 407.8 / 350.2 per s with 1 / 2 / 4 conductors.
+
 2026-11-22 13:49 (load 2.2-2.7), after the conductor's side was trimmed
 (the lock UPDATE and the candidate query built once; the allocations of one
 ``create_allocations`` call reserved in one transaction, a savepoint each):
