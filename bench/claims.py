@@ -128,9 +128,10 @@ tree at 3bf22ac, during a CI rehearsal (load average beside):
 Statements per claim (new consumer, consumer generation null; counted with
 ``before_cursor_execute``, tests/functional/test_claim_statements.py, the
 same on SQLite, PostgreSQL and MariaDB): one provider 6 -> 5, a compute plus
-a sharing provider 7 -> 5.  The provider lock also counts the written
-consumers that exist (a new one is not looked up), and the providers'
-generation swaps are one UPDATE.  Left as they are: the inventory and usage
+a sharing provider 7 -> 5; rewriting an existing consumer 9 -> 8.  The
+provider lock also counts the written consumers that exist (a new one is not
+looked up), the providers' generation swaps are one UPDATE, and what the
+rewritten consumers hold is read with the inventory.  Left as they are: the inventory and usage
 read cannot join the lock (on PostgreSQL a SELECT ... FOR UPDATE that waited
 re-reads the locked row but not its subqueries: usage would be stale while
 the generation is fresh); the consumer and allocation INSERTs have no

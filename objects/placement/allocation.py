@@ -143,30 +143,40 @@ _PROVIDERS_LOCKED_COUNTING = in_list.Statement(
     .where(_RP.c.uuid.in_(uuids))
     .order_by(_RP.c.id).with_for_update(), 'uuids', 'consumers')
 
-_MINE_BEFORE = in_list.Statement(
-    lambda consumers: sa.select(_ALLOC.c.resource_provider_id,
-                                _ALLOC.c.resource_class_id, sa.func.sum(_ALLOC.c.used))
-    .where(_ALLOC.c.consumer_id.in_(consumers))
-    .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id), 'consumers')
-
 _CLEARED_PROVIDERS = in_list.Statement(
     lambda consumers: sa.select(_ALLOC.c.resource_provider_id)
     .where(_ALLOC.c.consumer_id.in_(consumers)), 'consumers')
 
 _INV_ALLOC = _ALLOC.alias('used_alloc')
-# inventory, class id and current usage of the (provider, class) pairs written
-_INVENTORY_AND_USAGE = in_list.Statement(
-    lambda rp_ids, names: sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
-              _RC.c.name.label('class_name'), _INV.c.total, _INV.c.reserved,
-              _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
-              _INV.c.allocation_ratio,
-              sa.select(sa.func.coalesce(sa.func.sum(_INV_ALLOC.c.used), 0))
-              .where(_INV_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id)
-              .where(_INV_ALLOC.c.resource_class_id == _INV.c.resource_class_id)
-              .scalar_subquery().label('used'))
-    .join(_RC, _RC.c.id == _INV.c.resource_class_id)
-    .where(_INV.c.resource_provider_id.in_(rp_ids))
-    .where(_RC.c.name.in_(names)), 'rp_ids', 'names')
+
+
+def _usage(*where):
+    return (sa.select(sa.func.coalesce(sa.func.sum(_INV_ALLOC.c.used), 0))
+            .where(_INV_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id)
+            .where(_INV_ALLOC.c.resource_class_id == _INV.c.resource_class_id)
+            .where(*where).scalar_subquery())
+
+
+def _inventory_and_usage(rp_ids, names, consumers=None):
+    """Inventory, class id and current usage of the (provider, class) pairs written.
+
+    With ``consumers`` also ``mine``: what those consumers hold of it now
+    (the allocations their write replaces).
+    """
+    columns = [_INV.c.resource_provider_id, _INV.c.resource_class_id,
+               _RC.c.name.label('class_name'), _INV.c.total, _INV.c.reserved,
+               _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
+               _INV.c.allocation_ratio, _usage().label('used')]
+    if consumers is not None:
+        columns.append(_usage(_INV_ALLOC.c.consumer_id.in_(consumers)).label('mine'))
+    return (sa.select(*columns).join(_RC, _RC.c.id == _INV.c.resource_class_id)
+            .where(_INV.c.resource_provider_id.in_(rp_ids))
+            .where(_RC.c.name.in_(names)))
+
+
+_INVENTORY_AND_USAGE = {
+    False: in_list.Statement(_inventory_and_usage, 'rp_ids', 'names'),
+    True: in_list.Statement(_inventory_and_usage, 'rp_ids', 'names', 'consumers')}
 
 _CLASS_NAMES = in_list.Statement(
     lambda names: sa.select(_RC.c.name).where(_RC.c.name.in_(names)), 'names')
@@ -204,15 +214,19 @@ def _providers_counting(conn, uuids, consumers):
     return {r.uuid: r for r in rows}, existing
 
 
-def _inventories(conn, rp_ids, names, consumer_of=None):
+def _inventories(conn, rp_ids, names, consumer_of=None, consumers=()):
     """{(rp id, class name): inventory row with class id and current ``used``}.
 
-    Raises AllocationClassNotFound for a class that does not exist at all,
-    naming the consumer that asked for it (``consumer_of``: {class: uuid}).
+    With ``consumers`` (uuids) the rows also say what those hold
+    (``mine``).  Raises AllocationClassNotFound for a class that does not
+    exist at all, naming the consumer that asked for it (``consumer_of``:
+    {class: uuid}).
     """
+    lists = {'rp_ids': sorted(rp_ids), 'names': sorted(names)}
+    if consumers:
+        lists['consumers'] = sorted(consumers)
     found = {(r.resource_provider_id, r.class_name): r for r in
-             _INVENTORY_AND_USAGE.execute(conn, rp_ids=sorted(rp_ids),
-                                          names=sorted(names))}
+             _INVENTORY_AND_USAGE[bool(consumers)].execute(conn, **lists)}
     missing = set(names) - {name for _, name in found}
     if missing:
         known = set(_CLASS_NAMES.execute(conn, names=sorted(missing)).scalars())
@@ -222,12 +236,12 @@ def _inventories(conn, rp_ids, names, consumer_of=None):
     return found
 
 
-def _check_capacity(wanted, inventories, uuid_of, mine_before):
+def _check_capacity(wanted, inventories, uuid_of):
     """Raise InvalidAllocation unless every (provider, class) total fits.
 
     ``wanted`` is {(rp id, class name): [amounts]}, ``inventories`` as from
-    :func:`_inventories`; ``mine_before`` the current usage of the consumers
-    being rewritten, by (rp id, class id).
+    :func:`_inventories` (``mine``, when there, is the current usage of the
+    consumers being rewritten: replaced, not added to).
     """
     for key in sorted(wanted):
         rp_id, rc_name = key
@@ -246,8 +260,7 @@ def _check_capacity(wanted, inventories, uuid_of, mine_before):
                            % (amount, rc_name, rp_uuid, inv.min_unit,
                               inv.max_unit, inv.step_size))
         before = int(inv.used)
-        after = (before - mine_before.get((rp_id, inv.resource_class_id), 0)
-                 + sum(wanted[key]))
+        after = before - int(getattr(inv, 'mine', 0)) + sum(wanted[key])
         capacity = (inv.total - inv.reserved) * inv.allocation_ratio
         # a provider already over capacity accepts writes that do not add to it
         if after > capacity and after > before:
@@ -286,14 +299,11 @@ def replace(ctx: RequestContext, requests: list[dict[str, Any]],
 class _Plan:
     """What :func:`check_replace` read and decided, for :func:`apply_replace`."""
 
-    __slots__ = ('requests', 'consumers', 'mine_before', 'cleared', 'providers',
-                 'inventories')
+    __slots__ = ('requests', 'consumers', 'cleared', 'providers', 'inventories')
 
-    def __init__(self, requests, consumers, mine_before, cleared, providers,
-                 inventories):
+    def __init__(self, requests, consumers, cleared, providers, inventories):
         self.requests = requests
         self.consumers = consumers
-        self.mine_before = mine_before
         self.cleared = cleared
         self.providers = providers
         self.inventories = inventories
@@ -322,9 +332,6 @@ def check_replace(ctx: RequestContext, requests: list[dict[str, Any]]) -> _Plan:
         if req.get('check_generation'):
             consumer_obj.check_generation(req['uuid'], consumers.get(req['uuid']),
                                           req.get('generation'))
-    # a consumer that does not exist yet holds nothing
-    mine_before = {(r[0], r[1]): int(r[2]) for r in _MINE_BEFORE.execute(
-        conn, consumers=uuids)} if consumers else {}
     if providers is None:
         # providers whose allocations are cleared count as written (3.2.1)
         cleared_ids = set()
@@ -341,11 +348,12 @@ def check_replace(ctx: RequestContext, requests: list[dict[str, Any]]) -> _Plan:
             for rc_name, amount in resources.items():
                 wanted[(providers[rp_uuid].id, rc_name)].append(amount)
                 consumer_of.setdefault(rc_name, req['uuid'])
-    inventories = _inventories(conn, {rp for rp, _ in wanted},
-                               {rc for _, rc in wanted}, consumer_of) if wanted else {}
-    _check_capacity(wanted, inventories, {p.id: p.uuid for p in providers.values()},
-                    mine_before)
-    return _Plan(requests, consumers, mine_before, cleared, providers, inventories)
+    # a consumer that does not exist yet holds nothing (with one that does,
+    # what all of them hold is replaced, as apply_replace deletes it)
+    inventories = _inventories(conn, {rp for rp, _ in wanted}, {rc for _, rc in wanted},
+                               consumer_of, uuids if consumers else ()) if wanted else {}
+    _check_capacity(wanted, inventories, {p.id: p.uuid for p in providers.values()})
+    return _Plan(requests, consumers, cleared, providers, inventories)
 
 
 def apply_replace(ctx: RequestContext, plan: _Plan) -> None:
@@ -360,7 +368,7 @@ def apply_replace(ctx: RequestContext, plan: _Plan) -> None:
     for req in requests:
         consumer_obj.prepare(ctx, req['uuid'], plan.consumers.get(req['uuid']),
                              req['project_id'], req['user_id'], req.get('consumer_type'))
-    if plan.mine_before:
+    if plan.consumers:      # only an existing consumer holds allocations
         _DELETE_MINE.execute(conn, consumers=[r['uuid'] for r in requests])
     now = models._now()
     rows = [{'resource_provider_id': providers[rp_uuid].id,

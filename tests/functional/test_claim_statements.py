@@ -6,6 +6,8 @@ BEGIN as a statement).  A new consumer on one provider, or on two (a
 sharing provider), costs five: the provider lock (which also counts the
 consumers that exist), inventory with usage, the consumer INSERT, the
 allocation INSERT and one compare-and-swap UPDATE for all providers.
+Rewriting an existing consumer costs 8 (its current allocations are read
+with the inventory, not by a statement of their own).
 """
 
 import contextlib
@@ -18,6 +20,7 @@ from common import exception
 from objects.placement import allocation as alloc_obj
 from objects.placement import generation as gen_obj
 from tests.functional import alloc_helpers as h
+from tests.functional import claim_helpers
 
 INV = {'VCPU': {'total': 8}, 'MEMORY_MB': {'total': 4096}, 'DISK_GB': {'total': 100}}
 _NOT_COUNTED = ('BEGIN', 'SAVEPOINT', 'RELEASE', 'ROLLBACK', 'COMMIT')
@@ -101,10 +104,16 @@ def test_rewriting_an_existing_consumer_still_checks_capacity(client, ctx, rps):
     rp, _ = rps
     consumer = h.new_uuid()
     _claim(ctx, _request({rp: {'VCPU': 4}}, uuid=consumer))
-    # its own 4 VCPU are replaced, not added to: 8 of 8 fit
-    _claim(ctx, _request({rp: {'VCPU': 7}}, uuid=consumer, generation=1))
+    # its own 4 VCPU are replaced, not added to: 1 + 7 of 8 fit
+    with _counted() as seen:
+        _claim(ctx, _request({rp: {'VCPU': 7}}, uuid=consumer, generation=1))
+    # lock, consumer, inventory with usage and its own, owner ids, consumer
+    # UPDATE, DELETE, INSERT, swap
+    assert len(seen) == 8, seen
     with pytest.raises(exception.InvalidAllocation):
         _claim(ctx, _request({rp: {'VCPU': 8}}, uuid=consumer, generation=2))
+    _claim(ctx, _request({rp: {'VCPU': 6}}, uuid=consumer, generation=2))
+    assert claim_helpers.usage(client, rp)['VCPU'] == 7
 
 
 def _generations(ctx, *rps):
