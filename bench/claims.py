@@ -125,6 +125,26 @@ quietest window of the night; ``--claims 2000``):
     rabbitmq+postgresql         3     367.6    26.0    45.0  1.15         2.19   1.13  0.29    0.18    0.03  4.98
 
 Still short of issue 20's >= 500/s and <= 2.5 ms over every process.
+
+2026-11-25 00:56-00:58, the claim's SQL statements (issue 20, h-sql), one
+``--rabbit-only --rabbit-conductors 3 --claims 2000`` run each, "before" the
+tree at 3bf22ac, during a CI rehearsal (load average beside):
+
+    run        ok/s  p50 ms  p95 ms  cpu ms: api  cond.  pg    rabbit  client  total  load
+    before    265.8    31.4    82.8         1.26   2.34  1.19  0.29    0.23    5.35   3.0
+    after     318.3    27.9    60.8         1.20   2.06  1.02  0.29    0.19    4.80   4.3
+
+Statements per claim (new consumer, consumer generation null; counted with
+``before_cursor_execute``, tests/functional/test_claim_statements.py, the
+same on SQLite, PostgreSQL and MariaDB): one provider 6 -> 5, a compute plus
+a sharing provider 7 -> 5; rewriting an existing consumer 9 -> 8.  The
+provider lock also counts the written consumers that exist (a new one is not
+looked up), the providers' generation swaps are one UPDATE, and what the
+rewritten consumers hold is read with the inventory.  Left as they are: the inventory and usage
+read cannot join the lock (on PostgreSQL a SELECT ... FOR UPDATE that waited
+re-reads the locked row but not its subqueries: usage would be stale while
+the generation is fresh); the consumer and allocation INSERTs have no
+portable single statement.
 """
 
 import argparse

@@ -7,6 +7,8 @@ updated means another writer got there first and the caller must re-read.
 
 from __future__ import annotations
 
+import threading
+
 import sqlalchemy as sa
 
 from common import exception
@@ -34,6 +36,12 @@ _BUMP = (_RP.update().where(_RP.c.id == sa.bindparam('rp_id'))
                  updated_at=sa.bindparam('now')))
 
 
+def _swap_failed(expected):
+    return exception.ConcurrentUpdate(
+        what='resource provider',
+        reason='generation already changed (expected %d); re-read and retry' % expected)
+
+
 def bump_provider(ctx: RequestContext, rp_id: int, expected: int) -> int:
     """Set the generation to expected + 1 iff it is still ``expected``; return it.
 
@@ -44,8 +52,51 @@ def bump_provider(ctx: RequestContext, rp_id: int, expected: int) -> int:
         'rp_id': rp_id, 'expected': expected, 'new_generation': expected + 1,
         'now': models._now()})
     if res.rowcount != 1:
-        raise exception.ConcurrentUpdate(
-            what='resource provider',
-            reason='generation already changed (expected %d); re-read and retry'
-                   % expected)
+        raise _swap_failed(expected)
     return expected + 1
+
+
+# the swap of several providers in one statement, by provider count (few sizes)
+_MAX_MANY = 8
+_BUMP_MANY = {}
+_lock = threading.Lock()
+
+
+def _bump_many(count):
+    statement = _BUMP_MANY.get(count)
+    if statement is None:
+        statement = (_RP.update().where(sa.or_(*[
+            sa.and_(_RP.c.id == sa.bindparam('rp_id_%d' % i),
+                    _RP.c.generation == sa.bindparam('expected_%d' % i))
+            for i in range(count)]))
+            .values(generation=_RP.c.generation + 1, updated_at=sa.bindparam('now')))
+        with _lock:
+            statement = _BUMP_MANY.setdefault(count, statement)
+    return statement
+
+
+def bump_providers(ctx: RequestContext, expected: dict[int, int]) -> None:
+    """:func:`bump_provider` for every ``{rp id: expected generation}``, in one UPDATE.
+
+    Every provider's own generation is compared: the row count falls short
+    when any one moved, and the error names the first such provider (by id),
+    as swapping them one by one in id order would.  The caller must hold the
+    rows (objects.placement.allocation locks them first), so the re-read
+    after a failure sees exactly which swaps were not made.
+    """
+    ids = sorted(expected)
+    if len(ids) == 1 or len(ids) > _MAX_MANY:
+        for rp_id in ids:
+            bump_provider(ctx, rp_id, expected[rp_id])
+        return
+    params = {'now': models._now()}
+    for i, rp_id in enumerate(ids):
+        params['rp_id_%d' % i] = rp_id
+        params['expected_%d' % i] = expected[rp_id]
+    conn = ctx.session.connection()
+    if conn.execute(_bump_many(len(ids)), params).rowcount == len(ids):
+        return
+    now = dict(conn.execute(sa.select(_RP.c.id, _RP.c.generation)
+                            .where(_RP.c.id.in_(ids))).all())
+    failed = [i for i in ids if now.get(i) != expected[i] + 1] or ids
+    raise _swap_failed(expected[failed[0]])
