@@ -6,6 +6,7 @@ any shape, with usage, can be made in one transaction.
 
 import uuid as uuidlib
 
+import orjson
 import sqlalchemy as sa
 
 from db import api as db_api
@@ -106,3 +107,11 @@ def features_are_fresh(ctx):
         found = features.tree_roots(state, feature)
         assert set(roots) == (found if has else set(state.trees) - found), feature
     return entries
+
+
+def encoded(result):
+    """A search result as the API would answer it (candidates and summaries), decoded."""
+    return orjson.loads(orjson.dumps({
+        'allocation_requests': [{'allocations': c.allocations, 'mappings': c.mappings}
+                                for c in result.candidates],
+        'provider_summaries': result.summaries}))

@@ -13,8 +13,6 @@ afresh.
 import contextlib
 import uuid as uuidlib
 
-import orjson
-
 from db import api as db_api
 from objects.candidates import features as features_mod
 from objects.candidates import finder as ac_obj
@@ -73,13 +71,6 @@ OPTIONS = [ac_obj.Options(), ac_obj.Options(limit=2), ac_obj.Options(limit=1),
            ac_obj.Options(nested_aware=False)]
 
 
-def _encode(result):
-    return orjson.loads(orjson.dumps({
-        'allocation_requests': [{'allocations': c.allocations, 'mappings': c.mappings}
-                                for c in result.candidates],
-        'provider_summaries': result.summaries}))
-
-
 @contextlib.contextmanager
 def _every_tree():
     """The index's searches visit every tree (no narrowing)."""
@@ -101,10 +92,10 @@ def _compare(ctx):
     non_empty = 0
     for request in REQUESTS:
         for opts in OPTIONS:
-            narrowed = _encode(ac_obj.get_candidates(ctx, request, opts))
+            narrowed = helpers.encoded(ac_obj.get_candidates(ctx, request, opts))
             with _every_tree():
-                every = _encode(ac_obj.get_candidates(ctx, request, opts))
-            loaded = _encode(ac_obj.get_candidates(
+                every = helpers.encoded(ac_obj.get_candidates(ctx, request, opts))
+            loaded = helpers.encoded(ac_obj.get_candidates(
                 ctx, request, ac_obj.Options(**{**vars(opts), 'indexed': False})))
             assert narrowed == every == loaded, (request, opts)
             non_empty += bool(narrowed['allocation_requests'])
@@ -211,6 +202,6 @@ def test_most_trees_having_a_feature_keeps_those_lacking_it(berth, ctx):
         found = ac_obj.get_candidates(ctx, req, ac_obj.Options())
         with _every_tree():
             every = ac_obj.get_candidates(ctx, req, ac_obj.Options())
-        assert _encode(found) == _encode(every)
+        assert helpers.encoded(found) == helpers.encoded(every)
     assert len(ac_obj.get_candidates(ctx, request, ac_obj.Options()).candidates) == 4
     assert len(ac_obj.get_candidates(ctx, rare, ac_obj.Options()).candidates) == 2

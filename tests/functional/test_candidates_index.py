@@ -14,8 +14,6 @@ import random
 import threading
 import uuid as uuidlib
 
-import orjson
-
 from common import exception
 from db import api as db_api
 from objects.candidates import finder as ac_obj
@@ -51,13 +49,6 @@ OPTIONS = [ac_obj.Options(), ac_obj.Options(nested_aware=False, summary_trees=Fa
            ac_obj.Options(limit=3, breadth_first=True)]
 
 
-def _encode(result):
-    return orjson.loads(orjson.dumps({
-        'allocation_requests': [{'allocations': c.allocations, 'mappings': c.mappings}
-                                for c in result.candidates],
-        'provider_summaries': result.summaries}))
-
-
 @db_api.reader
 def _compare(ctx):
     """Indexed and loaded answers to every request, in one snapshot: must be equal."""
@@ -65,8 +56,8 @@ def _compare(ctx):
         ctx.session.connection(execution_options={'isolation_level': 'REPEATABLE READ'})
     for request in REQUESTS:
         for opts in OPTIONS:
-            indexed = _encode(ac_obj.get_candidates(ctx, request, opts))
-            loaded = _encode(ac_obj.get_candidates(
+            indexed = helpers.encoded(ac_obj.get_candidates(ctx, request, opts))
+            loaded = helpers.encoded(ac_obj.get_candidates(
                 ctx, request, ac_obj.Options(**{**vars(opts), 'indexed': False})))
             assert indexed == loaded, (request, opts)
 
@@ -208,7 +199,7 @@ def test_answers_match_under_concurrent_writes(berth, client, ctx):
             for query, request, limit in QUERIES:
                 before = berth.db.change_token()
                 served = client.get(URL + '?' + query).json()
-                fresh = _encode(ac_obj.get_candidates(
+                fresh = helpers.encoded(ac_obj.get_candidates(
                     ctx, request, ac_obj.Options(limit=limit, indexed=False)))
                 # no token off SQLite: only the quiet rounds compare there
                 if quiet or before is not None and berth.db.change_token() == before:
