@@ -41,7 +41,20 @@ CPU ms per request): sdk base 03:16 662.4 / 564.1 / 304.1, 1.62 / 1.49 /
 1.54 (load 2.5); base 03:38 427.5 / 465.0 / 353.9, 2.43 / 2.35 / 2.41
 (load 2.2-2.5, the test suite beside); osc base 03:17 331.3 / 212.2 /
 227.1, 3.31 / 4.95 / 2.75; after 03:22 378.7 / 282.4 / 241.4, 2.96 / 3.81 /
-3.54 (load 2.3-2.7): 200-request bursts (0.3-0.9 s) swing by a third.
+3.54 (load 2.3-2.7); second pair: sdk after 03:40 718.8 / 741.2 / 436.4,
+1.44 / 1.38 / 1.98 (load 2.3-3.3, base beside it 03:38 above); osc base
+03:46 288.1 / 262.2 / 174.6, 3.14 / 3.36 / 3.51; after 03:47 305.1 / 245.6
+/ 241.9, 2.81 / 2.89 / 3.12 (load 6-6.7): 200-request bursts (0.3-0.9 s)
+swing by a third.
+
+With python-ironicclient's GET the process spends ~3 ms per allocation,
+not the ~2.3 that a POST and a lone GET cost apart.  One client alone
+(in-process, 2,000 GETs) gets ~440 GET /v1/allocations/{uuid} per s for
+~0.95 ms of CPU each: py-spy (--idle) finds the request thread half its
+time in the response's socket write, i.e. waiting for the GIL again after
+the send; ``sys.setswitchinterval(0.0005)`` takes it to ~665/s.  Left
+alone: it is the one process's GIL, which berth-api with its conductors
+apart does not share with them.
 
 ~1.75 ms after against ~1.95 (the first base run an outlier, 2.57): the
 GIL caps one process at ~1/1.75 ms = 570/s, so 1,000/s embedded needs
