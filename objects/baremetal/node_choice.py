@@ -179,7 +179,7 @@ def _cached(key, build):
 
 
 def pick_and_reserve(ctx, alloc, host, now):
-    """PostgreSQL: :func:`pick` and the reservation's two writes in one statement.
+    """PostgreSQL: a node chosen and the reservation's two writes in one statement.
 
     A random node (its name first) among those that fit, with every
     requested trait, not held by another operation (row-locked, SKIP LOCKED: a
@@ -209,7 +209,7 @@ def pick_and_reserve(ctx, alloc, host, now):
 
 
 def pick_and_hold(ctx, alloc, host, now):
-    """SQLite: :func:`pick` and the node's write of the reservation in one statement.
+    """SQLite: a node chosen and the node's write of the reservation in one statement.
 
     The node chosen as :func:`pick_and_reserve` does is given the allocation as its
     instance and ``instance_info.traits`` at once, its ``reservation`` (the
