@@ -8,6 +8,62 @@ time from POST to active, duplicates (nodes held by two allocations: must be
 0) and errors.  Prints a table and a final JSON line.
 
     .venv/bin/python bench/node_allocations.py [--clients 16] [--conductors 1,2,4]
+        [--client sdk|osc]
+
+How a client waits (``--client``): ``sdk`` (the default) as openstacksdk's
+``Allocation.wait`` (nova, metalsmith): a GET only while the POST's answer
+is ``allocating``, which with ``[api] allocation_wait`` is rare; ``osc`` as
+python-ironicclient's ``allocation.wait`` behind ``openstack baremetal
+allocation create --wait``: one GET at once after every POST, whatever it
+answered.  "CPU ms per request" is the whole process's (service and
+clients: it is one process).
+
+2026-11-25 session 11 (issue 20), ``python -W ignore -m
+bench.node_allocations --conductors 2 --nodes 1000 [--client osc]``, base
+(main 363bdcb) and after alternating, shared 2-CPU VM: SQLite chooses a
+node and gives it the allocation in one UPDATE (node_choice.pick_and_hold;
+one statement per allocation fewer, the node's lock no longer written and
+cleared), and the allocation lookups of GET/PATCH/DELETE are built once.
+sdk, 1000 requests (1050: 50 errors beside):
+
+    run                | alloc/s | p50 ms | p95 ms | CPU ms/alloc | load
+    base 03:23         | 414.4   | 37     | 55     | 2.57 (2.55)  | 2.3-2.9
+    after 03:25        | 618.5   | 25     | 37     | 1.66 (1.71)  | 2.1-4.3
+    base 03:26         | 553.2   | 28     | 39     | 1.98 (1.87)  | 3.3-4.3
+    after 03:27        | 604.6   | 26     | 34     | 1.83 (1.83)  | 3.2-3.4
+
+osc, 1000 requests: base 03:29 303.2/s, p95 76 ms, 3.49 (3.58) ms, load
+1.2-3.0; after 03:38 252.7/s, p95 94 ms, 3.42 (3.3) ms, load 1.7-2.0 (the
+full test suite running beside it).  The standard command (``--conductors
+1,2 --nodes 200``; alloc/s with 1 / 2 conductors / 250 requests, process
+CPU ms per request): sdk base 03:16 662.4 / 564.1 / 304.1, 1.62 / 1.49 /
+2.04 (load 1.3-2.1); after 03:22 695.7 / 681.2 / 543.4, 1.45 / 1.47 /
+1.54 (load 2.5); base 03:38 427.5 / 465.0 / 353.9, 2.43 / 2.35 / 2.41
+(load 2.2-2.5, the test suite beside); osc base 03:17 331.3 / 212.2 /
+227.1, 3.31 / 4.95 / 2.75; after 03:22 378.7 / 282.4 / 241.4, 2.96 / 3.81 /
+3.54 (load 2.3-2.7); second pair: sdk after 03:40 718.8 / 741.2 / 436.4,
+1.44 / 1.38 / 1.98 (load 2.3-3.3, base beside it 03:38 above); osc base
+03:46 288.1 / 262.2 / 174.6, 3.14 / 3.36 / 3.51; after 03:47 305.1 / 245.6
+/ 241.9, 2.81 / 2.89 / 3.12 (load 6-6.7): 200-request bursts (0.3-0.9 s)
+swing by a third.
+
+With python-ironicclient's GET the process spends ~3 ms per allocation,
+not the ~2.3 that a POST and a lone GET cost apart.  One client alone
+(in-process, 2,000 GETs) gets ~440 GET /v1/allocations/{uuid} per s for
+~0.95 ms of CPU each: py-spy (--idle) finds the request thread half its
+time in the response's socket write, i.e. waiting for the GIL again after
+the send; ``sys.setswitchinterval(0.0005)`` takes it to ~665/s.  Left
+alone: it is the one process's GIL, which berth-api with its conductors
+apart does not share with them.
+
+~1.75 ms after against ~1.95 (the first base run an outlier, 2.57): the
+GIL caps one process at ~1/1.75 ms = 570/s, so 1,000/s embedded needs
+~1 ms, which is beyond trims of the allocation path: with 16 clients in
+the process a bare ``GET /v1`` costs ~0.3 ms (client and server), a
+``GET /v1/allocations/{uuid}`` 0.72 -> 0.60 ms (one client, in-process,
+2,000 GETs after 200 warm-ups), the POST ~1.2 ms more.  With 1000 nodes
+instead of 200 the pick (``ORDER BY random() LIMIT 1`` over the nodes that
+fit) costs more per allocation on SQLite and PostgreSQL alike.
 
 2026-11-25 (issue 20), ``python -W ignore -m
 bench.node_allocations --conductors 1,2 --nodes 200``, shared 2-CPU VM
@@ -91,7 +147,7 @@ def make_nodes(db, count, backend='database'):
                         mirror=backend == 'placement')
 
 
-POLL = {'first': 0.01, 'every': 0.01}
+POLL = {'first': 0.01, 'every': 0.01, 'client': 'sdk'}
 
 
 class _Client:
@@ -135,6 +191,13 @@ def _one(client):
         return {'status': status, 'state': 'http-%d' % status}
     uuid = body['uuid']
     pause = POLL['first']
+    if POLL['client'] == 'osc':
+        # python-ironicclient's wait (``openstack baremetal allocation create
+        # --wait``) GETs the allocation at once, whatever the POST answered
+        status, body = client.call('GET', '/v1/allocations/' + uuid)
+        if status >= 500:
+            return {'status': status, 'state': 'http-%d' % status}
+    # openstacksdk's wait (nova, metalsmith) polls only what is not active yet
     while body['state'] == 'allocating':
         time.sleep(pause)
         pause = POLL['every']
@@ -208,13 +271,18 @@ def run_scenario(conductors, nodes, requests_count, clients, backend='database')
         stack = fixtures.start_embedded(conf)
         try:
             make_nodes(stack.db, nodes, backend)
+            cpu = time.process_time()
             results, wall = burst(stack.baremetal_url, requests_count, clients)
+            cpu = time.process_time() - cpu
             held = held_in_db(stack.db)
             server = server_times(stack.db)
         finally:
             stack.stop()
-    return summarize(results, wall, held, server, conductors=conductors, nodes=nodes,
-                     clients=clients, backend=backend)
+    row = summarize(results, wall, held, server, conductors=conductors, nodes=nodes,
+                    clients=clients, backend=backend)
+    # one process: the service and its clients, what one allocation costs in all
+    row['cpu_ms_per_request'] = {'process': round(1000 * cpu / requests_count, 2)}
+    return row
 
 
 def held_in_db(db):
@@ -257,10 +325,16 @@ def add_poll_args(parser):
                         help='client pause before its first GET after the POST')
     parser.add_argument('--poll-ms', type=float, default=20,
                         help='client pause between two GETs of one allocation')
+    parser.add_argument('--client', default='sdk', choices=('sdk', 'osc'),
+                        help="how a client waits for its allocation: 'sdk' as "
+                             "openstacksdk's Allocation.wait (GETs only while the "
+                             "POST's answer is allocating), 'osc' as "
+                             "python-ironicclient's (one GET at once after every POST)")
 
 
 def set_poll(args):
-    POLL.update(first=args.poll_first_ms / 1000.0, every=args.poll_ms / 1000.0)
+    POLL.update(first=args.poll_first_ms / 1000.0, every=args.poll_ms / 1000.0,
+                client=args.client)
 
 
 def print_table(rows, labels):
@@ -276,7 +350,9 @@ def print_table(rows, labels):
             print('CPU ms per request, %d conductors, %d requests: %s' % (
                 row['conductors'], row['requests'], ', '.join(
                     '%s %s' % kv for kv in row['cpu_ms_per_request'].items())))
-    print(json.dumps(dict(labels, benchmark='node_allocations', poll_ms=POLL,
+    print(json.dumps(dict(labels, benchmark='node_allocations',
+                          poll_ms={k: POLL[k] for k in ('first', 'every')},
+                          client=POLL['client'],
                           load_avg=round(os.getloadavg()[0], 1), scenarios=rows)))
 
 

@@ -68,9 +68,15 @@ def _ident_clause(ident):
     return _ALLOC.c.name == ident
 
 
+# the lookups by uuid and by name, built once (every GET, PATCH and DELETE reads one)
+_BY_UUID = _select().where(_ALLOC.c.uuid == sa.bindparam('ident'))
+_BY_NAME = _select().where(_ALLOC.c.name == sa.bindparam('ident'))
+
+
 def get_in_txn(ctx, ident):
     """The allocation by uuid or name, inside the caller's transaction."""
-    row = ctx.session.execute(_select().where(_ident_clause(ident))).first()
+    q = _BY_UUID if uuidutils.is_uuid_like(ident) else _BY_NAME
+    row = ctx.session.execute(q, {'ident': ident}).first()
     if row is None:
         raise exception.AllocationNotFound(allocation=ident)
     return _from_row(row)

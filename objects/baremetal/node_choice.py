@@ -1,9 +1,11 @@
-"""Choosing nodes for an allocation: the candidate queries and the one-statement pick.
+"""Choosing nodes for an allocation: the candidate queries and the one-statement picks.
 
 ``candidates`` reads the usable nodes of an allocation (all of them, or a
-few drawn at random by the database); ``pick`` chooses one and takes its
-lock in a single UPDATE where the database can (objects/baremetal/reservation.py
-reserves what either found).  The queries run for every allocation, so
+few drawn at random by the database); where the database can, one
+statement chooses a node and writes the reservation on it
+(``pick_and_reserve`` on PostgreSQL, ``pick_and_hold`` on SQLite;
+objects/baremetal/reservation.py reserves what the candidates found
+elsewhere).  The queries run for every allocation, so
 they are built once per shape and kept in a bounded cache.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Collection
 import dataclasses
+import json
 import threading
 from typing import Any
 
@@ -156,47 +159,9 @@ def fit_clauses(alloc):
 LOCKED_COLUMNS = (_NODE.c.id, _NODE.c.uuid, _NODE.c.instance_info)
 
 
-# what pick answers where it cannot choose in one statement
+# what a one-statement pick answers where the database has no such statement
+# (MySQL: no UPDATE of a table read in its own subquery)
 NO_PICK = object()
-
-
-def pick(ctx, alloc, host):
-    """Choose a node for ``alloc`` and take its lock in one statement; None when none.
-
-    A random node (its name first) among those that fit, with every
-    requested trait, not held by another operation; on PostgreSQL a row a
-    concurrent transaction is writing is passed over (SKIP LOCKED).  Returns
-    the node's ``LOCKED_COLUMNS``, or NO_PICK where the database has no such
-    statement (MySQL: no UPDATE of a table read in its own subquery).
-    """
-    dialect = ctx.session.get_bind().dialect
-    if dialect.name not in ('postgresql', 'sqlite') or not dialect.update_returning:
-        return NO_PICK
-    params = dict(shape_params(alloc), host=host)
-    return ctx.session.execute(_pick_statement(dialect.name, alloc), params).first()
-
-
-def _pick_statement(dialect, alloc):
-    key = ('pick', dialect, bool(alloc.candidate_nodes), bool(alloc.owner),
-           trait_slots(len(alloc.traits)), bool(alloc.name))
-    with _LIMITED_LOCK:
-        q = LIMITED.get(key)
-        if q is not None:
-            LIMITED.move_to_end(key)
-            return q
-    fit = fit_clauses(sa.bindparam('rc'))
-    chosen = limited_query(dialect, alloc, 1, ()).with_only_columns(_NODE.c.id).where(
-        _NODE.c.reservation.is_(None)).correlate(None)   # its own FROM nodes
-    if dialect == 'postgresql':
-        chosen = chosen.with_for_update(skip_locked=True)
-    q = _NODE.update().where(_NODE.c.id == chosen.scalar_subquery(),
-                             _NODE.c.reservation.is_(None), *fit).values(
-        reservation=sa.bindparam('host')).returning(*LOCKED_COLUMNS)
-    with _LIMITED_LOCK:
-        LIMITED[key] = q
-        while len(LIMITED) > LIMITED_CACHE_SIZE:
-            LIMITED.popitem(last=False)
-    return q
 
 
 def _cached(key, build):
@@ -214,9 +179,11 @@ def _cached(key, build):
 
 
 def pick_and_reserve(ctx, alloc, host, now):
-    """PostgreSQL: :func:`pick` and the reservation's two writes in one statement.
+    """PostgreSQL: a node chosen and the reservation's two writes in one statement.
 
-    The node chosen as :func:`pick` does (row-locked, SKIP LOCKED; no
+    A random node (its name first) among those that fit, with every
+    requested trait, not held by another operation (row-locked, SKIP LOCKED: a
+    row a concurrent transaction is writing is passed over; no
     ``reservation`` written, the row lock is the lock); the allocation set
     ``active`` on it iff still ``allocating`` and ``host``'s; the node given
     the allocation as its instance and ``instance_info.traits``.  Returns
@@ -239,6 +206,50 @@ def pick_and_reserve(ctx, alloc, host, now):
     if row is not None and row.ours and row.held != 1:   # the locked row vanished?
         raise exception.NodeAssociated(node=row.uuid, instance='nothing')
     return row
+
+
+def pick_and_hold(ctx, alloc, host, now):
+    """SQLite: a node chosen and the node's write of the reservation in one statement.
+
+    The node chosen as :func:`pick_and_reserve` does is given the allocation as its
+    instance and ``instance_info.traits`` at once, its ``reservation`` (the
+    lock) never written: the UPDATE itself re-checks that it fits and is not
+    held by another operation, and SQLite's writer holds the whole database
+    until the transaction ends.  The caller then activates the allocation in
+    the same transaction (reservation.py).  Returns NO_PICK on other
+    databases, None when no free node fits, else the row ``(id, uuid)``.
+    Raises NodeAssociated when a unique constraint refused the write (the
+    caller's transaction is then spoilt).
+    """
+    dialect = ctx.session.get_bind().dialect
+    if dialect.name != 'sqlite' or not dialect.update_returning:
+        return NO_PICK
+    params = dict(shape_params(alloc), alloc_id=alloc.id, now=now,
+                  hold_instance=alloc.uuid, hold_traits=json.dumps(list(alloc.traits)))
+    key = ('hold', bool(alloc.candidate_nodes), bool(alloc.owner),
+           trait_slots(len(alloc.traits)), bool(alloc.name))
+    try:
+        return ctx.session.execute(_cached(key, lambda: _hold_statement(alloc)),
+                                   params).first()
+    except db_exc.DBDuplicateEntry:
+        raise exception.NodeAssociated(node='chosen', instance='another allocation')
+
+
+def _hold_statement(alloc):
+    chosen = limited_query('sqlite', alloc, 1, ()).with_only_columns(_NODE.c.id).where(
+        _NODE.c.reservation.is_(None)).correlate(None)   # its own FROM nodes
+    traits = sa.func.json(sa.bindparam('hold_traits', type_=sa.String))
+    # dict(instance_info or {}, traits=...) in SQL
+    info = sa.case(
+        (sa.func.json_type(_NODE.c.instance_info) == 'object',
+         sa.func.json_set(_NODE.c.instance_info, '$.traits', traits)),
+        else_=sa.func.json_object('traits', traits))
+    return _NODE.update().where(
+        _NODE.c.id == chosen.scalar_subquery(), _NODE.c.reservation.is_(None),
+        *fit_clauses(sa.bindparam('rc'))).values(
+        instance_uuid=sa.bindparam('hold_instance'), allocation_id=sa.bindparam('alloc_id'),
+        instance_info=sa.type_coerce(info, sa.Text), updated_at=sa.bindparam('now')
+    ).returning(_NODE.c.id, _NODE.c.uuid)
 
 
 def _reserve_statement(alloc):

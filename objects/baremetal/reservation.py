@@ -2,9 +2,10 @@
 
 The steps a conductor takes (see conductor/manager/node_allocations.py):
 with the database backend first ``reserve`` (``reserve_many`` for a batch):
-a node chosen and locked in one statement (node_choice.pick), then the
-writes below, all in one transaction (on PostgreSQL the writes are part of
-that statement: node_choice.pick_and_reserve); else, or when none is found,
+a node chosen and reserved in one statement with the allocation's writes
+(PostgreSQL: node_choice.pick_and_reserve), or chosen and given the
+allocation in one (SQLite: node_choice.pick_and_hold) and the allocation
+activated next, in one transaction; else (MySQL), or when none is found,
 ``prepare`` (the row and its candidates), then per node ``claim``: in one
 transaction the lock (a conditional UPDATE of ``reservation`` that also
 re-checks that the node still fits), the traits re-check and the
@@ -170,12 +171,12 @@ def _reserve_row(ctx, alloc, host, order):
 def _pick(ctx, alloc, host):
     """The one-statement way: ``(RESERVED or NOT_OURS, None)`` when it decided,
     else ``(None, node)``: node None when no free node fits, NO_PICK where
-    the database has no such statement, or the node it locked but which
-    failed the traits re-check (released).
+    the database has no such statement.
 
     PostgreSQL chooses, activates and holds in one statement
-    (node_choice.pick_and_reserve); SQLite chooses and locks in one, then
-    writes as ``claim`` does.  On RESERVED ``alloc`` is updated in place.
+    (node_choice.pick_and_reserve); SQLite chooses and holds in one
+    (node_choice.pick_and_hold), then activates.  On RESERVED ``alloc`` is
+    updated in place.
     """
     now = alloc_obj.stamp(ctx)
     done = node_choice.pick_and_reserve(ctx, alloc, host, now)
@@ -187,11 +188,27 @@ def _pick(ctx, alloc, host):
         alloc.state, alloc.node_id, alloc.node_uuid = alloc_obj.ACTIVE, done.id, done.uuid
         alloc.last_error, alloc.updated_at = None, now
         return RESERVED, None
-    node = node_choice.pick(ctx, alloc, host)
-    if node is None or node is node_choice.NO_PICK:
-        return None, node
-    outcome = _reserve_locked(ctx, alloc, node, host)
-    return (None, node) if outcome == SKIPPED else (outcome, None)
+    held = node_choice.pick_and_hold(ctx, alloc, host, now)
+    if held is None or held is node_choice.NO_PICK:
+        return None, held
+    return _activate_held(ctx, alloc, held, host, now), None
+
+
+def _activate_held(ctx, alloc, node, host, now):
+    """Activate ``alloc`` on the ``node`` that node_choice.pick_and_hold gave it: RESERVED.
+
+    The allocation was read in this transaction as ``allocating`` and
+    ``host``'s, so the conditional UPDATE holds; should it not, NodeAssociated
+    rolls the whole transaction back, the node's write with it (the caller
+    then goes node by node, where the lock tells a lost allocation apart).
+    """
+    res = ctx.session.execute(_ACTIVATE, {
+        'alloc_id': alloc.id, 'host': host, 'node_id': node.id, 'now': now})
+    if res.rowcount != 1:
+        raise exception.NodeAssociated(node=node.uuid, instance='an allocation not ours')
+    alloc.state, alloc.node_id, alloc.node_uuid = alloc_obj.ACTIVE, node.id, node.uuid
+    alloc.last_error, alloc.updated_at = None, now
+    return RESERVED
 
 
 # the two writes of a reservation, built once (they run for every allocation)

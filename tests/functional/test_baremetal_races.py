@@ -78,8 +78,8 @@ def test_candidates_taken_meanwhile_lead_to_the_next_ones(bm, ctx, monkeypatch):
     monkeypatch.setattr(node_reservation, 'CANDIDATE_BATCH', 1)
     # as where no one statement chooses and locks (MySQL): a few at a time
     from objects.baremetal import node_choice
-    monkeypatch.setattr(node_choice, 'pick', lambda *a: node_choice.NO_PICK)
     monkeypatch.setattr(node_choice, 'pick_and_reserve', lambda *a: node_choice.NO_PICK)
+    monkeypatch.setattr(node_choice, 'pick_and_hold', lambda *a: node_choice.NO_PICK)
     claim, seen = node_reservation._claim, []   # one node's step, in reserve's transaction
 
     def taken_twice(ctx, alloc, node_id, host, hold=None):
