@@ -254,6 +254,11 @@ def measure(serve, shape, requests, start):
             # (features entries, granular skeletons, summary JSON): also
             # without it, the steady state of a stream of such queries
             'first_ms': round(times[0], 2), 'first_cpu_ms': round(cpus[0] * 1000, 2),
+            # the slowest request's own server CPU (and its runqueue wait): a
+            # CPU-bound outlier (a collection, a refresh) or a wait for a CPU
+            'slowest_cpu_ms': round(cpus[times.index(max(times))] * 1000, 2),
+            'slowest_runqueue_ms': round(waits[times.index(max(times))], 3),
+            'cpu_max_ms': round(max(cpus) * 1000, 2),
             'tail_ratio_warm': round(candidates._pct(warm, 95) / statistics.median(warm), 2),
             'candidates': cands, 'tail_ratio': round(candidates._pct(times, 95) / p50, 2),
             'us_per_candidate': (round(p50 * 1000 / cands, 2)
