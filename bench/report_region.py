@@ -17,8 +17,12 @@ TARGETS = ('Targets (issue 20): limit=50 p50 ≤ 5 ms and p95 ≤ 10 ms at N=100
            '`berth serve` in its own process (RSS and CPU are its own).  The machine '
            'is shared (2 CPUs; a CI rehearsal and other engineers\' benchmarks ran at '
            'the same time): wall times are pessimistic by up to the load average '
-           'over 2, so *server CPU* (the process\'s user + system time per request) '
-           'is the figure that compares across runs; both are given.')
+           'over 2, so *server CPU* (the process\'s CPU-time clock per request, to the ns; '
+           'earlier runs: /proc ticks of 10 ms) '
+           'is the figure that compares across runs; both are given.  *First query*: '
+           'a shape\'s first request, which fills what later ones of that shape reuse '
+           '(trait index entries, granular skeletons, summary JSON); p95/p50 also '
+           'without it.')
 STYLE = {'p50': '-', 'p95': '--', 'p99': ':'}
 
 
