@@ -157,6 +157,14 @@ def _encode(candidates, shape, memos):
     for cand in candidates:
         combo = cand.combo
         if combo is None or shape == LIST:
+            parts = cand.parts
+            if shape == MAPPINGS and len(parts) == 1 and len(cand.groups) == 1:
+                # one provider, the unsuffixed group: most candidates (inlined)
+                ((p, resources),), ((suffix, uuids),) = parts, cand.groups
+                if suffix == '' and uuids == (p.uuid,):
+                    u = text[p.uuid]
+                    append(_LONE % (u, res[resources], u))
+                    continue
             append(_one(cand, shape, text, res))
             continue
         # a granular.Combo's: its encoding around each provider's resources
