@@ -97,6 +97,50 @@ search CPU p50): required=SSD limit=50 visits 42 trees instead of 126,
 granular same_subtree stays above 10 us: every tree it visits answers
 (2 candidates per nested tree), the cost is the granular combination
 (~10 us of search per candidate) and its encoding (~5 us).
+
+Granular candidates from tree skeletons (objects/candidates/granular: per
+request shape and tree, the combinations same_subtree / group_policy admit
+and their JSON in pieces, kept in the index; a query only checks capacity),
+``bench.report --only region --region`` twice on 2026-11-25: run 1 at
+03:29-03:33 (load average 1.5-3.2), run 2 on the final tree (the lone
+encoding inlined again) at 03:41-03:45 (load 1.5-2.5, more runqueue waits;
+its results are in region.json).  Server CPU is now the process's CPU-time
+clock (ns; it was /proc ticks of 10 ms, hence the coarse 1k figures
+before).  Server CPU us per candidate, before -> run 1 / run 2, in
+brackets without each shape's first request ("warm", below).  Before:
+10k/100k the runs of 02:07 at 363bdcb (ticks, load 0.2-0.9); 1k re-measured
+with this clock on 363bdcb at 03:35-03:37 (load 1.2-2.3):
+
+    granular same_subtree  1k                    10k                 100k
+    sqlite   17.0 -> 9.3 / 10.2 (7.7 / 8.7)   15.0 -> 9.6 / 8.7 (8.1 / 7.5)  15.5 -> 8.5 / 8.4 (7.0 / 6.9)
+    pg       16.1 -> 12.3 / 12.4 (11.2 / 10.9) 16.3 -> 7.8 / 8.4 (6.6 / 7.2) 14.6 -> 8.2 / 8.8 (6.7 / 7.3)
+
+In-process at 10,000 computes (search + summaries + encoding, thread CPU,
+bench region's queries): 15.8 -> 6.3 us per candidate, the same answer
+bytes.  The other shapes are unchanged by this (no limit 5.7-6.5,
+member_of 6.3-9.0, required=SSD 8.5-12.8 us; at 1k the per-request cost
+weighs: required=SSD at 1k, 399 candidates, 12.7 -> 9.0 / 12.8 on SQLite,
+11.3 -> 9.6 / 11.2 on PostgreSQL; 9.0-10.1 at 10k under this load, 8.3 /
+7.0 at 02:07).  RSS after every shape at 100k 585-590 MB (was 564 / 581).
+
+What it costs: the first query of a granular shape builds the skeletons of
+every tree it visits (about what each such query cost before, plus the
+pieces' JSON): 75-92 ms CPU at 10k and 840-894 ms at 100k against a p50 of
+28-48 / 276-314 ms, so the shape's p95/p50 over 10 requests (their p95 is
+the max) is 1.7-3.2 with it, 1.03-1.15 without it at 10k and 100k.  Each
+later query of that shape (any amounts) reuses them; a write replaces the
+Provider objects of the trees it touches, whose skeletons are rebuilt.  At
+1k on PostgreSQL the shape stays above 10 us (10.9-11.2 warm): its 400
+candidates carry ~1.5 ms of per-request CPU (what a limit=50 query costs
+there in all).
+
+``required=SSD limit=50`` on PostgreSQL at 100k: in run 1 again one request
+of 50 at 53.6 ms, 52.7 ms of it the server's own CPU (0.45 ms runnable but
+waiting), so neither the database nor the machine; p95/p50 1.46 there
+(2.18 before: the p95 moves with the other requests' spread); in run 2 no
+such request (max CPU 2.85 ms) but p95/p50 2.46 from runqueue waits.
+Most likely the full cyclic collection bench/limited_tail found at 100k
+(one request in ~500, 35-40 ms); not confirmed.
 """
 
 import argparse
