@@ -57,20 +57,62 @@ def shape_key(plan, drop_nested):
             plan.root_required, plan.root_forbidden, plan.same_subtree, plan.isolate)
 
 
-def skeleton(search, pool):
-    """The Combos of ``pool`` (a tree's providers, then its shared ones) for search's plan."""
+class Skeletons:
+    """One search's view of the skeletons: its amounts, and the shape's kept skeletons."""
+
+    def __init__(self, search, make):
+        """``make(parts, groups, providers, shared_only, combo)`` builds a Candidate."""
+        plan = search.plan
+        self.search = search
+        self.make = make
+        self.amounts = Amounts(plan)
+        # per group: (index, its classes, whether it filters providers)
+        self.specs = [(gi, frozenset(rc_id for rc_id, _ in g.amounts), search._filtered[gi])
+                      for gi, g in enumerate(plan.groups)]
+        self.suffixes = [g.suffix for g in plan.groups]
+        self.resourced = [gi for gi, g in enumerate(plan.groups) if g.amounts]
+        self.kept = None
+        if search.anchors is not None:
+            self.kept = search.anchors.skeletons(shape_key(plan, search.drop_nested))
+
+    def anchor(self, root_id, pool):
+        """search.anchor() of the tree rooted at ``root_id`` (``pool``: its providers)."""
+        search = self.search
+        shared = search.shared.get(root_id)
+        if not pool and not shared or not search._root_ok(root_id):
+            return ()
+        members = tuple(pool) + tuple(shared) if shared else tuple(pool or ())
+        kept = self.kept
+        # a shared provider's ancestors are not among the members: below a
+        # root, its tree may change under it, so same_subtree is decided afresh
+        if kept is None or (shared and search.plan.same_subtree
+                            and any(p.parent_id is not None for p in shared)):
+            combos = skeleton(self, members)
+        else:
+            found = kept.get(root_id)
+            if found is None or found[0] != members:
+                found = kept[root_id] = (members, skeleton(self, members))
+            combos = found[1]
+        if not combos:
+            return ()
+        return candidates(combos, self.amounts, self.make)
+
+
+def skeleton(skeletons, pool):
+    """The Combos of ``pool`` (a tree's providers, then its shared ones) for the plan."""
+    search = skeletons.search
     plan = search.plan
     per_group = []
     passes = search._passes
-    for gi, classes, filtered in search._granular_specs:
+    for gi, classes, filtered in skeletons.specs:
         options = [p for p in pool if p.inv.keys() >= classes] if classes else pool
         if filtered:
             options = [p for p in options if passes(gi, p)]
         if not options:
             return ()
         per_group.append(options)
-    suffixes = search._suffixes
-    resourced = search._resourced
+    suffixes = skeletons.suffixes
+    resourced = skeletons.resourced
     isolate, subtrees, drop_nested = plan.isolate, plan.same_subtree, search.drop_nested
     combos = []
     for choice in itertools.product(*per_group):

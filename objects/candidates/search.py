@@ -140,18 +140,9 @@ class Search:
         if self._single and self.anchors is not None:
             self._memo = self.anchors.trees(self._anchor_key)
         # suffixed groups only: candidates from tree skeletons (see granular)
-        self._granular = all(g.granular for g in plan.groups)
-        self._skeletons = None
-        if self._granular:
-            self._amounts = granular_mod.Amounts(plan)
-            # per group: (index, its classes, whether it filters providers)
-            self._granular_specs = [(gi, frozenset(rc_id for rc_id, _ in g.amounts),
-                                     self._filtered[gi]) for gi, g in enumerate(plan.groups)]
-            self._suffixes = [g.suffix for g in plan.groups]
-            self._resourced = [gi for gi, g in enumerate(plan.groups) if g.amounts]
-            if self.anchors is not None:
-                self._skeletons = self.anchors.skeletons(
-                    granular_mod.shape_key(plan, self.drop_nested))
+        self._granular = None
+        if all(g.granular for g in plan.groups):
+            self._granular = granular_mod.Skeletons(self, Candidate)
 
     def add_trees(self, providers):
         """Make newly loaded providers (another batch of trees) searchable."""
@@ -271,8 +262,8 @@ class Search:
         Provider objects.
         """
         pool = self.trees.get(root_id)
-        if self._granular:
-            return self._from_skeleton(root_id, pool)
+        if self._granular is not None:
+            return self._granular.anchor(root_id, pool)
         if self._memo is None:
             if self._single and pool and len(pool) == 1 and root_id not in self.shared:
                 return self._lone(pool[0])
@@ -289,27 +280,6 @@ class Search:
                 cand.json = {}
             found = memo[root_id] = (members, kept)
         return found[1]
-
-    def _from_skeleton(self, root_id, pool):
-        """anchor() of a request of suffixed groups only (see granular)."""
-        if not pool and not self.shared.get(root_id) or not self._root_ok(root_id):
-            return ()
-        shared = self.shared.get(root_id)
-        members = tuple(pool) + tuple(shared) if shared else tuple(pool or ())
-        memo = self._skeletons
-        # a shared provider's ancestors are not among the members: below a
-        # root, its tree may change under it, so same_subtree is decided afresh
-        if memo is None or (shared and self.plan.same_subtree
-                            and any(p.parent_id is not None for p in shared)):
-            combos = granular_mod.skeleton(self, members)
-        else:
-            found = memo.get(root_id)
-            if found is None or found[0] != members:
-                found = memo[root_id] = (members, granular_mod.skeleton(self, members))
-            combos = found[1]
-        if not combos:
-            return ()
-        return granular_mod.candidates(combos, self._amounts, Candidate)
 
     def same_subtrees(self, choice):
         """Whether ``choice`` (a provider per group) meets every same_subtree."""

@@ -17,9 +17,8 @@ import orjson
 
 from db import api as db_api
 from objects.candidates import finder as ac_obj
+from objects.candidates import granular, wire
 from objects.candidates import request as rg
-from objects.candidates import search as search_mod
-from objects.candidates import wire
 from objects.placement import inventory as inv_obj
 from objects.placement import provider_trait as trait_obj
 from objects.placement import resource_provider as rp_obj
@@ -66,13 +65,13 @@ AMOUNTS = [(1, 256, 1), (3, 1024, 2), (4, 2048, 4), (5, 256, 1)]
 @contextlib.contextmanager
 def _product():
     """Searches combine groups per tree as for every other request (no skeletons)."""
-    cls = search_mod.Search
-    skeleton = cls._from_skeleton
-    cls._from_skeleton = lambda self, root_id, pool: self._anchor(root_id)
+    cls = granular.Skeletons
+    anchor = cls.anchor
+    cls.anchor = lambda self, root_id, pool: self.search._anchor(root_id)
     try:
         yield
     finally:
-        cls._from_skeleton = skeleton
+        cls.anchor = anchor
 
 
 def _answer(result):
