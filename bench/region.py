@@ -102,9 +102,9 @@ Granular candidates from tree skeletons (objects/candidates/granular: per
 request shape and tree, the combinations same_subtree / group_policy admit
 and their JSON in pieces, kept in the index; a query only checks capacity),
 ``bench.report --only region --region`` twice on 2026-11-25: run 1 at
-03:29-03:33 (load average 1.5-3.2), run 2 on the final tree (the lone
-encoding inlined again) at 03:41-03:45 (load 1.5-2.5, more runqueue waits;
-its results are in region.json).  Server CPU is now the process's CPU-time
+03:29-03:33 (load average 1.5-3.2), run 2 at 03:41-03:45 on 3967631 (the
+lone encoding inlined again; later commits only move code) (load 1.5-2.5,
+more runqueue waits; its results are in region.json).  Server CPU is now the process's CPU-time
 clock (ns; it was /proc ticks of 10 ms, hence the coarse 1k figures
 before).  Server CPU us per candidate, before -> run 1 / run 2, in
 brackets without each shape's first request ("warm", below).  Before:
