@@ -97,6 +97,50 @@ search CPU p50): required=SSD limit=50 visits 42 trees instead of 126,
 granular same_subtree stays above 10 us: every tree it visits answers
 (2 candidates per nested tree), the cost is the granular combination
 (~10 us of search per candidate) and its encoding (~5 us).
+
+Granular candidates from tree skeletons (objects/candidates/granular: per
+request shape and tree, the combinations same_subtree / group_policy admit
+and their JSON in pieces, kept in the index; a query only checks capacity),
+``bench.report --only region --region`` twice on 2026-11-25: run 1 at
+03:29-03:33 (load average 1.5-3.2), run 2 at 03:41-03:45 on 3967631 (the
+lone encoding inlined again; later commits only move code) (load 1.5-2.5,
+more runqueue waits; its results are in region.json).  Server CPU is now the process's CPU-time
+clock (ns; it was /proc ticks of 10 ms, hence the coarse 1k figures
+before).  Server CPU us per candidate, before -> run 1 / run 2, in
+brackets without each shape's first request ("warm", below).  Before:
+10k/100k the runs of 02:07 at 363bdcb (ticks, load 0.2-0.9); 1k re-measured
+with this clock on 363bdcb at 03:35-03:37 (load 1.2-2.3):
+
+    granular same_subtree  1k                    10k                 100k
+    sqlite   17.0 -> 9.3 / 10.2 (7.7 / 8.7)   15.0 -> 9.6 / 8.7 (8.1 / 7.5)  15.5 -> 8.5 / 8.4 (7.0 / 6.9)
+    pg       16.1 -> 12.3 / 12.4 (11.2 / 10.9) 16.3 -> 7.8 / 8.4 (6.6 / 7.2) 14.6 -> 8.2 / 8.8 (6.7 / 7.3)
+
+In-process at 10,000 computes (search + summaries + encoding, thread CPU,
+bench region's queries): 15.8 -> 6.3 us per candidate, the same answer
+bytes.  The other shapes are unchanged by this (no limit 5.7-6.5,
+member_of 6.3-9.0, required=SSD 8.5-12.8 us; at 1k the per-request cost
+weighs: required=SSD at 1k, 399 candidates, 12.7 -> 9.0 / 12.8 on SQLite,
+11.3 -> 9.6 / 11.2 on PostgreSQL; 9.0-10.1 at 10k under this load, 8.3 /
+7.0 at 02:07).  RSS after every shape at 100k 585-590 MB (was 564 / 581).
+
+What it costs: the first query of a granular shape builds the skeletons of
+every tree it visits (about what each such query cost before, plus the
+pieces' JSON): 75-92 ms CPU at 10k and 840-894 ms at 100k against a p50 of
+28-48 / 276-314 ms, so the shape's p95/p50 over 10 requests (their p95 is
+the max) is 1.7-3.2 with it, 1.03-1.15 without it at 10k and 100k.  Each
+later query of that shape (any amounts) reuses them; a write replaces the
+Provider objects of the trees it touches, whose skeletons are rebuilt.  At
+1k on PostgreSQL the shape stays above 10 us (10.9-11.2 warm): its 400
+candidates carry ~1.5 ms of per-request CPU (what a limit=50 query costs
+there in all).
+
+``required=SSD limit=50`` on PostgreSQL at 100k: in run 1 again one request
+of 50 at 53.6 ms, 52.7 ms of it the server's own CPU (0.45 ms runnable but
+waiting), so neither the database nor the machine; p95/p50 1.46 there
+(2.18 before: the p95 moves with the other requests' spread); in run 2 no
+such request (max CPU 2.85 ms) but p95/p50 2.46 from runqueue waits.
+Most likely the full cyclic collection bench/limited_tail found at 100k
+(one request in ~500, 35-40 ms); not confirmed.
 """
 
 import argparse
@@ -178,7 +222,7 @@ class Serve:
         self.times['ready_s'] = round(time.perf_counter() - self.t0, 2)
 
     def cpu(self):
-        return cluster.cpu_seconds(self.proc.pid)
+        return cpu_seconds(self.proc.pid)
 
     def memory(self):
         return memory(self.proc.pid)
@@ -190,6 +234,21 @@ class Serve:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def cpu_seconds(pid):
+    """CPU seconds of every thread of ``pid``, live or exited, to the nanosecond.
+
+    The process's CPU-time clock (clock_getcpuclockid: CPUCLOCK_SCHED of the
+    thread group, what /proc/<pid>/task/*/schedstat's first fields add up to,
+    plus the threads gone): /proc/<pid>/stat counts in 10 ms ticks, too
+    coarse for the ~5 ms requests of 1,000 computes.  The ticks when the
+    clock cannot be read.
+    """
+    try:
+        return time.clock_gettime(((~pid) << 3) | 2)
+    except OSError:
+        return cluster.cpu_seconds(pid)
 
 
 def runqueue_ns(pid):
@@ -216,15 +275,17 @@ def measure(serve, shape, requests, start):
     p95 of the requests that never waited so (bench/limited_tail.py: that
     wait was the limited shapes' tail on this shared 2-CPU machine).
     """
-    times, cpu, body, waits = [], 0.0, b'{}', []
+    times, cpus, body, waits = [], [], b'{}', []
     for i in range(start, start + requests):
         q = query(shape, i)
         c0, w0, t = serve.cpu(), runqueue_ns(serve.proc.pid), time.perf_counter()
         body = serve.client.get(q)
         times.append((time.perf_counter() - t) * 1000)
         waits.append((runqueue_ns(serve.proc.pid) - w0) / 1e6)
-        cpu += serve.cpu() - c0
+        cpus.append(serve.cpu() - c0)
     cands = len(json.loads(body)['allocation_requests'])
+    cpu = sum(cpus)
+    warm = times[1:] or times
     p50 = statistics.median(times)
     calm = [t for t, w in zip(times, waits) if w < 0.1]
     return {'p50_ms': round(p50, 2), 'p95_ms': round(candidates._pct(times, 95), 2),
@@ -233,12 +294,25 @@ def measure(serve, shape, requests, start):
             'runqueue_ms': round(sum(waits) / len(waits), 3),
             'preempted': len(times) - len(calm),
             'p95_ms_unpreempted': round(candidates._pct(calm, 95), 2) if calm else None,
+            # the first request of a shape fills what later ones of it reuse
+            # (features entries, granular skeletons, summary JSON): also
+            # without it, the steady state of a stream of such queries
+            'first_ms': round(times[0], 2), 'first_cpu_ms': round(cpus[0] * 1000, 2),
+            # the slowest request's own server CPU (and its runqueue wait): a
+            # CPU-bound outlier (a collection, a refresh) or a wait for a CPU
+            'slowest_cpu_ms': round(cpus[times.index(max(times))] * 1000, 2),
+            'slowest_runqueue_ms': round(waits[times.index(max(times))], 3),
+            'cpu_max_ms': round(max(cpus) * 1000, 2),
+            'tail_ratio_warm': round(candidates._pct(warm, 95) / statistics.median(warm), 2),
             'candidates': cands, 'tail_ratio': round(candidates._pct(times, 95) / p50, 2),
             'us_per_candidate': (round(p50 * 1000 / cands, 2)
                                  if cands and shape not in LIMITED else None),
             # the server's CPU per candidate: what a loaded, shared machine disturbs least
             'cpu_us_per_candidate': (round(cpu * 1e6 / len(times) / cands, 2)
-                                     if cands and shape not in LIMITED else None)}
+                                     if cands and shape not in LIMITED else None),
+            'cpu_us_per_candidate_warm': (
+                round(sum(cpus[1:] or cpus) * 1e6 / len(warm) / cands, 2)
+                if cands and shape not in LIMITED else None)}
 
 
 def run(args):
@@ -260,6 +334,8 @@ def run(args):
         row['shapes'] = {}
         start = 1
         order = [s for s in LIMITED] + [s for s, _ in SHAPES if s not in LIMITED]
+        if args.shapes:
+            order = [s for s in order if s in args.shapes]
         for shape in order:
             n = args.requests if shape in LIMITED else args.full_requests
             t = time.perf_counter()
@@ -296,14 +372,15 @@ def print_row(row):
     print('N=%d (%d providers) %s: loaded in %.1fs; start %s; restart %s' % (
         row['N'], row['providers'], row['db'], row['load_s'], row['start'], row['restart']))
     print('memory: %s' % row['memory'])
-    print('%-24s %9s %9s %9s %9s %8s %8s %9s %9s %9s %9s' % (
+    print('%-24s %9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %9s %9s' % (
         'shape', 'p50 ms', 'p95 ms', 'p99 ms', 'cpu ms', 'cands', 'p95/p50', 'us/cand',
-        'cpu us/c', 'rq ms', 'p95 calm'))
+        'cpu us/c', 'rq ms', 'p95 calm', 'first ms', 'warm p95/', 'warm cpu'))
     for shape, v in row['shapes'].items():
-        print('%-24s %9.2f %9.2f %9.2f %9.2f %8d %8.2f %9s %9s %9s %9s' % (
+        print('%-24s %9.2f %9.2f %9.2f %9.2f %8d %8.2f %9s %9s %9s %9s %9s %9s %9s' % (
             shape, v['p50_ms'], v['p95_ms'], v['p99_ms'], v['cpu_ms'], v['candidates'],
             v['tail_ratio'], v['us_per_candidate'], v.get('cpu_us_per_candidate'),
-            v.get('runqueue_ms'), v.get('p95_ms_unpreempted')))
+            v.get('runqueue_ms'), v.get('p95_ms_unpreempted'), v.get('first_ms'),
+            v.get('tail_ratio_warm'), v.get('cpu_us_per_candidate_warm')))
     for shape, error in row.get('errors', {}).items():
         print('%-24s FAILED: %s' % (shape, error))
     print('load average after: %s' % row['loadavg'])
@@ -319,7 +396,12 @@ def main(argv=None):
                         help='distinct requests per limited shape')
     parser.add_argument('--full-requests', type=int, default=10,
                         help='distinct requests per unlimited shape')
+    parser.add_argument('--shapes', type=lambda v: v.split(','), default=None,
+                        help='only these shapes (comma-separated names)')
     args = parser.parse_args(argv)
+    unknown = set(args.shapes or ()) - {s for s, _ in SHAPES} - set(LIMITED)
+    if unknown:
+        parser.error('unknown shapes: %s' % ', '.join(sorted(unknown)))
     load_before = [round(x, 2) for x in os.getloadavg()]
     row = run(args)
     row['load_before'] = load_before

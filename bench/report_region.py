@@ -17,8 +17,12 @@ TARGETS = ('Targets (issue 20): limit=50 p50 ≤ 5 ms and p95 ≤ 10 ms at N=100
            '`berth serve` in its own process (RSS and CPU are its own).  The machine '
            'is shared (2 CPUs; a CI rehearsal and other engineers\' benchmarks ran at '
            'the same time): wall times are pessimistic by up to the load average '
-           'over 2, so *server CPU* (the process\'s user + system time per request) '
-           'is the figure that compares across runs; both are given.')
+           'over 2, so *server CPU* (the process\'s CPU-time clock per request, to the ns; '
+           'earlier runs: /proc ticks of 10 ms) '
+           'is the figure that compares across runs; both are given.  *First query*: '
+           'a shape\'s first request, which fills what later ones of that shape reuse '
+           '(trait index entries, granular skeletons, summary JSON); p95/p50 also '
+           'without it.')
 STYLE = {'p50': '-', 'p95': '--', 'p99': ':'}
 
 
@@ -45,13 +49,14 @@ def _shape_line(row, shape, v):
     us = v.get('us_per_candidate')
     cpu_us = (round(v['cpu_ms'] * 1000 / v['candidates'], 2)
               if not limited and v.get('cpu_ms') and v.get('candidates') else '')
-    return '| %s | %s | %s | %s%s | %s%s | %s | %s%s | %s | %s | %s%s | %s |' % (
+    return '| %s | %s | %s | %s%s | %s%s | %s | %s%s | %s | %s | %s%s | %s | %s | %s |' % (
         row['N'], row.get('db'), shape,
         p50, _mark(not (big and shape == 'limit=50') or p50 <= 5),
         p95, _mark(not (big and shape == 'limit=50') or p95 <= 10),
         v.get('p99_ms'), v.get('tail_ratio'), _mark((v.get('tail_ratio') or 0) <= 2),
         v.get('cpu_ms'), v.get('candidates'), '' if limited else us,
-        _mark(limited or us is None or us <= 10), cpu_us)
+        _mark(limited or us is None or us <= 10), cpu_us, v.get('first_ms', ''),
+        v.get('tail_ratio_warm', ''))
 
 
 def region(runs, images):
@@ -81,12 +86,13 @@ def region(runs, images):
                      for row in rows if row.get('_note')]
     table += ['', '| computes | db | query (distinct) | p50 ms | p95 ms | p99 ms | p95/p50 | '
               'server CPU ms | candidates | µs per candidate (p50) | server CPU µs per '
-              'candidate |', '|---|---|---|---|---|---|---|---|---|---|---|']
+              'candidate | first query ms | p95/p50 after the first |',
+              '|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for row in rows:
         for shape, v in row['shapes'].items():
             table.append(_shape_line(row, shape, v))
         for shape, error in row.get('errors', {}).items():
-            table.append('| %s | %s | %s | failed: %s ✗ | | | | | | | |' % (
+            table.append('| %s | %s | %s | failed: %s ✗ | | | | | | | | | |' % (
                 row['N'], row.get('db'), shape, error.replace('|', '/')))
     shapes = []
     for row in rows:

@@ -20,6 +20,20 @@ class AnchorMemo:
         self._max_seen = seen
         self._seen = set()
         self._kept = {}
+        self._skeletons = {}
+
+    def skeletons(self, key):
+        """{root id: (members, skeleton)} for a granular request shape (see granular).
+
+        A skeleton does not depend on amounts, so every query of a shape
+        shares them: kept from the first sighting, for ``entries`` shapes.
+        """
+        found = self._skeletons.get(key)
+        if found is None:
+            if len(self._skeletons) >= self.entries:
+                self._skeletons.pop(next(iter(self._skeletons)), None)
+            found = self._skeletons.setdefault(key, {})
+        return found
 
     def trees(self, key):
         """{root id: (members, candidates)} kept for ``key``, or None (not admitted)."""

@@ -7,6 +7,7 @@ search over one anchor tree yields its candidates lazily, in a stable order
 
 import itertools
 
+from objects.candidates import granular as granular_mod
 from objects.candidates import loader
 from objects.candidates import sharing as sharing_mod
 
@@ -26,9 +27,9 @@ class Candidate:
     shape (see wire) when the candidate is kept for later searches (a dict
     then; None for the candidates of one answer only).
     """
-    __slots__ = ('parts', 'groups', 'providers', 'shared_only', 'json')
+    __slots__ = ('parts', 'groups', 'providers', 'shared_only', 'json', 'combo')
 
-    def __init__(self, parts, groups, providers, shared_only=None):
+    def __init__(self, parts, groups, providers, shared_only=None, combo=None):
         self.parts = parts
         self.groups = groups
         self.providers = providers
@@ -36,6 +37,8 @@ class Candidate:
             shared_only = all(p.sharing for p in providers)
         self.shared_only = shared_only
         self.json = None
+        # the granular.Combo it was made from (its wire templates), or None
+        self.combo = combo
 
     @property
     def allocations(self):
@@ -136,6 +139,10 @@ class Search:
         self._memo = None
         if self._single and self.anchors is not None:
             self._memo = self.anchors.trees(self._anchor_key)
+        # suffixed groups only: candidates from tree skeletons (see granular)
+        self._granular = None
+        if all(g.granular for g in plan.groups):
+            self._granular = granular_mod.Skeletons(self, Candidate)
 
     def add_trees(self, providers):
         """Make newly loaded providers (another batch of trees) searchable."""
@@ -255,6 +262,8 @@ class Search:
         Provider objects.
         """
         pool = self.trees.get(root_id)
+        if self._granular is not None:
+            return self._granular.anchor(root_id, pool)
         if self._memo is None:
             if self._single and pool and len(pool) == 1 and root_id not in self.shared:
                 return self._lone(pool[0])
@@ -271,6 +280,13 @@ class Search:
                 cand.json = {}
             found = memo[root_id] = (members, kept)
         return found[1]
+
+    def same_subtrees(self, choice):
+        """Whether ``choice`` (a provider per group) meets every same_subtree."""
+        for names in self.plan.same_subtree:
+            if not _same_subtree({choice[i] for i in names}, self.providers, self._lines):
+                return False
+        return True
 
     def _lone(self, p):
         """The candidates of a tree of one provider, no sharing, for the unsuffixed group.

@@ -7,6 +7,8 @@ pieces, without a dict per candidate.
 
 import orjson
 
+from objects.candidates import granular
+
 LIST = 'list'            # 1.10: allocations as a list of {resource_provider, resources}
 DICT = 'dict'            # 1.12: allocations keyed by provider uuid
 MAPPINGS = 'mappings'    # 1.34: ... plus the mappings of groups to providers
@@ -152,33 +154,55 @@ def _encode(candidates, shape, memos):
     text, res = memos
     out = []
     append = out.append
-    if shape == LIST:
-        for cand in candidates:
-            append(b'{"allocations":[%s]}' % b','.join(
-                b'{"resource_provider":{"uuid":%s},"resources":%s}'
-                % (text[p.uuid], res[resources]) for p, resources in cand.parts))
-        return out
-    lone = b'{"allocations":{%s:{"resources":%s}},"mappings":{"":[%s]}}'
     for cand in candidates:
-        parts = cand.parts
-        if len(parts) == 1:
-            ((p, resources),) = parts
-            if shape == MAPPINGS and len(cand.groups) == 1:
-                ((suffix, uuids),) = cand.groups
+        combo = cand.combo
+        if combo is None or shape == LIST:
+            parts = cand.parts
+            if shape == MAPPINGS and len(parts) == 1 and len(cand.groups) == 1:
+                # one provider, the unsuffixed group: most candidates (inlined)
+                ((p, resources),), ((suffix, uuids),) = parts, cand.groups
                 if suffix == '' and uuids == (p.uuid,):
-                    # one provider, the unsuffixed group: most candidates
                     u = text[p.uuid]
-                    append(lone % (u, res[resources], u))
+                    append(_LONE % (u, res[resources], u))
                     continue
-            allocations = b'{%s:{"resources":%s}}' % (text[p.uuid], res[resources])
-        else:
-            allocations = b'{%s}' % b','.join(
-                b'%s:{"resources":%s}' % (text[p.uuid], res[resources])
-                for p, resources in parts)
-        if shape == MAPPINGS:
-            append(b'{"allocations":%s,"mappings":{%s}}' % (allocations, b','.join(
-                b'%s:[%s]' % (text[suffix], b','.join(text[u] for u in uuids))
-                for suffix, uuids in cand.groups)))
-        else:
-            append(b'{"allocations":%s}' % allocations)
+            append(_one(cand, shape, text, res))
+            continue
+        # a granular.Combo's: its encoding around each provider's resources
+        templates = combo.templates
+        if templates is None:
+            templates = combo.templates = {}
+        template = templates.get(shape)
+        if template is None:
+            template = templates[shape] = granular.template(combo, shape, text)
+        append(granular.fill(template, [res[resources] for _, resources in cand.parts]))
     return out
+
+
+def _one(cand, shape, text, res):
+    """The JSON of one candidate; ``text`` and ``res`` encode uuids/suffixes and resources."""
+    if shape == LIST:
+        return b'{"allocations":[%s]}' % b','.join(
+            b'{"resource_provider":{"uuid":%s},"resources":%s}'
+            % (text[p.uuid], res[resources]) for p, resources in cand.parts)
+    parts = cand.parts
+    if len(parts) == 1:
+        ((p, resources),) = parts
+        if shape == MAPPINGS and len(cand.groups) == 1:
+            ((suffix, uuids),) = cand.groups
+            if suffix == '' and uuids == (p.uuid,):
+                # one provider, the unsuffixed group: most candidates
+                u = text[p.uuid]
+                return _LONE % (u, res[resources], u)
+        allocations = b'{%s:{"resources":%s}}' % (text[p.uuid], res[resources])
+    else:
+        allocations = b'{%s}' % b','.join(
+            b'%s:{"resources":%s}' % (text[p.uuid], res[resources])
+            for p, resources in parts)
+    if shape == MAPPINGS:
+        return b'{"allocations":%s,"mappings":{%s}}' % (allocations, b','.join(
+            b'%s:[%s]' % (text[suffix], b','.join(text[u] for u in uuids))
+            for suffix, uuids in cand.groups))
+    return b'{"allocations":%s}' % allocations
+
+
+_LONE = b'{"allocations":{%s:{"resources":%s}},"mappings":{"":[%s]}}'

@@ -1,0 +1,39 @@
+"""bench/region.py: the server's CPU read from its CPU-time clock, ticks as a fallback."""
+
+import os
+import subprocess
+import sys
+import time
+
+from bench import cluster, region
+
+
+def test_cpu_seconds_of_another_process_to_below_a_tick():
+    proc = subprocess.Popen([sys.executable, '-c', 'import sys; sys.stdin.read()'],
+                            stdin=subprocess.PIPE)
+    try:
+        first = region.cpu_seconds(proc.pid)
+        assert first > 0                 # its interpreter's start, at least
+        assert region.cpu_seconds(proc.pid) >= first
+        # finer than /proc's 10 ms ticks
+        assert first != round(first, 2) or region.cpu_seconds(proc.pid) != round(first, 2)
+    finally:
+        proc.stdin.close()
+        proc.wait()
+
+
+def test_cpu_seconds_falls_back_to_ticks(monkeypatch):
+    def unreadable(clock):
+        raise OSError('no such clock')
+
+    monkeypatch.setattr(time, 'clock_gettime', unreadable)
+    monkeypatch.setattr(cluster, 'cpu_seconds', lambda pid: 1.23 if pid == 42 else None)
+    assert region.cpu_seconds(42) == 1.23
+
+
+def test_cpu_seconds_of_own_process_follows_its_work():
+    before = region.cpu_seconds(os.getpid())
+    end = time.thread_time() + 0.02
+    while time.thread_time() < end:
+        pass
+    assert region.cpu_seconds(os.getpid()) - before >= 0.015
