@@ -28,11 +28,9 @@ took are the ones those claims take anyway).
 from __future__ import annotations
 
 import collections
-import functools
 import threading
 from typing import Any
 
-from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from common import exception
@@ -44,7 +42,6 @@ from objects.placement import generation as gen_obj
 
 _CONSUMER = models.Consumer.__table__
 _ALLOC = models.Allocation.__table__
-_RP = models.ResourceProvider.__table__
 
 # consumers inserted by one statement at most (larger batches take several)
 _MAX_ROWS = 16
@@ -61,7 +58,7 @@ def _new_consumers(with_type, count):
     key = (with_type, count)
     statement = _NEW_CONSUMERS.get(key)
     if statement is None:
-        selects = [consumer_obj.new_consumer_select(with_type, '_c%d' % i)
+        selects = [consumer_obj.new_consumer_select(with_type, '_%d' % i)
                    for i in range(count)]
         names = consumer_obj.new_consumer_columns(with_type)
         statement = _CONSUMER.insert().from_select(
@@ -192,35 +189,19 @@ def apply_many(ctx: RequestContext, plan: Plan) -> None:
         return
     conn = ctx.session.connection()
     requests = [r for claim in plan.granted for r in claim]
+    _insert_consumers(ctx, conn, requests)
     providers, inventories = plan.providers, plan.inventories
-    rows = [(providers[rp_uuid].id,
-             inventories[(providers[rp_uuid].id, rc_name)].resource_class_id,
-             req['uuid'], amount)
+    now = models._now()
+    rows = [{'resource_provider_id': providers[rp_uuid].id,
+             'resource_class_id': inventories[(providers[rp_uuid].id,
+                                               rc_name)].resource_class_id,
+             'consumer_id': req['uuid'], 'used': amount, 'created_at': now}
             for req in requests
             for rp_uuid, resources in req['allocations'].items()
             for rc_name, amount in resources.items()]
+    conn.execute(alloc_obj._INSERT_ALLOC, rows)
     expected = {p.id: p.generation for p in providers.values() if p.id in plan.writes}
-    steps = {rp_id: plan.writes[rp_id] for rp_id in expected}
-    if conn.dialect.name == 'postgresql' and _write_at_once(ctx, conn, requests, rows,
-                                                            expected, steps):
-        return
-    _insert_consumers(ctx, conn, requests)
-    now = models._now()
-    conn.execute(alloc_obj._INSERT_ALLOC, [
-        {'resource_provider_id': rp_id, 'resource_class_id': rc_id, 'consumer_id': uuid,
-         'used': amount, 'created_at': now} for rp_id, rc_id, uuid, amount in rows])
-    gen_obj.bump_providers(ctx, expected, by=steps)
-
-
-def _consumer_params(chunk, with_type, now):
-    params = {}
-    for i, req in enumerate(chunk):
-        params.update({'uuid_c%d' % i: req['uuid'], 'project_c%d' % i: req['project_id'],
-                       'user_c%d' % i: req['user_id'], 'generation_c%d' % i: 1,
-                       'now_c%d' % i: now})
-        if with_type:
-            params['type_c%d' % i] = req['consumer_type']
-    return params
+    gen_obj.bump_providers(ctx, expected, by=plan.writes)
 
 
 def _insert_consumers(ctx, conn, requests):
@@ -231,79 +212,21 @@ def _insert_consumers(ctx, conn, requests):
         group = [r for r in requests if (r.get('consumer_type') is not None) == with_type]
         for start in range(0, len(group), _MAX_ROWS):
             chunk = group[start:start + _MAX_ROWS]
+            params = {}
+            for i, req in enumerate(chunk):
+                params.update({'uuid_%d' % i: req['uuid'], 'project_%d' % i: req['project_id'],
+                               'user_%d' % i: req['user_id'], 'generation_%d' % i: 1,
+                               'now_%d' % i: now})
+                if with_type:
+                    params['type_%d' % i] = req['consumer_type']
             inserted = consumer_obj.insert_counted(
-                ctx, chunk[0]['uuid'], _new_consumers(with_type, len(chunk)),
-                _consumer_params(chunk, with_type, now))
+                ctx, chunk[0]['uuid'], _new_consumers(with_type, len(chunk)), params)
             if inserted != len(chunk):
                 missed += chunk
-    _insert_missed(ctx, missed)
-
-
-def _insert_missed(ctx, requests):
-    """The consumers among ``requests`` not inserted: a project, user or type seen first.
-
-    Those rows are created, then the consumer (consumer.prepare).
-    """
-    if not requests:
-        return
-    there = set(consumer_obj.get_by_uuids(ctx, [r['uuid'] for r in requests]))
-    for req in requests:
-        if req['uuid'] not in there:
-            consumer_obj.prepare(ctx, req['uuid'], None, req['project_id'],
-                                 req['user_id'], req.get('consumer_type'))
-
-
-# PostgreSQL: the three writes in one statement (data-modifying CTEs), by shape
-_MAX_ALLOCATIONS = 48
-
-
-@functools.lru_cache(maxsize=64)
-def _at_once(with_type, consumers, allocations, providers, several):
-    """``WITH`` consumer INSERT, allocation INSERT, swap UPDATE: their row counts."""
-    new_consumers = (_new_consumers(with_type, consumers).returning(_CONSUMER.c.id)
-                     .cte('new_consumers'))
-    new_allocations = _ALLOC.insert().values([
-        {'resource_provider_id': sa.bindparam('a_rp_%d' % i),
-         'resource_class_id': sa.bindparam('a_rc_%d' % i),
-         'consumer_id': sa.bindparam('a_consumer_%d' % i, type_=_ALLOC.c.consumer_id.type),
-         'used': sa.bindparam('a_used_%d' % i),
-         'created_at': sa.bindparam('a_now', type_=_ALLOC.c.created_at.type)}
-        for i in range(allocations)]).returning(_ALLOC.c.id).cte('new_allocations')
-    swapped = (gen_obj.swap_statement(providers, several).returning(_RP.c.id)
-               .cte('swapped'))
-    return sa.select(*[sa.select(sa.func.count()).select_from(cte).scalar_subquery()
-                       for cte in (new_consumers, new_allocations, swapped)])
-
-
-def _write_at_once(ctx, conn, requests, rows, expected, steps):
-    """All of apply_many's writes in one statement; False when the batch is too large.
-
-    The three statements touch three tables and read none of what the
-    others write, so running them together (one snapshot) changes nothing
-    but the round trips.
-    """
-    kinds = {r.get('consumer_type') is not None for r in requests}
-    if (len(kinds) != 1 or len(requests) > _MAX_ROWS or len(rows) > _MAX_ALLOCATIONS
-            or not expected or len(expected) > gen_obj._MAX_MANY):
-        return False
-    with_type = kinds.pop()
-    several = any(step != 1 for step in steps.values())
-    now = models._now()
-    params = _consumer_params(requests, with_type, now)
-    params.update(gen_obj.swap_params(expected, steps))
-    params['a_now'] = now
-    for i, (rp_id, rc_id, uuid, amount) in enumerate(rows):
-        params.update({'a_rp_%d' % i: rp_id, 'a_rc_%d' % i: rc_id,
-                       'a_consumer_%d' % i: uuid, 'a_used_%d' % i: amount})
-    statement = _at_once(with_type, len(requests), len(rows), len(expected), several)
-    try:
-        inserted, _, swapped = conn.execute(statement, params).one()
-    except db_exc.DBDuplicateEntry:
-        raise exception.ConcurrentUpdate(
-            what='consumer', reason='one of %s was created concurrently'
-                                    % ', '.join(r['uuid'] for r in requests))
-    if swapped != len(expected):
-        raise gen_obj.swap_failure(conn, expected, steps)
-    if inserted != len(requests):
-        _insert_missed(ctx, requests)
-    return True
+    if missed:
+        # a project, user or type seen for the first time: created, then the consumer
+        there = set(consumer_obj.get_by_uuids(ctx, [r['uuid'] for r in missed]))
+        for req in missed:
+            if req['uuid'] not in there:
+                consumer_obj.prepare(ctx, req['uuid'], None, req['project_id'],
+                                     req['user_id'], req.get('consumer_type'))

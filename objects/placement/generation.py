@@ -105,40 +105,16 @@ def bump_providers(ctx: RequestContext, expected: dict[int, int],
             else:
                 bump_providers(ctx, {rp_id: expected[rp_id]}, {rp_id: steps[rp_id]})
         return
-    conn = ctx.session.connection()
-    if conn.execute(_bump_many(len(ids), several),
-                    swap_params(expected, steps)).rowcount != len(ids):
-        raise swap_failure(conn, expected, steps)
-
-
-def swap_statement(count: int, several: bool) -> sa.Update:
-    """The UPDATE :func:`bump_providers` runs for ``count`` providers (at most 8).
-
-    ``several``: some provider moves by more than one generation.
-    """
-    return _bump_many(count, several)
-
-
-def swap_params(expected: dict[int, int], steps: dict[int, int]) -> dict:
-    """The parameters of :func:`swap_statement` for ``{rp id: expected}`` and steps."""
-    several = any(step != 1 for step in steps.values())
     params = {'now': models._now()}
-    for i, rp_id in enumerate(sorted(expected)):
+    for i, rp_id in enumerate(ids):
         params['rp_id_%d' % i] = rp_id
         params['expected_%d' % i] = expected[rp_id]
         if several:
             params['new_%d' % i] = expected[rp_id] + steps[rp_id]
-    return params
-
-
-def swap_failure(conn: sa.Connection, expected: dict[int, int],
-                 steps: dict[int, int]) -> exception.ConcurrentUpdate:
-    """The error of a swap whose row count fell short, naming the first provider that moved.
-
-    Reads the generations again (the caller holds the rows' locks).
-    """
-    ids = sorted(expected)
+    conn = ctx.session.connection()
+    if conn.execute(_bump_many(len(ids), several), params).rowcount == len(ids):
+        return
     now = dict(conn.execute(sa.select(_RP.c.id, _RP.c.generation)
                             .where(_RP.c.id.in_(ids))).all())
     failed = [i for i in ids if now.get(i) != expected[i] + steps[i]] or ids
-    return _swap_failed(expected[failed[0]])
+    raise _swap_failed(expected[failed[0]])
