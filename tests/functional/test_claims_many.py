@@ -150,6 +150,19 @@ def test_a_swap_lost_after_the_checks_fails_the_batch_as_a_whole(client, ctx, rp
     assert claim_helpers.usage(client, first)['VCPU'] == 1
 
 
+def test_a_consumer_created_meanwhile_fails_the_batch_as_a_whole(client, ctx, rps):
+    first, _ = rps
+    claims = [_request({first: {'VCPU': 1}}), _request({first: {'VCPU': 1}})]
+    with pytest.raises(exception.ConcurrentUpdate):
+        with ctx.db.writer(ctx):
+            plan, errors = allocation_batch.check_many(ctx, [[c] for c in claims])
+            # another writer's consumer of the same uuid (here, in this transaction)
+            _claim(ctx, _request({first: {'VCPU': 1}}, uuid=claims[1]['uuid']))
+            allocation_batch.apply_many(ctx, plan)
+    assert claim_helpers.usage(client, first)['VCPU'] == 1
+    assert client.get('/allocations/%s' % claims[1]['uuid']).json()['allocations'] == {}
+
+
 def test_claim_many_answers_each_claim_through_the_conductor(berth, client, ctx, rps):
     first, second = rps
     claims = conductor_claims.Claims(berth.conf)
