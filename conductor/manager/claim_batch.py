@@ -15,7 +15,10 @@ nothing and raise only once their queries are done, then the writes), a
 refused claim has written nothing and the batch needs no savepoints (two
 statements per claim fewer); a claim failing in its writes fails the batch
 as a whole.  Without one, every claim runs in a savepoint and a failure
-rolls back that savepoint only.  A claim that lost a race
+rolls back that savepoint only.  Given also a ``split_many`` write, a
+batch of new consumers is judged claim by claim but read and written with
+one statement per step for all of them
+(objects.placement.allocation_batch).  A claim that lost a race
 (ConcurrentUpdate), and every claim of a batch whose transaction failed as a
 whole (deadlock, lost connection, commit error), is run again alone, with
 the usual retries.  Nobody is answered before the transaction holding their
