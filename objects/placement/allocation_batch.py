@@ -102,7 +102,8 @@ def _eligible(claims):
     return uuids
 
 
-def check_many(ctx: RequestContext, claims: list[list[dict[str, Any]]]):
+def check_many(ctx: RequestContext, claims: list[list[dict[str, Any]]],
+               ) -> tuple[Plan, list[exception.BerthException | None]] | None:
     """Read and judge ``claims`` (each a ``requests`` list of allocation.replace).
 
     Returns ``(plan, errors)`` with one error (or None) per claim, or None

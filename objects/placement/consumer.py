@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 import dataclasses
+from typing import Any
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
@@ -79,7 +80,7 @@ def _owner_ids(ctx, project_id, user_id, consumer_type):
     return project_pk, user_pk, type_pk
 
 
-def new_consumer_columns(with_type):
+def new_consumer_columns(with_type: bool) -> list[str]:
     """The consumer columns :func:`new_consumer_select` fills, in order."""
     names = ['uuid', 'project_id', 'user_id']
     if with_type:
@@ -87,7 +88,7 @@ def new_consumer_columns(with_type):
     return names + ['generation', 'created_at']
 
 
-def new_consumer_select(with_type, suffix=''):
+def new_consumer_select(with_type: bool, suffix: str = '') -> sa.Select:
     """The row of a new consumer whose project, user (and type) rows exist, by name.
 
     Its bind parameters are ``uuid``, ``project``, ``user`` (``type``),
@@ -210,7 +211,8 @@ def prepare(ctx: RequestContext, uuid: str, existing: Consumer | None, project_i
     return generation + 1
 
 
-def insert_counted(ctx, uuid, statement, params):
+def insert_counted(ctx: RequestContext, uuid: str, statement: sa.Insert,
+                   params: dict[str, Any]) -> int:
     """Run a consumer INSERT; its row count (a duplicate is a lost race, ``uuid``'s)."""
     try:
         return ctx.session.connection().execute(statement, params).rowcount
