@@ -15,7 +15,10 @@ nothing and raise only once their queries are done, then the writes), a
 refused claim has written nothing and the batch needs no savepoints (two
 statements per claim fewer); a claim failing in its writes fails the batch
 as a whole.  Without one, every claim runs in a savepoint and a failure
-rolls back that savepoint only.  A claim that lost a race
+rolls back that savepoint only.  Given also a ``split_many`` write, a
+batch of new consumers is judged claim by claim but read and written with
+one statement per step for all of them
+(objects.placement.allocation_batch).  A claim that lost a race
 (ConcurrentUpdate), and every claim of a batch whose transaction failed as a
 whole (deadlock, lost connection, commit error), is run again alone, with
 the usual retries.  Nobody is answered before the transaction holding their
@@ -70,12 +73,19 @@ class GroupCommitter:
         reads and checks one claim, writing nothing, and returns a plan
         (raising only domain exceptions, after its queries completed);
         ``apply(ctx, plan)`` writes it.  Batches then run without savepoints.
+    :param split_many: optional ``(check, apply)`` with ``split``:
+        ``check(ctx, [consumers])`` reads and judges a whole batch at once,
+        writing nothing, and returns ``(plan, [error or None per claim])``, or
+        None when the batch must be checked claim by claim;
+        ``apply(ctx, plan)`` writes the claims it granted
+        (objects.placement.allocation_batch: one statement per step).
     """
 
     def __init__(self, write, write_alone, tree_lock, retryable, on_done=None,
-                 on_conflict=None, max_batch=MAX_BATCH, split=None):
+                 on_conflict=None, max_batch=MAX_BATCH, split=None, split_many=None):
         self._write = write
         self._split = split
+        self._split_many = split_many if split is not None else None
         self._write_alone = write_alone
         self._tree_lock = tree_lock
         self._retryable = retryable
@@ -192,6 +202,8 @@ class GroupCommitter:
                 entry.error = exc
             return
         with ctx.db.writer(ctx):
+            if self._split_many is not None and self._checked_many(ctx, batch):
+                return
             for entry in batch:
                 if self._split is not None:
                     self._checked_write(ctx, entry)
@@ -223,6 +235,29 @@ class GroupCommitter:
             return
         apply(ctx, plan)
         entry.done = True
+
+
+    def _checked_many(self, ctx, batch):
+        """The whole batch judged and written at once; False when it does not qualify.
+
+        As :meth:`_checked_write` claim by claim: a refused claim gets its
+        error (a lost race: run again alone), a failure while writing fails
+        the batch as a whole.
+        """
+        check, apply = self._split_many
+        outcome = check(ctx, [entry.consumers for entry in batch])
+        if outcome is None:
+            return False
+        plan, errors = outcome
+        for entry, error in zip(batch, errors):
+            if isinstance(error, exception.ConcurrentUpdate):
+                entry.retry = True
+            elif error is not None:
+                entry.error = error
+        apply(ctx, plan)
+        for entry, error in zip(batch, errors):
+            entry.done = error is None
+        return True
 
 
 def _outcome(write):

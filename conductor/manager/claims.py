@@ -22,7 +22,7 @@ from oslo_db import exception as db_exc
 from common import exception, metrics
 from conductor.manager import claim_batch
 from objects.placement import allocation as alloc_obj
-from objects.placement import quota_keystone
+from objects.placement import allocation_batch, quota_keystone
 from objects.placement import reshaper as reshaper_obj
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -67,11 +67,13 @@ class Claims:
         # the quota check follows the writes: with it, claims keep savepoints
         split = None if self.enforce_quota else (alloc_obj.check_replace,
                                                  alloc_obj.apply_replace)
+        # and batches of new consumers are written with one statement per step
         self.batches = claim_batch.GroupCommitter(
             self._replace, self._claim_alone, self.locks.hold, _RETRYABLE,
             on_done=self._batched,
             on_conflict=lambda: metrics.claim_conflict('_replace', 'consumer_generation'),
-            split=split)
+            split=split, split_many=(allocation_batch.check_many,
+                                     allocation_batch.apply_many))
 
     def _write(self, ctx, tree, fn, *args):
         """Run ``fn(ctx, *args)`` under the tree's lock, retrying lost races."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 import dataclasses
+from typing import Any
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
@@ -79,25 +80,42 @@ def _owner_ids(ctx, project_id, user_id, consumer_type):
     return project_pk, user_pk, type_pk
 
 
+def new_consumer_columns(with_type: bool) -> list[str]:
+    """The consumer columns :func:`new_consumer_select` fills, in order."""
+    names = ['uuid', 'project_id', 'user_id']
+    if with_type:
+        names.append('consumer_type_id')
+    return names + ['generation', 'created_at']
+
+
+def new_consumer_select(with_type: bool, suffix: str = '') -> sa.Select:
+    """The row of a new consumer whose project, user (and type) rows exist, by name.
+
+    Its bind parameters are ``uuid``, ``project``, ``user`` (``type``),
+    ``generation`` and ``now``, each followed by ``suffix``.  When one of
+    the owner rows is missing the SELECT finds nothing.
+    """
+    user = _scalar_id(_USER, _USER.c.external_id, 'user' + suffix)
+    columns = [sa.bindparam('uuid' + suffix, type_=_CONSUMER.c.uuid.type), _PROJECT.c.id,
+               user]
+    found = [_PROJECT.c.external_id == sa.bindparam('project' + suffix), user.is_not(None)]
+    if with_type:
+        kind = _scalar_id(_TYPE, _TYPE.c.name, 'type' + suffix)
+        columns.append(kind)
+        found.append(kind.is_not(None))
+    columns += [sa.bindparam('generation' + suffix, type_=_CONSUMER.c.generation.type),
+                sa.bindparam('now' + suffix, type_=_CONSUMER.c.created_at.type)]
+    return sa.select(*columns).where(*found)
+
+
 def _new_consumer(with_type):
     """INSERT of a new consumer whose project, user (and type) rows exist, by name.
 
     One statement instead of a lookup and an insert: when one of those rows
     is missing the SELECT finds nothing and no row is inserted (rowcount 0).
     """
-    user = _scalar_id(_USER, _USER.c.external_id, 'user')
-    columns = [sa.bindparam('uuid', type_=_CONSUMER.c.uuid.type), _PROJECT.c.id, user]
-    names = ['uuid', 'project_id', 'user_id']
-    found = [_PROJECT.c.external_id == sa.bindparam('project'), user.is_not(None)]
-    if with_type:
-        kind = _scalar_id(_TYPE, _TYPE.c.name, 'type')
-        columns.append(kind)
-        names.append('consumer_type_id')
-        found.append(kind.is_not(None))
-    columns += [sa.bindparam('generation', type_=_CONSUMER.c.generation.type),
-                sa.bindparam('now', type_=_CONSUMER.c.created_at.type)]
-    names += ['generation', 'created_at']
-    return _CONSUMER.insert().from_select(names, sa.select(*columns).where(*found))
+    return _CONSUMER.insert().from_select(new_consumer_columns(with_type),
+                                          new_consumer_select(with_type))
 
 
 _NEW_CONSUMER = {False: _new_consumer(False), True: _new_consumer(True)}
@@ -179,7 +197,7 @@ def prepare(ctx: RequestContext, uuid: str, existing: Consumer | None, project_i
     if consumer_type is not None:
         values['consumer_type_id'] = type_pk
     if existing is None:
-        _insert(ctx, uuid, _CONSUMER.insert(), dict(
+        insert_counted(ctx, uuid, _CONSUMER.insert(), dict(
             values, uuid=uuid, generation=1, created_at=models._now()))
         return 1
     generation = existing.generation
@@ -193,8 +211,9 @@ def prepare(ctx: RequestContext, uuid: str, existing: Consumer | None, project_i
     return generation + 1
 
 
-def _insert(ctx, uuid, statement, params):
-    """Run a consumer INSERT; its row count (a duplicate is a lost race)."""
+def insert_counted(ctx: RequestContext, uuid: str, statement: sa.Insert,
+                   params: dict[str, Any]) -> int:
+    """Run a consumer INSERT; its row count (a duplicate is a lost race, ``uuid``'s)."""
     try:
         return ctx.session.connection().execute(statement, params).rowcount
     except db_exc.DBDuplicateEntry:
@@ -212,7 +231,7 @@ def _insert_new(ctx, uuid, project_id, user_id, consumer_type):
               'generation': 1, 'now': models._now()}
     if consumer_type is not None:
         params['type'] = consumer_type
-    return _insert(ctx, uuid, _NEW_CONSUMER[consumer_type is not None], params) == 1
+    return insert_counted(ctx, uuid, _NEW_CONSUMER[consumer_type is not None], params) == 1
 
 
 def delete_unused(ctx: RequestContext, uuids: Iterable[str]) -> None:

@@ -62,41 +62,59 @@ _BUMP_MANY = {}
 _lock = threading.Lock()
 
 
-def _bump_many(count):
-    statement = _BUMP_MANY.get(count)
+def _bump_many(count, by=False):
+    """The swap of ``count`` providers; ``by``: each to its own ``new_<i>`` (not + 1)."""
+    statement = _BUMP_MANY.get((count, by))
     if statement is None:
+        generation = _RP.c.generation + 1
+        if by:
+            generation = sa.case(*[(_RP.c.id == sa.bindparam('rp_id_%d' % i),
+                                    sa.bindparam('new_%d' % i)) for i in range(count)],
+                                 else_=_RP.c.generation)
         statement = (_RP.update().where(sa.or_(*[
             sa.and_(_RP.c.id == sa.bindparam('rp_id_%d' % i),
                     _RP.c.generation == sa.bindparam('expected_%d' % i))
             for i in range(count)]))
-            .values(generation=_RP.c.generation + 1, updated_at=sa.bindparam('now')))
+            .values(generation=generation, updated_at=sa.bindparam('now')))
         with _lock:
-            statement = _BUMP_MANY.setdefault(count, statement)
+            statement = _BUMP_MANY.setdefault((count, by), statement)
     return statement
 
 
-def bump_providers(ctx: RequestContext, expected: dict[int, int]) -> None:
+def bump_providers(ctx: RequestContext, expected: dict[int, int],
+                   by: dict[int, int] | None = None) -> None:
     """:func:`bump_provider` for every ``{rp id: expected generation}``, in one UPDATE.
 
     Every provider's own generation is compared: the row count falls short
     when any one moved, and the error names the first such provider (by id),
     as swapping them one by one in id order would.  The caller must hold the
     rows (objects.placement.allocation locks them first), so the re-read
-    after a failure sees exactly which swaps were not made.
+    after a failure sees exactly which swaps were not made.  ``by`` (rp id:
+    count, default 1) sets a generation to expected + count: as many writes
+    as that, made in one swap (objects.placement.allocation_batch).
     """
     ids = sorted(expected)
-    if len(ids) == 1 or len(ids) > _MAX_MANY:
+    steps = {rp_id: (by or {}).get(rp_id, 1) for rp_id in ids}
+    several = any(step != 1 for step in steps.values())
+    if not ids:
+        return
+    if len(ids) > _MAX_MANY or (len(ids) == 1 and not several):
         for rp_id in ids:
-            bump_provider(ctx, rp_id, expected[rp_id])
+            if steps[rp_id] == 1:
+                bump_provider(ctx, rp_id, expected[rp_id])
+            else:
+                bump_providers(ctx, {rp_id: expected[rp_id]}, {rp_id: steps[rp_id]})
         return
     params = {'now': models._now()}
     for i, rp_id in enumerate(ids):
         params['rp_id_%d' % i] = rp_id
         params['expected_%d' % i] = expected[rp_id]
+        if several:
+            params['new_%d' % i] = expected[rp_id] + steps[rp_id]
     conn = ctx.session.connection()
-    if conn.execute(_bump_many(len(ids)), params).rowcount == len(ids):
+    if conn.execute(_bump_many(len(ids), several), params).rowcount == len(ids):
         return
     now = dict(conn.execute(sa.select(_RP.c.id, _RP.c.generation)
                             .where(_RP.c.id.in_(ids))).all())
-    failed = [i for i in ids if now.get(i) != expected[i] + 1] or ids
+    failed = [i for i in ids if now.get(i) != expected[i] + steps[i]] or ids
     raise _swap_failed(expected[failed[0]])

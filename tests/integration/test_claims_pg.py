@@ -91,6 +91,36 @@ def test_two_conductors_claiming_the_last_units(tmp_path, pg_ctx):
     assert inv_obj.provider_generation(ctx, rp) == gen + 30
 
 
+def test_two_conductors_claiming_the_last_units_in_batches(tmp_path, pg_ctx):
+    """Batches of new consumers (objects.placement.allocation_batch) racing for real."""
+    conf = fixtures.make_conf(tmp_path)
+    ctx = pg_ctx()
+    rp = _provider(ctx, {'VCPU': {'total': 30}})
+    gen = inv_obj.provider_generation(ctx, rp)
+    conductors = [claims.Claims(conf), claims.Claims(conf)]
+    results = collections.Counter()
+    lock = threading.Lock()
+    start = threading.Barrier(6)
+
+    def worker(i):
+        start.wait()
+        for _ in range(4):
+            batch = [('tree-%d' % i, [_consumer({rp: {'VCPU': 1}})]) for _ in range(3)]
+            answers = conductors[i % 2].claim_many(pg_ctx(), batch)
+            with lock:
+                results.update('granted' if e is None else type(e).__name__
+                               for e in answers)
+
+    workers = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    assert results == {'granted': 30, 'InvalidAllocation': 42}
+    assert _used(ctx, rp) == 30
+    assert inv_obj.provider_generation(ctx, rp) == gen + 30
+
+
 def test_claims_of_many_trees_meeting_on_a_shared_provider(tmp_path, pg_ctx):
     conf = fixtures.make_conf(tmp_path)
     ctx = pg_ctx()
