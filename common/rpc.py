@@ -44,14 +44,24 @@ DEFAULT_TRANSPORT_URL = 'rabbit://'
 RABBIT_DEFAULTS = {'kombu_reconnect_delay': 0.1}
 
 
+# the attribute a ConfigOpts carries once register_opts has run on it
+# (ConfigOpts is unhashable: no WeakSet of them)
+_REGISTERED = '_berth_messaging_opts'
+
+
 def register_opts(conf):
-    """Register oslo.messaging's options on a private ConfigOpts.
+    """Register oslo.messaging's options on a private ConfigOpts (once per ConfigOpts).
 
     oslo.messaging registers its tracing and metrics groups only on the global
     CONF at import time, and a private ConfigOpts without them fails on the
     first call; the rest is registered here so overrides can be set before
-    the transport exists.
+    the transport exists.  Registering is not cheap (``list_opts``
+    deep-copies every option: ~2 ms of CPU), so a ConfigOpts remembers that it
+    has them and a repeat (``get_transport``, ``call_timeout``, the
+    notifier, the CLI) costs an attribute lookup.
     """
+    if vars(conf).get(_REGISTERED):
+        return
     from oslo_messaging._metrics import client as metrics_client
     from oslo_messaging._tracing import client as tracing_client
     for group, opts in messaging_opts.list_opts():
@@ -62,6 +72,7 @@ def register_opts(conf):
                        group='oslo_messaging_metrics')
     for name, value in RABBIT_DEFAULTS.items():
         conf.set_default(name, value, group='oslo_messaging_rabbit')
+    vars(conf)[_REGISTERED] = True
 
 
 def update_sample_defaults():
@@ -71,7 +82,6 @@ def update_sample_defaults():
     the generated sample shows what berth runs with; only the generator
     calls it.
     """
-    from oslo_config import cfg
     from oslo_messaging._drivers import impl_rabbit
     cfg.set_defaults(impl_rabbit.rabbit_opts, **RABBIT_DEFAULTS)
 
@@ -85,14 +95,8 @@ def call_timeout(conf):
     """
     if conf.conductor.rpc_timeout is not None:
         return conf.conductor.rpc_timeout
-    try:
-        return conf.rpc_response_timeout
-    except cfg.NoSuchOptError:
-        # registered once: register_opts copies every oslo.messaging option
-        # (list_opts deep-copies them), ~1 ms of CPU, and every write call
-        # asks for its timeout
-        register_opts(conf)
-        return conf.rpc_response_timeout
+    register_opts(conf)      # once per ConfigOpts; then an attribute lookup
+    return conf.rpc_response_timeout
 
 
 def get_transport(conf, url=None):

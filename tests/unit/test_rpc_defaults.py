@@ -31,15 +31,44 @@ def test_the_sample_shows_berths_default():
     assert '#kombu_reconnect_delay = 0.1\n' in section
 
 
+def _count_list_opts(monkeypatch):
+    """Count how often oslo.messaging's options are listed (copied) for registering."""
+    calls = []
+    real = rpc.messaging_opts.list_opts
+
+    def list_opts():
+        calls.append(1)
+        return real()
+    monkeypatch.setattr(rpc.messaging_opts, 'list_opts', list_opts)
+    return calls
+
+
 def test_call_timeout_registers_oslo_messaging_once(monkeypatch):
     """A fresh conf gets oslo.messaging's options (and berth's defaults) on the
     first ask; later asks (one per write call) read the option, no re-registering."""
+    listed = _count_list_opts(monkeypatch)
     conf = builder.build(config_files=[])
     conf.set_override('rpc_timeout', None, group='conductor')
     assert rpc.call_timeout(conf) == conf.rpc_response_timeout
     assert conf.oslo_messaging_rabbit.kombu_reconnect_delay == 0.1
-    calls = []
-    monkeypatch.setattr(rpc, 'register_opts', calls.append)
+    assert listed == [1]
     conf.set_override('rpc_response_timeout', 23)
     assert rpc.call_timeout(conf) == 23
-    assert calls == []
+    assert listed == [1]
+
+
+def test_registering_again_is_remembered_per_conf(monkeypatch):
+    """register_opts copies every oslo.messaging option (~2 ms): once per ConfigOpts;
+    a repeat (get_transport, the notifier, the CLI) keeps overrides and defaults."""
+    listed = _count_list_opts(monkeypatch)
+    conf = builder.build(config_files=[])
+    rpc.register_opts(conf)
+    conf.set_override('kombu_reconnect_delay', 2.0, group='oslo_messaging_rabbit')
+    rpc.register_opts(conf)
+    assert listed == [1]
+    assert conf.oslo_messaging_rabbit.kombu_reconnect_delay == 2.0
+    other = builder.build(config_files=[])
+    rpc.register_opts(other)          # another ConfigOpts registers its own
+    assert listed == [1, 1]
+    assert other.oslo_messaging_rabbit.kombu_reconnect_delay == 0.1
+    assert other.rpc_response_timeout == 60
