@@ -99,6 +99,32 @@ def call_timeout(conf):
     return conf.rpc_response_timeout
 
 
+# oslo.messaging's reply waiter (amqpdriver.ReplyWaiter.poll, one thread per
+# transport of a calling process) restarts its poll timeout at
+# ACK_REQUEUE_EVERY_SECONDS_MIN (1 ms) after every reply and doubles it per
+# empty poll, up to ACK_REQUEUE_EVERY_SECONDS_MAX (5 s).  A reply is handed
+# on as soon as its frames arrive whatever the timeout, so under load the
+# waiter only woke to time out: 2.7 polls per reply at ~190 replies/s
+# (bench.claims), each through kombu's ensure/autoretry wrappers and an
+# exception.  Its poll timeout starts at this instead; idle it still grows
+# to the 5 s it reaches today, and heartbeats are still checked on every
+# empty poll.
+REPLY_POLL_MIN = 0.25
+
+
+def slow_reply_polls():
+    """Start the reply waiter's poll timeout at REPLY_POLL_MIN (calling processes only).
+
+    For processes that call conductors but serve no RPC themselves
+    (berth-api, the WSGI app): the constant is oslo.messaging's module-wide
+    one, and an RPC server's listener in the same process would also poll
+    at that pace (it acknowledges messages between polls).
+    """
+    from oslo_messaging._drivers import amqpdriver
+    if amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN < REPLY_POLL_MIN:
+        amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN = REPLY_POLL_MIN
+
+
 def get_transport(conf, url=None):
     """The RPC transport for ``url`` or ``[DEFAULT] transport_url``."""
     register_opts(conf)

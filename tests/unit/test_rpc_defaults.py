@@ -72,3 +72,16 @@ def test_registering_again_is_remembered_per_conf(monkeypatch):
     assert listed == [1, 1]
     assert other.oslo_messaging_rabbit.kombu_reconnect_delay == 0.1
     assert other.rpc_response_timeout == 60
+
+
+def test_reply_polls_start_slower_in_calling_processes(monkeypatch):
+    """The reply waiter's first poll timeout (a reply is handed on when it
+    arrives whatever the timeout): raised to REPLY_POLL_MIN, never lowered."""
+    from oslo_messaging._drivers import amqpdriver
+    monkeypatch.setattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN', 0.001)
+    rpc.slow_reply_polls()
+    assert amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN == rpc.REPLY_POLL_MIN
+    assert rpc.REPLY_POLL_MIN < amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MAX
+    monkeypatch.setattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN', 1.0)
+    rpc.slow_reply_polls()
+    assert amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN == 1.0
