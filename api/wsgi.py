@@ -15,6 +15,7 @@ import threading
 from api.baremetal import app as baremetal_app
 from api.common import startup
 from api.placement import app as placement_app
+from common import rpc
 from common.conf import builder
 from conductor import rpcapi
 from objects import database
@@ -44,6 +45,7 @@ def init_application(config_files=None, factory=None):
     reason = startup.keystone_error(conf)
     if reason:
         raise StartupRefused(reason)
+    rpc.slow_reply_polls()      # this process calls conductors, serves no RPC
     app = factory(conf, database.open_database(conf),
                   conductor=rpcapi.APIConductorClient(conf))
     if conf.api.auth_strategy == 'noauth2' and not conf.api.allow_insecure_noauth:

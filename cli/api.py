@@ -10,7 +10,7 @@ from api import server as http_server
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
 from cli import config, lifecycle, metrics_once, security, stacks
-from common import heap
+from common import heap, rpc
 from conductor import rpcapi
 from objects import database
 
@@ -39,6 +39,7 @@ def main(argv=None):
         db = parts['db'] = database.open_database(conf)
         # reads the conductor ring (never joins it) and calls over [DEFAULT] transport_url
         life.set_phase('connecting to the coordination backend')
+        rpc.slow_reply_polls()      # this process calls conductors, serves no RPC
         conductor = parts['conductor'] = rpcapi.APIConductorClient(conf)
         life.set_phase('starting the HTTP servers')
         for name, factory, port, title in (

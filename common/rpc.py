@@ -44,14 +44,24 @@ DEFAULT_TRANSPORT_URL = 'rabbit://'
 RABBIT_DEFAULTS = {'kombu_reconnect_delay': 0.1}
 
 
+# the attribute a ConfigOpts carries once register_opts has run on it
+# (ConfigOpts is unhashable: no WeakSet of them)
+_REGISTERED = '_berth_messaging_opts'
+
+
 def register_opts(conf):
-    """Register oslo.messaging's options on a private ConfigOpts.
+    """Register oslo.messaging's options on a private ConfigOpts (once per ConfigOpts).
 
     oslo.messaging registers its tracing and metrics groups only on the global
     CONF at import time, and a private ConfigOpts without them fails on the
     first call; the rest is registered here so overrides can be set before
-    the transport exists.
+    the transport exists.  Registering is not cheap (``list_opts``
+    deep-copies every option: ~2 ms of CPU), so a ConfigOpts remembers that it
+    has them and a repeat (``get_transport``, ``call_timeout``, the
+    notifier, the CLI) costs an attribute lookup.
     """
+    if vars(conf).get(_REGISTERED):
+        return
     from oslo_messaging._metrics import client as metrics_client
     from oslo_messaging._tracing import client as tracing_client
     for group, opts in messaging_opts.list_opts():
@@ -62,6 +72,7 @@ def register_opts(conf):
                        group='oslo_messaging_metrics')
     for name, value in RABBIT_DEFAULTS.items():
         conf.set_default(name, value, group='oslo_messaging_rabbit')
+    vars(conf)[_REGISTERED] = True
 
 
 def update_sample_defaults():
@@ -71,7 +82,6 @@ def update_sample_defaults():
     the generated sample shows what berth runs with; only the generator
     calls it.
     """
-    from oslo_config import cfg
     from oslo_messaging._drivers import impl_rabbit
     cfg.set_defaults(impl_rabbit.rabbit_opts, **RABBIT_DEFAULTS)
 
@@ -85,14 +95,36 @@ def call_timeout(conf):
     """
     if conf.conductor.rpc_timeout is not None:
         return conf.conductor.rpc_timeout
-    try:
-        return conf.rpc_response_timeout
-    except cfg.NoSuchOptError:
-        # registered once: register_opts copies every oslo.messaging option
-        # (list_opts deep-copies them), ~1 ms of CPU, and every write call
-        # asks for its timeout
-        register_opts(conf)
-        return conf.rpc_response_timeout
+    register_opts(conf)      # once per ConfigOpts; then an attribute lookup
+    return conf.rpc_response_timeout
+
+
+# oslo.messaging's reply waiter (amqpdriver.ReplyWaiter.poll, one thread per
+# transport of a calling process) restarts its poll timeout at
+# ACK_REQUEUE_EVERY_SECONDS_MIN (1 ms) after every reply and doubles it per
+# empty poll, up to ACK_REQUEUE_EVERY_SECONDS_MAX (5 s).  A reply is handed
+# on as soon as its frames arrive whatever the timeout, so under load the
+# waiter only woke to time out: 2.7 polls per reply at ~190 replies/s
+# (bench.claims), each through kombu's ensure/autoretry wrappers and an
+# exception.  Its poll timeout starts at this instead; idle it still grows
+# to the 5 s it reaches today, and heartbeats are still checked on every
+# empty poll.
+REPLY_POLL_MIN = 0.25
+
+
+def slow_reply_polls():
+    """Start the reply waiter's poll timeout at REPLY_POLL_MIN (calling processes only).
+
+    For processes that call conductors but serve no RPC themselves
+    (berth-api, the WSGI app): the constant is oslo.messaging's module-wide
+    one, and an RPC server's listener in the same process would also poll
+    at that pace (it acknowledges messages between polls).
+    """
+    from oslo_messaging._drivers import amqpdriver
+    # a private constant: should a release rename it, oslo's pace stays
+    floor = getattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN', None)
+    if isinstance(floor, (int, float)) and floor < REPLY_POLL_MIN:
+        amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN = REPLY_POLL_MIN
 
 
 def get_transport(conf, url=None):

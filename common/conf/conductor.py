@@ -33,6 +33,20 @@ opts = [
                       '1 s under load in bench/ha_faults.py) and well below '
                       '``rpc_timeout``. 0: no replay, one attempt of '
                       '``rpc_timeout``.'),
+    cfg.FloatOpt('claim_batch_linger', default=0, min=0, max=0.1,
+                 help='Seconds the API may hold the next coalesced claims call '
+                      '(RPC 1.9) to a conductor, after the one before it was '
+                      'answered while claims waited, for as many new claims as '
+                      'that call answered. With one call out per conductor the '
+                      'concurrent claims otherwise split into two halves that '
+                      'take turns: more claims per call is less CPU per claim '
+                      'in the API, RabbitMQ and the conductor, for at most this '
+                      'much latency, and only while claims to that conductor '
+                      'overlap (a claim to an idle conductor goes at once). '
+                      '0 (the default): no waiting. Measured (bench/claims.py, '
+                      '10 clients, 3 conductors): 2 ms raised the claims per '
+                      'call from 1.9 to 2.2 and cut the CPU per claim on a '
+                      'loaded host, but cost throughput on an idle one.'),
     cfg.IntOpt('call_ledger_size', default=4096, min=1,
                help='Write calls each conductor remembers by call id to '
                     'answer their replays (the oldest are forgotten first).'),

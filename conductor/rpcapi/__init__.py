@@ -69,7 +69,8 @@ class ConductorAPI:
                 and not claim_batch.in_process(transport)):
             self._claims = claim_batch.ClaimSender(
                 self.client, rpc_version.CLAIM_BATCH,
-                conf.conductor.rpc_attempt_timeout, rpc.call_timeout(conf))
+                conf.conductor.rpc_attempt_timeout, rpc.call_timeout(conf),
+                linger=conf.conductor.claim_batch_linger)
 
     def can_send_version(self, version: str) -> bool:
         """Whether every conductor is new enough for ``version`` (rolling upgrades)."""

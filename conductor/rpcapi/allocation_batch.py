@@ -11,6 +11,15 @@ time: the row stays ``allocating`` for its conductor), or the
 ServiceUnavailable of a batch that could not be sent (each request then
 deletes its own row and answers 503).
 
+A sender that takes over the turn (its call waited while another was out)
+may wait up to ``linger`` seconds before it sends, for as many new requests
+as the call just answered: their callers tend to send their next requests
+at once, and with one call out at a time per conductor the concurrent
+requests otherwise settle into two halves that take turns, each half a call
+of its own.  It waits only under concurrency (the first request to an idle
+conductor goes at once), never longer than ``linger``, and not at all with
+``linger`` 0 (the default).
+
 Only requests of the same caller share a call: the conductor checks the
 allocation rules on the context of the message (conductor.manager.authz),
 so a batch carries one caller's context and that caller's rows only.
@@ -46,11 +55,12 @@ class _Entry:
 
 
 class _Host:
-    __slots__ = ('pending', 'sending')
+    __slots__ = ('pending', 'sending', 'answered')
 
     def __init__(self):
         self.pending = []
         self.sending = 0
+        self.answered = 0   # requests the call before the next sender's answered
 
 
 class AllocationBatcher:
@@ -60,14 +70,18 @@ class AllocationBatcher:
         result per id, in order; raises ServiceUnavailable when not sent.
     :param in_flight: how many batch calls one host may have outstanding.
     :param max_batch: the most allocations one call carries.
+    :param linger: seconds a sender that took over the turn may wait for
+        requests to join its batch (see the module's doc); 0: none.
     """
 
     def __init__(self, send: Callable[[Any, str, list[int], float], list[Any]],
-                 in_flight: int = 1, max_batch: int = 32) -> None:
+                 in_flight: int = 1, max_batch: int = 32, linger: float = 0) -> None:
         self._send = send
         self.in_flight = max(1, in_flight)
         self.max_batch = max(1, max_batch)
+        self.linger = max(0.0, linger)
         self._lock = threading.Lock()
+        self._joined = threading.Condition(self._lock)   # a request queued
         self._hosts = {}
 
     def run(self, ctx: Any, host: str, alloc_id: int, wait: float) -> Any:
@@ -83,6 +97,8 @@ class AllocationBatcher:
                 entry.lead = True
             else:
                 state.pending.append(entry)
+                if state.answered:      # a sender may be lingering for it
+                    self._joined.notify_all()
         if not entry.lead:
             entry.done.wait()       # a sender always answers or hands over
             if entry.lead:          # handed over: this thread sends the next batch
@@ -98,6 +114,10 @@ class AllocationBatcher:
         host = key[0]
         with self._lock:
             state = self._hosts[key]
+            if state.answered and self.linger:
+                want = min(self.max_batch - 1, len(state.pending) + state.answered)
+                self._joined.wait_for(lambda: len(state.pending) >= want, self.linger)
+            state.answered = 0
             take = self.max_batch - 1
             batch = [first] + state.pending[:take]
             del state.pending[:take]
@@ -114,6 +134,7 @@ class AllocationBatcher:
                 if state.pending:
                     nxt = state.pending.pop(0)
                     nxt.lead = True     # the sending turn passes on
+                    state.answered = len(batch)
                 else:
                     nxt = None
                     state.sending -= 1

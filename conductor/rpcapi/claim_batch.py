@@ -7,7 +7,11 @@ conductor/rpcapi/allocation_batch.py does for node allocations) the first
 claim for a conductor is sent at once; claims for that conductor arriving
 while ``in_flight`` calls are outstanding wait, and the next free sender
 takes them all (at most ``max_batch``) in one ``claim_resources_many``
-call.  The conductor checks and answers each claim on its own
+call.  That sender may first wait up to ``[conductor] claim_batch_linger``
+for as many claims as the call before it answered (the batcher's
+``linger``): with one call out per conductor, the concurrent claims
+otherwise split into two halves that take turns, and each call carries
+fewer claims than there are callers waiting.  The conductor checks and answers each claim on its own
 (conductor/manager/claim_many.py), so each request still gets its own
 answer: success, or its own error raised typed as a call of its own would
 raise it.  A batch is a write call with a ``call_id`` like any other
@@ -53,17 +57,19 @@ class ClaimSender:
     :param version: the RPC version of ``claim_resources_many``.
     :param attempt_timeout: seconds per attempt (``[conductor] rpc_attempt_timeout``).
     :param budget: seconds for all attempts (``rpc.call_timeout``).
+    :param linger: seconds a sender taking over may wait for claims to join
+        (``[conductor] claim_batch_linger``).
     """
 
     def __init__(self, client: Any, version: str, attempt_timeout: float, budget: float,
-                 in_flight: int = 1, max_batch: int = 32) -> None:
+                 in_flight: int = 1, max_batch: int = 32, linger: float = 0) -> None:
         self.client = client
         self.version = version
         self.attempt_timeout = attempt_timeout
         self.budget = budget
         self._old_servers: dict[str, float] = {}
         self._batcher = allocation_batch.AllocationBatcher(
-            self._send, in_flight=in_flight, max_batch=max_batch)
+            self._send, in_flight=in_flight, max_batch=max_batch, linger=linger)
 
     def speaks(self, server: str) -> bool:
         """False for a minute after ``server`` refused 1.9."""

@@ -31,15 +31,65 @@ def test_the_sample_shows_berths_default():
     assert '#kombu_reconnect_delay = 0.1\n' in section
 
 
+def _count_list_opts(monkeypatch):
+    """Count how often oslo.messaging's options are listed (copied) for registering."""
+    calls = []
+    real = rpc.messaging_opts.list_opts
+
+    def list_opts():
+        calls.append(1)
+        return real()
+    monkeypatch.setattr(rpc.messaging_opts, 'list_opts', list_opts)
+    return calls
+
+
 def test_call_timeout_registers_oslo_messaging_once(monkeypatch):
     """A fresh conf gets oslo.messaging's options (and berth's defaults) on the
     first ask; later asks (one per write call) read the option, no re-registering."""
+    listed = _count_list_opts(monkeypatch)
     conf = builder.build(config_files=[])
     conf.set_override('rpc_timeout', None, group='conductor')
     assert rpc.call_timeout(conf) == conf.rpc_response_timeout
     assert conf.oslo_messaging_rabbit.kombu_reconnect_delay == 0.1
-    calls = []
-    monkeypatch.setattr(rpc, 'register_opts', calls.append)
+    assert listed == [1]
     conf.set_override('rpc_response_timeout', 23)
     assert rpc.call_timeout(conf) == 23
-    assert calls == []
+    assert listed == [1]
+
+
+def test_registering_again_is_remembered_per_conf(monkeypatch):
+    """register_opts copies every oslo.messaging option (~2 ms): once per ConfigOpts;
+    a repeat (get_transport, the notifier, the CLI) keeps overrides and defaults."""
+    listed = _count_list_opts(monkeypatch)
+    conf = builder.build(config_files=[])
+    rpc.register_opts(conf)
+    conf.set_override('kombu_reconnect_delay', 2.0, group='oslo_messaging_rabbit')
+    rpc.register_opts(conf)
+    assert listed == [1]
+    assert conf.oslo_messaging_rabbit.kombu_reconnect_delay == 2.0
+    other = builder.build(config_files=[])
+    rpc.register_opts(other)          # another ConfigOpts registers its own
+    assert listed == [1, 1]
+    assert other.oslo_messaging_rabbit.kombu_reconnect_delay == 0.1
+    assert other.rpc_response_timeout == 60
+
+
+def test_reply_polls_start_slower_in_calling_processes(monkeypatch):
+    """The reply waiter's first poll timeout (a reply is handed on when it
+    arrives whatever the timeout): raised to REPLY_POLL_MIN, never lowered."""
+    from oslo_messaging._drivers import amqpdriver
+    monkeypatch.setattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN', 0.001)
+    rpc.slow_reply_polls()
+    assert amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN == rpc.REPLY_POLL_MIN
+    assert rpc.REPLY_POLL_MIN < amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MAX
+    monkeypatch.setattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN', 1.0)
+    rpc.slow_reply_polls()
+    assert amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN == 1.0
+
+
+def test_reply_polls_left_alone_when_oslo_renames_the_floor(monkeypatch):
+    """The floor is a private oslo.messaging constant: without it, nothing is set."""
+    from oslo_messaging._drivers import amqpdriver
+    monkeypatch.delattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN')
+    rpc.slow_reply_polls()
+    assert not hasattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN')

@@ -164,3 +164,59 @@ def test_only_one_callers_requests_share_a_call():
     batches = sorted(sorted(b[1]) for b in send.batches)
     assert [1] in batches and [2, 4] in batches
     assert all(set(b) <= {1, 2, 4} or set(b) <= {3, 5} for b in batches)
+
+
+def _answered_then_handed_over(linger):
+    """Call 1 out alone; 2 and 3 wait; 1 is answered: 2 takes the turn with 3 pending."""
+    send = GatedSend()
+    batcher = allocation_batch.AllocationBatcher(send, linger=linger)
+    out = {}
+    threads = [_start(batcher, 'c1', 1, out)]
+    assert send.first_started.wait(30)
+    threads += [_start(batcher, 'c1', i, out) for i in (2, 3)]
+    _queued(batcher, 'c1', 2)
+    return send, batcher, out, threads
+
+
+def test_a_sender_taking_over_waits_for_as_many_as_the_call_before_answered():
+    """Linger (no timing: a long one, ended by the arrival it waits for)."""
+    send, batcher, out, threads = _answered_then_handed_over(linger=30)
+    send.release.set()
+    _queued(batcher, 'c1', 1)          # 2 took the turn; it lingers with 3 pending
+    assert [b[1] for b in send.batches] == [[1]]
+    threads.append(_start(batcher, 'c1', 4, out))   # the one it waits for
+    for t in threads:
+        t.join(30)
+    assert [b[1] for b in send.batches] == [[1], [2, 3, 4]]
+    assert out == {i: {'id': i} for i in (1, 2, 3, 4)}
+    assert batcher._hosts == {}
+
+
+def test_a_lingering_sender_sends_what_it_has_when_nobody_comes():
+    send, batcher, out, threads = _answered_then_handed_over(linger=0.01)
+    send.release.set()
+    for t in threads:
+        t.join(30)
+    assert [b[1] for b in send.batches] == [[1], [2, 3]]
+    assert out == {i: {'id': i} for i in (1, 2, 3)}
+    assert batcher._hosts == {}
+
+
+def test_without_linger_the_next_batch_goes_at_once():
+    send, batcher, out, threads = _answered_then_handed_over(linger=0)
+    send.release.set()
+    for t in threads:
+        t.join(30)
+    late = _start(batcher, 'c1', 4, out)
+    late.join(30)
+    assert [b[1] for b in send.batches] == [[1], [2, 3], [4]]
+
+
+def test_the_first_request_to_an_idle_conductor_never_lingers():
+    """No call out, nothing answered: it goes at once (a long linger would hang here)."""
+    calls = []
+    batcher = allocation_batch.AllocationBatcher(
+        lambda ctx, host, ids, wait: calls.append(ids) or [None] * len(ids), linger=30)
+    assert batcher.run(None, 'c1', 1, 1.0) is None
+    assert batcher.run(None, 'c1', 2, 1.0) is None
+    assert calls == [[1], [2]]

@@ -162,3 +162,13 @@ def test_the_endpoint_answers_each_claim_and_refuses_alone():
 def test_claim_resources_many_is_an_endpoint_method_of_1_9():
     assert callable(conductor_manager.ConductorManager.claim_resources_many)
     assert rpc_version.CLAIM_BATCH <= rpc_version.RPC_API_VERSION
+
+
+def test_the_linger_of_coalesced_claims_is_configured(conf, transport, monkeypatch):
+    """[conductor] claim_batch_linger reaches the claims' batcher, not the node allocations'."""
+    monkeypatch.setattr(claim_batch, 'in_process', lambda transport: False)
+    assert conf.conductor.claim_batch_linger == 0
+    conf.set_override('claim_batch_linger', 0.005, group='conductor')
+    api = rpcapi.ConductorAPI(conf, transport, FakeRing())
+    assert api._claims._batcher.linger == 0.005
+    assert api._batcher.linger == 0
