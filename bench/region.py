@@ -141,6 +141,29 @@ waiting), so neither the database nor the machine; p95/p50 1.46 there
 such request (max CPU 2.85 ms) but p95/p50 2.46 from runqueue waits.
 Most likely the full cyclic collection bench/limited_tail found at 100k
 (one request in ~500, 35-40 ms); not confirmed.
+
+The PostgreSQL per-request cost (issue 20): a request read the change
+token, began a REPEATABLE READ transaction, looked up class and trait names
+(two statements), read the token again and rolled back even with the index
+current: 4 statements plus BEGIN/ROLLBACK, ~0.9 ms in-process of which the
+search from the index was ~0.12 ms.  Now names read under a token are kept
+for it (objects/candidates/plan.NameCache) and a request the token proves
+current is answered from memory: one statement (the token), ~0.24 ms
+in-process.  ``--n 1000 --db postgresql`` alternating on 2026-11-25
+04:07-04:09, cd78996 (before) and after, server CPU ms per request
+(limit=50 shapes) and us per candidate (whole shapes), load average
+0.2-1.9:
+
+    shape                   before (run 1 / 2)   after (run 1 / 2)
+    limit=50                1.85 / 2.19 ms       1.15 / 1.11 ms
+    granular limit=50       1.85 / 2.53 ms       1.08 / 1.16 ms
+    required=SSD limit=50   2.11 / 2.68 ms       1.63 / 1.59 ms
+    required=SSD            14.2 / 13.6 us       11.7 / 10.0 us
+    granular same_subtree   12.5 / 13.7 us       10.0 / 11.1 us
+
+(an earlier pair at 04:04-04:06, load 0.3-0.9: limit=50 1.72 -> 1.07 ms,
+required=SSD 8.8 -> 10.9 us, same_subtree 10.3 -> 8.1 us: the whole shapes'
+10 requests vary by +-2 us per candidate between runs on this machine).
 """
 
 import argparse

@@ -6,8 +6,11 @@ The search is driven by anchor trees in root-id order.  Without ``limit``
 snapshot; with ``limit`` it walks the index's trees when the index is
 current for free (no commit since its refresh), else reads batches of trees
 from the database's root index; either way it stops as soon as enough
-candidates exist, so the cost follows N.  See objects/candidates/ for the
-parts.
+candidates exist, so the cost follows N.  When the change token read
+before the search proves the index current and the request's names were
+read under that same token (plan.NameCache), the answer comes from memory
+with no transaction at all (PostgreSQL: one statement per request, the
+token's).  See objects/candidates/ for the parts.
 """
 
 from __future__ import annotations
@@ -99,8 +102,36 @@ def get_candidates(ctx: RequestContext, request: request_mod.ResourceRequest,
     outer = not db_api.in_transaction(ctx)
     # (with a replica the token is the search's own snapshot: see _search)
     token = ctx.db.change_token() if outer and ctx.db.replica_engine is None else None
+    options = options or Options()
+    if token is not None and options.indexed:
+        result = _in_memory(ctx, request, options, token)
+        if result is not None:
+            return result
     search = _search_may_lag if may_lag else _search_primary
-    return search(ctx, request, options or Options(), outer, token)
+    return search(ctx, request, options, outer, token)
+
+
+def _in_memory(ctx, request, options, token):
+    """The answer from memory alone, when ``token`` proves it current, else None.
+
+    ``token`` was read outside any transaction: it names the committed
+    state at that moment.  Names read in a snapshot ``token`` named
+    (plan.NameCache) and an index state refreshed in one (index.State) both
+    describe that state: the answer needs no transaction and no statement.
+    """
+    names = plan_mod.names_for(ctx.db).get(token, request)
+    if names is None:
+        return None
+    plan = plan_mod.compile_request(ctx, request, names)
+    if not plan.groups or _hopeless(plan):
+        return Result([], {}, token)
+    state = index_mod.for_database(ctx.db).if_current(token, plan.sharing_trait)
+    if state is None:
+        return None
+    stop = _stop_after(options)
+    search, found = _from_index(state, plan, options, stop,
+                                stop is None or options.breadth_first)
+    return _result(search, found, plan, options, token)
 
 
 def _search(ctx, request, options, outer, token):
@@ -114,9 +145,14 @@ def _search(ctx, request, options, outer, token):
         # session's (the replica, a multi-host URL, or the primary when a
         # name is rechecked there): the token is this snapshot's own
         token = ctx.db.snapshot_token(ctx)
-    plan = plan_mod.compile_request(ctx, request)
-    if token is not None and watched and ctx.db.change_token() != token:
-        token = None
+    names = plan_mod.read_names(ctx, request)
+    if token is not None and watched:
+        if ctx.db.change_token() != token:
+            token = None
+        else:
+            # read in the snapshot the token names (see _in_memory)
+            plan_mod.names_for(ctx.db).remember(token, names)
+    plan = plan_mod.compile_request(ctx, request, names)
     if not plan.groups or _hopeless(plan):
         return Result([], {}, token)
     stop = _stop_after(options)
@@ -131,6 +167,10 @@ def _search(ctx, request, options, outer, token):
         search, found = _from_index(state, plan, options, stop, whole)
     else:
         search, found = _from_database(ctx, plan, options, stop, whole)
+    return _result(search, found, plan, options, token)
+
+
+def _result(search, found, plan, options, token):
     found = _finish(found, options)
     summaries = summary_mod.Summaries(
         found, search.providers, search.trees, plan.class_names, plan.class_ids,

@@ -1,6 +1,8 @@
 """Compile a parsed ResourceRequest into ids the search works with."""
 
 import dataclasses
+import threading
+import weakref
 
 import sqlalchemy as sa
 
@@ -76,36 +78,86 @@ def _tree_roots(ctx, uuids):
     return dict(ctx.session.execute(_TREE_ROOTS, {'uuids': sorted(uuids)}).all())
 
 
-def compile_request(ctx, request):
-    """A :class:`Plan` for ``request`` (objects.candidates.request.ResourceRequest).
+@dataclasses.dataclass(frozen=True)
+class Names:
+    """What compiling a request reads from the database (never changed once built).
 
-    Raises ResourceClassNotFound / TraitNotFound for unknown names.  Must
-    run inside a reader transaction.
+    ``class_names`` is every class (id -> name); the others hold the names
+    and uuids looked up, each mapped to its id, or to None when the
+    database has none.
     """
-    groups = sorted(request.groups, key=lambda g: (g.suffix != '', g.suffix))
-    class_names = dict(ctx.session.execute(_CLASS_NAMES).all())
-    class_ids = {name: rc_id for rc_id, name in class_names.items()}
-    for g in groups:
-        for name in sorted(g.resources):
-            if name not in class_ids:
-                raise exception.ResourceClassNotFound(name=name)
-    trait_names = set(request.root_required) | set(request.root_forbidden)
+    class_names: dict
+    trait_ids: dict          # name -> id or None
+    agg_ids: dict            # aggregate uuid -> id or None
+    tree_roots: dict         # provider uuid -> its root's id or None
+
+    def covers(self, wanted):
+        traits, aggs, trees = wanted
+        return (traits <= self.trait_ids.keys() and aggs <= self.agg_ids.keys()
+                and trees <= self.tree_roots.keys())
+
+    def merged(self, other):
+        """These names and ``other``'s (both read in the same committed state)."""
+        return Names(other.class_names, {**self.trait_ids, **other.trait_ids},
+                     {**self.agg_ids, **other.agg_ids},
+                     {**self.tree_roots, **other.tree_roots})
+
+    def __len__(self):
+        return len(self.trait_ids) + len(self.agg_ids) + len(self.tree_roots)
+
+
+def wanted(request):
+    """(Trait names, aggregate uuids, tree uuids) ``request`` names (the sharing trait too)."""
     agg_uuids, tree_uuids = set(), set()
-    for g in groups:
-        trait_names |= g.trait_names
+    for g in request.groups:
         for any_of in g.member_of:
             agg_uuids |= set(any_of)
         agg_uuids |= set(g.forbidden_aggs)
         if g.in_tree:
             tree_uuids.add(g.in_tree)
-    trait_ids = dict(ctx.session.execute(
-        _TRAIT_IDS, {'names': sorted(trait_names | {SHARING_TRAIT})}).all())
-    missing = trait_names - set(trait_ids)
+    return _requested_traits(request) | {SHARING_TRAIT}, agg_uuids, tree_uuids
+
+
+def _requested_traits(request):
+    names = set(request.root_required) | set(request.root_forbidden)
+    for g in request.groups:
+        names |= g.trait_names
+    return names
+
+
+def read_names(ctx, request):
+    """The :class:`Names` ``request`` needs, read in ``ctx``'s transaction."""
+    traits, aggs, trees = wanted(request)
+    class_names = dict(ctx.session.execute(_CLASS_NAMES).all())
+    found = dict(ctx.session.execute(_TRAIT_IDS, {'names': sorted(traits)}).all())
+    agg_ids, roots = _agg_ids(ctx, aggs), _tree_roots(ctx, trees)
+    return Names(class_names, {t: found.get(t) for t in traits},
+                 {u: agg_ids.get(u) for u in aggs}, {u: roots.get(u) for u in trees})
+
+
+def compile_request(ctx, request, names=None):
+    """A :class:`Plan` for ``request`` (objects.candidates.request.ResourceRequest).
+
+    ``names``: the :class:`Names` it needs (see :class:`NameCache`), else
+    they are read, inside the caller's reader transaction.  Raises
+    ResourceClassNotFound / TraitNotFound for unknown names.
+    """
+    groups = sorted(request.groups, key=lambda g: (g.suffix != '', g.suffix))
+    if names is None:
+        names = read_names(ctx, request)
+    class_names = names.class_names
+    class_ids = {name: rc_id for rc_id, name in class_names.items()}
+    for g in groups:
+        for name in sorted(g.resources):
+            if name not in class_ids:
+                raise exception.ResourceClassNotFound(name=name)
+    trait_ids = names.trait_ids
+    missing = {t for t in _requested_traits(request) if trait_ids.get(t) is None}
     if missing:
         raise exception.TraitNotFound(names=', '.join(sorted(missing)))
     sharing = trait_ids.get(SHARING_TRAIT)
-    aggs = _agg_ids(ctx, agg_uuids)
-    roots = _tree_roots(ctx, tree_uuids)
+    aggs = {u: i for u, i in names.agg_ids.items() if i is not None}
+    roots = names.tree_roots
     compiled = []
     for g in groups:
         compiled.append(Group(
@@ -117,7 +169,7 @@ def compile_request(ctx, request):
             member_of=tuple(frozenset(aggs[u] for u in any_of if u in aggs)
                             for any_of in g.member_of),
             forbidden_aggs=frozenset(aggs[u] for u in g.forbidden_aggs if u in aggs),
-            in_tree=(roots.get(g.in_tree, -1) if g.in_tree else None)))
+            in_tree=(_or(roots.get(g.in_tree), -1) if g.in_tree else None)))
     index = {g.suffix: i for i, g in enumerate(compiled)}
     return Plan(
         groups=compiled,
@@ -125,8 +177,57 @@ def compile_request(ctx, request):
         class_names=class_names,
         root_required=frozenset(trait_ids[t] for t in request.root_required),
         root_forbidden=frozenset(trait_ids[t] for t in request.root_forbidden),
-        same_subtree=tuple(tuple(index[s] for s in names)
-                           for names in request.same_subtree),
+        same_subtree=tuple(tuple(index[s] for s in suffixes)
+                           for suffixes in request.same_subtree),
         isolate=request.group_policy == 'isolate',
         sharing_trait=sharing)
 
+
+def _or(value, default):
+    return default if value is None else value
+
+
+class NameCache:
+    """The :class:`Names` read in the committed state one change token names.
+
+    Ids and names change only by commits: names read in a snapshot that
+    token is known to name (db/change.py) hold for as long as the
+    database's token stays equal.  A new token replaces the entry.
+    """
+
+    MAX_NAMES = 4096          # names and uuids kept for one token
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._token = self._names = None
+
+    def get(self, token, request):
+        """The Names for ``request`` when known for ``token``, else None (no I/O)."""
+        with self._lock:
+            names, known = self._names, self._token
+        if token is None or known != token or not names.covers(wanted(request)):
+            return None
+        return names
+
+    def remember(self, token, names):
+        """Keep ``names``, read in the snapshot ``token`` names."""
+        if token is None:
+            return
+        with self._lock:
+            if self._token == token and len(self._names) + len(names) <= self.MAX_NAMES:
+                self._names = self._names.merged(names)
+            elif self._token != token or self._names is None:
+                self._token, self._names = token, names
+
+
+_CACHES = weakref.WeakKeyDictionary()
+_CACHES_LOCK = threading.Lock()
+
+
+def names_for(db):
+    """The process's NameCache of ``db``."""
+    with _CACHES_LOCK:
+        cache = _CACHES.get(db)
+        if cache is None:
+            cache = _CACHES[db] = NameCache()
+        return cache

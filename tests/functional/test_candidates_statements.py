@@ -1,0 +1,101 @@
+"""How many statements a candidates request costs (issue 20).
+
+A request outside any transaction reads the change token (db/change.py);
+when the provider index and the names it needs are known for that token it
+answers from memory: no transaction and no statement beyond the token's
+(PostgreSQL: one ``pg_current_snapshot()`` on the watcher's connection;
+SQLite: ``PRAGMA data_version`` on the watcher's own sqlite3 connection,
+outside SQLAlchemy: none counted).  Any commit moves the token: the next
+request reads the database again and sees the commit.
+"""
+
+import contextlib
+
+import pytest
+import sqlalchemy as sa
+
+from common import exception
+from db import api as db_api
+from objects.candidates import finder as ac_obj
+from objects.candidates import request as rg
+from tests.functional import candidate_helpers as helpers
+
+
+@contextlib.contextmanager
+def _statements():
+    seen = []
+
+    def count(conn, cursor, statement, *args):
+        seen.append(statement)
+
+    sa.event.listen(sa.engine.Engine, 'before_cursor_execute', count)
+    try:
+        yield seen
+    finally:
+        sa.event.remove(sa.engine.Engine, 'before_cursor_execute', count)
+
+
+def _request(*required):
+    return rg.ResourceRequest(groups=[rg.RequestGroup(
+        resources={'VCPU': 1}, required=[{t} for t in required])])
+
+
+def _uuids(result):
+    return sorted(p for cand in helpers.encoded(result)['allocation_requests']
+                  for p in cand['allocations'])
+
+
+def _token_statements(ctx):
+    return 0 if ctx.db.is_sqlite else 1
+
+
+@pytest.mark.parametrize('limit', [None, 2])
+def test_a_current_request_reads_only_the_change_token(berth, ctx, limit):
+    for _ in range(3):
+        helpers.add_provider(ctx, inventory={'VCPU': 8}, traits=['CUSTOM_FAST'])
+    request, options = _request('CUSTOM_FAST'), ac_obj.Options(limit=limit)
+    # the first (unlimited) search refreshes the index and learns the names
+    ac_obj.get_candidates(ctx, request, ac_obj.Options(), may_lag=True)
+    with _statements() as seen:
+        found = ac_obj.get_candidates(ctx, request, options, may_lag=True)
+    assert len(seen) == _token_statements(ctx), seen
+    loaded = ac_obj.get_candidates(ctx, request, ac_obj.Options(limit=limit, indexed=False))
+    assert _uuids(found) == _uuids(loaded)
+    assert found.token is not None
+
+    # a commit moves the token: read again, and the new provider is seen
+    new = helpers.add_provider(ctx, inventory={'VCPU': 8}, traits=['CUSTOM_FAST'])
+    with _statements() as seen:
+        found = ac_obj.get_candidates(ctx, request, ac_obj.Options(), may_lag=True)
+    assert len(seen) > _token_statements(ctx)
+    assert new in _uuids(found)
+
+
+def test_unknown_names_stay_errors_until_created(berth, ctx):
+    helpers.add_provider(ctx, inventory={'VCPU': 8})
+    ac_obj.get_candidates(ctx, _request(), ac_obj.Options(), may_lag=True)
+    for _ in range(2):         # the second time from the names known for the token
+        with _statements() as seen, pytest.raises(exception.TraitNotFound):
+            ac_obj.get_candidates(ctx, _request('CUSTOM_LATER'), may_lag=True)
+    assert len(seen) == _token_statements(ctx), seen
+    with pytest.raises(exception.ResourceClassNotFound):
+        ac_obj.get_candidates(ctx, rg.ResourceRequest(groups=[rg.RequestGroup(
+            resources={'CUSTOM_NOPE': 1})]), may_lag=True)
+    rp = helpers.add_provider(ctx, inventory={'VCPU': 8}, traits=['CUSTOM_LATER'])
+    found = ac_obj.get_candidates(ctx, _request('CUSTOM_LATER'), may_lag=True)
+    assert _uuids(found) == [rp]
+
+
+def test_a_request_inside_a_transaction_reads_in_it(berth, ctx):
+    helpers.add_provider(ctx, inventory={'VCPU': 8})
+    ac_obj.get_candidates(ctx, _request(), ac_obj.Options(), may_lag=True)
+
+    @db_api.reader
+    def inside(ctx):
+        return ac_obj.get_candidates(ctx, _request(), ac_obj.Options())
+
+    with _statements() as seen:
+        found = inside(ctx)
+    assert len(_uuids(found)) == 1
+    # no token is known for the caller's snapshot: it is read
+    assert any('resource_classes' in s for s in seen), seen
