@@ -236,6 +236,30 @@ def _inventories(conn, rp_ids, names, consumer_of=None, consumers=()):
     return found
 
 
+def wanted_amounts(requests: list[dict[str, Any]], named: set[str],
+                   providers: dict[str, Any]) -> tuple[dict[tuple[int, str], list[int]],
+                                                       dict[str, str]]:
+    """What ``requests`` ask of each ``(rp id, class name)``, and who asked first per class.
+
+    Returns ``({(rp id, class): [amounts]}, {class: consumer uuid})``.
+
+    ``named``: the provider uuids the requests name; ``providers``: the rows
+    found of them (a missing one raises AllocationProviderNotFound, the
+    first in uuid order).  The second dict names, per class, the first
+    consumer asking for it (for AllocationClassNotFound).
+    """
+    for rp_uuid in sorted(named - set(providers)):
+        raise exception.AllocationProviderNotFound(uuid=rp_uuid)
+    wanted = collections.defaultdict(list)
+    consumer_of = {}
+    for req in requests:
+        for rp_uuid, resources in req['allocations'].items():
+            for rc_name, amount in resources.items():
+                wanted[(providers[rp_uuid].id, rc_name)].append(amount)
+                consumer_of.setdefault(rc_name, req['uuid'])
+    return wanted, consumer_of
+
+
 def _check_capacity(wanted, inventories, uuid_of):
     """Raise InvalidAllocation unless every (provider, class) total fits.
 
@@ -339,15 +363,7 @@ def check_replace(ctx: RequestContext, requests: list[dict[str, Any]]) -> _Plan:
             cleared_ids = set(_CLEARED_PROVIDERS.execute(
                 conn, consumers=cleared).scalars())
         providers = _providers(conn, uuids=named, ids=cleared_ids)
-    for rp_uuid in sorted(named - set(providers)):
-        raise exception.AllocationProviderNotFound(uuid=rp_uuid)
-    wanted = collections.defaultdict(list)
-    consumer_of = {}
-    for req in requests:
-        for rp_uuid, resources in req['allocations'].items():
-            for rc_name, amount in resources.items():
-                wanted[(providers[rp_uuid].id, rc_name)].append(amount)
-                consumer_of.setdefault(rc_name, req['uuid'])
+    wanted, consumer_of = wanted_amounts(requests, named, providers)
     # a consumer that does not exist yet holds nothing (with one that does,
     # what all of them hold is replaced, as apply_replace deletes it)
     inventories = _inventories(conn, {rp for rp, _ in wanted}, {rc for _, rc in wanted},

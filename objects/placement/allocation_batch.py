@@ -159,15 +159,7 @@ def _judge(requests, providers, inventories, known, added, uuid_of):
         if req.get('check_generation'):
             consumer_obj.check_generation(req['uuid'], None, req.get('generation'))
     named = {rp for r in requests for rp in r['allocations']}
-    for rp_uuid in sorted(named - set(providers)):
-        raise exception.AllocationProviderNotFound(uuid=rp_uuid)
-    wanted = collections.defaultdict(list)
-    consumer_of = {}
-    for req in requests:
-        for rp_uuid, resources in req['allocations'].items():
-            for rc_name, amount in resources.items():
-                wanted[(providers[rp_uuid].id, rc_name)].append(amount)
-                consumer_of.setdefault(rc_name, req['uuid'])
+    wanted, consumer_of = alloc_obj.wanted_amounts(requests, named, providers)
     for name in sorted({rc for _, rc in wanted} - known):
         raise exception.AllocationClassNotFound(name=name, consumer=consumer_of[name])
     seen = {}
