@@ -9,9 +9,13 @@ from bench import cluster, region
 
 
 def test_cpu_seconds_of_another_process_to_below_a_tick():
-    proc = subprocess.Popen([sys.executable, '-c', 'import sys; sys.stdin.read()'],
-                            stdin=subprocess.PIPE)
+    # it says it is up once its interpreter started: read before then, the
+    # clock of a child not yet scheduled may still read 0 (seen in CI)
+    proc = subprocess.Popen([sys.executable, '-c',
+                             'import sys; print("up", flush=True); sys.stdin.read()'],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
+        assert proc.stdout.readline() == b'up\n'
         first = region.cpu_seconds(proc.pid)
         assert first > 0                 # its interpreter's start, at least
         assert region.cpu_seconds(proc.pid) >= first
@@ -19,6 +23,7 @@ def test_cpu_seconds_of_another_process_to_below_a_tick():
         assert first != round(first, 2) or region.cpu_seconds(proc.pid) != round(first, 2)
     finally:
         proc.stdin.close()
+        proc.stdout.close()
         proc.wait()
 
 
