@@ -372,6 +372,21 @@ def check_replace(ctx: RequestContext, requests: list[dict[str, Any]]) -> _Plan:
     return _Plan(requests, consumers, cleared, providers, inventories)
 
 
+def insert_rows(conn: Any, requests: list[dict[str, Any]], providers: dict[str, Any],
+                inventories: dict[tuple[int, str], Any]) -> None:
+    """Insert the allocation rows of ``requests`` (checked: every provider and class known)."""
+    now = models._now()
+    rows = [{'resource_provider_id': providers[rp_uuid].id,
+             'resource_class_id': inventories[(providers[rp_uuid].id,
+                                               rc_name)].resource_class_id,
+             'consumer_id': req['uuid'], 'used': amount, 'created_at': now}
+            for req in requests
+            for rp_uuid, resources in req['allocations'].items()
+            for rc_name, amount in resources.items()]
+    if rows:
+        conn.execute(_INSERT_ALLOC, rows)
+
+
 def apply_replace(ctx: RequestContext, plan: _Plan) -> None:
     """The writes of :func:`replace` for a plan :func:`check_replace` made.
 
@@ -386,16 +401,7 @@ def apply_replace(ctx: RequestContext, plan: _Plan) -> None:
                              req['project_id'], req['user_id'], req.get('consumer_type'))
     if plan.consumers:      # only an existing consumer holds allocations
         _DELETE_MINE.execute(conn, consumers=[r['uuid'] for r in requests])
-    now = models._now()
-    rows = [{'resource_provider_id': providers[rp_uuid].id,
-             'resource_class_id': inventories[(providers[rp_uuid].id,
-                                               rc_name)].resource_class_id,
-             'consumer_id': req['uuid'], 'used': amount, 'created_at': now}
-            for req in requests
-            for rp_uuid, resources in req['allocations'].items()
-            for rc_name, amount in resources.items()]
-    if rows:
-        conn.execute(_INSERT_ALLOC, rows)
+    insert_rows(conn, requests, providers, inventories)
     # one compare-and-swap per provider, in one statement (rows locked in check)
     if providers:
         gen_obj.bump_providers(ctx, {rp.id: rp.generation for rp in providers.values()})

@@ -184,15 +184,7 @@ def apply_many(ctx: RequestContext, plan: Plan) -> None:
     requests = [r for claim in plan.granted for r in claim]
     _insert_consumers(ctx, conn, requests)
     providers, inventories = plan.providers, plan.inventories
-    now = models._now()
-    rows = [{'resource_provider_id': providers[rp_uuid].id,
-             'resource_class_id': inventories[(providers[rp_uuid].id,
-                                               rc_name)].resource_class_id,
-             'consumer_id': req['uuid'], 'used': amount, 'created_at': now}
-            for req in requests
-            for rp_uuid, resources in req['allocations'].items()
-            for rc_name, amount in resources.items()]
-    conn.execute(alloc_obj._INSERT_ALLOC, rows)
+    alloc_obj.insert_rows(conn, requests, providers, inventories)
     expected = {p.id: p.generation for p in providers.values() if p.id in plan.writes}
     gen_obj.bump_providers(ctx, expected, by=plan.writes)
 
