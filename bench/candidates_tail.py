@@ -94,7 +94,7 @@ class Counters:
     def snapshot(self):
         from objects.candidates import answer_cache, index
 
-        idx = list(index._INDEXES.values())
+        idx = index.for_database.values()
         caches = list(answer_cache._CACHES.values())
         return {'gc': list(self.gc), 'gc_ms': list(self.gc_ms), 'sql': self.sql,
                 'refreshes': sum(i.refreshes for i in idx),

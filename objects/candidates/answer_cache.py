@@ -24,15 +24,14 @@ import collections
 from collections.abc import Callable, Hashable
 import threading
 from typing import Any
-import weakref
 
 from db import api as db_api
+from objects.candidates import per_database
 
 # every answer kept is RSS: at N=10,000 one no-limit answer is ~5 MB, and
 # 64 MiB of them were a third of the process (bench/candidates_tail.py)
 MAX_BYTES = 16 * 1024 * 1024
-_CACHES = weakref.WeakKeyDictionary()
-_CACHES_LOCK = threading.Lock()
+_CACHES = per_database.PerDatabase(lambda: AnswerCache(0))
 
 
 class AnswerCache:
@@ -130,9 +129,6 @@ def _older(token, than):
 
 def for_database(db: db_api.Database, entries: int) -> AnswerCache:
     """The process's AnswerCache of ``db`` (made on first use with ``entries``)."""
-    with _CACHES_LOCK:
-        cache = _CACHES.get(db)
-        if cache is None:
-            cache = _CACHES[db] = AnswerCache(entries)
-        cache.entries = entries
-        return cache
+    cache = _CACHES(db)
+    cache.entries = entries
+    return cache

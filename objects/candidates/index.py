@@ -26,13 +26,12 @@ publishes a new immutable :class:`State`.
 """
 
 import threading
-import weakref
 
 import sqlalchemy as sa
 
 from common import heap
 from db import models
-from objects.candidates import anchor_memo, loader
+from objects.candidates import anchor_memo, loader, per_database
 from objects.candidates import features as features_mod
 
 _RP = models.ResourceProvider.__table__
@@ -279,14 +278,5 @@ def _fetch(ctx, statement):
         cursor.close()
 
 
-_INDEXES = weakref.WeakKeyDictionary()
-_INDEXES_LOCK = threading.Lock()
-
-
-def for_database(db):
-    """The process's ProviderIndex of ``db``."""
-    with _INDEXES_LOCK:
-        index = _INDEXES.get(db)
-        if index is None:
-            index = _INDEXES[db] = ProviderIndex()
-        return index
+# for_database(db): the process's ProviderIndex of ``db``
+for_database = per_database.PerDatabase(ProviderIndex)

@@ -2,12 +2,12 @@
 
 import dataclasses
 import threading
-import weakref
 
 import sqlalchemy as sa
 
 from common import exception
 from db import models
+from objects.candidates import per_database
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 
@@ -220,14 +220,5 @@ class NameCache:
                 self._token, self._names = token, names
 
 
-_CACHES = weakref.WeakKeyDictionary()
-_CACHES_LOCK = threading.Lock()
-
-
-def names_for(db):
-    """The process's NameCache of ``db``."""
-    with _CACHES_LOCK:
-        cache = _CACHES.get(db)
-        if cache is None:
-            cache = _CACHES[db] = NameCache()
-        return cache
+# names_for(db): the process's NameCache of ``db``
+names_for = per_database.PerDatabase(NameCache)
