@@ -6,7 +6,8 @@ answers from memory: no transaction and no statement beyond the token's
 (PostgreSQL: one ``pg_current_snapshot()`` on the watcher's connection;
 SQLite: ``PRAGMA data_version`` on the watcher's own sqlite3 connection,
 outside SQLAlchemy: none counted).  Any commit moves the token: the next
-request reads the database again and sees the commit.
+request reads the database again and sees the commit.  MariaDB has no
+exact change detector: there every request reads the database.
 """
 
 import contextlib
@@ -49,6 +50,17 @@ def _token_statements(ctx):
     return 0 if ctx.db.is_sqlite else 1
 
 
+def _answered_from_memory(ctx, seen):
+    """Whether a request that ran ``seen`` answered from memory, where it can.
+
+    MariaDB has no exact change detector (change_token() is None): there
+    every request must read the database, as the first one did.
+    """
+    if ctx.db.change_token() is None:
+        return any('resource_classes' in s for s in seen)
+    return len(seen) == _token_statements(ctx)
+
+
 @pytest.mark.parametrize('limit', [None, 2])
 def test_a_current_request_reads_only_the_change_token(berth, ctx, limit):
     for _ in range(3):
@@ -58,10 +70,10 @@ def test_a_current_request_reads_only_the_change_token(berth, ctx, limit):
     ac_obj.get_candidates(ctx, request, ac_obj.Options(), may_lag=True)
     with _statements() as seen:
         found = ac_obj.get_candidates(ctx, request, options, may_lag=True)
-    assert len(seen) == _token_statements(ctx), seen
+    assert _answered_from_memory(ctx, seen), seen
     loaded = ac_obj.get_candidates(ctx, request, ac_obj.Options(limit=limit, indexed=False))
     assert _uuids(found) == _uuids(loaded)
-    assert found.token is not None
+    assert (found.token is not None) == (ctx.db.change_token() is not None)
 
     # a commit moves the token: read again, and the new provider is seen
     new = helpers.add_provider(ctx, inventory={'VCPU': 8}, traits=['CUSTOM_FAST'])
@@ -77,7 +89,7 @@ def test_unknown_names_stay_errors_until_created(berth, ctx):
     for _ in range(2):         # the second time from the names known for the token
         with _statements() as seen, pytest.raises(exception.TraitNotFound):
             ac_obj.get_candidates(ctx, _request('CUSTOM_LATER'), may_lag=True)
-    assert len(seen) == _token_statements(ctx), seen
+    assert _answered_from_memory(ctx, seen), seen
     with pytest.raises(exception.ResourceClassNotFound):
         ac_obj.get_candidates(ctx, rg.ResourceRequest(groups=[rg.RequestGroup(
             resources={'CUSTOM_NOPE': 1})]), may_lag=True)
