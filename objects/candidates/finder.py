@@ -53,7 +53,7 @@ class Options:
 
 
 class Result:
-    """Candidates (search.Candidate, in answer order) and their provider summaries.
+    """Candidates (candidate.Candidate, in answer order) and their provider summaries.
 
     ``summaries`` is given as a dict or as a summary.Summaries, turned into
     the dict on first use or written straight as JSON by summary_pieces().

@@ -7,60 +7,13 @@ search over one anchor tree yields its candidates lazily, in a stable order
 
 import itertools
 
+from objects.candidates import candidate as cmod
 from objects.candidates import granular as granular_mod
 from objects.candidates import loader
 from objects.candidates import sharing as sharing_mod
 
 _FREE = loader.FREE
 _MAX_UNIT = loader.MAX_UNIT
-
-
-class Candidate:
-    """One allocation request, in tuples (cheap to make, thousands per answer).
-
-    ``parts`` is ((Provider, ((class name, amount), ...)), ...) in provider
-    id order; ``groups`` is ((suffix, (provider uuid, ...)), ...); the
-    ``allocations`` and ``mappings`` properties give the 1.12+ wire dicts.
-    ``providers`` are the Provider objects named by either; ``shared_only``
-    is true when all of them are sharing providers (only such candidates
-    can come out of two anchors).  ``json`` keeps its wire encodings by
-    shape (see wire) when the candidate is kept for later searches (a dict
-    then; None for the candidates of one answer only).
-    """
-    __slots__ = ('parts', 'groups', 'providers', 'shared_only', 'json', 'combo')
-
-    def __init__(self, parts, groups, providers, shared_only=None, combo=None):
-        self.parts = parts
-        self.groups = groups
-        self.providers = providers
-        if shared_only is None:
-            shared_only = all(p.sharing for p in providers)
-        self.shared_only = shared_only
-        self.json = None
-        # the granular.Combo it was made from (its wire templates), or None
-        self.combo = combo
-
-    @property
-    def allocations(self):
-        """{provider uuid: {'resources': {class name: amount}}}, a fresh dict."""
-        return {p.uuid: {'resources': dict(resources)} for p, resources in self.parts}
-
-    @property
-    def mappings(self):
-        """{group suffix: [provider uuid, ...]}, a fresh dict."""
-        return {suffix: list(uuids) for suffix, uuids in self.groups}
-
-    def key(self):
-        return (tuple(sorted((p.uuid, tuple(sorted(resources)))
-                             for p, resources in self.parts)),
-                tuple(sorted(self.groups)))
-
-
-def can_serve(p, rc_id, amount):
-    """Whether ``p`` alone can take ``amount`` of class ``rc_id`` (3.1)."""
-    inv = p.inv.get(rc_id)
-    return (inv is not None and inv[0] <= amount <= inv[1]
-            and amount % inv[2] == 0 and amount <= inv[3])
 
 
 class Search:
@@ -109,7 +62,7 @@ class Search:
         for root_id, more in found.items():
             have = self.shared.setdefault(root_id, [])
             have.extend(p for p in more if p not in have)
-            have.sort(key=_by_id)
+            have.sort(key=cmod.by_id)
         return sorted(found)
 
     def link_by_root(self, aggs_by_root):
@@ -142,7 +95,7 @@ class Search:
         # suffixed groups only: candidates from tree skeletons (see granular)
         self._granular = None
         if all(g.granular for g in plan.groups):
-            self._granular = granular_mod.Skeletons(self, Candidate)
+            self._granular = granular_mod.Skeletons(self, cmod.Candidate)
 
     def add_trees(self, providers):
         """Make newly loaded providers (another batch of trees) searchable."""
@@ -208,7 +161,7 @@ class Search:
             combos = itertools.product(*per_class)
         if not g.required:
             return combos if isinstance(combos, list) else list(combos)
-        return [combo for combo in combos if _has_required(g, combo)]
+        return [combo for combo in combos if cmod.has_required(g, combo)]
 
     def _lone_options(self, gi, g, p, filtered):
         """_unsuffixed_options for a pool of one provider (a lone tree, no sharing)."""
@@ -221,7 +174,7 @@ class Search:
         if filtered and not self._passes(gi, p):
             return []
         combo = (p,) * len(g.amounts)
-        if g.required and not _has_required(g, combo):
+        if g.required and not cmod.has_required(g, combo):
             return []
         return [combo]
 
@@ -284,7 +237,7 @@ class Search:
     def same_subtrees(self, choice):
         """Whether ``choice`` (a provider per group) meets every same_subtree."""
         for names in self.plan.same_subtree:
-            if not _same_subtree({choice[i] for i in names}, self.providers, self._lines):
+            if not cmod.same_subtree({choice[i] for i in names}, self.providers, self._lines):
                 return False
         return True
 
@@ -305,9 +258,9 @@ class Search:
                 return ()
         if self._filtered[0] and not self._passes(0, p):
             return ()
-        if g.required and not _has_required(g, (p,)):
+        if g.required and not cmod.has_required(g, (p,)):
             return ()
-        return (Candidate(((p, self._single_resources),), (('', (p.uuid,)),), (p,),
+        return (cmod.Candidate(((p, self._single_resources),), (('', (p.uuid,)),), (p,),
                           p.sharing),)
 
     def _anchor(self, root_id):
@@ -344,15 +297,15 @@ class Search:
         first = combo[0]
         if combo.count(first) == len(combo):
             # one provider serves every class: the common case, kept cheap
-            return Candidate(((first, self._single_resources),),
+            return cmod.Candidate(((first, self._single_resources),),
                              (('', (first.uuid,)),), (first,), first.sharing)
         per = {}
         for p, (_, name, amount) in zip(combo, self._named[0]):
             per.setdefault(p, []).append((name, amount))
         if self.drop_nested and len({p.root_id for p in per}) != len(per):
             return None
-        used = sorted(per, key=_by_id)
-        return Candidate(tuple((p, tuple(per[p])) for p in used),
+        used = sorted(per, key=cmod.by_id)
+        return cmod.Candidate(tuple((p, tuple(per[p])) for p in used),
                          (('', tuple(sorted(p.uuid for p in used))),), tuple(used))
 
     def _build(self, choice):
@@ -363,7 +316,7 @@ class Search:
             if len(set(granular)) != len(granular):
                 return None
         for names in plan.same_subtree:
-            if not _same_subtree({choice[i] for i in names}, self.providers, self._lines):
+            if not cmod.same_subtree({choice[i] for i in names}, self.providers, self._lines):
                 return None
         totals = {}
         mappings = []
@@ -399,51 +352,7 @@ class Search:
                 return None
         names = self._names
         parts = tuple((p, tuple((names[rc_id], amount) for rc_id, amount in totals[p].items()))
-                      for p in sorted(totals, key=_by_id))
+                      for p in sorted(totals, key=cmod.by_id))
         providers = set(totals)
         providers.update(resourceless)
-        return Candidate(parts, tuple(mappings), providers)
-
-
-def _by_id(p):
-    return p.id
-
-
-def _has_required(g, combo):
-    """Whether the providers of ``combo`` together have every required any-of set."""
-    traits = set()
-    for p in set(combo):
-        traits.update(p.traits)
-    return all(not any_of.isdisjoint(traits) for any_of in g.required)
-
-
-def _ancestors(p, providers):
-    seen = []
-    while p is not None:
-        seen.append(p.id)
-        p = providers.get(p.parent_id) if p.parent_id is not None else None
-    return seen
-
-
-def _same_subtree(chosen, providers, lines=None):
-    """Whether one of ``chosen`` is an ancestor-or-self of all the others.
-
-    ``lines`` ({provider id: its and its ancestors' ids}) keeps them for
-    the next call.
-    """
-    if len(chosen) == 1:
-        return True
-    for top in chosen:
-        if top.parent_id is None:
-            # a root is above all the others exactly when they are in its tree
-            # (and nothing else is above it)
-            return all(p.root_id == top.id for p in chosen)
-    if lines is None:
-        lines = {}
-    found = []
-    for p in chosen:
-        line = lines.get(p.id)
-        if line is None:
-            line = lines[p.id] = frozenset(_ancestors(p, providers))
-        found.append(line)
-    return any(all(top.id in line for line in found) for top in chosen)
+        return cmod.Candidate(parts, tuple(mappings), providers)

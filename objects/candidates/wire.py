@@ -46,7 +46,7 @@ class _Resources(dict):
 
 
 def requests_json(candidates, shape):
-    """``[allocation request, ...]`` of ``candidates`` (search.Candidate) as bytes."""
+    """``[allocation request, ...]`` of ``candidates`` (candidate.Candidate) as bytes."""
     return b'[%s]' % b','.join(request_pieces(candidates, shape))
 
 

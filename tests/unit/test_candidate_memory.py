@@ -4,7 +4,7 @@ encodings only on kept candidates, and the heap settling (common/heap)."""
 import gc
 
 from common import heap
-from objects.candidates import anchor_memo, loader, search, wire
+from objects.candidates import anchor_memo, candidate, loader, wire
 
 
 def test_anchor_memo_keeps_a_query_from_its_second_sighting():
@@ -35,7 +35,7 @@ def test_anchor_memo_forgets_sightings_past_its_bound():
 
 def _cand(uuid):
     p = loader.Provider(1, uuid, None, 1)
-    return search.Candidate(((p, (('VCPU', 1),)),), (('', (uuid,)),), (p,), False)
+    return candidate.Candidate(((p, (('VCPU', 1),)),), (('', (uuid,)),), (p,), False)
 
 
 def test_encodings_are_kept_only_on_kept_candidates():

@@ -5,8 +5,8 @@ import pytest
 
 from api.placement import microversion
 from api.placement.schemas import allocation_candidate as schema
+from objects.candidates import candidate, loader
 from objects.candidates import finder as ac
-from objects.candidates import loader, search
 
 
 def _v(text):
@@ -56,11 +56,11 @@ def _provider(rp_id, parent=None, root=None, inv=None):
 def test_can_serve_rules():
     # min_unit 2, max_unit 6, step 2, free 5
     p = _provider(1, inv={7: (2, 6, 2, 5, 10, 5)})
-    assert search.can_serve(p, 7, 2) and search.can_serve(p, 7, 4)
-    assert not search.can_serve(p, 7, 1)      # below min_unit
-    assert not search.can_serve(p, 7, 3)      # not a step
-    assert not search.can_serve(p, 7, 6)      # above the free capacity
-    assert not search.can_serve(p, 8, 2)      # no inventory of the class
+    assert candidate.can_serve(p, 7, 2) and candidate.can_serve(p, 7, 4)
+    assert not candidate.can_serve(p, 7, 1)      # below min_unit
+    assert not candidate.can_serve(p, 7, 3)      # not a step
+    assert not candidate.can_serve(p, 7, 6)      # above the free capacity
+    assert not candidate.can_serve(p, 8, 2)      # no inventory of the class
 
 
 def test_same_subtree():
@@ -69,19 +69,19 @@ def test_same_subtree():
     numa1 = _provider(3, parent=1, root=1)
     pf = _provider(4, parent=2, root=1)
     providers = {p.id: p for p in (root, numa0, numa1, pf)}
-    assert search._same_subtree({numa0, pf}, providers)
-    assert search._same_subtree({root, numa1, pf}, providers)
-    assert not search._same_subtree({numa1, pf}, providers)
-    assert search._same_subtree({pf}, providers)
+    assert candidate.same_subtree({numa0, pf}, providers)
+    assert candidate.same_subtree({root, numa1, pf}, providers)
+    assert not candidate.same_subtree({numa1, pf}, providers)
+    assert candidate.same_subtree({pf}, providers)
     other = _provider(5)                       # another tree's root (a sharing provider)
     providers[5] = other
-    assert search._same_subtree({root, pf}, providers)
-    assert not search._same_subtree({root, other}, providers)
-    assert not search._same_subtree({root, numa0, other}, providers)
-    assert not search._same_subtree({numa0, other}, providers)
+    assert candidate.same_subtree({root, pf}, providers)
+    assert not candidate.same_subtree({root, other}, providers)
+    assert not candidate.same_subtree({root, numa0, other}, providers)
+    assert not candidate.same_subtree({numa0, other}, providers)
     lines = {}
-    assert search._same_subtree({numa0, pf}, providers, lines)
-    assert search._same_subtree({numa0, pf}, providers, lines) and set(lines) == {2, 4}
+    assert candidate.same_subtree({numa0, pf}, providers, lines)
+    assert candidate.same_subtree({numa0, pf}, providers, lines) and set(lines) == {2, 4}
 
 
 @pytest.mark.parametrize('kw,stop', [

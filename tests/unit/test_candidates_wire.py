@@ -9,7 +9,7 @@ import sys
 import orjson
 import pytest
 
-from objects.candidates import loader, search, wire
+from objects.candidates import candidate, loader, wire
 
 
 def _candidates():
@@ -17,8 +17,8 @@ def _candidates():
     b = loader.Provider(2, 'uuid-b', None, 2)
     res = (('VCPU', 1), ('MEMORY_MB', 256))
     return [
-        search.Candidate(((a, res),), (('', ('uuid-a',)),), (a,)),
-        search.Candidate(((a, res), (b, (('DISK_GB', 10),))),
+        candidate.Candidate(((a, res),), (('', ('uuid-a',)),), (a,)),
+        candidate.Candidate(((a, res), (b, (('DISK_GB', 10),))),
                          (('', ('uuid-a', 'uuid-b')), ('_X', ('uuid-b',))), (a, b)),
     ]
 
