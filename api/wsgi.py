@@ -45,7 +45,7 @@ def init_application(config_files=None, factory=None):
     reason = startup.keystone_error(conf)
     if reason:
         raise StartupRefused(reason)
-    rpc.slow_reply_polls()      # this process calls conductors, serves no RPC
+    rpc.slow_amqp_polls()      # replies are handed on whatever the poll timeout
     app = factory(conf, database.open_database(conf),
                   conductor=rpcapi.APIConductorClient(conf))
     if conf.api.auth_strategy == 'noauth2' and not conf.api.allow_insecure_noauth:

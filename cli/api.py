@@ -39,7 +39,7 @@ def main(argv=None):
         db = parts['db'] = database.open_database(conf)
         # reads the conductor ring (never joins it) and calls over [DEFAULT] transport_url
         life.set_phase('connecting to the coordination backend')
-        rpc.slow_reply_polls()      # this process calls conductors, serves no RPC
+        rpc.slow_amqp_polls()      # replies are handed on whatever the poll timeout
         conductor = parts['conductor'] = rpcapi.APIConductorClient(conf)
         life.set_phase('starting the HTTP servers')
         for name, factory, port, title in (

@@ -8,7 +8,7 @@ in every phase, SIGHUP reloads the mutable options (cli/lifecycle.py).
 import sys
 
 from cli import config, lifecycle, stacks
-from common import metrics
+from common import metrics, rpc
 from conductor import service as conductor_service
 from objects import database
 
@@ -23,6 +23,7 @@ def main(argv=None):
     def start(life):
         life.set_phase('opening the database')
         parts['db'] = database.open_database(conf)
+        rpc.slow_amqp_polls()       # the listener hands a message on whatever the timeout
         service = parts['conductor'] = conductor_service.ConductorService(
             conf, conf.host, parts['db'])
         service.start(on_phase=life.set_phase)

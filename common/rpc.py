@@ -99,32 +99,35 @@ def call_timeout(conf):
     return conf.rpc_response_timeout
 
 
-# oslo.messaging's reply waiter (amqpdriver.ReplyWaiter.poll, one thread per
-# transport of a calling process) restarts its poll timeout at
-# ACK_REQUEUE_EVERY_SECONDS_MIN (1 ms) after every reply and doubles it per
-# empty poll, up to ACK_REQUEUE_EVERY_SECONDS_MAX (5 s).  A reply is handed
-# on as soon as its frames arrive whatever the timeout, so under load the
-# waiter only woke to time out: 2.7 polls per reply at ~190 replies/s
-# (bench.claims), each through kombu's ensure/autoretry wrappers and an
-# exception.  Its poll timeout starts at this instead; idle it still grows
-# to the 5 s it reaches today, and heartbeats are still checked on every
-# empty poll.
-REPLY_POLL_MIN = 0.25
+# oslo.messaging's AMQP pollers (amqpdriver.ReplyWaiter.poll, one thread per
+# transport of a calling process, and AMQPListener.poll, one per RPC server)
+# restart their poll timeout at ACK_REQUEUE_EVERY_SECONDS_MIN (1 ms) after
+# every message and double it per empty poll, up to
+# ACK_REQUEUE_EVERY_SECONDS_MAX (5 s).  A message is handed on as soon as its
+# frames arrive whatever the timeout, so under load a poller mostly woke to
+# time out: 2.7 polls per reply at ~190 replies/s (bench.claims), each
+# through kombu's ensure/autoretry wrappers and an exception.  Their poll
+# timeout starts at this instead; idle it still grows to the 5 s it reaches
+# today, and heartbeats are still checked on every empty poll.
+POLL_MIN = 0.25
 
 
-def slow_reply_polls():
-    """Start the reply waiter's poll timeout at REPLY_POLL_MIN (calling processes only).
+def slow_amqp_polls():
+    """Start oslo.messaging's AMQP poll timeouts at POLL_MIN (berth-api, berth-conductor).
 
-    For processes that call conductors but serve no RPC themselves
-    (berth-api, the WSGI app): the constant is oslo.messaging's module-wide
-    one, and an RPC server's listener in the same process would also poll
-    at that pace (it acknowledges messages between polls).
+    The constant is module-wide: the reply waiter and every RPC server's
+    listener of the process.  Neither needs the fast pace: the listener
+    runs queued message operations between polls, and only notification
+    messages queue any (an RPC message's acknowledge and requeue do
+    nothing; its replies go out on a pooled connection), which neither
+    process listens to.  A notification listener in the same process would
+    acknowledge up to POLL_MIN late.
     """
     from oslo_messaging._drivers import amqpdriver
     # a private constant: should a release rename it, oslo's pace stays
     floor = getattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN', None)
-    if isinstance(floor, (int, float)) and floor < REPLY_POLL_MIN:
-        amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN = REPLY_POLL_MIN
+    if isinstance(floor, (int, float)) and floor < POLL_MIN:
+        amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN = POLL_MIN
 
 
 def get_transport(conf, url=None):

@@ -74,16 +74,16 @@ def test_registering_again_is_remembered_per_conf(monkeypatch):
     assert other.rpc_response_timeout == 60
 
 
-def test_reply_polls_start_slower_in_calling_processes(monkeypatch):
-    """The reply waiter's first poll timeout (a reply is handed on when it
-    arrives whatever the timeout): raised to REPLY_POLL_MIN, never lowered."""
+def test_amqp_polls_start_slower(monkeypatch):
+    """The reply waiter's and listener's first poll timeout (a message is handed
+    on when it arrives whatever the timeout): raised to POLL_MIN, never lowered."""
     from oslo_messaging._drivers import amqpdriver
     monkeypatch.setattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN', 0.001)
-    rpc.slow_reply_polls()
-    assert amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN == rpc.REPLY_POLL_MIN
-    assert rpc.REPLY_POLL_MIN < amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MAX
+    rpc.slow_amqp_polls()
+    assert amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN == rpc.POLL_MIN
+    assert rpc.POLL_MIN < amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MAX
     monkeypatch.setattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN', 1.0)
-    rpc.slow_reply_polls()
+    rpc.slow_amqp_polls()
     assert amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN == 1.0
 
 
@@ -91,5 +91,42 @@ def test_reply_polls_left_alone_when_oslo_renames_the_floor(monkeypatch):
     """The floor is a private oslo.messaging constant: without it, nothing is set."""
     from oslo_messaging._drivers import amqpdriver
     monkeypatch.delattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN')
-    rpc.slow_reply_polls()
+    rpc.slow_amqp_polls()
     assert not hasattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN')
+
+
+def test_berth_conductor_polls_slower_before_it_serves(monkeypatch, tmp_path):
+    """berth-conductor raises the floor before its RPC server's listener starts."""
+    from oslo_messaging._drivers import amqpdriver
+
+    from cli import conductor as cli_conductor
+
+    monkeypatch.setattr(amqpdriver, 'ACK_REQUEUE_EVERY_SECONDS_MIN', 0.001)
+    seen = []
+
+    class Service:
+        def __init__(self, conf, host, db):
+            pass
+
+        def start(self, on_phase=None):
+            seen.append(amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN)
+
+        def stop(self):
+            pass
+
+    class Database:
+        def dispose(self):
+            pass
+
+    def run(life, start, stop, bound):
+        start(life)
+        stop()
+        return 0
+
+    monkeypatch.setattr(cli_conductor.conductor_service, 'ConductorService', Service)
+    monkeypatch.setattr(cli_conductor.database, 'open_database', lambda conf: Database())
+    monkeypatch.setattr(cli_conductor.lifecycle.Lifecycle, 'run', run)
+    config = tmp_path / 'berth.conf'
+    config.write_text('[DEFAULT]\nstate_path = %s\n' % tmp_path)
+    assert cli_conductor.main(['--config-file', str(config)]) == 0
+    assert seen == [rpc.POLL_MIN]
