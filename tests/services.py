@@ -8,6 +8,7 @@ runs as the ``postgres`` user through ``setpriv``).
 
 import fcntl
 import os
+import random
 import shutil
 import signal
 import socket
@@ -52,11 +53,55 @@ def build_once(path, ready, build, timeout, unavailable):
         return path, time.monotonic() - started
 
 
+# Ports handed out by free_port are taken below the kernel's ephemeral range.
+# A port picked by binding to port 0 lies inside it, and nothing holds it
+# until the server it was picked for binds it: in between, any process's
+# outgoing connection or bind to port 0 (a RabbitMQ CLI tool's Erlang node,
+# an etcd member dialling its peers) may take it (CI: "etcd-2 ... bind:
+# address already in use").  Below the range only an explicit bind lands.
+PORTS_FROM = 10000
+_handed_out = set()
+
+
+def _ephemeral_low(path='/proc/sys/net/ipv4/ip_local_port_range'):
+    """The lowest port the kernel hands out by itself (None when unknown)."""
+    try:
+        with open(path) as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def free_port():
-    """A TCP port on 127.0.0.1 nobody listens on right now."""
+    """A TCP port on 127.0.0.1 nobody listens on right now, never the same twice.
+
+    Chosen at random below the kernel's ephemeral range (see PORTS_FROM),
+    else, where that range is unknown or leaves no room, by the kernel.
+    """
+    low = _ephemeral_low()
+    if low is not None and low - PORTS_FROM >= 1000:
+        rng = random.SystemRandom()
+        for _ in range(200):
+            port = rng.randrange(PORTS_FROM, low)
+            if port not in _handed_out and _bindable(port):
+                _handed_out.add(port)
+                return port
+    while True:
+        with socket.socket() as sock:
+            sock.bind(('127.0.0.1', 0))
+            port = sock.getsockname()[1]
+        if port not in _handed_out:
+            _handed_out.add(port)
+            return port
+
+
+def _bindable(port):
     with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
+        try:
+            sock.bind(('127.0.0.1', port))
+        except OSError:
+            return False
+    return True
 
 
 def _listening(port, host='127.0.0.1'):
