@@ -17,8 +17,29 @@ system, /proc) per call of the calling process, the servers and RabbitMQ
     .venv/bin/python -W ignore -m bench.rpc_floor [--servers 3] [--callers 10]
         [--calls 4000] [--claims 2]
 
-Prints a table and a final JSON line.  What the numbers mean for the claim
-target is in the docstring's record below and in issue 20's closing notes.
+``--server-polls S`` starts the servers' empty-poll timeout at S seconds
+(berth-conductor: common.rpc.POLL_MIN) instead of oslo.messaging's 1 ms.
+Prints a table and a final JSON line.
+
+Recorded 2026-11-26 19:16-19:19 UTC on main 7192c50 (shared 2-CPU VM, load
+average 0.5-1.7; bench/results/rpc_floor.log), 3000 calls a run, CPU ms
+per call (caller / servers / RabbitMQ = total) and per claim:
+
+    claims per call  server polls  calls/s  p50/p95 ms   per call                    per claim
+    1                0.25 s        697.2    13.1 / 27.3  0.91 / 1.18 / 0.51 = 2.60   2.60
+    2                0.25 s        865.5    10.5 / 22.6  0.72 / 0.90 / 0.41 = 2.03   1.02
+    4                0.25 s        839.6    10.8 / 22.2  0.81 / 0.92 / 0.42 = 2.15   0.54
+    2                1 ms (oslo)   713.6    12.5 / 27.7  0.83 / 1.30 / 0.49 = 2.61   1.31
+    2                0.25 s        725.4    12.6 / 25.2  0.88 / 1.14 / 0.48 = 2.50   1.25
+    2                1 ms (oslo)   699.3    13.0 / 27.3  0.85 / 1.29 / 0.49 = 2.63   1.32
+    2                0.25 s        802.6    11.3 / 22.5  0.80 / 0.98 / 0.44 = 2.22   1.11
+
+A call costs ~2-2.6 ms of CPU over the three processes whatever it
+carries, so the messaging share of a claim is that divided by the claims
+per call: ~1.0-1.3 ms at the ~1.9 berth-api's coalescing reaches with 10
+clients and 3 conductors, half of issue 20's 2.5 ms per claim before HTTP,
+PostgreSQL and any berth code.  The slower listener polls take 0.15-0.3 ms
+off the servers' CPU per call (the A/B rows, run alternately).
 """
 
 import argparse
