@@ -57,7 +57,7 @@ def build_once(path, ready, build, timeout, unavailable):
 # A port picked by binding to port 0 lies inside it, and nothing holds it
 # until the server it was picked for binds it: in between, any process's
 # outgoing connection or bind to port 0 (a RabbitMQ CLI tool's Erlang node,
-# an etcd member dialling its peers) may take it (CI: "etcd-2 ... bind:
+# an etcd member dialling its peers) may take it (a rehearsal: "etcd-2 ... bind:
 # address already in use").  Below the range only an explicit bind lands.
 PORTS_FROM = 10000
 _handed_out = set()
