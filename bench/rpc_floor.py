@@ -18,7 +18,8 @@ system, /proc) per call of the calling process, the servers and RabbitMQ
         [--calls 4000] [--claims 2]
 
 ``--server-polls S`` starts the servers' empty-poll timeout at S seconds
-(berth-conductor: common.rpc.POLL_MIN) instead of oslo.messaging's 1 ms.
+(default common.rpc.POLL_MIN, as berth-conductor; 0 keeps oslo.messaging's
+1 ms).
 Prints a table and a final JSON line.
 
 Recorded 2026-11-26 19:16-19:19 UTC on main 7192c50 (shared 2-CPU VM, load
@@ -52,6 +53,8 @@ import tempfile
 import threading
 import time
 import uuid as uuidlib
+
+from common import rpc
 
 TOPIC = 'berth-rpc-floor'
 
@@ -87,8 +90,6 @@ def serve(url, host, state, polls=None):
     import oslo_messaging as messaging
     from oslo_messaging._drivers import amqpdriver
 
-    from common import rpc
-
     if polls:
         amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN = polls
 
@@ -112,7 +113,6 @@ def call(url, servers, callers, calls, claims, state):
     import oslo_messaging as messaging
 
     from common import context as berth_context
-    from common import rpc
 
     rpc.slow_amqp_polls()               # as berth-api does
     conf = _conf(state)
@@ -159,14 +159,9 @@ def call(url, servers, callers, calls, claims, state):
     transport.cleanup()
 
 
-def _pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(len(values) * p / 100))]
-
-
 def run(args):
+    from bench import candidates, cluster
     from bench import claims as bench_claims
-    from bench import cluster
     from tests import services
 
     missing = services.RabbitMQ.missing()
@@ -178,22 +173,22 @@ def run(args):
     procs = []
     try:
         for i in range(args.servers):
-            log = open(os.path.join(workdir, 'server-%d.log' % i), 'w')
-            proc = subprocess.Popen(
-                me + ['--serve', rabbit.url, '--host', 'floor-%d' % i,
-                      '--server-polls', str(args.server_polls),
-                      '--state', os.path.join(workdir, 's%d' % i)],
-                stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True)
+            with open(os.path.join(workdir, 'server-%d.log' % i), 'w') as log:
+                proc = subprocess.Popen(
+                    me + ['--serve', rabbit.url, '--host', 'floor-%d' % i,
+                          '--server-polls', str(args.server_polls),
+                          '--state', os.path.join(workdir, 's%d' % i)],
+                    stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True)
             procs.append(proc)
             if proc.stdout.readline().strip() != 'ready':
                 raise RuntimeError('RPC server %d did not start (see %s)' % (i, log.name))
-        caller = subprocess.Popen(
-            me + ['--call', rabbit.url, '--servers', str(args.servers),
-                  '--callers', str(args.callers), '--calls', str(args.calls),
-                  '--claims', str(args.claims), '--state', os.path.join(workdir, 'c')],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=open(os.path.join(workdir, 'caller.log'), 'w'), text=True,
-            start_new_session=True)
+        with open(os.path.join(workdir, 'caller.log'), 'w') as log:
+            caller = subprocess.Popen(
+                me + ['--call', rabbit.url, '--servers', str(args.servers),
+                      '--callers', str(args.callers), '--calls', str(args.calls),
+                      '--claims', str(args.claims), '--state', os.path.join(workdir, 'c')],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
+                start_new_session=True)
         procs.append(caller)
         if caller.stdout.readline().strip() != 'warm':
             raise RuntimeError('the caller did not start (see %s/caller.log)' % workdir)
@@ -223,7 +218,7 @@ def run(args):
             'claims_per_call': args.claims,
             'calls_per_s': round(calls / result['wall_s'], 1),
             'p50_ms': round(statistics.median(times), 2),
-            'p95_ms': round(_pct(times, 95), 2), 'p99_ms': round(_pct(times, 99), 2),
+            'p95_ms': round(candidates._pct(times, 95), 2), 'p99_ms': round(candidates._pct(times, 99), 2),
             'cpu_ms_per_call': per_call,
             'cpu_ms_per_claim': {k: round(v / args.claims, 3) for k, v in per_call.items()},
             'load_avg': [round(load_before, 2), round(os.getloadavg()[0], 2)]}
@@ -235,8 +230,9 @@ def main(argv=None):
     parser.add_argument('--callers', type=int, default=10, help='calling threads')
     parser.add_argument('--calls', type=int, default=4000)
     parser.add_argument('--claims', type=int, default=2, help='claims carried per call')
-    parser.add_argument('--server-polls', type=float, default=0,
-                        help="the servers' first poll timeout, s (0: oslo.messaging's)")
+    parser.add_argument('--server-polls', type=float, default=rpc.POLL_MIN,
+                        help="the servers' first poll timeout, s (default berth-conductor's; "
+                             "0: oslo.messaging's 1 ms)")
     parser.add_argument('--serve', metavar='URL', help=argparse.SUPPRESS)
     parser.add_argument('--call', metavar='URL', help=argparse.SUPPRESS)
     parser.add_argument('--host', help=argparse.SUPPRESS)
