@@ -184,7 +184,7 @@ class Database:
         """
         if self.engine.dialect.name != 'postgresql':
             return None
-        return change.parse_snapshot(ctx.session.execute(change.SNAPSHOT).scalar_one())
+        return change.parse_snapshot(ctx.session.execute(change.SNAPSHOT_STATEMENT).scalar_one())
 
     def writer(self, ctx: Any) -> Any:
         if self._write_lock is None:

@@ -31,6 +31,7 @@ from objects.candidates import per_database
 # every answer kept is RSS: at N=10,000 one no-limit answer is ~5 MB, and
 # 64 MiB of them were a third of the process (bench/candidates_tail.py)
 MAX_BYTES = 16 * 1024 * 1024
+READ = object()         # get()'s default token: read the database's change token there
 _CACHES = per_database.PerDatabase(lambda: AnswerCache(0))
 
 
@@ -50,14 +51,19 @@ class AnswerCache:
         self._flights = {}             # (token, key) -> Event set when computed
         self.hits = self.misses = 0
 
-    def get(self, db: db_api.Database, key: Hashable, compute: Callable[[], Any]) -> Any:
+    def get(self, db: db_api.Database, key: Hashable, compute: Callable[[], Any],
+            token: Any = READ) -> Any:
         """``compute()``'s answer for ``key`` at the database's current state.
 
         ``compute`` must open its own read transaction (none may be open
         around this call, or its snapshot could predate the token).  It
         returns the answer, or (answer, token of the snapshot it read in).
+        ``token``: ``db.change_token()`` as the caller read it just before,
+        outside any transaction (the caller's search then needs no second
+        read); by default it is read here.
         """
-        token = db.change_token()
+        if token is READ:
+            token = db.change_token()
         if token is None or self.entries <= 0:
             return _split(compute())[0]
         with self._lock:
@@ -73,7 +79,7 @@ class AnswerCache:
                 flight = self._flights[(token, key)] = threading.Event()
         if not leader:
             flight.wait()
-            return self.get(db, key, compute)     # its answer, or ours if it kept none
+            return self.get(db, key, compute, token)  # its answer, or ours if it kept none
         try:
             return self._compute(db, token, key, compute)
         finally:

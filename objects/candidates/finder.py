@@ -26,7 +26,7 @@ import orjson
 from common import exception
 from common.context import RequestContext
 from db import api as db_api
-from objects.candidates import capacity, loader
+from objects.candidates import answer_cache, capacity, loader
 from objects.candidates import index as index_mod
 from objects.candidates import plan as plan_mod
 from objects.candidates import request as request_mod
@@ -88,20 +88,26 @@ def _hopeless(plan):
 
 
 def get_candidates(ctx: RequestContext, request: request_mod.ResourceRequest,
-                   options: Options | None = None, may_lag: bool = False) -> Result:
+                   options: Options | None = None, may_lag: bool = False,
+                   token: Any = answer_cache.READ) -> Result:
     """The allocation candidates for ``request`` (a ResourceRequest).
 
     ``may_lag``: the caller accepts an answer a little behind the primary
     (GET /allocation_candidates): read on the replica when one is configured
     (doc/architecture.md, "Where reads go").  Inside a caller's transaction
     (the conductor's schedule-and-claim) the search joins it either way.
+    ``token``: ``ctx.db.change_token()`` as the caller read it just before,
+    outside any transaction (the answer cache's); by default read here.
     Raises ResourceClassNotFound / TraitNotFound for unknown names.
     """
     # a change token read before this transaction's snapshot begins, and
     # equal to one read after, names that snapshot (objects/candidates/index)
     outer = not db_api.in_transaction(ctx)
-    # (with a replica the token is the search's own snapshot: see _search)
-    token = ctx.db.change_token() if outer and ctx.db.replica_engine is None else None
+    if not outer or ctx.db.replica_engine is not None:
+        # (with a replica the token is the search's own snapshot: see _search)
+        token = None
+    elif token is answer_cache.READ:
+        token = ctx.db.change_token()
     options = options or Options()
     if token is not None and options.indexed:
         result = _in_memory(ctx, request, options, token)

@@ -3,30 +3,38 @@
 from db import change
 
 
-class _Result:
-    def __init__(self, value):
-        self.value = value
+class _Driver:
+    autocommit = False
 
-    def scalar_one(self):
-        return self.value
+
+class _Cursor:
+    def __init__(self, conn):
+        self.conn = conn
+        self.row = None
+
+    def execute(self, statement):
+        assert statement == change.SNAPSHOT
+        if self.conn.fail:
+            raise OSError('server closed the connection')
+        self.row = (self.conn.engine.snapshots.pop(0),)
+
+    def fetchone(self):
+        return self.row
 
 
 class _Conn:
+    """What Engine.raw_connection() gives: the pool's proxy of a driver connection."""
+
     def __init__(self, engine):
         self.engine = engine
         self.fail = False
         self.invalidated = False
-        self.autocommit = False
+        self.driver_connection = _Driver()
+        self.cursors = 0
 
-    def execution_options(self, isolation_level=None):
-        self.autocommit = isolation_level == 'AUTOCOMMIT'
-        return self
-
-    def execute(self, statement):
-        assert statement is change.SNAPSHOT
-        if self.fail:
-            raise OSError('server closed the connection')
-        return _Result(self.engine.snapshots.pop(0))
+    def cursor(self):
+        self.cursors += 1
+        return _Cursor(self)
 
     def invalidate(self):
         self.invalidated = True
@@ -37,15 +45,13 @@ class _Engine:
         self.snapshots = list(snapshots)
         self.conns = []
 
-    def connect(self):
+    def raw_connection(self):
         self.conns.append(_Conn(self))
         return self.conns[-1]
 
 
 def test_the_statement_is_the_snapshot_as_text():
-    from sqlalchemy.dialects import postgresql
-    sql = str(change.SNAPSHOT.compile(dialect=postgresql.dialect()))
-    assert sql == 'SELECT CAST(pg_current_snapshot() AS TEXT) AS pg_current_snapshot_1'
+    assert change.SNAPSHOT == 'SELECT pg_current_snapshot()::text'
 
 
 def test_tokens_name_the_snapshot():
@@ -55,7 +61,9 @@ def test_tokens_name_the_snapshot():
     assert first == ('pg', 15, 10, (10, 12)) == again
     assert third == ('pg', 15, 12, (12,)) != first     # xid 10 completed meanwhile
     assert fourth == ('pg', 15, 15, ())
-    assert len(engine.conns) == 1 and engine.conns[0].autocommit
+    # one connection in the driver's autocommit mode, one cursor, kept
+    assert len(engine.conns) == 1 and engine.conns[0].driver_connection.autocommit
+    assert engine.conns[0].cursors == 1
 
 
 def test_an_error_gives_no_token_and_a_new_connection():

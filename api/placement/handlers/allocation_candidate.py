@@ -28,24 +28,27 @@ def _shape(req):
     return wire.MAPPINGS if req.version.matches('1.34') else wire.DICT
 
 
-def _answer(req, request, options):
+def _answer(req, request, options, token=answer_cache.READ):
     """(The answer as JSON, a wire.Encoded, the change token of the snapshot it was read in).
 
     Written from the search's tuples (objects.candidates.wire); the token
     (None: unknown) tells the answer cache which state the answer shows.
+    ``token``: the change token the answer cache read just before (the
+    search reuses it: on PostgreSQL each read is a round trip).
     An unlimited answer (every candidate of the region) is built with the
     cyclic collector paused (common/heap.collection_paused): its walks over
     a growing answer were half the CPU at 100,000 computes.
     """
     if options.limit is not None and not options.randomize:
-        return _build(req, request, options)
+        return _build(req, request, options, token)
     with heap.collection_paused():
-        return _build(req, request, options)
+        return _build(req, request, options, token)
 
 
-def _build(req, request, options):
+def _build(req, request, options, token):
     # a little lag is fine: the claim that follows checks capacity on the primary
-    result = ac_obj.get_candidates(req.context, request, options, may_lag=True)
+    result = ac_obj.get_candidates(req.context, request, options, may_lag=True,
+                                   token=token)
     summaries = result.summary_pieces()
     candidates, token = list(result.candidates), result.token
     del result           # the candidates are freed as they are encoded
@@ -65,8 +68,9 @@ def list_allocation_candidates(req):
             cache = answer_cache.for_database(
                 req.context.db, req.conf.placement.allocation_candidates_cache_size)
             key = (str(req.version), req.query_string, dataclasses.astuple(options))
+            token = req.context.db.change_token()
             body = cache.get(req.context.db, key,
-                             lambda: _answer(req, request, options))
+                             lambda: _answer(req, request, options, token), token)
     except exception.ResourceClassNotFound as exc:
         raise fault.BadRequest(
             'Invalid resource class in resources parameter: %s' % exc.message)
