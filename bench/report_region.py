@@ -22,7 +22,9 @@ TARGETS = ('Targets (issue 20): limit=50 p50 ≤ 5 ms and p95 ≤ 10 ms at N=100
            'is the figure that compares across runs; both are given.  *First query*: '
            'a shape\'s first request, which fills what later ones of that shape reuse '
            '(trait index entries, granular skeletons, summary JSON); p95/p50 also '
-           'without it.')
+           'without it.  Unlimited shapes: 20 distinct requests (runs before '
+           '2026-11-26: 10, whose nearest-rank p95 is their maximum, i.e. the first '
+           'query), limited ones 50.')
 STYLE = {'p50': '-', 'p95': '--', 'p99': ':'}
 
 
