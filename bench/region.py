@@ -177,7 +177,7 @@ import sys
 import tempfile
 import time
 
-from bench import candidates, cluster, placeload
+from bench import candidates, cluster, host_speed, placeload
 from bench import candidates_servers as servers
 
 GRANULAR = ('granular same_subtree',
@@ -343,7 +343,9 @@ def run(args):
     connection = pg.new_database('region_n%d' % args.n) if pg else None
     state = tempfile.mkdtemp(prefix='berth-bench-region-')
     log = open(os.path.join(state, 'serve.log'), 'w')
-    row = {'N': args.n, 'db': args.db, 'nested': args.nested}
+    row = {'N': args.n, 'db': args.db, 'nested': args.nested,
+           # the host's speed before and after (bench/host_speed: shared machines)
+           'host_reference_ms': [host_speed.reference_ms()]}
     serve = None
     try:
         t0 = time.perf_counter()
@@ -382,6 +384,7 @@ def run(args):
         per = row['memory']['after']['rss_mb'] * 10000.0 / row['providers']
         row['memory']['mb_per_10k_providers'] = round(per, 1)
         row['loadavg'] = [round(x, 2) for x in os.getloadavg()]
+        row['host_reference_ms'].append(host_speed.reference_ms())
     finally:
         if serve is not None:
             serve.stop()
@@ -395,6 +398,8 @@ def print_row(row):
     print('N=%d (%d providers) %s: loaded in %.1fs; start %s; restart %s' % (
         row['N'], row['providers'], row['db'], row['load_s'], row['start'], row['restart']))
     print('memory: %s' % row['memory'])
+    print('host reference workload ms (bench/host_speed; lower is faster), before / after: %s'
+          % row.get('host_reference_ms'))
     print('%-24s %9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %9s %9s' % (
         'shape', 'p50 ms', 'p95 ms', 'p99 ms', 'cpu ms', 'cands', 'p95/p50', 'us/cand',
         'cpu us/c', 'rq ms', 'p95 calm', 'first ms', 'warm p95/', 'warm cpu'))

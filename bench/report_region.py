@@ -22,7 +22,9 @@ TARGETS = ('Targets (issue 20): limit=50 p50 ≤ 5 ms and p95 ≤ 10 ms at N=100
            'is the figure that compares across runs; both are given.  *First query*: '
            'a shape\'s first request, which fills what later ones of that shape reuse '
            '(trait index entries, granular skeletons, summary JSON); p95/p50 also '
-           'without it.  Unlimited shapes: 20 distinct requests (runs before '
+           'without it.  *Host reference*: bench/host_speed\'s fixed workload timed '
+           'before and after each run (lower is faster): runs compare only as far as '
+           'these agree.  Unlimited shapes: 20 distinct requests (runs before '
            '2026-11-26: 10, whose nearest-rank p95 is their maximum, i.e. the first '
            'query), limited ones 50.')
 STYLE = {'p50': '-', 'p95': '--', 'p99': ':'}
@@ -69,21 +71,23 @@ def region(runs, images):
     table = [TARGETS, '',
              '| computes | providers | db | load s | listening s | ready s (first full '
              'answer) | restart: ready s | RSS ready MB | RSS after MB | peak RSS MB | '
-             'MB per 10k providers | load avg before / after |',
-             '|---|---|---|---|---|---|---|---|---|---|---|---|']
+             'MB per 10k providers | load avg before / after | host reference ms '
+             'before / after |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for row in rows:
         mem, start, restart = row.get('memory', {}), row.get('start', {}), row.get(
             'restart', {})
         after = mem.get('after', {})
         big = row['N'] >= 100000
-        table.append('| %s | %s | %s | %s | %s | %s | %s%s | %s | %s%s | %s | %s | %s / %s |' % (
+        table.append('| %s | %s | %s | %s | %s | %s | %s%s | %s | %s%s | %s | %s | %s / %s | %s |' % (
             row['N'], row.get('providers'), row.get('db'), row.get('load_s'),
             start.get('listening_s'), start.get('ready_s'), restart.get('ready_s'),
             _mark(not big or (restart.get('ready_s') or 99) <= 30),
             mem.get('ready', {}).get('rss_mb'), after.get('rss_mb'),
             _mark(not big or (after.get('rss_mb') or 0) <= 1024), after.get('hwm_mb'),
             mem.get('mb_per_10k_providers'), (row.get('_load') or ['?'])[0],
-            (row.get('loadavg') or row.get('_after') or ['?'])[0]))
+            (row.get('loadavg') or row.get('_after') or ['?'])[0],
+            ' / '.join(str(ms) for ms in row.get('host_reference_ms') or ['?'])))
     table += [''] + ['- N=%s, %s: %s' % (row['N'], row.get('db'), row['_note'])
                      for row in rows if row.get('_note')]
     table += ['', '| computes | db | query (distinct) | p50 ms | p95 ms | p99 ms | p95/p50 | '

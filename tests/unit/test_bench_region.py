@@ -42,3 +42,11 @@ def test_cpu_seconds_of_own_process_follows_its_work():
     while time.thread_time() < end:
         pass
     assert region.cpu_seconds(os.getpid()) - before >= 0.015
+
+
+def test_the_host_reference_is_a_positive_best_time():
+    from bench import host_speed
+
+    assert host_speed._work(100) > 0
+    ms = host_speed.reference_ms(tries=2)
+    assert isinstance(ms, float) and ms > 0

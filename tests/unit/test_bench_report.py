@@ -152,7 +152,7 @@ def _region_row(n, db, limit_p50, rss, ready):
                        'after': {'rss_mb': rss, 'hwm_mb': rss * 1.2},
                        'mb_per_10k_providers': 1.0},
             'shapes': {'limit=50': shape(limit_p50, 50), 'no limit': shape(n / 100.0, n)},
-            'loadavg': [3.5, 1.0, 1.0]}
+            'loadavg': [3.5, 1.0, 1.0], 'host_reference_ms': [24.5, 26.0]}
 
 
 def test_report_region_marks_missed_targets(tmp_path):
@@ -169,6 +169,8 @@ def test_report_region_marks_missed_targets(tmp_path):
     assert '| 1000 | 1603 | sqlite | 1.0 | 1.0 | 2.0 | 2.0 | 50.0 | 100.0 | 120.0 |' in text
     assert (tmp_path / 'images' / 'bench-region-tail.png').exists()
     assert (tmp_path / 'images' / 'bench-region-cost.png').exists()
+    # the host's speed before / after each run (runs older than it: '?')
+    assert '| 1.0 / 3.5 | 24.5 / 26.0 |' in text
 
 
 def test_report_claims_cpu_per_process_kind(tmp_path):
