@@ -14,8 +14,8 @@ import threading
 import sqlalchemy as sa
 
 # sent as it is on the driver's own cursor: it runs on every candidates
-# request, and SQLAlchemy's execution path doubled its CPU (psycopg2 on
-# loopback, 3 x 3,000 reads: ~100 us of client CPU per read against ~47)
+# request, and SQLAlchemy's execution path costs 2-4x the cursor's client
+# CPU per read (python -m bench.change_token)
 SNAPSHOT = 'SELECT pg_current_snapshot()::text'
 # the same in a session's transaction (db.api.Database.snapshot_token)
 SNAPSHOT_STATEMENT = sa.text(SNAPSHOT)
