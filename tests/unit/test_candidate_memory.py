@@ -133,7 +133,7 @@ def test_only_unlimited_answers_pause_the_collector(monkeypatch):
     from api.placement.handlers import allocation_candidate as handler
     from objects.candidates import finder
 
-    monkeypatch.setattr(handler, '_build', lambda req, request, options: gc.isenabled())
+    monkeypatch.setattr(handler, '_build', lambda req, request, options, token: gc.isenabled())
     assert handler._answer(None, None, finder.Options(limit=None)) is False
     assert handler._answer(None, None, finder.Options(limit=5, randomize=True)) is False
     assert handler._answer(None, None, finder.Options(limit=5)) is True
