@@ -4,6 +4,8 @@ Kept apart from the search (search.py) that makes them: the wire encoding
 (wire.py) and the granular skeletons (granular.py) read candidates too.
 """
 
+import operator
+
 
 class Candidate:
     """One allocation request, in tuples (cheap to make, thousands per answer).
@@ -54,16 +56,8 @@ def can_serve(p, rc_id, amount):
             and amount % inv[2] == 0 and amount <= inv[3])
 
 
-def by_id(p):
-    return p.id
-
-
-def has_required(g, combo):
-    """Whether the providers of ``combo`` together have every required any-of set."""
-    traits = set()
-    for p in set(combo):
-        traits.update(p.traits)
-    return all(not any_of.isdisjoint(traits) for any_of in g.required)
+# a provider's sort key (C-level: sorts of thousands of providers per answer)
+by_id = operator.attrgetter('id')
 
 
 def _ancestors(p, providers):

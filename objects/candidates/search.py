@@ -84,6 +84,7 @@ class Search:
 
         # the unsuffixed group's resources when one provider serves them all
         self._single_resources = tuple((name, amount) for _, name, amount in self._named[0])
+        self._patterns = {}       # see _build_single
         # what a tree's candidates depend on besides its providers (Provider.memo key)
         g = plan.groups[0]
         self._anchor_key = ('anchor', self.drop_nested, self._single_resources, g.amounts,
@@ -161,7 +162,7 @@ class Search:
             combos = itertools.product(*per_class)
         if not g.required:
             return combos if isinstance(combos, list) else list(combos)
-        return [combo for combo in combos if cmod.has_required(g, combo)]
+        return _meeting(g.required, per_class, combos)
 
     def _lone_options(self, gi, g, p, filtered):
         """_unsuffixed_options for a pool of one provider (a lone tree, no sharing)."""
@@ -173,10 +174,9 @@ class Search:
                 return []
         if filtered and not self._passes(gi, p):
             return []
-        combo = (p,) * len(g.amounts)
-        if g.required and not cmod.has_required(g, combo):
+        if g.required and not _has_all(g.required, p.traits):
             return []
-        return [combo]
+        return [(p,) * len(g.amounts)]
 
     def _granular_options(self, gi, g, pool):
         # can_serve inlined, before the filters: most of a pool lacks the class
@@ -258,7 +258,7 @@ class Search:
                 return ()
         if self._filtered[0] and not self._passes(0, p):
             return ()
-        if g.required and not cmod.has_required(g, (p,)):
+        if g.required and not _has_all(g.required, p.traits):
             return ()
         return (cmod.Candidate(((p, self._single_resources),), (('', (p.uuid,)),), (p,),
                           p.sharing),)
@@ -299,14 +299,40 @@ class Search:
             # one provider serves every class: the common case, kept cheap
             return cmod.Candidate(((first, self._single_resources),),
                              (('', (first.uuid,)),), (first,), first.sharing)
-        per = {}
-        for p, (_, name, amount) in zip(combo, self._named[0]):
-            per.setdefault(p, []).append((name, amount))
-        if self.drop_nested and len({p.root_id for p in per}) != len(per):
+        # which classes go to the same provider: a few patterns per request
+        pattern = tuple(map(combo.index, combo))
+        found = self._patterns.get(pattern)
+        if found is None:
+            found = self._patterns[pattern] = self._pattern(pattern)
+        firsts, resources = found
+        if len(firsts) == 2:
+            # two providers (a NUMA node and its compute, a compute and its
+            # sharing storage): most candidates of nested trees, kept cheap
+            a, b = combo[firsts[0]], combo[firsts[1]]
+            if self.drop_nested and a.root_id == b.root_id:
+                return None
+            ua, ub = a.uuid, b.uuid
+            groups = (('', (ua, ub) if ua < ub else (ub, ua)),)
+            if a.id < b.id:
+                return cmod.Candidate(((a, resources[0]), (b, resources[1])), groups, (a, b))
+            return cmod.Candidate(((b, resources[1]), (a, resources[0])), groups, (b, a))
+        per = [(combo[i], r) for i, r in zip(firsts, resources)]
+        if self.drop_nested and len({p.root_id for p, _ in per}) != len(per):
             return None
-        used = sorted(per, key=cmod.by_id)
-        return cmod.Candidate(tuple((p, tuple(per[p])) for p in used),
-                         (('', tuple(sorted(p.uuid for p in used))),), tuple(used))
+        per.sort(key=_by_provider_id)
+        used = tuple(p for p, _ in per)
+        return cmod.Candidate(tuple(per), (('', tuple(sorted(p.uuid for p in used))),), used)
+
+    def _pattern(self, pattern):
+        """(first position of each provider, its resources) for a combo's ``pattern``.
+
+        ``pattern`` gives for each class of the unsuffixed group the position
+        of the first class served by the same provider.
+        """
+        firsts = tuple(sorted(set(pattern)))
+        named = self._named[0]
+        return firsts, tuple(tuple((named[i][1], named[i][2]) for i, at in enumerate(pattern)
+                                   if at == first) for first in firsts)
 
     def _build(self, choice):
         plan = self.plan
@@ -356,3 +382,53 @@ class Search:
         providers = set(totals)
         providers.update(resourceless)
         return cmod.Candidate(parts, tuple(mappings), providers)
+
+
+def _by_provider_id(item):
+    return item[0].id
+
+
+def _has_all(required, traits):
+    """Whether one provider's ``traits`` meet every any-of set of ``required``."""
+    for any_of in required:
+        if any_of.isdisjoint(traits):
+            return False
+    return True
+
+
+def _meeting(required, per_class, combos):
+    """The ``combos`` whose providers together meet every any-of set of ``required``.
+
+    (The union of a combo's traits must meet each set.)  Without a set of
+    traits per combo: each provider of ``per_class`` (the options the
+    combos are made of) is judged once, as a bit per any-of set it meets,
+    and a combo's providers must together set every bit.  A tree whose
+    options cannot meet them in any combination is refused before its
+    combos are made (e.g. a compute whose disk comes from sharing storage
+    without the trait: a dozen combos that all fail).
+    """
+    need = (1 << len(required)) - 1
+    bits = {}
+    union = 0
+    for found in per_class:
+        for p in found:
+            if p not in bits:
+                met = 0
+                for bit, any_of in enumerate(required):
+                    if not any_of.isdisjoint(p.traits):
+                        met |= 1 << bit
+                bits[p] = met
+                union |= met
+    if union != need:
+        return []
+    get = bits.__getitem__
+    if need == 1:
+        return [combo for combo in combos if any(map(get, combo))]
+    return [combo for combo in combos if _joined(map(get, combo)) == need]
+
+
+def _joined(bits):
+    found = 0
+    for met in bits:
+        found |= met
+    return found

@@ -8,6 +8,8 @@ a limited search visits a few dozen trees: :class:`SharedByRoot` does it for
 a tree when the search asks.
 """
 
+from objects.candidates import candidate as cmod
+
 _MISSING = object()
 
 
@@ -33,12 +35,8 @@ class SharedByRoot:
                 return default
             more = {p for agg_id in aggs
                     for p in self._by_agg.get(agg_id, ()) if p.root_id != root_id}
-            found = self._found[root_id] = sorted(more, key=_by_id) if more else None
+            found = self._found[root_id] = sorted(more, key=cmod.by_id) if more else None
         return default if found is None else found
 
     def __contains__(self, root_id):
         return self.get(root_id) is not None
-
-
-def _by_id(p):
-    return p.id

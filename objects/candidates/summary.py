@@ -4,6 +4,7 @@ import itertools
 
 import orjson
 
+from objects.candidates import candidate as cmod
 from objects.candidates import loader
 
 _CAPACITY = loader.CAPACITY
@@ -44,7 +45,7 @@ class Summaries:
         else:
             for cand in self.candidates:
                 chosen.update(p for p, _ in cand.parts)
-        return sorted(chosen, key=_by_id)
+        return sorted(chosen, key=cmod.by_id)
 
     def _summaries(self, chosen=None):
         """(provider uuid, summary dict) pairs; each dict is made on demand."""
@@ -115,7 +116,3 @@ def summarize(candidates, providers, trees, class_names, requested, **flags):
     """{provider uuid: summary} for ``candidates`` (see :class:`Summaries`)."""
     return Summaries(candidates, providers, trees, class_names, requested,
                      **flags).as_dict()
-
-
-def _by_id(p):
-    return p.id

@@ -158,12 +158,21 @@ def _encode(candidates, shape, memos):
         combo = cand.combo
         if combo is None or shape == LIST:
             parts = cand.parts
-            if shape == MAPPINGS and len(parts) == 1 and len(cand.groups) == 1:
-                # one provider, the unsuffixed group: most candidates (inlined)
-                ((p, resources),), ((suffix, uuids),) = parts, cand.groups
-                if suffix == '' and uuids == (p.uuid,):
-                    u = text[p.uuid]
-                    append(_LONE % (u, res[resources], u))
+            if shape == MAPPINGS and len(cand.groups) == 1:
+                ((suffix, uuids),) = cand.groups
+                if len(parts) == 1:
+                    # one provider, the unsuffixed group: most candidates (inlined)
+                    ((p, resources),) = parts
+                    if suffix == '' and uuids == (p.uuid,):
+                        u = text[p.uuid]
+                        append(_LONE % (u, res[resources], u))
+                        continue
+                elif len(parts) == 2 and suffix == '' and len(uuids) == 2:
+                    # two providers, the unsuffixed group: most of a nested tree's
+                    (p, p_res), (q, q_res) = parts
+                    first, second = uuids
+                    append(_PAIR % (text[p.uuid], res[p_res], text[q.uuid], res[q_res],
+                                    text[first], text[second]))
                     continue
             append(_one(cand, shape, text, res))
             continue
@@ -206,3 +215,5 @@ def _one(cand, shape, text, res):
 
 
 _LONE = b'{"allocations":{%s:{"resources":%s}},"mappings":{"":[%s]}}'
+_PAIR = (b'{"allocations":{%s:{"resources":%s},%s:{"resources":%s}},'
+         b'"mappings":{"":[%s,%s]}}')

@@ -1,11 +1,14 @@
 """Unit tests of the candidate engine's pure parts and the query schema by version."""
 
+import itertools
+import random
+
 import jsonschema
 import pytest
 
 from api.placement import microversion
 from api.placement.schemas import allocation_candidate as schema
-from objects.candidates import candidate, loader
+from objects.candidates import candidate, loader, search
 from objects.candidates import finder as ac
 
 
@@ -105,3 +108,23 @@ def test_finish_limit_and_randomize():
     assert len(sample) == 3 and set(sample) <= set(found)
     shuffled = ac._finish(found, ac.Options(randomize=True))
     assert sorted(shuffled) == found
+
+
+def test_required_sets_met_by_the_providers_of_a_combo_together():
+    # traits 1..4; every combo of three options (one per class) whose union
+    # of traits meets each any-of set, as brute force reads it
+    rng = random.Random(7)
+    for _ in range(300):
+        pool = [_provider(i + 1) for i in range(4)]
+        for p in pool:
+            p.traits = {t: 'T%d' % t for t in range(1, 5) if rng.random() < 0.3}
+        per_class = [rng.sample(pool, rng.randint(1, 3)) for _ in range(3)]
+        required = tuple(frozenset(rng.sample(range(1, 5), rng.randint(1, 2)))
+                         for _ in range(rng.randint(1, 3)))
+        combos = list(itertools.product(*per_class))
+        expected = [c for c in combos
+                    if all(any(set(p.traits) & s for p in c) for s in required)]
+        assert search._meeting(required, per_class, iter(combos)) == expected
+        for p in pool:
+            assert search._has_all(required, p.traits) == all(set(p.traits) & s
+                                                              for s in required)

@@ -31,6 +31,26 @@ def test_dict_and_mappings_shapes_match_the_candidates_dicts():
     assert got == [{'allocations': c.allocations} for c in cands]
 
 
+def test_two_providers_of_the_unsuffixed_group():
+    # parts in id order, the mapping's uuids in uuid order: they differ here
+    a = loader.Provider(1, 'uuid-z', None, 1)
+    b = loader.Provider(2, 'uuid-b', 1, 1)
+    cands = [candidate.Candidate(((a, (('DISK_GB', 10),)), (b, (('VCPU', 1), ('MEMORY_MB', 64)))),
+                                 (('', ('uuid-b', 'uuid-z')),), (a, b)),
+             # a suffixed group of two providers is not the unsuffixed shape
+             candidate.Candidate(((a, (('DISK_GB', 10),)), (b, (('VCPU', 1),))),
+                                 (('_X', ('uuid-b', 'uuid-z')),), (a, b))]
+    for shape in (wire.DICT, wire.MAPPINGS):
+        got = json.loads(wire.requests_json(cands, shape))
+        for found, cand in zip(got, cands):
+            assert found['allocations'] == cand.allocations
+            if shape == wire.MAPPINGS:
+                assert found['mappings'] == cand.mappings
+    got = wire.requests_json(cands[:1], wire.MAPPINGS)
+    assert got.index(b'"uuid-z"') < got.index(b'"uuid-b"')            # allocations by id
+    assert got.rindex(b'"uuid-b"') < got.rindex(b'"uuid-z"')          # mappings by uuid
+
+
 def test_list_shape_before_1_12():
     got = json.loads(wire.requests_json(_candidates(), wire.LIST))
     assert got[1] == {'allocations': [
