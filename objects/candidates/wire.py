@@ -167,12 +167,14 @@ def _encode(candidates, shape, memos):
                         u = text[p.uuid]
                         append(_LONE % (u, res[resources], u))
                         continue
-                elif len(parts) == 2 and suffix == '' and len(uuids) == 2:
-                    # two providers, the unsuffixed group: most of a nested tree's
-                    (p, p_res), (q, q_res) = parts
-                    first, second = uuids
-                    append(_PAIR % (text[p.uuid], res[p_res], text[q.uuid], res[q_res],
-                                    text[first], text[second]))
+                elif suffix == '' and len(parts) == len(uuids) <= _MOST:
+                    # a few providers, the unsuffixed group: a nested tree's
+                    found = []
+                    for p, resources in parts:
+                        found.append(text[p.uuid])
+                        found.append(res[resources])
+                    found.extend([text[u] for u in uuids])
+                    append(_SEVERAL[len(parts)] % tuple(found))
                     continue
             append(_one(cand, shape, text, res))
             continue
@@ -215,5 +217,8 @@ def _one(cand, shape, text, res):
 
 
 _LONE = b'{"allocations":{%s:{"resources":%s}},"mappings":{"":[%s]}}'
-_PAIR = (b'{"allocations":{%s:{"resources":%s},%s:{"resources":%s}},'
-         b'"mappings":{"":[%s,%s]}}')
+# the same for 2.._MOST providers: allocations by provider id, the mapping's uuids sorted
+_MOST = 4
+_SEVERAL = {n: b'{"allocations":{%s},"mappings":{"":[%s]}}' % (
+    b','.join([b'%s:{"resources":%s}'] * n), b','.join([b'%s'] * n))
+    for n in range(2, _MOST + 1)}

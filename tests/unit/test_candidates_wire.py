@@ -31,12 +31,17 @@ def test_dict_and_mappings_shapes_match_the_candidates_dicts():
     assert got == [{'allocations': c.allocations} for c in cands]
 
 
-def test_two_providers_of_the_unsuffixed_group():
+def test_several_providers_of_the_unsuffixed_group():
     # parts in id order, the mapping's uuids in uuid order: they differ here
     a = loader.Provider(1, 'uuid-z', None, 1)
     b = loader.Provider(2, 'uuid-b', 1, 1)
+    c = loader.Provider(3, 'uuid-c', 1, 1)
     cands = [candidate.Candidate(((a, (('DISK_GB', 10),)), (b, (('VCPU', 1), ('MEMORY_MB', 64)))),
                                  (('', ('uuid-b', 'uuid-z')),), (a, b)),
+             # three: VCPU and memory from two NUMA nodes, disk from the compute
+             candidate.Candidate(((a, (('DISK_GB', 10),)), (b, (('VCPU', 1),)),
+                                  (c, (('MEMORY_MB', 64),))),
+                                 (('', ('uuid-b', 'uuid-c', 'uuid-z')),), (a, b, c)),
              # a suffixed group of two providers is not the unsuffixed shape
              candidate.Candidate(((a, (('DISK_GB', 10),)), (b, (('VCPU', 1),))),
                                  (('_X', ('uuid-b', 'uuid-z')),), (a, b))]

@@ -1,12 +1,16 @@
 """GET /allocation_candidates: parse the request language, search, reply by version."""
 
 import dataclasses
+import operator
 
 from api.placement import candidate_request, fault, policy, response, router
 from common import exception, heap
 from common.policies.placement import endpoints as rules
 from objects.candidates import answer_cache, wire
 from objects.candidates import finder as ac_obj
+
+# an Options as a tuple, for the answer cache's key (dataclasses.astuple deep-copies)
+_OPTION_VALUES = operator.attrgetter(*(f.name for f in dataclasses.fields(ac_obj.Options)))
 
 
 def _options(req, limit):
@@ -67,7 +71,7 @@ def list_allocation_candidates(req):
         else:
             cache = answer_cache.for_database(
                 req.context.db, req.conf.placement.allocation_candidates_cache_size)
-            key = (str(req.version), req.query_string, dataclasses.astuple(options))
+            key = (str(req.version), req.query_string, _OPTION_VALUES(options))
             token = req.context.db.change_token()
             body = cache.get(req.context.db, key,
                              lambda: _answer(req, request, options, token), token)
