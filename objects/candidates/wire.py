@@ -106,14 +106,22 @@ def answer(requests, summaries):
     ``requests`` and ``summaries`` are lists of encoded pieces (request_pieces,
     summary.Summaries.json_pieces), never joined into one bytes object: an
     unlimited answer is ~100 MB at 100,000 computes, and joining each list,
-    then the two, held it about twice over at the server's peak.
+    then the two, held it about twice over at the server's peak.  They are
+    joined JOIN pieces at a time instead (a comma between each two), so
+    that the answer is a few hundred bytes objects rather than two per
+    candidate to count, chunk and write; ``requests`` is emptied as it is
+    joined (each group's pieces are let go once joined).
     """
     out = [b'{"allocation_requests":[']
-    _separated(out, requests)
+    _joined(out, requests, True)
     out.append(b'],"provider_summaries":{')
-    _separated(out, summaries)
+    _joined(out, summaries, False)
     out.append(b'}}')
     return Encoded(out)
+
+
+# pieces per bytes object of an answer: ~64 KB of allocation requests
+JOIN = 128
 
 
 class Encoded:
@@ -135,18 +143,41 @@ class Encoded:
         return b''.join(self.pieces)
 
     def chunks(self, size):
-        pieces = self.pieces
-        step = max(1, size * len(pieces) // max(self.size, 1))
-        for start in range(0, len(pieces), step):
-            yield b''.join(pieces[start:start + step])
+        group, have = [], 0
+        for piece in self.pieces:
+            if len(piece) > size:
+                # a joined group (answer()): cut into pieces of ``size``
+                if group:
+                    yield b''.join(group)
+                    group, have = [], 0
+                view = memoryview(piece)
+                for start in range(0, len(piece), size):
+                    yield bytes(view[start:start + size])
+                continue
+            group.append(piece)
+            have += len(piece)
+            if have >= size:
+                yield b''.join(group)
+                group, have = [], 0
+        if group:
+            yield b''.join(group)
 
 
-def _separated(out, pieces):
-    """Append ``pieces`` to ``out`` with a comma between each two."""
-    if pieces:
-        commas = [b','] * (2 * len(pieces) - 1)
-        commas[::2] = pieces
-        out.extend(commas)
+def _joined(out, pieces, release):
+    """Append ``pieces`` to ``out`` with a comma between each two, JOIN of them per bytes.
+
+    With ``release`` each group leaves ``pieces`` once joined (it ends empty).
+    """
+    for start in range(0, len(pieces), JOIN):
+        if start:
+            out.append(b',')
+        group = pieces[start:start + JOIN]
+        if release:
+            pieces[start:start + JOIN] = [None] * len(group)
+        out.append(b','.join(group))
+        del group
+    if release:
+        pieces.clear()
 
 
 def _encode(candidates, shape, memos):
