@@ -140,36 +140,22 @@ def skeleton(skeletons, pool):
 
 
 def template(combo, shape, text):
-    """The JSON of ``combo``'s candidates in wire shape DICT or MAPPINGS, in pieces.
+    """The JSON of ``combo``'s candidates in wire shape DICT or MAPPINGS, as a bytes format.
 
-    A tuple of bytes, one more than ``combo.layout``: a candidate's JSON is
-    the pieces with each layout entry's resources between them (fill()).
-    ``text`` encodes a str (wire._Memo).
+    A ``%s`` stands for each layout entry's resources: a candidate's JSON
+    is ``template % (resources JSON, ...)`` (wire._encode).  ``text`` encodes a
+    str (wire._Memo); a ``%`` in it (none in a uuid or a group suffix) is
+    escaped.
     """
-    pieces = []
-    head = b'{"allocations":{'
-    for p, _ in combo.layout:
-        pieces.append(head + text[p.uuid] + b':{"resources":')
-        head = b'},'
+    def quoted(value):
+        return text[value].replace(b'%', b'%%')
+
+    allocations = b','.join([quoted(p.uuid) + b':{"resources":%s}' for p, _ in combo.layout])
     if shape == 'dict':
-        pieces.append(b'}}}')
-    else:
-        mappings = []
-        for suffix, (uuid,) in combo.groups:       # a provider per group
-            mappings.append(text[suffix] + b':[' + text[uuid] + b']')
-        pieces.append(b'}},"mappings":{' + b','.join(mappings) + b'}}')
-    return tuple(pieces)
-
-
-def fill(pieces, resources):
-    """A candidate's JSON: template() ``pieces`` around the JSON of each ``resources``."""
-    if len(resources) == 1:
-        return pieces[0] + resources[0] + pieces[1]
-    out = [pieces[0]]
-    for found, piece in zip(resources, pieces[1:]):
-        out.append(found)
-        out.append(piece)
-    return b''.join(out)
+        return b'{"allocations":{' + allocations + b'}}'
+    mappings = b','.join([quoted(suffix) + b':[' + quoted(uuid) + b']'
+                          for suffix, (uuid,) in combo.groups])   # a provider per group
+    return b'{"allocations":{' + allocations + b'},"mappings":{' + mappings + b'}}'
 
 
 def _first_id(item):
@@ -182,17 +168,17 @@ class Amounts:
     def __init__(self, plan):
         self.amounts = [g.amounts for g in plan.groups]
         self.names = plan.class_names
-        self._resources = {}
+        self.known = {}         # gis: resources(gis), as found
 
     def resources(self, gis):
         """((class name, amount), ...) a provider serving groups ``gis`` is given."""
-        found = self._resources.get(gis)
+        found = self.known.get(gis)
         if found is None:
             totals = {}
             for gi in gis:
                 for rc_id, amount in self.amounts[gi]:
                     totals[rc_id] = totals.get(rc_id, 0) + amount
-            found = self._resources[gis] = tuple(
+            found = self.known[gis] = tuple(
                 (self.names[rc_id], amount) for rc_id, amount in totals.items())
         return found
 
@@ -213,6 +199,7 @@ def candidates(combos, amounts, make):
     out = []
     per_group = amounts.amounts
     resources = amounts.resources
+    known = amounts.known       # resources() found so far (never empty tuples)
     for combo in combos:
         for gi, inv in combo.checks:
             for rc_id, amount in per_group[gi]:
@@ -226,8 +213,15 @@ def candidates(combos, amounts, make):
         else:
             if combo.summed and not _totals_fit(combo, amounts):
                 continue
-            out.append(make(tuple([(p, resources(gis)) for p, gis in combo.layout]),
-                            combo.groups, combo.providers, combo.shared_only, combo))
+            layout = combo.layout
+            if len(layout) == 2:
+                # a NUMA node and its NIC: most combos of a granular request
+                (p, p_gis), (q, q_gis) = layout
+                parts = ((p, known.get(p_gis) or resources(p_gis)),
+                         (q, known.get(q_gis) or resources(q_gis)))
+            else:
+                parts = tuple([(p, known.get(gis) or resources(gis)) for p, gis in layout])
+            out.append(make(parts, combo.groups, combo.providers, combo.shared_only, combo))
     return out
 
 

@@ -216,7 +216,12 @@ def _encode(candidates, shape, memos):
         template = templates.get(shape)
         if template is None:
             template = templates[shape] = granular.template(combo, shape, text)
-        append(granular.fill(template, [res[resources] for _, resources in cand.parts]))
+        parts = cand.parts
+        if len(parts) == 2:
+            (_, first), (_, second) = parts
+            append(template % (res[first], res[second]))
+        else:
+            append(template % tuple([res[resources] for _, resources in parts]))
     return out
 
 
