@@ -28,8 +28,17 @@ def _tree(ctx, claim):
 
 
 def _serialised(exc):
-    return {'error': messaging_common.serialize_remote_exception(
-        (type(exc), exc, exc.__traceback__))}
+    """``exc`` as oslo.messaging sends a call's exception.
+
+    A domain error (a claim refused: capacity, generation, rule) crosses
+    without its traceback: the caller raises it again from its class and
+    arguments alone, and its message is the API's.  Formatting the frames
+    cost ~0.3 ms per refused claim (Python 3.11 parses each frame's source
+    line for its column markers), as much CPU as a claim that is written.
+    Anything else keeps its traceback, for the RemoteError it becomes.
+    """
+    trace = None if isinstance(exc, exception.BerthException) else exc.__traceback__
+    return {'error': messaging_common.serialize_remote_exception((type(exc), exc, trace))}
 
 
 def run(manager, ctx, claims):
