@@ -147,13 +147,19 @@ def template(combo, shape, text):
     str (wire._Memo); a ``%`` in it (none in a uuid or a group suffix) is
     escaped.
     """
-    def quoted(value):
-        return text[value].replace(b'%', b'%%')
+    found = _template(combo, shape, text)
+    if found.count(b'%') != len(combo.layout):
+        # some text holds a %: escaped, then the template made again
+        found = _template(combo, shape, lambda value: text[value].replace(b'%', b'%%'))
+    return found
 
-    allocations = b','.join([quoted(p.uuid) + b':{"resources":%s}' for p, _ in combo.layout])
+
+def _template(combo, shape, text):
+    get = text.__getitem__ if isinstance(text, dict) else text
+    allocations = b','.join([get(p.uuid) + b':{"resources":%s}' for p, _ in combo.layout])
     if shape == 'dict':
         return b'{"allocations":{' + allocations + b'}}'
-    mappings = b','.join([quoted(suffix) + b':[' + quoted(uuid) + b']'
+    mappings = b','.join([get(suffix) + b':[' + get(uuid) + b']'
                           for suffix, (uuid,) in combo.groups])   # a provider per group
     return b'{"allocations":{' + allocations + b'},"mappings":{' + mappings + b'}}'
 

@@ -9,7 +9,7 @@ import sys
 import orjson
 import pytest
 
-from objects.candidates import candidate, loader, wire
+from objects.candidates import candidate, granular, loader, wire
 
 
 def _candidates():
@@ -129,3 +129,17 @@ def test_consumed_candidates_leave_the_list_batch_by_batch(monkeypatch):
     assert work == [] and seen == [2, 4, 6]
     again = list(cands)
     assert wire.request_pieces(again, wire.MAPPINGS) == expected and again == cands
+
+
+def test_a_granular_template_escapes_a_percent_sign():
+    a = loader.Provider(1, 'uuid-%s-a', None, 1)
+    b = loader.Provider(2, 'uuid-b', 1, 1)
+    combo = granular.Combo(((0, a.inv), (1, b.inv)), ((a, (0,)), (b, (1,))), False,
+                           (('_A%d', ('uuid-%s-a',)), ('_B', ('uuid-b',))), frozenset((a, b)))
+    cand = candidate.Candidate(((a, (('VCPU', 1),)), (b, (('DISK_GB', 5),))),
+                               combo.groups, combo.providers, combo=combo)
+    for shape in (wire.DICT, wire.MAPPINGS):
+        got = json.loads(wire.requests_json([cand], shape))
+        assert got[0]['allocations'] == cand.allocations
+        if shape == wire.MAPPINGS:
+            assert got[0]['mappings'] == cand.mappings
