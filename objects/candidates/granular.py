@@ -147,15 +147,15 @@ def template(combo, shape, text):
     str (wire._Memo); a ``%`` in it (none in a uuid or a group suffix) is
     escaped.
     """
-    found = _template(combo, shape, text)
+    found = _template(combo, shape, text.__getitem__)
     if found.count(b'%') != len(combo.layout):
         # some text holds a %: escaped, then the template made again
         found = _template(combo, shape, lambda value: text[value].replace(b'%', b'%%'))
     return found
 
 
-def _template(combo, shape, text):
-    get = text.__getitem__ if isinstance(text, dict) else text
+def _template(combo, shape, get):
+    """template() with ``get(str)`` giving each uuid's and suffix's JSON."""
     allocations = b','.join([get(p.uuid) + b':{"resources":%s}' for p, _ in combo.layout])
     if shape == 'dict':
         return b'{"allocations":{' + allocations + b'}}'

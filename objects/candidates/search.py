@@ -5,7 +5,9 @@ search over one anchor tree yields its candidates lazily, in a stable order
 (groups as planned, providers by id), so a caller can stop after N.
 """
 
+import functools
 import itertools
+import operator
 
 from objects.candidates import candidate as cmod
 from objects.candidates import granular as granular_mod
@@ -424,11 +426,5 @@ def _meeting(required, per_class, combos):
     get = bits.__getitem__
     if need == 1:
         return [combo for combo in combos if any(map(get, combo))]
-    return [combo for combo in combos if _joined(map(get, combo)) == need]
-
-
-def _joined(bits):
-    found = 0
-    for met in bits:
-        found |= met
-    return found
+    return [combo for combo in combos
+            if functools.reduce(operator.or_, map(get, combo), 0) == need]

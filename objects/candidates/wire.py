@@ -189,23 +189,12 @@ def _encode(candidates, shape, memos):
         combo = cand.combo
         if combo is None or shape == LIST:
             parts = cand.parts
-            if shape == MAPPINGS and len(cand.groups) == 1:
-                ((suffix, uuids),) = cand.groups
-                if len(parts) == 1:
-                    # one provider, the unsuffixed group: most candidates (inlined)
-                    ((p, resources),) = parts
-                    if suffix == '' and uuids == (p.uuid,):
-                        u = text[p.uuid]
-                        append(_LONE % (u, res[resources], u))
-                        continue
-                elif suffix == '' and len(parts) == len(uuids) <= _MOST:
-                    # a few providers, the unsuffixed group: a nested tree's
-                    found = []
-                    for p, resources in parts:
-                        found.append(text[p.uuid])
-                        found.append(res[resources])
-                    found.extend([text[u] for u in uuids])
-                    append(_SEVERAL[len(parts)] % tuple(found))
+            if shape == MAPPINGS and len(parts) == 1 and len(cand.groups) == 1:
+                # one provider, the unsuffixed group: most candidates (inlined)
+                ((p, resources),), ((suffix, uuids),) = parts, cand.groups
+                if suffix == '' and uuids == (p.uuid,):
+                    u = text[p.uuid]
+                    append(_LONE % (u, res[resources], u))
                     continue
             append(_one(cand, shape, text, res))
             continue
@@ -232,14 +221,18 @@ def _one(cand, shape, text, res):
             b'{"resource_provider":{"uuid":%s},"resources":%s}'
             % (text[p.uuid], res[resources]) for p, resources in cand.parts)
     parts = cand.parts
+    if shape == MAPPINGS and len(cand.groups) == 1:
+        ((suffix, uuids),) = cand.groups
+        if suffix == '' and len(parts) == len(uuids) <= _MOST:
+            # the unsuffixed group alone, on one provider or a few (a nested
+            # tree's): one formatting, no joins
+            found = []
+            for p, resources in parts:
+                found += (text[p.uuid], res[resources])
+            found += [text[u] for u in uuids]
+            return _SEVERAL[len(parts)] % tuple(found)
     if len(parts) == 1:
         ((p, resources),) = parts
-        if shape == MAPPINGS and len(cand.groups) == 1:
-            ((suffix, uuids),) = cand.groups
-            if suffix == '' and uuids == (p.uuid,):
-                # one provider, the unsuffixed group: most candidates
-                u = text[p.uuid]
-                return _LONE % (u, res[resources], u)
         allocations = b'{%s:{"resources":%s}}' % (text[p.uuid], res[resources])
     else:
         allocations = b'{%s}' % b','.join(
@@ -252,9 +245,10 @@ def _one(cand, shape, text, res):
     return b'{"allocations":%s}' % allocations
 
 
-_LONE = b'{"allocations":{%s:{"resources":%s}},"mappings":{"":[%s]}}'
-# the same for 2.._MOST providers: allocations by provider id, the mapping's uuids sorted
+# a candidate of the unsuffixed group alone on 1.._MOST providers (1.34+): each
+# provider's uuid and resources by provider id, then the mapping's uuids sorted
 _MOST = 4
 _SEVERAL = {n: b'{"allocations":{%s},"mappings":{"":[%s]}}' % (
     b','.join([b'%s:{"resources":%s}'] * n), b','.join([b'%s'] * n))
-    for n in range(2, _MOST + 1)}
+    for n in range(1, _MOST + 1)}
+_LONE = _SEVERAL[1]
