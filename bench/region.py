@@ -12,8 +12,10 @@ its start are the deployment's own:
    first full answer (the provider index loaded);
 3. every shape of bench/candidates.py plus a granular one (a NUMA group, a
    NIC group and a resourceless root group with ``same_subtree``), each
-   ``--requests`` times, every query distinct; p50/p95/p99, server CPU per
-   request and µs per returned candidate (p50 / candidates);
+   ``--requests`` (limited) or ``--full-requests`` times and then on until
+   the shape has run ``--shape-seconds`` (at most ``--most-requests``),
+   every query distinct; p50/p95/p99, server CPU per request and µs per
+   returned candidate (p50 / candidates);
 4. RSS (VmRSS, and the peak VmHWM) after the first load, after the
    limited queries and after all of them;
 5. the server is stopped and started again on the same database: the
@@ -290,8 +292,13 @@ def runqueue_ns(pid):
     return total
 
 
-def measure(serve, shape, requests, start):
+def measure(serve, shape, requests, start, seconds=0.0, most=None):
     """``requests`` distinct queries of one shape; µs per candidate for unlimited ones.
+
+    ``seconds``: go on with more distinct queries until the shape has run
+    that long, up to ``most`` in all: at N=1,000 twenty answers of ~3 ms
+    are 60 ms of samples, where one stall or the shape's first query moved
+    the CPU per candidate by a third between runs.
 
     ``runqueue_ms``: the server's threads' time runnable but waiting for a
     CPU (another process had it), per request; ``p95_ms_unpreempted`` the
@@ -299,7 +306,11 @@ def measure(serve, shape, requests, start):
     wait was the limited shapes' tail on this shared 2-CPU machine).
     """
     times, cpus, body, waits = [], [], b'{}', []
-    for i in range(start, start + requests):
+    most = max(requests, most or requests)
+    began = time.perf_counter()
+    for i in range(start, start + most):
+        if i >= start + requests and time.perf_counter() - began >= seconds:
+            break
         q = query(shape, i)
         c0, w0, t = serve.cpu(), runqueue_ns(serve.proc.pid), time.perf_counter()
         body = serve.client.get(q)
@@ -366,7 +377,9 @@ def run(args):
             t = time.perf_counter()
             serve.client = servers.Client('127.0.0.1', serve.port)   # a new connection
             try:
-                row['shapes'][shape] = measure(serve, shape, n, start)
+                row['shapes'][shape] = measure(serve, shape, n, start, args.shape_seconds,
+                                               args.most_requests)
+                n = row['shapes'][shape]['requests']
             except (OSError, RuntimeError) as exc:     # recorded, never dropped
                 row.setdefault('errors', {})[shape] = '%s after %.1fs: %s' % (
                     type(exc).__name__, time.perf_counter() - t, str(exc)[:200])
@@ -428,6 +441,12 @@ def main(argv=None):
     parser.add_argument('--full-requests', type=int, default=20,
                         help='distinct requests per unlimited shape (at least 20: '
                              'a p95 of fewer is their maximum)')
+    parser.add_argument('--shape-seconds', type=float, default=2.0,
+                        help='after those, more distinct requests until a shape has '
+                             'run this long (small N: enough samples for a p95 and '
+                             'a CPU per candidate that a stall does not move)')
+    parser.add_argument('--most-requests', type=int, default=200,
+                        help='at most this many distinct requests per shape')
     parser.add_argument('--shapes', type=lambda v: v.split(','), default=None,
                         help='only these shapes (comma-separated names)')
     args = parser.parse_args(argv)
