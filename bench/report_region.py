@@ -24,9 +24,10 @@ TARGETS = ('Targets (issue 20): limit=50 p50 ≤ 5 ms and p95 ≤ 10 ms at N=100
            '(trait index entries, granular skeletons, summary JSON); p95/p50 also '
            'without it.  *Host reference*: bench/host_speed\'s fixed workload timed '
            'before and after each run (lower is faster): runs compare only as far as '
-           'these agree.  Unlimited shapes: 20 distinct requests (runs before '
-           '2026-11-26: 10, whose nearest-rank p95 is their maximum, i.e. the first '
-           'query), limited ones 50.')
+           'these agree.  *Requests*: distinct ones per shape, 20 (unlimited) or 50 '
+           '(limited) and then more until the shape has run 2 s, at most 200 (runs '
+           'before 2026-11-27: 20 / 50; before 2026-11-26: 10 unlimited, whose '
+           'nearest-rank p95 is their maximum, i.e. the first query).')
 STYLE = {'p50': '-', 'p95': '--', 'p99': ':'}
 
 
@@ -53,8 +54,8 @@ def _shape_line(row, shape, v):
     us = v.get('us_per_candidate')
     cpu_us = (round(v['cpu_ms'] * 1000 / v['candidates'], 2)
               if not limited and v.get('cpu_ms') and v.get('candidates') else '')
-    return '| %s | %s | %s | %s%s | %s%s | %s | %s%s | %s | %s | %s%s | %s | %s | %s |' % (
-        row['N'], row.get('db'), shape,
+    return '| %s | %s | %s | %s | %s%s | %s%s | %s | %s%s | %s | %s | %s%s | %s | %s | %s |' % (
+        row['N'], row.get('db'), shape, v.get('requests', ''),
         p50, _mark(not (big and shape == 'limit=50') or p50 <= 5),
         p95, _mark(not (big and shape == 'limit=50') or p95 <= 10),
         v.get('p99_ms'), v.get('tail_ratio'), _mark((v.get('tail_ratio') or 0) <= 2),
@@ -90,15 +91,15 @@ def region(runs, images):
             ' / '.join(str(ms) for ms in row.get('host_reference_ms') or ['?'])))
     table += [''] + ['- N=%s, %s: %s' % (row['N'], row.get('db'), row['_note'])
                      for row in rows if row.get('_note')]
-    table += ['', '| computes | db | query (distinct) | p50 ms | p95 ms | p99 ms | p95/p50 | '
+    table += ['', '| computes | db | query (distinct) | requests | p50 ms | p95 ms | p99 ms | p95/p50 | '
               'server CPU ms | candidates | µs per candidate (p50) | server CPU µs per '
               'candidate | first query ms | p95/p50 after the first |',
-              '|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+              '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for row in rows:
         for shape, v in row['shapes'].items():
             table.append(_shape_line(row, shape, v))
         for shape, error in row.get('errors', {}).items():
-            table.append('| %s | %s | %s | failed: %s ✗ | | | | | | | | | |' % (
+            table.append('| %s | %s | %s | | failed: %s ✗ | | | | | | | | | |' % (
                 row['N'], row.get('db'), shape, error.replace('|', '/')))
     shapes = []
     for row in rows:

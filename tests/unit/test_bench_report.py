@@ -143,7 +143,7 @@ def test_claims_rate_is_granted_claims_only():
 def _region_row(n, db, limit_p50, rss, ready):
     def shape(p50, cands):
         return {'p50_ms': p50, 'p95_ms': p50 * 3, 'p99_ms': p50 * 4, 'cpu_ms': p50,
-                'candidates': cands, 'tail_ratio': 3.0,
+                'candidates': cands, 'tail_ratio': 3.0, 'requests': 20,
                 'us_per_candidate': None if cands == 50 else round(p50 * 1000 / cands, 2)}
     return {'N': n, 'db': db, 'providers': int(n * 1.6) + 3, 'load_s': 1.0,
             'start': {'listening_s': 1.0, 'ready_s': ready},
@@ -163,8 +163,8 @@ def test_report_region_marks_missed_targets(tmp_path):
     text = report_plots.write_report(tmp_path / 'b.md', collected, [], machine)
     # 100k misses limit=50 p50 (20 > 5) and p95 (60 > 10), the tail ratio,
     # the memory and the restart targets; 1k is not held to the 100k targets
-    assert '| 100000 | sqlite | limit=50 | 20.0 ✗ | 60.0 ✗ | 80.0 | 3.0 ✗ |' in text
-    assert '| 1000 | sqlite | limit=50 | 1.0 | 3.0 | 4.0 | 3.0 ✗ |' in text
+    assert '| 100000 | sqlite | limit=50 | 20 | 20.0 ✗ | 60.0 ✗ | 80.0 | 3.0 ✗ |' in text
+    assert '| 1000 | sqlite | limit=50 | 20 | 1.0 | 3.0 | 4.0 | 3.0 ✗ |' in text
     assert '| 40.0 ✗ | 1000.0 | 2000.0 ✗ |' in text
     assert '| 1000 | 1603 | sqlite | 1.0 | 1.0 | 2.0 | 2.0 | 50.0 | 100.0 | 120.0 |' in text
     assert (tmp_path / 'images' / 'bench-region-tail.png').exists()
