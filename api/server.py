@@ -29,7 +29,7 @@ from cheroot import makefile as cheroot_makefile
 from cheroot import server as cheroot_server
 from cheroot import wsgi
 
-from api import connection_reader
+from api import connection_reader, connection_writer
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -84,6 +84,9 @@ class _Request(cheroot_server.HTTPRequest):
             status = status.decode('ISO-8859-1')
         if status.startswith('408') or getattr(self.conn.rfile, 'timed_out', False):
             self.close_connection = True
+        # the status line and headers leave with the body's first bytes
+        if isinstance(self.conn.wfile, connection_writer.HeldWriter):
+            self.conn.wfile.hold_next()
         return super().send_headers()
 
     def read_request_headers(self):
@@ -129,6 +132,8 @@ class _Request(cheroot_server.HTTPRequest):
         finally:
             if isinstance(reader, connection_reader.DeadlineReader):
                 reader.start_deadline(None)
+            if isinstance(self.conn.wfile, connection_writer.HeldWriter):
+                self.conn.wfile.release()     # the headers of a response without body
 
     def _respond(self):
         limit = self.server.max_body_size
@@ -257,6 +262,8 @@ class _Connection(cheroot_server.HTTPConnection):
             # closing cheroot's reader drops its reference to the socket
             self.rfile.close()
             self.rfile = connection_reader.DeadlineReader(sock, self.rbufsize, server.timeout)
+        if type(self.wfile) is cheroot_makefile.StreamWriter:
+            self.wfile = connection_writer.HeldWriter(sock)
 
 
 class HttpServer:
