@@ -24,12 +24,32 @@ request of the whole process (``time.process_time``):
 
 Prints a table and a final JSON line.
 
-Recorded 2026-11-27 (issue 20), main after 1d0c4d2, shared 2-CPU VM, host
-reference (bench/host_speed) ~24 ms, load average < 1, 2000 requests each;
-CPU ms per request:
+Recorded 2026-11-27 06:55-07:10 UTC (issue 20), shared 2-CPU VM, host
+reference (bench/host_speed) ~25 ms, load average < 1, 2000 requests a
+layer, 200 nodes; CPU ms per request, two runs each, before and after
+api.connection_writer (headers sent with the body):
 
-    layer                        cpu ms   (api thread / rest)
-    ... filled in by the run below ...
+    layer                     before        after       this thread / other threads (after)
+    http floor (bare cheroot) 0.30 / 0.29   0.28 / 0.30
+    http berth server         0.27 / 0.28   0.25 / 0.27
+    app GET /v1               0.075 / 0.072 0.072 / 0.074
+    app GET allocation        0.38 / 0.41   0.40 / 0.38  0.37-0.38 / 0.01
+    app POST allocation       1.64 / 1.80   1.78 / 1.73  0.88-0.91 / 0.85-0.88
+    served GET /v1            0.52 / 0.61   0.54 / 0.54  0.18 (client) / 0.36
+    served GET allocation     0.86 / 1.10   1.11 / 0.87  0.15-0.19 / 0.72-0.92
+    served POST allocation    2.42 / 2.31   2.62 / 2.23  0.21-0.24 / 2.0-2.4
+
+So one allocation served costs ~2.2-2.6 ms of the process's CPU with a
+single caller and no contention: ~400-450/s on the one core its GIL
+gives it, against 1,000/s asked.  Of that, the POST in-process is
+~1.7 ms, half of it the API thread (parse, policy, the INSERT, the RPC
+call and the answer) and half the conductor (the in-process transport's
+dispatch and the reservation, one transaction); HTTP adds ~0.5-0.8 ms,
+of which ~0.25-0.3 ms is the floor any request pays (loopback TCP,
+cheroot's connection hand-offs between its selector and a worker, the
+client).  With ~4,200 free nodes instead of 200 the in-process POST
+measured 2.8-3.6 ms (SQLite's pick reads every free node that fits).  At 07:15, with the
+host reference at ~39 ms, the same layers measured ~1.3-1.6x these.
 """
 
 import argparse
