@@ -19,9 +19,13 @@ class _Socket:
         self.sent.append(bytes(data))
 
 
-def test_a_write_is_one_send_of_its_bytes():
+def _writer():
     sock = _Socket()
-    writer = connection_writer.HeldWriter(sock)
+    return sock, connection_writer.HeldWriter(sock)
+
+
+def test_a_write_is_one_send_of_its_bytes():
+    sock, writer = _writer()
     assert writer.write(b'abc') == 3
     assert writer.write(memoryview(b'de')) == 2
     assert sock.sent == [b'abc', b'de']
@@ -29,8 +33,7 @@ def test_a_write_is_one_send_of_its_bytes():
 
 
 def test_held_headers_go_out_with_the_first_body_bytes():
-    sock = _Socket()
-    writer = connection_writer.HeldWriter(sock)
+    sock, writer = _writer()
     writer.hold_next()
     assert writer.write(b'HTTP/1.1 200 OK\r\n\r\n') == 19      # counted as written
     assert sock.sent == []
@@ -41,8 +44,7 @@ def test_held_headers_go_out_with_the_first_body_bytes():
 
 
 def test_held_headers_without_a_body_leave_on_release():
-    sock = _Socket()
-    writer = connection_writer.HeldWriter(sock)
+    sock, writer = _writer()
     writer.hold_next()
     writer.write(b'HTTP/1.1 204 No Content\r\n\r\n')
     writer.release()
@@ -52,8 +54,7 @@ def test_held_headers_without_a_body_leave_on_release():
 
 
 def test_a_closed_writer_refuses_writes_and_drops_what_it_held():
-    sock = _Socket()
-    writer = connection_writer.HeldWriter(sock)
+    sock, writer = _writer()
     writer.hold_next()
     writer.write(b'headers')
     writer.close()
