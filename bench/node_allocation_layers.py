@@ -24,7 +24,7 @@ request of the whole process (``time.process_time``):
 
 Prints a table and a final JSON line.
 
-Recorded 2026-11-27 06:55-07:10 UTC (issue 20), shared 2-CPU VM, host
+Recorded 2026-11-27 06:10-06:30 UTC (issue 20), shared 2-CPU VM, host
 reference (bench/host_speed) ~25 ms, load average < 1, 2000 requests a
 layer, 200 nodes; CPU ms per request, two runs each, before and after
 api.connection_writer (headers sent with the body):
@@ -48,8 +48,8 @@ dispatch and the reservation, one transaction); HTTP adds ~0.5-0.8 ms,
 of which ~0.25-0.3 ms is the floor any request pays (loopback TCP,
 cheroot's connection hand-offs between its selector and a worker, the
 client).  With ~4,200 free nodes instead of 200 the in-process POST
-measured 2.8-3.6 ms (SQLite's pick reads every free node that fits).  At 07:15, with the
-host reference at ~39 ms, the same layers measured ~1.3-1.6x these.
+measured 2.8-3.6 ms (SQLite's pick reads every free node that fits).  With the
+host reference at ~39 ms (06:35), the same layers measured ~1.3-1.6x these.
 """
 
 import argparse
