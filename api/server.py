@@ -304,6 +304,11 @@ class HttpServer:
     def address(self):
         return self._server.bind_addr[:2]
 
+    @property
+    def app(self):
+        """The WSGI application served (to call it in-process, as a benchmark does)."""
+        return self._server.wsgi_app
+
     def stop(self):
         self._server.stop()
         if self._thread is not None:

@@ -5,7 +5,7 @@ queries of its ``query()``, every one distinct) missed p95 <= 2 x p50.  This
 splits each request's wall time, two ways:
 
 ``--mode serve`` (default): ``berth serve`` on the region's topology
-(bench/region.Serve: the berth on PYTHONPATH), one keep-alive connection.
+(bench/serve_process.Serve: the berth on PYTHONPATH), one keep-alive connection.
 Around every request it reads ``/proc/<pid>/task/*/schedstat`` of the
 server (each thread's time on a CPU and time *runnable but waiting for
 one*, in ns, and its timeslices) and the client thread's own; the slowest
@@ -66,7 +66,7 @@ import tempfile
 import time
 import urllib.parse
 
-from bench import candidates, region
+from bench import candidates, region, serve_process
 from bench import candidates_servers as servers
 
 
@@ -254,7 +254,7 @@ def run(args):
     start = 1
     if args.mode == 'serve':
         log = open(os.path.join(state, 'serve.log'), 'w')
-        serve = region.Serve(state, None, log)
+        serve = serve_process.Serve(state, None, log)
         try:
             for shape in region.LIMITED:
                 serve.client = servers.Client('127.0.0.1', serve.port)

@@ -169,17 +169,14 @@ required=SSD 8.8 -> 10.9 us, same_subtree 10.3 -> 8.1 us: the whole shapes'
 """
 
 import argparse
-import http.client
 import json
 import os
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-from bench import candidates, cluster, host_speed, placeload
+from bench import candidates, host_speed, placeload, serve_process
 from bench import candidates_servers as servers
 
 GRANULAR = ('granular same_subtree',
@@ -198,98 +195,6 @@ def query(shape, i):
              % (256 + i % 3000, 1000 + i // 3000))
         return q + ('&limit=50' if shape == 'granular limit=50' else '')
     return candidates.resources(i) + dict(SHAPES)[shape]
-
-
-def memory(pid):
-    out = {}
-    with open('/proc/%d/status' % pid) as f:
-        for line in f:
-            if line.startswith(('VmRSS:', 'VmHWM:')):
-                out[line.split(':')[0]] = round(int(line.split()[1]) / 1024.0, 1)
-    return {'rss_mb': out.get('VmRSS'), 'hwm_mb': out.get('VmHWM')}
-
-
-class Serve:
-    """``berth serve`` on the state directory (and database), in its own process."""
-
-    def __init__(self, state, connection, log):
-        from tests import services
-
-        self.port = services.free_port()
-        argv = [os.path.join(os.path.dirname(sys.executable), 'berth'), 'serve',
-                '--data-dir', state, '--placement-port', str(self.port),
-                '--baremetal-port', str(services.free_port())]
-        if connection:
-            path = os.path.join(state, 'berth.conf')
-            with open(path, 'w') as f:
-                f.write(servers.CONFIG.format(state=state,
-                                              connection='connection = ' + connection))
-            argv += ['--config-file', path]
-        self.t0 = time.perf_counter()
-        self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
-        self.times = {}
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError('berth serve exited %s' % self.proc.returncode)
-            try:
-                conn = http.client.HTTPConnection('127.0.0.1', self.port, timeout=5)
-                conn.request('GET', '/')
-                conn.getresponse().read()
-                break
-            except OSError:
-                time.sleep(0.05)
-        self.times['listening_s'] = round(time.perf_counter() - self.t0, 2)
-        self.client = servers.Client('127.0.0.1', self.port)
-        self.client.get(query('limit=50', 0))
-        self.times['limited_ready_s'] = round(time.perf_counter() - self.t0, 2)
-        self.client.get(query('no limit', 0))
-        self.times['ready_s'] = round(time.perf_counter() - self.t0, 2)
-
-    def cpu(self):
-        return cpu_seconds(self.proc.pid)
-
-    def memory(self):
-        return memory(self.proc.pid)
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def cpu_seconds(pid):
-    """CPU seconds of every thread of ``pid``, live or exited, to the nanosecond.
-
-    The process's CPU-time clock (clock_getcpuclockid: CPUCLOCK_SCHED of the
-    thread group, what /proc/<pid>/task/*/schedstat's first fields add up to,
-    plus the threads gone): /proc/<pid>/stat counts in 10 ms ticks, too
-    coarse for the ~5 ms requests of 1,000 computes.  The ticks when the
-    clock cannot be read.
-    """
-    try:
-        return time.clock_gettime(((~pid) << 3) | 2)
-    except OSError:
-        return cluster.cpu_seconds(pid)
-
-
-def runqueue_ns(pid):
-    """ns the threads of ``pid`` spent runnable but off a CPU (schedstat; 0 if unknown)."""
-    total = 0
-    try:
-        tids = os.listdir('/proc/%d/task' % pid)
-    except OSError:
-        return 0
-    for tid in tids:
-        try:
-            with open('/proc/%d/task/%s/schedstat' % (pid, tid)) as f:
-                total += int(f.read().split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
 
 
 def measure(serve, shape, requests, start, seconds=0.0, most=None):
@@ -312,10 +217,10 @@ def measure(serve, shape, requests, start, seconds=0.0, most=None):
         if i >= start + requests and time.perf_counter() - began >= seconds:
             break
         q = query(shape, i)
-        c0, w0, t = serve.cpu(), runqueue_ns(serve.proc.pid), time.perf_counter()
+        c0, w0, t = serve.cpu(), serve_process.runqueue_ns(serve.proc.pid), time.perf_counter()
         body = serve.client.get(q)
         times.append((time.perf_counter() - t) * 1000)
-        waits.append((runqueue_ns(serve.proc.pid) - w0) / 1e6)
+        waits.append((serve_process.runqueue_ns(serve.proc.pid) - w0) / 1e6)
         cpus.append(serve.cpu() - c0)
     cands = len(json.loads(body)['allocation_requests'])
     cpu = sum(cpus)
@@ -364,7 +269,7 @@ def run(args):
         row['load_s'] = round(time.perf_counter() - t0, 1)
         row['providers'] = args.n + placeload.N_SHARING + (
             3 * (args.n // 5) if args.nested else 0)
-        serve = Serve(state, connection, log)
+        serve = serve_process.Serve(state, connection, log)
         row['start'] = dict(serve.times)
         row['memory'] = {'ready': serve.memory()}
         row['shapes'] = {}
@@ -391,7 +296,7 @@ def run(args):
                 row['memory']['limited'] = serve.memory()
         row['memory']['after'] = serve.memory()
         serve.stop()
-        serve = Serve(state, connection, log)
+        serve = serve_process.Serve(state, connection, log)
         row['restart'] = dict(serve.times)
         row['memory']['restart_ready'] = serve.memory()
         per = row['memory']['after']['rss_mb'] * 10000.0 / row['providers']

@@ -2,7 +2,7 @@
 
 import os
 
-from bench import limited_tail, region
+from bench import limited_tail, region, serve_process
 
 
 def test_request_of_granular_query():
@@ -48,5 +48,5 @@ def test_attribute_splits_the_slowest_requests_excess():
 
 
 def test_region_runqueue_wait_of_a_process():
-    assert region.runqueue_ns(os.getpid()) >= 0
-    assert region.runqueue_ns(2 ** 22 + 1) == 0      # no such process
+    assert serve_process.runqueue_ns(os.getpid()) >= 0
+    assert serve_process.runqueue_ns(2 ** 22 + 1) == 0      # no such process

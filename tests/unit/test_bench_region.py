@@ -7,7 +7,7 @@ import sys
 import time
 import types
 
-from bench import cluster, region
+from bench import cluster, region, serve_process
 
 
 def test_cpu_seconds_of_another_process_to_below_a_tick():
@@ -18,11 +18,11 @@ def test_cpu_seconds_of_another_process_to_below_a_tick():
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         assert proc.stdout.readline() == b'up\n'
-        first = region.cpu_seconds(proc.pid)
+        first = serve_process.cpu_seconds(proc.pid)
         assert first > 0                 # its interpreter's start, at least
-        assert region.cpu_seconds(proc.pid) >= first
+        assert serve_process.cpu_seconds(proc.pid) >= first
         # finer than /proc's 10 ms ticks
-        assert first != round(first, 2) or region.cpu_seconds(proc.pid) != round(first, 2)
+        assert first != round(first, 2) or serve_process.cpu_seconds(proc.pid) != round(first, 2)
     finally:
         proc.stdin.close()
         proc.stdout.close()
@@ -35,15 +35,15 @@ def test_cpu_seconds_falls_back_to_ticks(monkeypatch):
 
     monkeypatch.setattr(time, 'clock_gettime', unreadable)
     monkeypatch.setattr(cluster, 'cpu_seconds', lambda pid: 1.23 if pid == 42 else None)
-    assert region.cpu_seconds(42) == 1.23
+    assert serve_process.cpu_seconds(42) == 1.23
 
 
 def test_cpu_seconds_of_own_process_follows_its_work():
-    before = region.cpu_seconds(os.getpid())
+    before = serve_process.cpu_seconds(os.getpid())
     end = time.thread_time() + 0.02
     while time.thread_time() < end:
         pass
-    assert region.cpu_seconds(os.getpid()) - before >= 0.015
+    assert serve_process.cpu_seconds(os.getpid()) - before >= 0.015
 
 
 def test_the_host_reference_is_a_positive_best_time():
