@@ -140,13 +140,20 @@ class NodeAllocator:
                 for alloc_id, first in zip(alloc_ids, firsts)]
 
     def _notify_row(self, ctx, alloc_id, phase):
-        """Send ``baremetal.allocation.create.<phase>`` for a row of ours; never raises."""
+        """Send ``baremetal.allocation.create.<phase>`` for a row of ours; never raises.
+
+        ``start`` only for a row still ``allocating``: one another path of
+        this conductor already finished (the resume at start, the re-drive)
+        got its start and its end then.  None when nothing was sent.
+        """
         try:
             alloc = alloc_obj.get_by_id(ctx, alloc_id)
         except Exception:
             return None
-        if alloc.conductor_affinity == self.host:
-            self.notifier.emit(ctx, 'create', phase, alloc)
+        if alloc.conductor_affinity != self.host or (
+                phase == 'start' and alloc.state != alloc_obj.ALLOCATING):
+            return None
+        self.notifier.emit(ctx, 'create', phase, alloc)
         return alloc
 
     def allocate(self, ctx, alloc_id, first=None):

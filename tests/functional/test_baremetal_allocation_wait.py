@@ -67,6 +67,26 @@ def test_a_slow_conductor_is_answered_allocating_and_finishes(bm, berth, conf,
     assert done['state'] == 'active' and done['node_uuid'] == node['uuid']
 
 
+def test_a_row_finished_by_another_drive_is_answered_as_stored(bm, berth, conf,
+                                                                monkeypatch):
+    # the resume at start (or the re-drive) finished the row first, so the
+    # API's call wrote nothing and has no outcome of its own to answer
+    conf.set_override('allocation_wait', OUTCOME_WAIT, group='api')
+    node = h.make_node(bm, 'n1')
+    for conductor in berth.conductors:
+        allocator = conductor.manager.node_allocator
+
+        def drive_elsewhere(ctx, alloc_id, first=None, *, original=allocator.allocate):
+            original(ctx, alloc_id, first)
+            return None
+        monkeypatch.setattr(allocator, 'allocate', drive_elsewhere)
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold'})
+    assert resp.status_code == 201, resp.text
+    body = resp.json()
+    assert body['state'] == 'active' and body['node_uuid'] == node['uuid']
+    assert body == bm.get('/v1/allocations/%s' % body['uuid']).json()
+
+
 def test_queue_run_answers_what_the_worker_wrote_or_none(ctx):
     workers = workers_mod.Workers('w', 1)
     queue = allocation_queue.AllocationQueue(

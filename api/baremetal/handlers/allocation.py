@@ -133,7 +133,7 @@ def _create_and_cast(req, values):
     The owner is waited for up to ``[api] allocation_wait`` seconds, so the
     answer usually shows the outcome; a conductor that does not answer in
     time leaves the row ``allocating`` (it, its re-drive or the orphan
-    takeover finishes it), which the answer then shows.
+    takeover finishes it), and the answer shows the row as stored by then.
     """
     conductor = require_conductor(req)
     if values.get('uuid') is None:
@@ -158,10 +158,25 @@ def _create_and_cast(req, values):
         except exception.AllocationNotFound:
             raise unavailable from None
     if written is None:
-        return alloc
+        # a cast (no wait) answers the row as created, like Ironic
+        return _as_stored(req, alloc) if req.conf.api.allocation_wait > 0 else alloc
     return dataclasses.replace(
         alloc, state=written.state, node_uuid=written.node_uuid,
         last_error=written.last_error, updated_at=written.updated_at)
+
+
+def _as_stored(req, alloc):
+    """``alloc`` as the database shows it now (as created when deleted meanwhile).
+
+    The conductor answers None when it has no outcome of its own to give:
+    not done in time, or another of its paths (the resume at start, the
+    re-drive) drove the row first.  The row may be finished all the same,
+    and the answer should not show a state older than a GET would.
+    """
+    try:
+        return alloc_obj.get_by_id(req.context, alloc.id)
+    except exception.AllocationNotFound:
+        return alloc
 
 
 def _instance_free(req, alloc_uuid):

@@ -16,11 +16,12 @@ class _Notifier:
         self.sent.append('%s.%s' % (action, phase))
 
 
-def _allocator(monkeypatch, row):
+def _allocator(monkeypatch, row, state='allocating'):
     allocator = node_allocations.NodeAllocator('c0')
     allocator.notifier = _Notifier()
     monkeypatch.setattr(node_allocations.alloc_obj, 'get_by_id',
-                        lambda ctx, alloc_id: types.SimpleNamespace(conductor_affinity='c0'))
+                        lambda ctx, alloc_id: types.SimpleNamespace(
+                            conductor_affinity='c0', state=state))
     monkeypatch.setattr(allocator, '_allocate_row', row)
     return allocator
 
@@ -87,3 +88,12 @@ def test_a_failing_drive_releases_its_waiters(monkeypatch):
     except RuntimeError:
         pass
     assert allocator._flights == {}
+
+
+def test_a_row_already_finished_here_gets_no_second_start(monkeypatch):
+    # the resume at start drove the row before the API's call reached it:
+    # that drive sent its start and end; this one writes nothing, sends nothing
+    allocator = _allocator(monkeypatch, lambda ctx, alloc_id, first=None: None,
+                           state='active')
+    assert allocator.allocate(None, 7) is None
+    assert allocator.notifier.sent == []
