@@ -24,9 +24,15 @@ def _now():
     return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
 
 
-def resume_own(ctx, allocator):
-    """Drive every ``allocating`` row whose affinity is this conductor; return the count."""
-    rows = alloc_obj.list_allocating(ctx, affinity=allocator.host)
+def resume_own(ctx, allocator, before=None):
+    """Drive every ``allocating`` row whose affinity is this conductor; return the count.
+
+    ``before``: only the rows last written before then (this conductor's
+    start).  A row created since belongs to an API request whose message is
+    on its way here: driving it now would race that request for it.  A row
+    whose message never comes is the stale sweep's.
+    """
+    rows = alloc_obj.list_allocating(ctx, affinity=allocator.host, older_than=before)
     for row in rows:
         allocator.allocate(ctx, row.id)
     if rows:
@@ -86,12 +92,13 @@ def sweep_stale(ctx, allocator, timeout):
 def tasks(conf, db, allocator, ring, queue=None):
     """``[(callable, spacing)]`` for the conductor's periodic worker."""
     a = conf.allocation
+    started = _now()
 
     def resume_node_allocations():
         ctx = berth_context.admin_context(db)
         if allocator.mirror:
             mirror_nodes(ctx)
-        resume_own(ctx, allocator)
+        resume_own(ctx, allocator, before=started)
         raise periodics.NeverAgain()  # once, right after the conductor joined
 
     def take_over_orphan_allocations():

@@ -1,5 +1,7 @@
 """Recovery of node allocations: resume at start, orphan takeover, stale sweep."""
 
+import time
+
 import pytest
 
 from common import context as berth_context
@@ -58,6 +60,20 @@ def test_a_restarted_conductor_resumes_its_rows(bm, berth, ctx):
         service.stop(grace=0)
     assert (done['state'], done['node_uuid']) == (
         'active', bm.get('/v1/nodes/r1').json()['uuid'])
+
+
+def test_the_resume_leaves_rows_created_since_the_start_to_their_requests(bm, berth,
+                                                                          ctx):
+    for name in ('r1', 'r2'):
+        h.make_node(bm, name)
+    mine = berth.conductors[0]
+    left = _allocating(ctx, mine.host)[0]
+    started = periodics._now()
+    time.sleep(0.01)
+    fresh = _allocating(ctx, mine.host)[0]      # its API request is on its way
+    assert periodics.resume_own(ctx, mine.manager.node_allocator, before=started) == 1
+    assert alloc_obj.get(ctx, left.uuid).state == 'active'
+    assert alloc_obj.get(ctx, fresh.uuid).state == 'allocating'
 
 
 @pytest.fixture
