@@ -138,15 +138,7 @@ class Sched:
         self.pid = pid
 
     def read(self):
-        out = {}
-        base = '/proc/%d/task' % self.pid
-        for tid in os.listdir(base):
-            try:
-                with open('%s/%s/schedstat' % (base, tid)) as f:
-                    out[tid] = tuple(int(x) for x in f.read().split())
-            except OSError:          # the thread ended meanwhile
-                continue
-        return out
+        return serve_process.schedstat(self.pid)
 
 
 def own_sched():

@@ -192,11 +192,7 @@ def application_layers(count, nodes=200):
             node_allocations.make_nodes(stack.db, nodes)
             inproc = _wsgi_caller(stack.servers['baremetal'].app)
             client = node_allocations._Client(stack.baremetal_url)
-            status, body = inproc('POST', '/v1/allocations', {'resource_class': 'baremetal'})
-            if status != 201 or body['state'] != 'active':
-                raise RuntimeError('the first allocation did not end active: %s %s'
-                                   % (status, body))
-            one = '/v1/allocations/' + body['uuid']
+            one = '/v1/allocations/' + _allocate(inproc, 1)[0]
             rows = {}
             for label, call in (('app', inproc), ('served', client.call)):
                 rows[label + ' GET /v1'] = _per_request(count, lambda: call('GET', '/v1'))

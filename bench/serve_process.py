@@ -5,8 +5,9 @@ clients so that its RSS, its CPU and its start are the deployment's own:
 :class:`Serve` starts it on a state directory (and database) and times it
 to *listening*, *limited ready* (a first ``limit=50`` answer) and *ready*
 (a first full answer: the provider index loaded); :func:`cpu_seconds`,
-:func:`runqueue_ns` and :func:`memory` read a process's CPU clock, its
-threads' wait for a CPU and its RSS.
+:func:`schedstat` (:func:`runqueue_ns`) and :func:`memory` read a process's
+CPU clock, its threads' scheduling counters (their wait for a CPU) and its
+RSS.
 """
 
 import http.client
@@ -96,17 +97,25 @@ def cpu_seconds(pid):
         return cluster.cpu_seconds(pid)
 
 
+def schedstat(pid):
+    """``{tid: (on-CPU ns, runqueue ns, timeslices)}`` of the live threads of ``pid``.
+
+    Raises OSError when ``pid`` is gone; a thread that ends meanwhile is left out.
+    """
+    out = {}
+    base = '/proc/%d/task' % pid
+    for tid in os.listdir(base):
+        try:
+            with open('%s/%s/schedstat' % (base, tid)) as f:
+                out[tid] = tuple(int(x) for x in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return out
+
+
 def runqueue_ns(pid):
     """ns the threads of ``pid`` spent runnable but off a CPU (schedstat; 0 if unknown)."""
-    total = 0
     try:
-        tids = os.listdir('/proc/%d/task' % pid)
+        return sum(stat[1] for stat in schedstat(pid).values() if len(stat) > 1)
     except OSError:
         return 0
-    for tid in tids:
-        try:
-            with open('/proc/%d/task/%s/schedstat' % (pid, tid)) as f:
-                total += int(f.read().split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
