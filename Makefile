@@ -8,7 +8,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: run test test-wheel test-db-parity install sample-config clean
+.PHONY: run test test-wheel test-db-parity test-compat install sample-config clean
 
 $(STAMP): requirements.txt test-requirements.txt constraints.txt setup.cfg setup.py pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,10 +38,17 @@ test: $(STAMP)
 	$(MAKE) test-wheel
 	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS)
 	$(MAKE) test-db-parity
-	$(VENV)/bin/pytest -m "integration and not chaos and not netns and not ha" $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -m "integration and not chaos and not netns and not ha and not compat" $(PYTEST_ARGS)
+	$(MAKE) test-compat
 	$(VENV)/bin/pytest -m chaos -s $(PYTEST_ARGS)
 	$(VENV)/bin/pytest -m netns -s $(PYTEST_ARGS)
 	$(VENV)/bin/pytest -m ha -s $(PYTEST_ARGS)
+
+# The compatibility tier: the community's own suites (tests/compat), each in a
+# pinned venv of its own, run unmodified against a real berth; each prints its
+# counts and fails on a failure its expected-failures list does not name.
+test-compat: $(STAMP)
+	$(VENV)/bin/pytest -m compat -s $(PYTEST_ARGS)
 
 # The wheel as an operator gets it: built from this checkout, installed with
 # its declared requirements only into a fresh venv in a temporary directory,
