@@ -67,7 +67,8 @@ test-db-parity: $(STAMP)
 # regenerate etc/berth/berth.conf.sample, doc/configuration.md and
 # doc/api/placement-endpoints.md (tests fail when they are stale)
 sample-config: $(STAMP)
-	$(VENV)/bin/oslo-config-generator --config-file etc/berth/berth-config-generator.conf
+	$(VENV)/bin/oslo-config-generator --config-file etc/berth/berth-config-generator.conf \
+		--output-file etc/berth/berth.conf.sample
 	$(PY) -m common.conf.reference doc/configuration.md
 	$(PY) -m api.placement.reference doc/api/placement-endpoints.md
 

@@ -121,3 +121,17 @@ def test_one_config_builder():
             if rel not in allowed and 'cfg.ConfigOpts()' in path.read_text():
                 found.append(rel)
     assert found == []
+
+
+def test_the_generator_config_works_outside_the_checkout(tmp_path, monkeypatch, capsys):
+    """The installed copy (share/berth/etc) names no path relative to a checkout."""
+    generator_conf = (ROOT / 'etc/berth/berth-config-generator.conf').read_text()
+    assert not [line for line in generator_conf.splitlines()
+                if line.replace(' ', '').startswith('output_file=')]
+    installed = tmp_path / 'share' / 'berth' / 'etc'
+    installed.mkdir(parents=True)
+    (installed / 'berth-config-generator.conf').write_text(generator_conf)
+    monkeypatch.chdir(tmp_path)
+    generator.main(['--config-file', str(installed / 'berth-config-generator.conf')])
+    assert '[placement]' in capsys.readouterr().out
+    assert list(tmp_path.rglob('*.sample')) == []
