@@ -14,3 +14,4 @@ def make_conf(argv, description=None, cli_opts=(), default_config_files=None):
 
 
 setup_logging = builder.setup_logging
+DEFAULT_CONFIG_FILE = builder.DEFAULT_CONFIG_FILE

@@ -1,5 +1,6 @@
 """``berth-manage``: schema migrations and operator tasks."""
 
+import os
 import sys
 
 from oslo_config import cfg
@@ -47,6 +48,24 @@ def _add_commands(subparsers):
         add(subparsers)
 
 
+def _unconfigured(conf):
+    """Why berth-manage must not go on: no file read and no database to find, or None.
+
+    Without a configuration file, ``[database] connection`` falls back to the
+    embedded SQLite file in ``state_path`` (``./berth-data``); opening it would
+    create an empty database in whatever directory the operator stood in.
+    """
+    if conf.config_file or conf.database.connection:
+        return None
+    embedded = os.path.abspath(os.path.join(conf.state_path, 'berth.sqlite'))
+    if os.path.exists(embedded):
+        return None
+    return ('no configuration: no --config-file given, %s not found, and no embedded '
+            'database at %s; pass --config-file with [database] connection '
+            '(berth-manage creates no database by itself)'
+            % (config.DEFAULT_CONFIG_FILE, embedded))
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     category = cfg.SubCommandOpt('category', title='Commands',
@@ -56,6 +75,10 @@ def main(argv=None):
                                 cli_opts=[category])
     except cfg.Error as exc:
         print('berth-manage: %s' % exc, file=sys.stderr)
+        return 2
+    refusal = _unconfigured(conf)
+    if refusal:
+        print('berth-manage: %s' % refusal, file=sys.stderr)
         return 2
     return conf.category.func(conf)
 

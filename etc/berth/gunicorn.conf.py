@@ -8,6 +8,11 @@ of them.  The hooks below empty it when gunicorn starts and drop the live
 gauges of a worker that exited.  ``BERTH_CONFIG_FILE`` names the
 configuration file (default /etc/berth/berth.conf); ``BERTH_BIND`` and
 ``BERTH_WORKERS`` the address and the number of worker processes.
+
+Each master gets a control socket (``gunicornc``) of its own, named after the
+address it binds (``BERTH_CONTROL_SOCKET`` overrides it): with gunicorn's
+default both APIs on one host would share ``~/.gunicorn/gunicorn.ctl`` and the
+second master would take the first one's socket.
 """
 
 import os
@@ -16,6 +21,9 @@ from common import metrics
 
 bind = os.environ.get('BERTH_BIND', '127.0.0.1:8778')
 workers = int(os.environ.get('BERTH_WORKERS', '2'))
+control_socket = os.environ.get('BERTH_CONTROL_SOCKET') or os.path.join(
+    os.environ.get('XDG_RUNTIME_DIR') or os.path.join(os.path.expanduser('~'), '.gunicorn'),
+    'berth-%s.ctl' % bind.replace(':', '-').replace('/', '_'))
 
 
 def on_starting(server):

@@ -11,8 +11,8 @@ that option's type.
 import pathlib
 import re
 
-import pytest
 from oslo_config import cfg, generator
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GENERATOR_CONF = ROOT / 'etc/berth/berth-config-generator.conf'
