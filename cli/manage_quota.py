@@ -1,6 +1,7 @@
 """``berth-manage quota set|show|delete``: quota limits, straight on the database."""
 
 import json
+import sys
 
 from common import context as berth_context
 from common import exception
@@ -33,14 +34,15 @@ def _parse_pairs(pairs, what):
     return out
 
 
-def _print(ctx, project_id, user_id, conf=None):
+def _print(ctx, project_id, user_id, conf):
     body = {'project_id': project_id, 'user_id': user_id}
     body.update(_show_body(ctx, project_id, user_id, conf))
+    body['enforced'] = conf.quota.enforce
     print(json.dumps(body, indent=2, sort_keys=True))
 
 
 def _show_body(ctx, project_id, user_id, conf):
-    source = quota_keystone.source_for(conf) if conf is not None else quota_obj.TABLE
+    source = quota_keystone.source_for(conf)
     views = ('cores',) if source is not quota_obj.TABLE else ()
     return quota_obj.show(ctx, project_id, user_id, source=source, views=views)
 
@@ -64,7 +66,10 @@ def _set(conf):
 
         def run(ctx):
             quota_obj.set_limits(ctx, args.project_id, limits, args.user_id)
-            _print(ctx, args.project_id, args.user_id)
+            _print(ctx, args.project_id, args.user_id, conf)
+            if not conf.quota.enforce:
+                print('berth-manage quota set: warning: %s' % quota_obj.NOT_ENFORCED,
+                      file=sys.stderr)
         _with_ctx(conf, run)
     except exception.InvalidQuota as exc:
         print('berth-manage quota set: %s' % exc.message)

@@ -34,6 +34,10 @@ VIEWS = 'views'
 # a view limits the sum of several classes: nova's "cores" is VCPU + PCPU
 VIEW_CLASSES = {'cores': ('VCPU', 'PCPU')}
 
+# what a limit set while [quota] enforce is false is answered with (API and CLI)
+NOT_ENFORCED = ('limits are stored but not enforced: [quota] enforce is false, so no '
+                'allocation write is checked against them')
+
 
 @dataclasses.dataclass
 class Limits:

@@ -36,7 +36,9 @@ def test_limits_round_trip_with_usage_beside_them(client, ctx):
         'project_id': 'p1', 'user_id': None,
         'resources': {'MEMORY_MB': {'limit': 0, 'usage': 0},
                       'VCPU': {'limit': 10, 'usage': 2}},
-        'consumers': {'INSTANCE': {'limit': 5, 'usage': 1}}, 'source': 'berth'}
+        'consumers': {'INSTANCE': {'limit': 5, 'usage': 1}}, 'source': 'berth',
+        'enforced': True}
+    assert 'Warning' not in resp.headers       # enforced limits need no warning
     # a user's limits are a separate scope
     assert client.get('/quotas/p1?user_id=u1').json()['resources'] == {}
     assert client.delete('/quotas/p1').status_code == 204

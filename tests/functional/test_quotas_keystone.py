@@ -70,7 +70,7 @@ def test_get_quotas_shows_keystone_limits_usage_and_cores(client, ctx):
         'project_id': 'p1', 'user_id': None, 'source': 'keystone',
         'resources': {'VCPU': {'limit': 3, 'usage': 2}},
         'consumers': {'INSTANCE': {'limit': 10, 'usage': 1}},
-        'views': {'cores': {'limit': 50, 'usage': 2}}}
+        'views': {'cores': {'limit': 50, 'usage': 2}}, 'enforced': True}
     # Keystone has no per-user limits
     user = client.get('/quotas/p1?user_id=u1').json()
     assert user['source'] == 'keystone' and user['resources'] == {}

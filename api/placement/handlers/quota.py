@@ -6,6 +6,11 @@ The limits come from ``[quota] limits_source``: berth's table (written by
 PUT/DELETE here) or Keystone unified limits (read only here: PUT/DELETE
 answer 409); the body's ``source`` says which, and with Keystone a
 ``views`` member reports ``cores`` (VCPU + PCPU) as nova does.
+
+``enforced`` says whether the limits bite (``[quota] enforce``): a limit set
+while they do not is stored, and the answer says so in a ``warning`` member
+and a ``Warning`` header, so that nobody believes a limit protects them when
+no write is checked against it.
 """
 
 from api.placement import policy, response, router, validation
@@ -27,6 +32,7 @@ def _body(req, project_id, user_id):
     views = () if source is quota_obj.TABLE else ('cores',)
     body.update(quota_obj.show(req.context, project_id, user_id, source=source,
                                views=views))
+    body['enforced'] = req.conf.quota.enforce
     return body
 
 
@@ -52,7 +58,13 @@ def put_quota(req):
                          quota_obj.Limits(resources=data.get('resources', {}),
                                           consumers=data.get('consumers', {})),
                          user_id)
-    return response.send_json(req, _body(req, project_id, user_id), cache=False)
+    body = _body(req, project_id, user_id)
+    if body['enforced']:
+        return response.send_json(req, body, cache=False)
+    body['warning'] = quota_obj.NOT_ENFORCED
+    resp = response.send_json(req, body, cache=False)
+    resp.headers['Warning'] = '299 berth "%s"' % quota_obj.NOT_ENFORCED
+    return resp
 
 
 @router.endpoint()
