@@ -6,20 +6,27 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 PYTEST_ARGS ?=
 
 .PHONY: run test test-wheel test-db-parity test-compat install sample-config clean
 
-$(STAMP): requirements.txt test-requirements.txt constraints.txt setup.cfg setup.py pyproject.toml
+# `make run` installs what the service needs (requirements.txt) and nothing of
+# the test toolchain; `make test` adds test-requirements.txt on top.
+$(RUN_STAMP): requirements.txt constraints.txt setup.cfg setup.py pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -c constraints.txt -r requirements.txt -r test-requirements.txt
+	$(PIP) install -q -c constraints.txt -r requirements.txt
 	$(PIP) install -q -c constraints.txt --no-deps -e .
+	touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP) test-requirements.txt
+	$(PIP) install -q -c constraints.txt -r requirements.txt -r test-requirements.txt
 	touch $(STAMP)
 
 install: $(STAMP)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(VENV)/bin/berth serve
 
 # ruff first (a lint failure stops the run before any server starts), then the
