@@ -78,15 +78,62 @@ def test_the_same_thread_asking_again_is_not_a_deadlock(monkeypatch):
     assert inner == [{'state': 'error'}] and calls == [3, 3]
 
 
+class _WatchedEvent(threading.Event):
+    """An Event that tells when somebody is waiting on it."""
+
+    def __init__(self, waiting):
+        super().__init__()
+        self._waiting = waiting
+
+    def wait(self, timeout=None):
+        self._waiting.set()
+        return super().wait(timeout)
+
+
 def test_a_failing_drive_releases_its_waiters(monkeypatch):
+    """A caller waiting on a drive that raises is woken, gets no result, and
+    the row is free for the next drive.
+
+    Mutation this catches: ``flight.done.set()`` only on success (outside the
+    ``finally``) -- the waiter then blocks forever (no timeout in production).
+    """
+    waiting, fail = threading.Event(), threading.Event()
+
+    class Flight(node_allocations._Flight):
+        def __init__(self, thread):
+            super().__init__(thread)
+            self.done = _WatchedEvent(waiting)
+
+    monkeypatch.setattr(node_allocations, '_Flight', Flight)
+
     def row(ctx, alloc_id, first=None):
+        assert fail.wait(10)
         raise RuntimeError('boom')
 
     allocator = _allocator(monkeypatch, row)
-    try:
-        allocator.allocate(None, 5)
-    except RuntimeError:
-        pass
+    errors, results = [], []
+
+    def drive():
+        try:
+            allocator.allocate(None, 5)
+        except RuntimeError as exc:
+            errors.append(exc)
+
+    driver = threading.Thread(target=drive, daemon=True)
+    driver.start()
+    while not allocator._flights:            # the driver holds the flight
+        assert driver.is_alive()
+        threading.Event().wait(0.01)
+    waiter = threading.Thread(target=lambda: results.append(allocator.allocate(None, 5)),
+                              daemon=True)
+    waiter.start()
+    assert waiting.wait(10)                  # the second caller waits on the first
+    fail.set()
+    driver.join(10)
+    waiter.join(10)
+    assert not waiter.is_alive(), 'a waiter of a failed drive was never woken'
+    assert [str(e) for e in errors] == ['boom']
+    assert results == [None]
     assert allocator._flights == {}
 
 
