@@ -39,6 +39,18 @@ _leased = {'function': [], 'module': []}
 _engines = {}         # name -> a small engine used to empty the database
 
 
+# the engines with an exact, cheap change detector (db/change.py): the answer
+# cache and the candidate index's "nothing changed" path work on these only.
+# Derived from the engine under test, never from change_token() itself, so a
+# detector that stopped answering fails the tests that rely on it.
+CHANGE_DETECTOR_ENGINES = ('sqlite', 'postgresql')
+
+
+def has_change_detector(db):
+    """Whether ``db`` (a db.api.Database) runs on an engine that has one."""
+    return db.engine.dialect.name in CHANGE_DETECTOR_ENGINES
+
+
 def is_server():
     return ENGINE != 'sqlite'
 
