@@ -159,6 +159,23 @@ def test_node_writes_follow_ironics_owner_and_lessee_rules(bm, as_project, nodes
     assert bm.get('/v1/nodes/mine').json()['owner'] == 'p1'
 
 
+@pytest.mark.parametrize('order', [('lessee', 'owner'), ('owner', 'lessee')])
+def test_every_field_of_a_several_field_patch_is_checked(bm, as_project, nodes, order):
+    """The member may change ``lessee`` alone, never ``owner``: together, 403.
+
+    Mutation this catches (issue 39): the per-field rule loop checking only the
+    first changed field -- with ``lessee`` first the member got 200 and a new
+    owner.  Nothing of the refused patch is written.
+    """
+    values = {'lessee': 'p3', 'owner': 'p3'}
+    patch = [{'op': 'add', 'path': '/%s' % field, 'value': values[field]}
+             for field in order]
+    status, body = as_project('PATCH', '/v1/nodes/mine', body=patch)
+    assert status == 403, body
+    shown = bm.get('/v1/nodes/mine').json()
+    assert (shown['owner'], shown['lessee']) == ('p1', None)
+
+
 def test_lessee_needs_api_1_65(bm, as_project, nodes):
     resp = bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'lessee': 'x'},
                    headers={'X-OpenStack-Ironic-API-Version': '1.64'})
