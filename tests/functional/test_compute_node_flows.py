@@ -244,6 +244,57 @@ def test_two_concurrent_readers_migrate_once(ctx, client, with_uuid):
     assert [p['uuid'] for p in providers['resource_providers']] == [migrated.uuid]
 
 
+def test_a_second_reader_waits_for_the_first_readers_row_lock(ctx, client, monkeypatch):
+    """A forced interleaving: the first reader holds the row (SELECT ... FOR
+    UPDATE) and pauses inside its migration; the second must not start one.
+
+    It blocks on the row until the first commits, then finds the provider:
+    one migration, 'migrated' and 'already'.  Mutation this catches (issue
+    39): the locking read without ``with_for_update()`` -- on PostgreSQL and
+    MariaDB the second reader then enters the migration while the first is
+    paused in it.  SQLite serialises writers, so there it holds either way.
+    The 10 s bound only lets a lock-less second reader reach the migration;
+    with the lock it is waited out in full and the test passes.
+    """
+    node = _legacy(ctx)
+    real = compute_node_flows.migration.migrate_row
+    paused, release, second = threading.Event(), threading.Event(), threading.Event()
+    entries = []
+
+    def migrate_row(c, legacy, rules):
+        entries.append(threading.current_thread().name)
+        if len(entries) == 1:
+            paused.set()
+            assert release.wait(120)
+        else:
+            second.set()
+        return real(c, legacy, rules)
+
+    monkeypatch.setattr(compute_node_flows.migration, 'migrate_row', migrate_row)
+    outcomes, errors = {}, []
+
+    def migrate(name):
+        try:
+            outcomes[name] = compute_node_flows.migrate_once(_ctx_copy(ctx), node.id, RULES)
+        except Exception as exc:   # the assertion below shows it
+            errors.append(exc)
+
+    first = threading.Thread(target=migrate, args=('first',), name='first', daemon=True)
+    first.start()
+    assert paused.wait(60), 'the first reader never reached its migration'
+    later = threading.Thread(target=migrate, args=('second',), name='second', daemon=True)
+    later.start()
+    overlapped = second.wait(10)
+    release.set()
+    first.join(60)
+    later.join(60)
+    assert not first.is_alive() and not later.is_alive()
+    assert not overlapped, 'the second reader migrated while the first held the row'
+    assert errors == [] and outcomes == {'first': 'migrated', 'second': 'already'}
+    assert entries == ['first']
+    assert len(client.get('/resource_providers').json()['resource_providers']) == 1
+
+
 def test_two_concurrent_reads_both_see_one_migration(ctx, client):
     node = _legacy(ctx)
     barrier = threading.Barrier(2)
