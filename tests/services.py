@@ -7,6 +7,7 @@ runs as the ``postgres`` user through ``setpriv``).
 """
 
 import fcntl
+import importlib
 import os
 import random
 import shutil
@@ -17,11 +18,29 @@ import tempfile
 import time
 
 RABBIT_BIN = '/usr/lib/rabbitmq/bin'
+# BERTH_REQUIRE_SERVICES=1 (CI): a missing server, tool or package fails its test
+REQUIRE = os.environ.get('BERTH_REQUIRE_SERVICES') == '1'
 PG_BIN = os.environ.get('BERTH_PG_BIN', '/usr/lib/postgresql/15/bin')
 
 
 class ServiceError(Exception):
     """A server did not start (its log tail is in the message)."""
+
+
+def unavailable(reason):
+    """Skip the test loudly for ``reason``, or fail it under BERTH_REQUIRE_SERVICES=1."""
+    import pytest
+    if REQUIRE:
+        pytest.fail('%s [BERTH_REQUIRE_SERVICES=1]' % reason)
+    pytest.skip('!!! SKIPPED: %s !!!' % reason)
+
+
+def import_or_unavailable(name):
+    """``importlib.import_module(name)``; :func:`unavailable` when it is not installed."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        unavailable('%s is not installed (%s)' % (name, exc))
 
 
 def build_once(path, ready, build, timeout, unavailable):

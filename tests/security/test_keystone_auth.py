@@ -14,9 +14,10 @@ import webob
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
 from common.conf import builder
+from tests import services
 from tests.security import fake_keystone
 
-pytest.importorskip('keystonemiddleware.auth_token')
+services.import_or_unavailable('keystonemiddleware.auth_token')
 
 ADMIN_TOKEN = 'tok-admin-3f9c2b71e0a54d'
 READER_TOKEN = 'tok-reader-8a1d44c2b9e07f'

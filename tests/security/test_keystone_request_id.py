@@ -14,10 +14,11 @@ import webob
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
 from common.conf import builder
+from tests import services
 from tests.functional import alloc_helpers, baremetal_helpers
 from tests.security import fake_keystone
 
-pytest.importorskip('keystonemiddleware.auth_token')
+services.import_or_unavailable('keystonemiddleware.auth_token')
 
 TOKEN = 'tok-admin-61c0e9d2a4b7f3'
 
