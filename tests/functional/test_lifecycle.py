@@ -112,6 +112,23 @@ def _nobody_listens():
     return services.free_port()
 
 
+class _Silent:
+    """A listening port whose server never speaks; ``connected()`` waits for a client."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.port = sock.getsockname()[1]
+        self.clients = []
+
+    def connected(self, seconds=60):
+        """Wait until a client's connection arrives (kept open, never answered)."""
+        self.sock.settimeout(seconds)
+        try:
+            self.clients.append(self.sock.accept()[0])
+        except TimeoutError:
+            pytest.fail('nothing connected to the silent server within %ss' % seconds)
+
+
 @pytest.fixture
 def silent_server():
     """A port whose kernel completes the handshake but whose server never speaks.
@@ -123,7 +140,10 @@ def silent_server():
     sock = socket.socket()
     sock.bind(('127.0.0.1', 0))
     sock.listen(16)
-    yield sock.getsockname()[1]
+    silent = _Silent(sock)
+    yield silent
+    for client in silent.clients:
+        client.close()
     sock.close()
 
 
@@ -139,27 +159,30 @@ def test_conductor_stops_while_the_broker_is_unreachable(tmp_path, command):
 def test_conductor_stops_while_the_database_is_unreachable(tmp_path, command,
                                                            silent_server):
     cfg = _config(tmp_path, database={
-        'connection': 'postgresql+psycopg2://berth:pw@127.0.0.1:%d/berth' % silent_server})
+        'connection': 'postgresql+psycopg2://berth:pw@127.0.0.1:%d/berth'
+                      % silent_server.port})
     cmd = command('berth-conductor', '--config-file', cfg)
     cmd.wait_for('opening the database')
-    time.sleep(1)   # inside libpq's connect (10 s connect timeout)
+    silent_server.connected()   # inside libpq's connect (10 s connect timeout)
     assert cmd.stop(signal.SIGINT) == 0
     assert 'stop requested while opening the database' in cmd.output()
 
 
-def test_conductor_stops_while_coordination_is_unreachable(tmp_path, command):
+def test_conductor_stops_while_coordination_is_unreachable(tmp_path, command,
+                                                          silent_server):
     cfg = _synced(tmp_path, coordination={
-        'backend_url': 'etcd3+http://127.0.0.1:%d?timeout=1' % _nobody_listens()})
+        'backend_url': 'etcd3+http://127.0.0.1:%d?timeout=1' % silent_server.port})
     cmd = command('berth-conductor', '--config-file', cfg)
     cmd.wait_for('connecting to the coordination backend')
-    time.sleep(1)
+    silent_server.connected()   # inside the coordinator's first request
     assert cmd.stop() == 0
     assert 'stop requested while connecting to the coordination backend' in cmd.output()
 
 
 def test_api_stops_while_the_database_is_unreachable(tmp_path, command, silent_server):
     cfg = _config(tmp_path, database={
-        'connection': 'postgresql+psycopg2://berth:pw@127.0.0.1:%d/berth' % silent_server})
+        'connection': 'postgresql+psycopg2://berth:pw@127.0.0.1:%d/berth'
+                      % silent_server.port})
     cmd = command('berth-api', '--config-file', cfg)
     cmd.wait_for('opening the database')
     assert cmd.stop() == 0

@@ -152,5 +152,9 @@ def test_a_client_gone_before_the_answer_does_not_stop_the_server(served):
     raw = socket.create_connection((host, port), timeout=10)
     raw.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
     raw.close()
-    time.sleep(0.2)             # its worker writes to a closed peer meanwhile
+    deadline = time.monotonic() + 30     # its worker writes to the closed peer
+    while not sends:
+        assert time.monotonic() < deadline, 'the gone client was never answered'
+        time.sleep(0.01)
     assert _get(conn, '/') == (200, b'{}')
+    assert len(sends) == 2
