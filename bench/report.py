@@ -138,6 +138,17 @@ def load_saved(results_dir):
     return collected
 
 
+def keep_the_others(collected, results_dir):
+    """``collected`` (the experiments just run) with every other section's saved results.
+
+    ``--only X`` re-runs X; the report it writes keeps the sections it did not
+    re-run, from their files in ``results_dir``, instead of dropping them.
+    """
+    merged = load_saved(results_dir)
+    merged.update(collected)
+    return merged
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='small sizes, a few minutes')
@@ -158,6 +169,8 @@ def main(argv=None):
         selected = {s for s in args.only.split(',') if s}
         collected = run_all(selected, args.quick, pathlib.Path(args.results), args.timeout,
                             args.region)
+        if selected:
+            collected = keep_the_others(collected, pathlib.Path(args.results))
     chaos = plots.read_chaos(args.chaos) if args.chaos else []
     out = pathlib.Path(args.out)
     info = machine()

@@ -185,3 +185,26 @@ def test_report_claims_cpu_per_process_kind(tmp_path):
     text = report_plots.write_report(tmp_path / 'b.md', collected, [], machine)
     assert ('| 3 | 1000 | 1000 | 150.0 | 50.0 | 90.0 | 0 | 2.5 | 4.0 | 1.5 | 1.0 | 0.1 | 1.2 '
             '| 10.3 |') in text
+
+
+def test_only_one_experiment_keeps_the_other_sections(tmp_path, monkeypatch):
+    """``--only claims_workers`` re-runs that one and keeps the saved others (issue 39)."""
+    results = tmp_path / 'results'
+    results.mkdir()
+    saved = _collected()
+    for name, entry in saved.items():
+        (results / ('%s.json' % name)).write_text(json.dumps(entry))
+    fresh = {'title': 'Claims vs workers (again)', 'runs': saved['claims_workers']['runs']}
+    monkeypatch.setattr(report, 'run_all', lambda selected, *a: {
+        name: fresh for name in selected})
+    written = {}
+
+    def write_report(out, collected, chaos, info):
+        written.update(collected)
+        return ''
+    monkeypatch.setattr(report.plots, 'write_report', write_report)
+    assert report.main(['--only', 'claims_workers', '--results', str(results),
+                        '--out', str(tmp_path / 'benchmarks.md')]) == 0
+    assert set(written) == set(saved)
+    assert written['claims_workers']['title'] == 'Claims vs workers (again)'
+    assert written['candidates'] == saved['candidates']
