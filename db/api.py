@@ -19,7 +19,7 @@ import functools
 import logging
 import os
 import threading
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
@@ -31,6 +31,14 @@ LOG = logging.getLogger('berth.' + __name__)
 
 P = ParamSpec('P')
 R = TypeVar('R')
+
+
+class _HasDatabase(Protocol):
+    """What ``reader``/``writer`` need of a context: its process's Database."""
+    db: Database
+
+
+Ctx = TypeVar('Ctx', bound=_HasDatabase)
 
 
 def connection_url(conf: Any) -> str:
@@ -114,7 +122,7 @@ class Database:
         self.replica_engine = None
         if slave_connection and not self.is_sqlite:
             self.replica_engine = self._tc.reader.get_engine()
-        self._watcher = None
+        self._watcher: change.SqliteWatcher | change.PostgresWatcher | None = None
         if self.is_sqlite:
             _keep_connections(self._tc.writer.get_engine())
             _keep_connections(self._tc.reader.get_engine())
@@ -256,10 +264,10 @@ def _serialised(lock, transaction):
             yield session
 
 
-def reader(fn: Callable[P, R]) -> Callable[P, R]:
+def reader(fn: Callable[Concatenate[Ctx, P], R]) -> Callable[Concatenate[Ctx, P], R]:
     """Run ``fn(ctx, ...)`` in a read transaction; the session is ``ctx.session``."""
     @functools.wraps(fn)
-    def wrapper(ctx, *args, **kwargs):
+    def wrapper(ctx: Ctx, *args: P.args, **kwargs: P.kwargs) -> R:
         with ctx.db.reader(ctx):
             return fn(ctx, *args, **kwargs)
     return wrapper
@@ -309,21 +317,21 @@ def _on_replica(ctx, replica, fn, args, kwargs):
         return fn(ctx, *args, **kwargs)
 
 
-def writer(fn: Callable[P, R]) -> Callable[P, R]:
+def writer(fn: Callable[Concatenate[Ctx, P], R]) -> Callable[Concatenate[Ctx, P], R]:
     """Run ``fn(ctx, ...)`` in a write transaction, committed on return.
 
     The outermost writer is retried when the engine makes it a deadlock
     victim (a nested one joins its caller's transaction, which is retried).
     """
     @functools.wraps(fn)
-    def run(ctx, *args, **kwargs):
+    def run(ctx: Ctx, *args: P.args, **kwargs: P.kwargs) -> R:
         with ctx.db.writer(ctx):
             return fn(ctx, *args, **kwargs)
 
     retried = dialect.retry_on_deadlock(run)
 
     @functools.wraps(fn)
-    def wrapper(ctx, *args, **kwargs):
+    def wrapper(ctx: Ctx, *args: P.args, **kwargs: P.kwargs) -> R:
         if in_transaction(ctx):
             return run(ctx, *args, **kwargs)
         return retried(ctx, *args, **kwargs)

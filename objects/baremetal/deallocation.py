@@ -61,7 +61,7 @@ def destroy_allocation(ctx: Any, ident: str, host: str, mirror: bool = False) ->
         if node.reservation is not None:
             raise exception.NodeLocked(node=node.uuid, host=node.reservation)
         _check_deallocatable(alloc, node)
-        values = {'allocation_id': None}
+        values: dict[str, Any] = {'allocation_id': None}
         if node.instance_uuid == alloc.uuid:
             info = dict(node.instance_info or {})
             info.pop('traits', None)

@@ -81,7 +81,7 @@ class Node:
     created_at: datetime.datetime
     updated_at: datetime.datetime
     traits: list = dataclasses.field(default_factory=list)
-    allocation_uuid: str = None
+    allocation_uuid: str | None = None
     conductor_group: str = ''
 
 

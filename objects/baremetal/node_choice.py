@@ -96,7 +96,7 @@ def _candidates_query(alloc, fit=None):
 # cache keeps at most LIMITED_CACHE_SIZE shapes, the least recently used
 # dropped first, so no request can grow it.
 LIMITED_CACHE_SIZE = 64
-LIMITED = collections.OrderedDict()
+LIMITED: collections.OrderedDict[tuple[Any, ...], sa.Select[Any]] = collections.OrderedDict()
 _LIMITED_LOCK = threading.Lock()
 
 

@@ -110,7 +110,7 @@ def reserve_many(ctx: Any, alloc_ids: list[int], host: str, order: Order
     Returns one ``reserve`` result (or exception) per id, in order.
     """
     allocs = alloc_obj.get_many_in_txn(ctx, alloc_ids)
-    results = []
+    results: list[FirstPass | Exception] = []
     for alloc_id in alloc_ids:
         alloc = allocs.get(alloc_id)
         if alloc is None:
@@ -312,7 +312,7 @@ def _lock(ctx, alloc, node_id, host):
 
 
 # the lock's conditional UPDATE, built once per dialect
-_LOCK = {}
+_LOCK: dict[str, sa.Update] = {}
 
 
 def _lock_statement(dialect):

@@ -40,7 +40,7 @@ _FIRST_BATCH = 32
 @dataclasses.dataclass
 class Options:
     """How to search and what the summaries carry (by microversion and config)."""
-    limit: int = None
+    limit: int | None = None
     nested_aware: bool = True            # 1.29
     randomize: bool = False              # [placement] randomize_allocation_candidates
     max_candidates: int = -1             # [placement] max_allocation_candidates
@@ -48,7 +48,7 @@ class Options:
     summary_traits: bool = True          # 1.17
     summary_all_classes: bool = True     # 1.27
     summary_trees: bool = True           # 1.29
-    start_after: int = None              # a limited search skips roots <= this id
+    start_after: int | None = None              # a limited search skips roots <= this id
     indexed: bool = True                 # whole answers from the provider index
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Set
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 import os_resource_classes as orc
 from oslo_utils import uuidutils
@@ -48,7 +48,7 @@ class ComputeNode(rules_mod.LegacyNode):
     """A compute node as callers see it, wherever its capacity lives."""
     updated_at: object = None
     # None while the row is not migrated; the provider's generation once it is
-    provider_generation: int = None
+    provider_generation: int | None = None
 
     @property
     def migrated(self) -> bool:
@@ -128,9 +128,10 @@ def create(ctx: RequestContext, rules: rules_mod.Rules | None = None,
         candidate = rules_mod.LegacyNode.from_row(
             dict(values, id=values.get('hypervisor_hostname')))
         plan = rules_mod.plan(candidate, rules)
-    node_id = ctx.session.execute(_CN.insert().values(
-        created_at=models._now(), **values)).inserted_primary_key[0]
-    if plan is not None:
+    res = ctx.session.execute(_CN.insert().values(created_at=models._now(), **values))
+    # a one-row INSERT always has its key (SQLAlchemy types it optional)
+    node_id = cast(sa.CursorResult, res).inserted_primary_key[0]  # type: ignore[index]
+    if plan is not None and rules is not None:
         apply_plan(ctx, plan, rules)
     return get_by_id(ctx, node_id)
 
@@ -230,7 +231,7 @@ def update_capacity(ctx: RequestContext, node: ComputeNode, rules: rules_mod.Rul
                        else _CN.c.updated_at == node.updated_at)
     res = ctx.session.execute(_CN.update().where(cond).values(
         updated_at=models._now(), **changes))
-    if res.rowcount != 1:
+    if cast(sa.CursorResult, res).rowcount != 1:
         raise exception.ConcurrentUpdate(
             what='compute node',
             reason='%s changed since it was read; re-read and retry' % node.id)

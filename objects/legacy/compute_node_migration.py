@@ -10,6 +10,7 @@ transaction: a row either migrates completely or not at all.
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 from oslo_config import cfg
 from oslo_utils import uuidutils
@@ -37,7 +38,7 @@ def _pending():
 def count_pending(ctx: RequestContext, conf: cfg.ConfigOpts) -> int:
     """How many rows are not migrated yet (bad rows included)."""
     return ctx.session.execute(
-        sa.select(sa.func.count()).select_from(_CN).where(_pending())).scalar()
+        sa.select(sa.func.count()).select_from(_CN).where(_pending())).scalar_one()
 
 
 @db_api.reader
@@ -70,7 +71,7 @@ def migrate_row(ctx: RequestContext, node: legacy_inventory.LegacyNode,
         # the row's version moves too (see compute_node.update_capacity)
         res = ctx.session.execute(_CN.update().where(_CN.c.id == node.id).where(cond)
                                   .values(uuid=new_uuid, updated_at=models._now()))
-        if res.rowcount != 1:
+        if cast(sa.CursorResult, res).rowcount != 1:
             if _migrated_elsewhere(ctx, node.id):
                 return 'unchanged'
             raise exception.ConcurrentUpdate(

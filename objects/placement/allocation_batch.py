@@ -45,7 +45,7 @@ _ALLOC = models.Allocation.__table__
 
 # consumers inserted by one statement at most (larger batches take several)
 _MAX_ROWS = 16
-_NEW_CONSUMERS = {}
+_NEW_CONSUMERS: dict[tuple[bool, int], sa.Insert] = {}
 _lock = threading.Lock()
 
 
@@ -134,9 +134,11 @@ def check_many(ctx: RequestContext, claims: list[list[dict[str, Any]]],
     if names - known:
         known |= set(alloc_obj._CLASS_NAMES.execute(
             conn, names=sorted(names - known)).scalars())
-    granted, errors = [], []
-    added = collections.Counter()       # (rp id, class) -> granted in this batch
-    writes = collections.Counter()
+    granted = []
+    errors: list[exception.BerthException | None] = []
+    # (rp id, class) -> granted in this batch
+    added: collections.Counter[tuple[int, str]] = collections.Counter()
+    writes: collections.Counter[int] = collections.Counter()       # rp id -> claims writing it
     uuid_of = {p.id: p.uuid for p in providers.values()}
     for requests in claims:
         try:
