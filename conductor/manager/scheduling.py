@@ -29,7 +29,7 @@ from objects.candidates import finder as ac_obj
 from objects.candidates import request as request_group
 from objects.candidates import weighers
 from objects.candidates import window as candidate_window
-from objects.placement import allocation as alloc_obj
+from objects.placement import allocation as placement_alloc
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -300,7 +300,7 @@ class Scheduler:
         committed = False
         try:
             providers = {rp for w in writes for rp in w['allocations']}
-            tree = _tree_key(choice, providers) or alloc_obj.routing_tree(ctx, providers)
+            tree = _tree_key(choice, providers) or placement_alloc.routing_tree(ctx, providers)
             self.claims.try_claim(ctx, tree, writes)
             committed = True
             return True

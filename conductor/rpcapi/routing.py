@@ -35,8 +35,8 @@ def _routing_tree(ctx, providers, consumers):
     A process without the database (another service using this client)
     never needs it, so it never loads objects/ or db/.
     """
-    from objects.placement import allocation as alloc_obj
-    return alloc_obj.routing_tree(ctx, providers, consumers)
+    from objects.placement import allocation as placement_alloc
+    return placement_alloc.routing_tree(ctx, providers, consumers)
 
 
 class RootCache:

@@ -14,7 +14,7 @@ from api.common.conductor import require_conductor
 from api.placement import consumers, fault, policy, response, router, validation
 from api.placement.schemas import allocation as schema
 from common.policies.placement import endpoints as rules
-from objects.placement import allocation as alloc_obj
+from objects.placement import allocation as placement_alloc
 from objects.placement import consumer as consumer_obj
 
 
@@ -22,7 +22,7 @@ from objects.placement import consumer as consumer_obj
 def get_allocations(req):
     policy.authorize(req, rules.ALLOCATIONS_LIST)
     consumer_uuid = req.urlvars['consumer_uuid']
-    allocations, consumer, last_modified = alloc_obj.get_for_consumer(
+    allocations, consumer, last_modified = placement_alloc.get_for_consumer(
         req.context, consumer_uuid)
     body = {'allocations': allocations}
     if allocations and req.version.matches('1.12'):
