@@ -12,7 +12,7 @@ from typing import Any
 from common import exception
 from db import api as db_api
 from db import models
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc
 from objects.baremetal import mirror as node_provider
 from objects.baremetal import node as node_obj
 
@@ -55,7 +55,7 @@ def destroy_allocation(ctx: Any, ident: str, host: str, mirror: bool = False) ->
     active and not in maintenance.  The node's instance (and with ``mirror``
     the Placement claim) is cleared in the same transaction.
     """
-    alloc = alloc_obj.get_for_update(ctx, ident)   # a reservation may be committing
+    alloc = node_alloc.get_for_update(ctx, ident)   # a reservation may be committing
     if alloc.node_id is not None:
         node = node_obj.get_by_id(ctx, alloc.node_id)
         if node.reservation is not None:
