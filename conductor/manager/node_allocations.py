@@ -29,7 +29,7 @@ from common import exception
 from conductor.rpcapi import payloads
 from objects.baremetal import allocation as node_alloc
 from objects.baremetal import deallocation, reservation
-from objects.baremetal import mirror as node_provider
+from objects.baremetal import mirror as node_mirror
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -113,7 +113,7 @@ class NodeAllocator:
         a = conf.allocation
         claimant = None
         if a.backend == 'placement':
-            claimant = node_provider.Claimant(
+            claimant = node_mirror.Claimant(
                 conf.placement.incomplete_consumer_project_id,
                 conf.placement.incomplete_consumer_user_id,
                 enforce_quota=conf.quota.enforce,

@@ -13,7 +13,7 @@ from common import exception
 from db import api as db_api
 from db import models
 from objects.baremetal import allocation as node_alloc
-from objects.baremetal import mirror as node_provider
+from objects.baremetal import mirror as node_mirror
 from objects.baremetal import node as node_obj
 
 _ALLOC = models.NodeAllocation.__table__
@@ -70,6 +70,6 @@ def destroy_allocation(ctx: Any, ident: str, host: str, mirror: bool = False) ->
                                 expect=('allocation_id', 'provision_state'))
     ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.id == alloc.id))
     if mirror:
-        node_provider.release(ctx, alloc.uuid)
+        node_mirror.release(ctx, alloc.uuid)
         if alloc.node_id is not None:
-            node_provider.sync(ctx, node_obj.get_by_id(ctx, alloc.node_id))
+            node_mirror.sync(ctx, node_obj.get_by_id(ctx, alloc.node_id))
