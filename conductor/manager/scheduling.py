@@ -25,9 +25,8 @@ from oslo_db import exception as db_exc
 from common import exception
 from conductor.manager import inflight
 from conductor.rpcapi import payloads
-from objects.candidates import finder as ac_obj
+from objects.candidates import finder, weighers
 from objects.candidates import request as request_group
-from objects.candidates import weighers
 from objects.candidates import window as candidate_window
 from objects.placement import allocation as placement_alloc
 
@@ -184,10 +183,10 @@ _REASONS = {
 
 def explain(ctx, request):
     """Which constraint empties the candidate set: the first one that, added, does."""
-    options = ac_obj.Options(limit=1, summary_traits=False, summary_all_classes=False,
+    options = finder.Options(limit=1, summary_traits=False, summary_all_classes=False,
                              summary_trees=False)
     for stage in _STAGES:
-        if not ac_obj.get_candidates(ctx, _relaxed(request, stage), options).candidates:
+        if not finder.get_candidates(ctx, _relaxed(request, stage), options).candidates:
             return _REASONS[stage]
     return 'the candidates disappeared while they were being claimed'
 

@@ -17,8 +17,7 @@ import sqlalchemy as sa
 
 from db import api as db_api
 from db import models
-from objects.candidates import answer_cache
-from objects.candidates import finder as ac_obj
+from objects.candidates import answer_cache, finder
 from objects.candidates import request as request_group
 from tests.functional import candidate_helpers as helpers
 
@@ -129,8 +128,8 @@ def _write(ctx, step):
 
 def _fresh(ctx, group):
     """The 1.39 answer computed now, without the cache (nor the provider index)."""
-    result = ac_obj.get_candidates(ctx, request_group.ResourceRequest(groups=[group]),
-                                   ac_obj.Options(indexed=False))
+    result = finder.get_candidates(ctx, request_group.ResourceRequest(groups=[group]),
+                                   finder.Options(indexed=False))
     return orjson.loads(orjson.dumps({
         'allocation_requests': [{'allocations': c.allocations, 'mappings': c.mappings}
                                 for c in result.candidates],

@@ -19,8 +19,7 @@ from common import context as berth_context
 from common import exception
 from db import api as db_api
 from objects.baremetal import node as node_obj
-from objects.candidates import finder as ac_obj
-from objects.candidates import provider_search
+from objects.candidates import finder, provider_search
 from objects.candidates import request as request_mod
 from objects.placement import inventory as inv_obj
 from objects.placement import resource_provider as rp_obj
@@ -170,11 +169,11 @@ def test_object_reads_default_to_the_primary(berth, ctx, recorder):
         groups=[request_mod.RequestGroup(resources={'VCPU': 1})])
     # a search that reads (an indexed one the change token proves current
     # reads nothing: tests/functional/test_candidates_statements.py)
-    reads = ac_obj.Options(indexed=False)
+    reads = finder.Options(indexed=False)
     for call, kind in ((lambda: node_obj.list_nodes(ctx), 'reader'),
                        (lambda: node_obj.list_nodes_may_lag(ctx), LAGGING),
-                       (lambda: ac_obj.get_candidates(ctx, request, reads), 'reader'),
-                       (lambda: ac_obj.get_candidates(ctx, request, reads, may_lag=True),
+                       (lambda: finder.get_candidates(ctx, request, reads), 'reader'),
+                       (lambda: finder.get_candidates(ctx, request, reads, may_lag=True),
                         LAGGING)):
         recorder.kinds.clear()
         call()
@@ -253,9 +252,9 @@ def test_lagging_reads_use_the_slave_connection_engine(berth):
             # not through the provider index: two databases of one server
             # share its snapshots (tokens), which a real replica's same
             # database may, and these two must not
-            direct = ac_obj.Options(indexed=False)
-            assert ac_obj.get_candidates(ctx, request, direct).candidates == []
-            found = ac_obj.get_candidates(ctx, request, direct, may_lag=True)
+            direct = finder.Options(indexed=False)
+            assert finder.get_candidates(ctx, request, direct).candidates == []
+            found = finder.get_candidates(ctx, request, direct, may_lag=True)
             assert list(found.summaries) == [rp.uuid]
             assert node_obj.list_nodes_may_lag(ctx) == node_obj.list_nodes(ctx) == []
         finally:

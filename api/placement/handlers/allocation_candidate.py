@@ -6,17 +6,16 @@ import operator
 from api.placement import candidate_request, fault, policy, response, router
 from common import exception, heap
 from common.policies.placement import endpoints as rules
-from objects.candidates import answer_cache, wire
-from objects.candidates import finder as ac_obj
+from objects.candidates import answer_cache, finder, wire
 
 # an Options as a tuple, for the answer cache's key (dataclasses.astuple deep-copies)
-_OPTION_VALUES = operator.attrgetter(*(f.name for f in dataclasses.fields(ac_obj.Options)))
+_OPTION_VALUES = operator.attrgetter(*(f.name for f in dataclasses.fields(finder.Options)))
 
 
 def _options(req, limit):
     conf = req.conf.placement
     version = req.version
-    return ac_obj.Options(
+    return finder.Options(
         limit=limit, nested_aware=version.matches('1.29'),
         randomize=conf.randomize_allocation_candidates,
         max_candidates=conf.max_allocation_candidates,
@@ -51,7 +50,7 @@ def _answer(req, request, options, token=answer_cache.READ):
 
 def _build(req, request, options, token):
     # a little lag is fine: the claim that follows checks capacity on the primary
-    result = ac_obj.get_candidates(req.context, request, options, may_lag=True,
+    result = finder.get_candidates(req.context, request, options, may_lag=True,
                                    token=token)
     summaries = result.summary_pieces()
     candidates, token = list(result.candidates), result.token
