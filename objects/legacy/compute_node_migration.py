@@ -20,8 +20,7 @@ from common import exception
 from common.context import RequestContext
 from db import api as db_api
 from db import models
-from objects.legacy import compute_node
-from objects.legacy import inventory_rules as legacy_inventory
+from objects.legacy import compute_node, inventory_rules
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -49,13 +48,13 @@ def pending_ids(ctx: RequestContext, conf: cfg.ConfigOpts) -> list[int]:
 
 def row_error(exc: Exception) -> str:
     """The reason a row failed, for the report."""
-    if isinstance(exc, legacy_inventory.BadComputeNode):
+    if isinstance(exc, inventory_rules.BadComputeNode):
         return exc.reason
     return str(exc)
 
 
-def migrate_row(ctx: RequestContext, node: legacy_inventory.LegacyNode,
-                rules: legacy_inventory.Rules) -> str:
+def migrate_row(ctx: RequestContext, node: inventory_rules.LegacyNode,
+                rules: inventory_rules.Rules) -> str:
     """Migrate one LegacyNode in a savepoint; ('created'|'updated'|'unchanged').
 
     Gives the row a uuid when it has none with a conditional UPDATE: when a
@@ -64,7 +63,7 @@ def migrate_row(ctx: RequestContext, node: legacy_inventory.LegacyNode,
     the row is written.
     """
     new_uuid = node.uuid or uuidutils.generate_uuid()
-    plan = legacy_inventory.plan(node, rules, uuid=new_uuid)
+    plan = inventory_rules.plan(node, rules, uuid=new_uuid)
     with ctx.session.begin_nested():
         cond = (_CN.c.uuid.is_(None) if node.uuid is None
                 else _CN.c.uuid == node.uuid)
@@ -93,7 +92,7 @@ def migrate_batch(ctx: RequestContext, conf: cfg.ConfigOpts, limit: int,
 
     Returns (found, done, failed [(id, reason)], last id looked at).
     """
-    rules = legacy_inventory.Rules.from_conf(conf)
+    rules = inventory_rules.Rules.from_conf(conf)
     query = sa.select(_CN).where(_pending()).order_by(_CN.c.id).limit(limit)
     if marker is not None:
         query = query.where(_CN.c.id > marker)
@@ -101,10 +100,10 @@ def migrate_batch(ctx: RequestContext, conf: cfg.ConfigOpts, limit: int,
     rows = ctx.session.execute(query.with_for_update()).all()
     done, failed = 0, []
     for row in rows:
-        node = legacy_inventory.LegacyNode.from_row(row)
+        node = inventory_rules.LegacyNode.from_row(row)
         try:
             migrate_row(ctx, node, rules)
-        except (legacy_inventory.BadComputeNode, exception.BerthException) as exc:
+        except (inventory_rules.BadComputeNode, exception.BerthException) as exc:
             LOG.info('compute node %s not migrated: %s', node.id, row_error(exc))
             failed.append((node.id, row_error(exc)))
         else:
@@ -115,13 +114,13 @@ def migrate_batch(ctx: RequestContext, conf: cfg.ConfigOpts, limit: int,
 @db_api.reader
 def unmigratable(ctx: RequestContext, conf: cfg.ConfigOpts) -> list[tuple[int, str]]:
     """[(id, reason)] of the pending rows whose values cannot be migrated (no writes)."""
-    rules = legacy_inventory.Rules.from_conf(conf)
+    rules = inventory_rules.Rules.from_conf(conf)
     bad = []
     for row in ctx.session.execute(sa.select(_CN).where(_pending()).order_by(_CN.c.id)):
-        node = legacy_inventory.LegacyNode.from_row(row)
+        node = inventory_rules.LegacyNode.from_row(row)
         try:
-            legacy_inventory.plan(node, rules,
-                                  uuid=node.uuid or legacy_inventory.PLACEHOLDER_UUID)
-        except legacy_inventory.BadComputeNode as exc:
+            inventory_rules.plan(node, rules,
+                                 uuid=node.uuid or inventory_rules.PLACEHOLDER_UUID)
+        except inventory_rules.BadComputeNode as exc:
             bad.append((node.id, exc.reason))
     return bad
