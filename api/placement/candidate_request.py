@@ -9,7 +9,7 @@ import re
 
 from api.placement import errors, fault, query, validation
 from api.placement.schemas import allocation_candidate as schema
-from objects.candidates import request as request_group
+from objects.candidates import request as candidates_request
 
 MAX_LIMIT = 2 ** 31 - 1
 _GROUP_KEY = re.compile('^(%s)(.*)$' % '|'.join(schema.GROUP_KEYS))
@@ -147,7 +147,7 @@ def parse_request(req):
             'The "group_policy" parameter is required when specifying more '
             'than one "resources{N}" parameter.')
     limit = params.get('limit')
-    return request_group.ResourceRequest(
+    return candidates_request.ResourceRequest(
         groups=groups, group_policy=policy_value,
         # no answer is longer than this; a bigger number means "no limit" and
         # must not reach the database, whose integers are 64-bit

@@ -11,7 +11,7 @@ import uuid as uuid_lib
 
 from api.placement import errors, fault
 from common import exception
-from objects.candidates import request as request_group
+from objects.candidates import request as candidates_request
 from objects.placement import resource_class as rc_obj
 from objects.placement import trait as trait_obj
 
@@ -228,7 +228,7 @@ def build_group(version, suffix='', resources=None, required=None,
     ``resources`` and ``in_tree`` are single strings; ``required`` and
     ``member_of`` are a string or a list of the occurrences.
     """
-    group = request_group.RequestGroup(suffix=suffix)
+    group = candidates_request.RequestGroup(suffix=suffix)
     if resources is not None:
         group.resources = parse_resources(resources, 'resources' + suffix)
     if required is not None:

@@ -26,7 +26,7 @@ from common import exception
 from conductor.manager import inflight
 from conductor.rpcapi import payloads
 from objects.candidates import finder, weighers
-from objects.candidates import request as request_group
+from objects.candidates import request as candidates_request
 from objects.candidates import window as candidate_window
 from objects.placement import allocation as placement_alloc
 
@@ -148,14 +148,14 @@ def _relaxed(request, stage):
     for g in request.groups:
         if not g.resources and 'same_subtree' not in keep:
             continue
-        groups.append(request_group.RequestGroup(
+        groups.append(candidates_request.RequestGroup(
             suffix=g.suffix, resources=dict(g.resources),
             required=list(g.required) if 'traits' in keep else [],
             forbidden=set(g.forbidden) if 'traits' in keep else set(),
             member_of=list(g.member_of) if 'member_of' in keep else [],
             forbidden_aggs=set(g.forbidden_aggs) if 'member_of' in keep else set(),
             in_tree=g.in_tree if 'in_tree' in keep else None))
-    return request_group.ResourceRequest(
+    return candidates_request.ResourceRequest(
         groups=groups,
         group_policy=request.group_policy if 'group_policy' in keep else 'none',
         root_required=request.root_required if 'root_required' in keep else set(),
@@ -224,7 +224,7 @@ class Scheduler:
         QuotaExceeded, ConsumerGenerationConflict (a consumer already holds
         allocations) or Invalid (unknown weigher); nothing is written then.
         """
-        request = request_group.from_primitive(request)
+        request = candidates_request.from_primitive(request)
         weigher = weighers.get(weigher or self.default_weigher)
         tried = 0
         for _ in range(self.max_searches):

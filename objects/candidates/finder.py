@@ -29,7 +29,7 @@ from db import api as db_api
 from objects.candidates import answer_cache, capacity, loader
 from objects.candidates import index as index_mod
 from objects.candidates import plan as plan_mod
-from objects.candidates import request as request_mod
+from objects.candidates import request as candidates_request
 from objects.candidates import search as search_mod
 from objects.candidates import summary as summary_mod
 from objects.placement import resource_class as rc_obj
@@ -87,7 +87,7 @@ def _hopeless(plan):
                for g in plan.groups)
 
 
-def get_candidates(ctx: RequestContext, request: request_mod.ResourceRequest,
+def get_candidates(ctx: RequestContext, request: candidates_request.ResourceRequest,
                    options: Options | None = None, may_lag: bool = False,
                    token: Any = answer_cache.READ) -> Result:
     """The allocation candidates for ``request`` (a ResourceRequest).

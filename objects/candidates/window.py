@@ -22,7 +22,7 @@ from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.candidates import finder
-from objects.candidates import request as request_mod
+from objects.candidates import request as candidates_request
 
 _RP = models.ResourceProvider.__table__
 
@@ -55,7 +55,7 @@ def _merge(first, rest, limit):
 
 
 @db_api.reader
-def search(ctx: RequestContext, request: request_mod.ResourceRequest, opts: finder.Options,
+def search(ctx: RequestContext, request: candidates_request.ResourceRequest, opts: finder.Options,
            start: str = FIRST, rng: random.Random | ModuleType = random) -> finder.Result:
     """Up to ``opts.limit`` candidates for ``request``, starting where ``start`` says.
 
