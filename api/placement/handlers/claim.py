@@ -30,7 +30,7 @@ class _AsQuery:
     """What the query-string parser reads of a request: a version and GET params."""
 
     def __init__(self, params):
-        self.version = microversion.MAX_VERSION
+        self.version = microversion.CLAIMS_REQUEST
         self.GET = params
 
 
