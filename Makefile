@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PYTEST_ARGS ?=
 
-.PHONY: run test test-wheel test-db-parity test-compat install sample-config clean
+.PHONY: run test test-types test-wheel test-db-parity test-compat install sample-config clean
 
 # `make run` installs what the service needs (requirements.txt) and nothing of
 # the test toolchain; `make test` adds test-requirements.txt on top.
@@ -29,7 +29,8 @@ install: $(STAMP)
 run: $(RUN_STAMP)
 	$(VENV)/bin/berth serve
 
-# ruff first (a lint failure stops the run before any server starts), then the
+# ruff first (a lint failure stops the run before any server starts), then
+# mypy (test-types), then the
 # wheel in an empty venv (a packaging error fails in about a minute), then
 # three passes: the unit/functional tiers in parallel, then the integration tier
 # (real RabbitMQ/etcd/Redis/PostgreSQL and conductor processes) on its own, so
@@ -42,6 +43,7 @@ run: $(RUN_STAMP)
 # the run, so a pass whose marker or path stopped matching cannot pass empty.
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(MAKE) test-types
 	$(MAKE) test-wheel
 	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS)
 	$(MAKE) test-db-parity
@@ -50,6 +52,11 @@ test: $(STAMP)
 	$(VENV)/bin/pytest -m chaos -s $(PYTEST_ARGS)
 	$(VENV)/bin/pytest -m netns -s $(PYTEST_ARGS)
 	$(VENV)/bin/pytest -m ha -s $(PYTEST_ARGS)
+
+# Static types: mypy over the packages setup.cfg's [mypy] section lists
+# (conductor, objects, db, common), which must stay at 0 errors.
+test-types: $(STAMP)
+	$(VENV)/bin/mypy
 
 # The compatibility tier: the community's own suites (tests/compat), each in a
 # pinned venv of its own, run unmodified against a real berth; each prints its

@@ -2,6 +2,7 @@
 
 from oslo_context import context as o_context
 from oslo_db.sqlalchemy import enginefacade
+from sqlalchemy import orm
 
 # the names a context carries over RPC besides oslo.context's own dict
 NAMES = ('user_name', 'project_name', 'domain_name', 'user_domain_name',
@@ -15,6 +16,9 @@ class RequestContext(o_context.RequestContext):
     ``db`` is the :class:`db.api.Database` of the process that created the
     context; it is never serialised: the receiving process attaches its own.
     """
+
+    # set by enginefacade.transaction_context_provider inside a transaction
+    session: orm.Session
 
     def __init__(self, *args, db=None, **kwargs):
         super().__init__(*args, **kwargs)

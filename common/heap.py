@@ -32,7 +32,7 @@ _M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8
 ARENA_MAX = 1
 MMAP_THRESHOLD = 256 * 1024
-_fixed = []
+_fixed: list[bool] = []
 # longest the collector stays off while pauses overlap before a young collection
 PAUSE_COLLECT_AFTER = 5.0
 _pause = {'count': 0, 'enable': False, 'since': 0.0}

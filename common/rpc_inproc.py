@@ -87,7 +87,7 @@ class _Broker:
                     if members]
 
 
-_BROKERS = {}
+_BROKERS: dict[str, '_Broker'] = {}
 _BROKERS_LOCK = threading.Lock()
 
 

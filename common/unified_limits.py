@@ -267,7 +267,8 @@ def _keystoneauth_get(conf):
     return get
 
 
-_READERS = {}          # id(conf) -> LimitReader, dropped when the conf is collected
+# id(conf) -> LimitReader, dropped when the conf is collected
+_READERS: dict[int, LimitReader] = {}
 _READERS_LOCK = threading.Lock()
 
 

@@ -18,19 +18,26 @@ import contextlib
 import functools
 import logging
 import os
-import threading
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
-from db import change, connect, dialect, liveness
+from db import change, dialect, engines
 
 LOG = logging.getLogger('berth.' + __name__)
 
 P = ParamSpec('P')
 R = TypeVar('R')
+
+
+class _HasDatabase(Protocol):
+    """What ``reader``/``writer`` need of a context: its process's Database."""
+    db: Database
+
+
+Ctx = TypeVar('Ctx', bound=_HasDatabase)
 
 
 def connection_url(conf: Any) -> str:
@@ -64,81 +71,24 @@ class Database:
         retries = options.pop('max_retries', 0)
         interval = options.pop('retry_interval', 10)
         options['max_retries'] = 0
-        self.is_sqlite = url.startswith('sqlite')
-        self._tc = enginefacade.transaction_context()
-        # SQLite has one writer at a time: writers of this process queue on a
-        # lock (FIFO-ish, no sleeping) instead of in SQLite's busy handler,
-        # which backs off in sleeps of up to 100 ms.  Other processes still
-        # meet the busy timeout.  Re-entrant: a writer nested in a writer of
-        # the same thread joins it.
-        self._write_lock = threading.RLock() if self.is_sqlite else None
-        if self.is_sqlite:
-            if url in ('sqlite://', 'sqlite:///:memory:'):
-                raise ValueError('in-memory SQLite cannot be shared by threads; '
-                                 'use a file')
-            options.setdefault('sqlite_fk', True)
-            # readers get an engine of their own so only writers take the
-            # write lock up front (see db.dialect)
-            # (SQLite has no replicas: slave_connection is not used)
-            options.update(slave_connection=url, synchronous_reader=False)
-        elif slave_connection:
-            # "reader" stays on the primary (synchronous_reader, oslo.db's
-            # default); "reader.async_" gets the replica
-            options.update(slave_connection=slave_connection, synchronous_reader=True)
+        setup = engines.for_url(url, slave_connection, ping_idle_after,
+                                STANDBY_RECHECK_AFTER, retries, interval)
+        self.is_sqlite = setup.name == dialect.SQLITE
+        self._write_lock = setup.write_lock()
         # no eventlet here: a time.sleep(0) at every connection check-in
         # (oslo.db's default) only forces a thread switch per transaction
         options.setdefault('thread_checkin', False)
-        given = options.get('connection_parameters')
-        params = dialect.connection_parameters(url, given)
-        if options.get('slave_connection') and not self.is_sqlite:
-            # oslo.db appends connection_parameters to both URLs; a default
-            # one URL already sets (connect_timeout=3 on the replica's, as
-            # doc/deployment.md gives it) would reach libpq twice, which it
-            # refuses: each URL gets its own defaults
-            replica = options['slave_connection']
-            url = _with_query(url, params)
-            options['slave_connection'] = _with_query(
-                replica, dialect.connection_parameters(replica, given))
-            params = None
-        if params:
-            options['connection_parameters'] = params
-        self._tc.configure(connection=url, **options)
+        self._tc = enginefacade.transaction_context()
+        self._tc.configure(connection=setup.options(options), **options)
         # a failing statement's error (and the SQL echo) names its bound
         # parameters, which can carry a BMC password: never show them
         # (oslo.db has no option that reaches create_engine's hide_parameters)
         self._tc.writer.get_engine().hide_parameters = True
         self._tc.reader.get_engine().hide_parameters = True
         self._lagging = self._tc.reader.async_
-        # the replica engine when there is one (None: lagging reads use the
-        # primary); oslo.db names it the reader engine whatever synchronous_reader is
-        self.replica_engine = None
-        if slave_connection and not self.is_sqlite:
-            self.replica_engine = self._tc.reader.get_engine()
-        self._watcher = None
-        if self.is_sqlite:
-            _keep_connections(self._tc.writer.get_engine())
-            _keep_connections(self._tc.reader.get_engine())
-        dialect.configure(self._tc.writer.get_engine(), sqlite_writer=True)
-        if self.is_sqlite:
-            dialect.configure(self._tc.reader.get_engine())
-            self._watcher = change.SqliteWatcher(sa.engine.make_url(url).database)
-        else:
-            liveness.ping_when_idle(self._tc.writer.get_engine(), ping_idle_after)
-            connect.first_connect(self._tc.writer.get_engine(), retries, interval)
-        if self.replica_engine is not None:
-            # no first connection here: a replica that is away does not hold
-            # up start-up; lagging reads get 503 until it is back (or, with
-            # target_session_attrs=prefer-standby, go to the primary)
-            dialect.configure(self.replica_engine)
-            liveness.ping_when_idle(self.replica_engine, ping_idle_after)
-            if self.replica_engine.dialect.name == 'postgresql':
-                liveness.back_to_standby(self.replica_engine, STANDBY_RECHECK_AFTER)
-        if not self.is_sqlite and self.engine.dialect.name == 'postgresql':
-            # tokens come from the server the cached reads (the candidate
-            # search, a lagging read) run on: the replica when there is one.
-            # A replica's token names its replayed state, not the primary's
-            # (doc/architecture.md, "Where reads go")
-            self._watcher = change.PostgresWatcher(self.replica_engine or self.engine)
+        # the replica engine when there is one (None: lagging reads use the primary)
+        self.replica_engine = setup.start(self._tc)
+        self._watcher = setup.watcher(self.engine, self.replica_engine)
 
     @classmethod
     def from_conf(cls, conf: Any) -> Database:
@@ -207,46 +157,10 @@ class Database:
     def dispose(self) -> None:
         if self._watcher is not None:
             self._watcher.close()
-        self._tc.writer.get_engine().dispose()
-        if self.is_sqlite:
-            self._tc.reader.get_engine().dispose()
-        if self.replica_engine is not None:
-            self.replica_engine.dispose()
-
-
-def _with_query(url: str, params: str | None) -> str:
-    if not params:
-        return url
-    return url + ('&' if '?' in url else '?') + params
-
-
-SQLITE_POOL_SIZE = 8
-
-
-def _keep_connections(engine):
-    """Give a SQLite file engine a pool that keeps connections open.
-
-    oslo.db puts file SQLite on a NullPool: a new connection, with its
-    PRAGMAs and functions, for every transaction, closed after it.  A
-    QueuePool (most recently used first, any number of overflow connections
-    beyond ``SQLITE_POOL_SIZE``) keeps the listeners oslo.db and db.dialect
-    registered (the dispatch is carried over, as ``Pool.recreate`` does).
-    A connection goes back with no transaction open (the pool rolls back on
-    return), and its BEGIN IMMEDIATE marker is dropped then, so the next
-    writer on it begins its own.
-    """
-    old = engine.pool
-    engine.pool = sa.pool.QueuePool(
-        old._creator, pool_size=SQLITE_POOL_SIZE, max_overflow=-1, use_lifo=True,
-        recycle=old._recycle, echo=old.echo, logging_name=old._orig_logging_name,
-        reset_on_return=old._reset_on_return, pre_ping=old._pre_ping,
-        _dispatch=old.dispatch, dialect=old._dialect)
-    old.dispose()
-
-    @sa.event.listens_for(engine, 'checkin')
-    def _forget_transaction(_dbapi_con, record):
-        if record is not None:
-            record.info.pop('in_transaction', None)
+        writer, reader = self._tc.writer.get_engine(), self._tc.reader.get_engine()
+        writer.dispose()
+        if reader is not writer:        # SQLite's readers, or the replica
+            reader.dispose()
 
 
 @contextlib.contextmanager
@@ -256,10 +170,10 @@ def _serialised(lock, transaction):
             yield session
 
 
-def reader(fn: Callable[P, R]) -> Callable[P, R]:
+def reader(fn: Callable[Concatenate[Ctx, P], R]) -> Callable[Concatenate[Ctx, P], R]:
     """Run ``fn(ctx, ...)`` in a read transaction; the session is ``ctx.session``."""
     @functools.wraps(fn)
-    def wrapper(ctx, *args, **kwargs):
+    def wrapper(ctx: Ctx, *args: P.args, **kwargs: P.kwargs) -> R:
         with ctx.db.reader(ctx):
             return fn(ctx, *args, **kwargs)
     return wrapper
@@ -309,21 +223,21 @@ def _on_replica(ctx, replica, fn, args, kwargs):
         return fn(ctx, *args, **kwargs)
 
 
-def writer(fn: Callable[P, R]) -> Callable[P, R]:
+def writer(fn: Callable[Concatenate[Ctx, P], R]) -> Callable[Concatenate[Ctx, P], R]:
     """Run ``fn(ctx, ...)`` in a write transaction, committed on return.
 
     The outermost writer is retried when the engine makes it a deadlock
     victim (a nested one joins its caller's transaction, which is retried).
     """
     @functools.wraps(fn)
-    def run(ctx, *args, **kwargs):
+    def run(ctx: Ctx, *args: P.args, **kwargs: P.kwargs) -> R:
         with ctx.db.writer(ctx):
             return fn(ctx, *args, **kwargs)
 
     retried = dialect.retry_on_deadlock(run)
 
     @functools.wraps(fn)
-    def wrapper(ctx, *args, **kwargs):
+    def wrapper(ctx: Ctx, *args: P.args, **kwargs: P.kwargs) -> R:
         if in_transaction(ctx):
             return run(ctx, *args, **kwargs)
         return retried(ctx, *args, **kwargs)

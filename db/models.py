@@ -5,6 +5,7 @@ Names follow oslo.db's convention (``uniq_<table>0<col>[0<col>]``) so that a
 """
 
 import datetime
+from typing import TYPE_CHECKING, ClassVar
 
 import sqlalchemy as sa
 from sqlalchemy import orm
@@ -23,6 +24,11 @@ def _now():
 
 class Base(orm.DeclarativeBase):
     metadata = sa.MetaData(naming_convention=NAMING)
+
+    if TYPE_CHECKING:
+        # every model here maps one Table (SQLAlchemy types it as any FromClause,
+        # which has no insert/update/delete)
+        __table__: ClassVar[sa.Table]
 
 
 class TimestampMixin:

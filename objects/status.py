@@ -32,9 +32,9 @@ def _now():
 class NodeAllocationSummary:
     """Node allocations per state, and the oldest one still ``allocating``."""
     counts: dict
-    oldest_allocating_uuid: str = None
-    oldest_allocating_conductor: str = None
-    oldest_allocating_age: float = None
+    oldest_allocating_uuid: str | None = None
+    oldest_allocating_conductor: str | None = None
+    oldest_allocating_age: float | None = None
 
 
 @dataclasses.dataclass

@@ -1,7 +1,7 @@
 """Which allocation backend the /v1 writes serve, and who holds a node's allocation."""
 
 from common import exception
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc
 
 
 def mirrors(req):
@@ -15,7 +15,7 @@ def holder(req, node):
     The node writes that end it go to that conductor (conductor.rpcapi).
     """
     try:
-        alloc = alloc_obj.get(req.context, node.allocation_uuid)
+        alloc = node_alloc.get(req.context, node.allocation_uuid)
     except exception.AllocationNotFound:   # gone meanwhile: route by the uuid
         return node.allocation_uuid, None
     return alloc.uuid, alloc.conductor_affinity

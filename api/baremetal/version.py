@@ -1,6 +1,6 @@
 """Ironic API microversions served by berth and their negotiation."""
 
-from api.placement import microversion
+from api.common import microversion
 
 HEADER = 'X-OpenStack-Ironic-API-Version'
 MIN_HEADER = 'X-OpenStack-Ironic-API-Minimum-Version'

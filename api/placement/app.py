@@ -55,7 +55,8 @@ class PlacementApp(common_app.Application):
 
     def error_body(self, req, exc):
         version = req.environ.get('berth.microversion')
-        code = exc.code if version is not None and version.matches('1.23') else None
+        coded = version is not None and version.matches(microversion.ERROR_CODES)
+        code = exc.code if coded else None
         return fault.body(exc.status, exc.detail,
                           req.environ.get('berth.request_id'), code, exc.extra)
 

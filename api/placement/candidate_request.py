@@ -7,9 +7,9 @@ the same 400s.
 
 import re
 
-from api.placement import errors, fault, query, validation
+from api.placement import errors, fault, microversion, query, validation
 from api.placement.schemas import allocation_candidate as schema
-from objects.candidates import request as request_group
+from objects.candidates import request as candidates_request
 
 MAX_LIMIT = 2 ** 31 - 1
 _GROUP_KEY = re.compile('^(%s)(.*)$' % '|'.join(schema.GROUP_KEYS))
@@ -79,7 +79,7 @@ def _check_structure(req, groups, same_subtree, key_order):
     in it).
     """
     in_subtree = {name for names in same_subtree for name in names}
-    if req.version.matches('1.36'):
+    if req.version.matches(microversion.SAME_SUBTREE):
         if not any(g.resources for g in groups):
             raise fault.BadRequest(
                 'There must be at least one resources or resources[$S] '
@@ -119,7 +119,7 @@ def _check_structure(req, groups, same_subtree, key_order):
 
 
 def _check_conflicts(req, groups):
-    if not req.version.matches(query.FORBIDDEN_TRAITS):
+    if not req.version.matches(microversion.FORBIDDEN_TRAITS):
         return
     for g in groups:
         for any_of in g.required:
@@ -147,7 +147,7 @@ def parse_request(req):
             'The "group_policy" parameter is required when specifying more '
             'than one "resources{N}" parameter.')
     limit = params.get('limit')
-    return request_group.ResourceRequest(
+    return candidates_request.ResourceRequest(
         groups=groups, group_policy=policy_value,
         # no answer is longer than this; a bigger number means "no limit" and
         # must not reach the database, whose integers are 64-bit

@@ -5,6 +5,7 @@ same shapes (by microversion); this turns them into
 conductor.rpcapi.payloads.ClaimConsumer, so no handler borrows another's.
 """
 
+from api.placement import microversion
 from conductor.rpcapi import payloads
 
 
@@ -22,7 +23,7 @@ def claim_consumer(req, consumer_uuid, entry):
         project_id=entry.get('project_id', placement.incomplete_consumer_project_id),
         user_id=entry.get('user_id', placement.incomplete_consumer_user_id),
         consumer_type=entry.get('consumer_type'),
-        check_generation=req.version.matches('1.28'),
+        check_generation=req.version.matches(microversion.CONSUMER_GENERATIONS),
         generation=entry.get('consumer_generation'))
 
 

@@ -9,17 +9,11 @@ all syntax checks, as Placement does.
 
 import uuid as uuid_lib
 
-from api.placement import errors, fault
+from api.placement import errors, fault, microversion
 from common import exception
-from objects.candidates import request as request_group
+from objects.candidates import request as candidates_request
 from objects.placement import resource_class as rc_obj
 from objects.placement import trait as trait_obj
-
-# first microversions of grammar features
-FORBIDDEN_TRAITS = '1.22'
-MULTI_MEMBER_OF = '1.24'
-FORBIDDEN_AGGREGATES = '1.32'
-ANY_OF_TRAITS = '1.39'
 
 _IN = 'in:'
 
@@ -107,18 +101,18 @@ def parse_required(values, version, key='required'):
     """
     if isinstance(values, str):
         values = [values]
-    if not version.matches(ANY_OF_TRAITS):
+    if not version.matches(microversion.ANY_OF_TRAITS):
         values = values[-1:]
     required, forbidden = [], set()
-    allow_forbidden = version.matches(FORBIDDEN_TRAITS)
+    allow_forbidden = version.matches(microversion.FORBIDDEN_TRAITS)
     for raw in values:
         value = raw.strip()
         if value.startswith(_IN):
-            if not version.matches(ANY_OF_TRAITS):
+            if not version.matches(microversion.ANY_OF_TRAITS):
                 raise fault.BadRequest(
                     "Invalid query string parameters: The format "
                     "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since "
-                    "microversion %s. Got: %s" % (ANY_OF_TRAITS, raw))
+                    "microversion %s. Got: %s" % (microversion.ANY_OF_TRAITS, raw))
             items = _trait_items(value[len(_IN):], key, allow_forbidden)
             if any(item.startswith('!') for item in items):
                 raise fault.BadRequest(
@@ -185,20 +179,20 @@ def parse_member_of(values, version, key='member_of'):
     """
     if isinstance(values, str):
         values = [values]
-    if len(values) > 1 and not version.matches(MULTI_MEMBER_OF):
+    if len(values) > 1 and not version.matches(microversion.MULTI_MEMBER_OF):
         raise fault.BadRequest(
             "Multiple %s parameters are not supported before microversion %s."
-            % (key, MULTI_MEMBER_OF))
+            % (key, microversion.MULTI_MEMBER_OF))
     member_of, forbidden = [], set()
     for raw in values:
         value = raw
         negative = value.startswith('!')
         if negative:
-            if not version.matches(FORBIDDEN_AGGREGATES):
+            if not version.matches(microversion.FORBIDDEN_AGGREGATES):
                 raise fault.BadRequest(
                     "Forbidden %s parameters are not supported in the specified "
                     "microversion (from %s). Got: %s"
-                    % (key, FORBIDDEN_AGGREGATES, raw))
+                    % (key, microversion.FORBIDDEN_AGGREGATES, raw))
             value = value[1:]
         if value.startswith(_IN):
             uuids = _uuid_list(value[len(_IN):], key, raw)
@@ -228,7 +222,7 @@ def build_group(version, suffix='', resources=None, required=None,
     ``resources`` and ``in_tree`` are single strings; ``required`` and
     ``member_of`` are a string or a list of the occurrences.
     """
-    group = request_group.RequestGroup(suffix=suffix)
+    group = candidates_request.RequestGroup(suffix=suffix)
     if resources is not None:
         group.resources = parse_resources(resources, 'resources' + suffix)
     if required is not None:

@@ -7,6 +7,7 @@ from oslo_serialization import jsonutils
 import webob
 
 from api.common import links as common_links
+from api.placement import microversion
 
 # an encoded body longer than this goes to the server in pieces of this size
 PIECE = 64 * 1024
@@ -29,7 +30,7 @@ def newest(*stamps):
 
 def set_cache_headers(req, resp, last_modified=None):
     """From 1.15: cache-control no-cache and last-modified (now when unknown)."""
-    if req.version.matches('1.15'):
+    if req.version.matches(microversion.CACHE_HEADERS):
         resp.headers['cache-control'] = 'no-cache'
         resp.headers['last-modified'] = _http_date(last_modified)
     return resp

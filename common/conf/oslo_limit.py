@@ -16,7 +16,7 @@ from common.conf import group
 try:
     from keystoneauth1 import loading as ks_loading
 except ImportError:    # pragma: no cover - the [keystone] extra is not installed
-    ks_loading = None
+    ks_loading = None  # type: ignore[assignment]  # callers test for None: extra absent
 
 _SAME = (' Same option as oslo.limit\'s, so a section written for another '
          'service carries over.')

@@ -29,7 +29,7 @@ from conductor.manager import (
 from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import routing
 from conductor.rpcapi import version as rpc_version
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -166,7 +166,7 @@ class ConductorManager:
     def _refused(self, ctx, alloc_id):
         """The Forbidden of a row ``ctx`` may not create (the row ends ``error``), else None."""
         try:
-            alloc = alloc_obj.get_by_id(ctx, alloc_id)
+            alloc = node_alloc.get_by_id(ctx, alloc_id)
         except exception.AllocationNotFound:
             return None             # nothing to write: the queue answers it
         try:
@@ -188,7 +188,7 @@ class ConductorManager:
         if scope is None and refusal is None:
             return set()
         refused = set()
-        for alloc in alloc_obj.owners(ctx, alloc_ids):
+        for alloc in node_alloc.owners(ctx, alloc_ids):
             try:
                 if refusal is not None:
                     raise refusal
@@ -200,7 +200,7 @@ class ConductorManager:
 
     def _refuse(self, ctx, alloc, exc):
         LOG.warning('Allocation %s refused by policy: %s', alloc.uuid, exc.message)
-        alloc_obj.set_error(ctx, alloc.id, self.host, exc.message)
+        node_alloc.set_error(ctx, alloc.id, self.host, exc.message)
         return exc
 
     @messaging.expected_exceptions(exception.BerthException)
@@ -312,6 +312,6 @@ class ConductorManager:
 def _outcome(ctx, alloc_id):
     """The reply for a row as it is now (a refused one: ``error``)."""
     try:
-        return node_allocations.written(alloc_obj.get_by_id(ctx, alloc_id))
+        return node_allocations.written(node_alloc.get_by_id(ctx, alloc_id))
     except exception.AllocationNotFound:
         return None

@@ -33,7 +33,7 @@ import time
 
 from common import context as berth_context
 from common import exception
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -261,8 +261,8 @@ class AllocationQueue:
         self.kick()
         cutoff = _now() - datetime.timedelta(seconds=min_age)
         submitted = 0
-        for row in alloc_obj.list_allocating(ctx, affinity=self.allocator.host,
-                                             older_than=cutoff):
+        for row in node_alloc.list_allocating(ctx, affinity=self.allocator.host,
+                                              older_than=cutoff):
             outcome = self.submit(berth_context.admin_context(ctx.db), row.id)
             if outcome == Admission.LEFT:
                 break

@@ -24,7 +24,7 @@ from common.policies import targets
 from common.policies.baremetal import endpoints as bm
 from common.policies.placement import endpoints as pl
 from common.policies.placement import extensions as pl_ext
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc
 from objects.baremetal import node as node_obj
 
 # Placement's refusal text (api.placement.policy), Ironic's is the exception's own
@@ -140,10 +140,10 @@ class Authorizer:
         return values
 
     def destroy_allocation(self, ctx, uuid):
-        self._allocation(ctx, alloc_obj.get(ctx, uuid), uuid, bm.ALLOCATION_DELETE)
+        self._allocation(ctx, node_alloc.get(ctx, uuid), uuid, bm.ALLOCATION_DELETE)
 
     def update_allocation(self, ctx, uuid):
-        self._allocation(ctx, alloc_obj.get(ctx, uuid), uuid, bm.ALLOCATION_UPDATE)
+        self._allocation(ctx, node_alloc.get(ctx, uuid), uuid, bm.ALLOCATION_UPDATE)
 
     def update_node(self, ctx, node, values):
         """PATCH /v1/nodes/{node}: each changed field's own rule, else ``node:update``."""

@@ -21,7 +21,7 @@ from oslo_db import exception as db_exc
 
 from common import exception, metrics
 from conductor.manager import claim_batch
-from objects.placement import allocation as alloc_obj
+from objects.placement import allocation as placement_alloc
 from objects.placement import allocation_batch, quota_keystone
 from objects.placement import reshaper as reshaper_obj
 
@@ -65,8 +65,8 @@ class Claims:
             self.quota_source.warm_up()
         self.locks = TreeLocks()
         # the quota check follows the writes: with it, claims keep savepoints
-        split = None if self.enforce_quota else (alloc_obj.check_replace,
-                                                 alloc_obj.apply_replace)
+        split = None if self.enforce_quota else (placement_alloc.check_replace,
+                                                 placement_alloc.apply_replace)
         # and batches of new consumers are written with one statement per step
         self.batches = claim_batch.GroupCommitter(
             self._replace, self._claim_alone, self.locks.hold, _RETRYABLE,
@@ -106,8 +106,8 @@ class Claims:
                     return result
 
     def _replace(self, ctx, consumers):
-        return alloc_obj.replace(ctx, consumers, enforce_quota=self.enforce_quota,
-                                 quota_source=self.quota_source)
+        return placement_alloc.replace(ctx, consumers, enforce_quota=self.enforce_quota,
+                                       quota_source=self.quota_source)
 
     def _prefetch(self, consumers):
         """Read the projects' limits before the transaction (no HTTP under its locks).
@@ -156,7 +156,7 @@ class Claims:
 
     def delete_allocations(self, ctx, tree, consumer_uuid):
         """Remove every allocation of one consumer, and the consumer."""
-        return self._write(ctx, tree, alloc_obj.delete_consumer, consumer_uuid)
+        return self._write(ctx, tree, placement_alloc.delete_consumer, consumer_uuid)
 
     def reshape(self, ctx, tree, inventories, consumers):
         """Move inventory and allocations atomically (objects.placement.reshaper.reshape).

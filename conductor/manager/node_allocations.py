@@ -27,9 +27,9 @@ from oslo_db import exception as db_exc
 
 from common import exception
 from conductor.rpcapi import payloads
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc
 from objects.baremetal import deallocation, reservation
-from objects.baremetal import mirror as node_provider
+from objects.baremetal import mirror as node_mirror
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -113,7 +113,7 @@ class NodeAllocator:
         a = conf.allocation
         claimant = None
         if a.backend == 'placement':
-            claimant = node_provider.Claimant(
+            claimant = node_mirror.Claimant(
                 conf.placement.incomplete_consumer_project_id,
                 conf.placement.incomplete_consumer_user_id,
                 enforce_quota=conf.quota.enforce,
@@ -147,11 +147,11 @@ class NodeAllocator:
         got its start and its end then.  None when nothing was sent.
         """
         try:
-            alloc = alloc_obj.get_by_id(ctx, alloc_id)
+            alloc = node_alloc.get_by_id(ctx, alloc_id)
         except Exception:
             return None
         if alloc.conductor_affinity != self.host or (
-                phase == 'start' and alloc.state != alloc_obj.ALLOCATING):
+                phase == 'start' and alloc.state != node_alloc.ALLOCATING):
             return None
         self.notifier.emit(ctx, 'create', phase, alloc)
         return alloc
@@ -190,7 +190,7 @@ class NodeAllocator:
         started = self._notify_row(ctx, alloc_id, 'start')
         written = self._allocate_row(ctx, alloc_id, first)
         if started is not None and written is not None:
-            self._notify_row(ctx, alloc_id, 'end' if written['state'] == alloc_obj.ACTIVE
+            self._notify_row(ctx, alloc_id, 'end' if written['state'] == node_alloc.ACTIVE
                              else 'error')
         return written
 
@@ -211,9 +211,9 @@ class NodeAllocator:
             return None  # deleted before we got to it
         except Exception as exc:
             return self._failed_read(ctx, alloc_id, exc)
-        if alloc is not None and alloc.state == alloc_obj.ACTIVE:
+        if alloc is not None and alloc.state == node_alloc.ACTIVE:
             return _written(alloc)   # reserved by the first pass
-        if (alloc is None or alloc.state != alloc_obj.ALLOCATING
+        if (alloc is None or alloc.state != node_alloc.ALLOCATING
                 or alloc.conductor_affinity != self.host):
             return None
         try:
@@ -229,14 +229,14 @@ class NodeAllocator:
                       exc_info=not isinstance(exc, db_exc.DBError))
             reason = 'Unexpected exception during allocation: %s' % short_error(exc)
         else:
-            return _written(alloc) if alloc.state == alloc_obj.ACTIVE else None
+            return _written(alloc) if alloc.state == node_alloc.ACTIVE else None
         LOG.info('Allocation %s failed: %s', alloc.uuid, reason)
         message = _failure(alloc, reason)
         try:
-            now = alloc_obj.set_error(ctx, alloc.id, self.host, message)
+            now = node_alloc.set_error(ctx, alloc.id, self.host, message)
             if now is not None:
                 return _written(dataclasses.replace(
-                    alloc, state=alloc_obj.ERROR, node_id=None, node_uuid=None,
+                    alloc, state=node_alloc.ERROR, node_id=None, node_uuid=None,
                     last_error=message, updated_at=now))
         except Exception:
             LOG.error('Cannot save the error of allocation %s; the sweep will retry '
@@ -259,14 +259,14 @@ class NodeAllocator:
         LOG.error('Allocation %s failed %d times, giving up: %s', alloc_id, tries,
                   reason)
         try:
-            uuid = alloc_obj.get_by_id(ctx, alloc_id).uuid
+            uuid = node_alloc.get_by_id(ctx, alloc_id).uuid
         except Exception:
             uuid = alloc_id
         message = exception.AllocationFailed(
             uuid=uuid, error='Unexpected exception during allocation (%d tries): %s'
             % (tries, reason)).message
         try:
-            alloc_obj.set_error(ctx, alloc_id, self.host, message)
+            node_alloc.set_error(ctx, alloc_id, self.host, message)
         except Exception as save_exc:
             LOG.error('Cannot save the error of allocation %s: %s', alloc_id,
                       short_error(save_exc))
@@ -382,7 +382,7 @@ class NodeAllocator:
 
     def destroy(self, ctx, ident):
         """Delete an allocation (NodeLocked / NodeInvalidState / AllocationNotFound)."""
-        with self.notified(ctx, 'delete', alloc_obj.get(ctx, ident)):
+        with self.notified(ctx, 'delete', node_alloc.get(ctx, ident)):
             deallocation.destroy_allocation(ctx, ident, self.host, mirror=self.mirror)
 
     @contextlib.contextmanager
@@ -402,7 +402,7 @@ class NodeAllocator:
             raise
         if action != 'delete':
             try:
-                alloc = alloc_obj.get(ctx, alloc.uuid)
+                alloc = node_alloc.get(ctx, alloc.uuid)
             except exception.AllocationNotFound:
                 pass
         notifier.emit(ctx, action, 'end', alloc)

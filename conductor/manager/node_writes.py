@@ -16,7 +16,7 @@ import types
 
 from common import exception
 from conductor import node_notifications
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc
 from objects.baremetal import backfill as node_backfill
 from objects.baremetal import node as node_obj
 
@@ -47,14 +47,14 @@ class NodeWrites:
         notify = notifier is not None and notifier.enabled
         if notify:
             notifier.emit(ctx, 'create', 'start', types.SimpleNamespace(
-                **dict(values, state=alloc_obj.ALLOCATING)))
+                **dict(values, state=node_alloc.ALLOCATING)))
         try:
             alloc, error = node_backfill.backfill(ctx, values, node,
                                                   claim=self.allocator.claimant)
         except Exception as exc:
             if notify:
                 notifier.emit(ctx, 'create', 'error', types.SimpleNamespace(
-                    **dict(values, state=alloc_obj.ERROR, last_error=str(exc))))
+                    **dict(values, state=node_alloc.ERROR, last_error=str(exc))))
             raise
         if error is not None:
             LOG.info('Backfill on node %s refused: %s', node, error)
@@ -67,8 +67,8 @@ class NodeWrites:
 
     def update_allocation(self, ctx, allocation, values):
         """PATCH an allocation's ``name`` and/or ``extra``; answers nothing."""
-        with self.allocator.notified(ctx, 'update', alloc_obj.get(ctx, allocation)):
-            alloc_obj.update(ctx, allocation, values)
+        with self.allocator.notified(ctx, 'update', node_alloc.get(ctx, allocation)):
+            node_alloc.update(ctx, allocation, values)
 
     @property
     def _nodes(self):
@@ -113,7 +113,7 @@ class NodeWrites:
     def _deleting(self, ctx, node):
         """delete.start/.end/.error around a node write ending the node's allocation."""
         try:
-            alloc = alloc_obj.get_by_node(ctx, node)
+            alloc = node_alloc.get_by_node(ctx, node)
         except (exception.AllocationNotFound, exception.NodeNotFound):
             alloc = None
         return self.allocator.notified(ctx, 'delete', alloc)
@@ -121,6 +121,6 @@ class NodeWrites:
 
 def _row(ctx, uuid):
     try:
-        return alloc_obj.get(ctx, uuid)
+        return node_alloc.get(ctx, uuid)
     except exception.AllocationNotFound:
         return None

@@ -25,11 +25,10 @@ from oslo_db import exception as db_exc
 from common import exception
 from conductor.manager import inflight
 from conductor.rpcapi import payloads
-from objects.candidates import finder as ac_obj
-from objects.candidates import request as request_group
-from objects.candidates import weighers
+from objects.candidates import finder, weighers
+from objects.candidates import request as candidates_request
 from objects.candidates import window as candidate_window
-from objects.placement import allocation as alloc_obj
+from objects.placement import allocation as placement_alloc
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -149,14 +148,14 @@ def _relaxed(request, stage):
     for g in request.groups:
         if not g.resources and 'same_subtree' not in keep:
             continue
-        groups.append(request_group.RequestGroup(
+        groups.append(candidates_request.RequestGroup(
             suffix=g.suffix, resources=dict(g.resources),
             required=list(g.required) if 'traits' in keep else [],
             forbidden=set(g.forbidden) if 'traits' in keep else set(),
             member_of=list(g.member_of) if 'member_of' in keep else [],
             forbidden_aggs=set(g.forbidden_aggs) if 'member_of' in keep else set(),
             in_tree=g.in_tree if 'in_tree' in keep else None))
-    return request_group.ResourceRequest(
+    return candidates_request.ResourceRequest(
         groups=groups,
         group_policy=request.group_policy if 'group_policy' in keep else 'none',
         root_required=request.root_required if 'root_required' in keep else set(),
@@ -184,10 +183,10 @@ _REASONS = {
 
 def explain(ctx, request):
     """Which constraint empties the candidate set: the first one that, added, does."""
-    options = ac_obj.Options(limit=1, summary_traits=False, summary_all_classes=False,
+    options = finder.Options(limit=1, summary_traits=False, summary_all_classes=False,
                              summary_trees=False)
     for stage in _STAGES:
-        if not ac_obj.get_candidates(ctx, _relaxed(request, stage), options).candidates:
+        if not finder.get_candidates(ctx, _relaxed(request, stage), options).candidates:
             return _REASONS[stage]
     return 'the candidates disappeared while they were being claimed'
 
@@ -225,7 +224,7 @@ class Scheduler:
         QuotaExceeded, ConsumerGenerationConflict (a consumer already holds
         allocations) or Invalid (unknown weigher); nothing is written then.
         """
-        request = request_group.from_primitive(request)
+        request = candidates_request.from_primitive(request)
         weigher = weighers.get(weigher or self.default_weigher)
         tried = 0
         for _ in range(self.max_searches):
@@ -300,7 +299,7 @@ class Scheduler:
         committed = False
         try:
             providers = {rp for w in writes for rp in w['allocations']}
-            tree = _tree_key(choice, providers) or alloc_obj.routing_tree(ctx, providers)
+            tree = _tree_key(choice, providers) or placement_alloc.routing_tree(ctx, providers)
             self.claims.try_claim(ctx, tree, writes)
             committed = True
             return True

@@ -14,7 +14,7 @@ from futurist import periodics
 
 from common import context as berth_context
 from common import exception, metrics
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc
 from objects.baremetal import node as node_obj
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -32,7 +32,7 @@ def resume_own(ctx, allocator, before=None):
     on its way here: driving it now would race that request for it.  A row
     whose message never comes is the stale sweep's.
     """
-    rows = alloc_obj.list_allocating(ctx, affinity=allocator.host, older_than=before)
+    rows = node_alloc.list_allocating(ctx, affinity=allocator.host, older_than=before)
     for row in rows:
         allocator.allocate(ctx, row.id)
     if rows:
@@ -63,11 +63,11 @@ def take_over_orphans(ctx, allocator, ring):
     if me not in live:
         return 0   # leaving (or not yet joined): taking work now would be wrong
     taken = 0
-    for row in alloc_obj.list_allocating(ctx):
+    for row in node_alloc.list_allocating(ctx):
         old = row.conductor_affinity
         if old == me or old in live or ring.owner(row.uuid) != me:
             continue
-        if alloc_obj.take_over(ctx, row.id, old, me):
+        if node_alloc.take_over(ctx, row.id, old, me):
             LOG.info('Conductor %s took over allocation %s from %s', me, row.uuid, old)
             metrics.ORPHAN_TAKEOVERS.labels(me).inc()
             taken += 1
@@ -79,9 +79,9 @@ def sweep_stale(ctx, allocator, timeout):
     """Re-drive our own rows left ``allocating`` for more than ``timeout`` seconds."""
     cutoff = _now() - datetime.timedelta(seconds=timeout)
     swept = 0
-    for row in alloc_obj.list_allocating(ctx, affinity=allocator.host,
-                                         older_than=cutoff):
-        if alloc_obj.touch(ctx, row.id, allocator.host):
+    for row in node_alloc.list_allocating(ctx, affinity=allocator.host,
+                                          older_than=cutoff):
+        if node_alloc.touch(ctx, row.id, allocator.host):
             LOG.warning('Allocation %s was left allocating; driving it again', row.uuid)
             metrics.STALE_REDRIVES.labels(allocator.host).inc()
             swept += 1

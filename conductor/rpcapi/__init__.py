@@ -58,7 +58,7 @@ class ConductorAPI:
         self._replay = (self.can_send_version(rpc_version.REPLAY)
                         and conf.conductor.rpc_attempt_timeout > 0)
         self._old_servers: dict[str, float] = {}   # refused 1.8: host -> until when
-        self._gate = None
+        self._gate: gate.UpgradeGate | None = None
         # concurrent waiting calls to one conductor share one message (1.5)
         self._batcher = None
         if self.can_send_version('1.5'):

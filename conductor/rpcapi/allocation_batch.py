@@ -29,7 +29,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import threading
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+# what one request hands to ``send``: an allocation id, or a claim's dict
+# (conductor/rpcapi/claim_batch.py coalesces claims with the same machinery)
+Item = TypeVar('Item')
 
 
 def caller_key(ctx: Any) -> Any:
@@ -63,7 +67,7 @@ class _Host:
         self.answered = 0   # requests the call before the next sender's answered
 
 
-class AllocationBatcher:
+class AllocationBatcher(Generic[Item]):
     """Coalesces concurrent waiting allocation calls per conductor host.
 
     :param send: ``send(ctx, host, allocation_ids, wait) -> [result]``, one
@@ -74,7 +78,7 @@ class AllocationBatcher:
         requests to join its batch (see the module's doc); 0: none.
     """
 
-    def __init__(self, send: Callable[[Any, str, list[int], float], list[Any]],
+    def __init__(self, send: Callable[[Any, str, list[Item], float], list[Any]],
                  in_flight: int = 1, max_batch: int = 32, linger: float = 0) -> None:
         self._send = send
         self.in_flight = max(1, in_flight)
@@ -82,9 +86,9 @@ class AllocationBatcher:
         self.linger = max(0.0, linger)
         self._lock = threading.Lock()
         self._joined = threading.Condition(self._lock)   # a request queued
-        self._hosts = {}
+        self._hosts: dict[tuple[str, Any], _Host] = {}
 
-    def run(self, ctx: Any, host: str, alloc_id: int, wait: float) -> Any:
+    def run(self, ctx: Any, host: str, alloc_id: Item, wait: float) -> Any:
         """The outcome of ``alloc_id`` on ``host`` (see ConductorAPI.create_allocation)."""
         entry = _Entry(alloc_id)
         key = (host, caller_key(ctx))

@@ -82,7 +82,7 @@ class ClaimSender:
         Raises the claim's own error (typed), or the batch's when the call failed.
         """
         answer = self._batcher.run(ctx, server, {'tree': tree, 'consumers': consumers},
-                                   None)
+                                   0)     # a claim carries no wait: _send ignores it
         if answer is None or answer is RESEND:
             return answer
         with rpc.translate_errors(server, 'claim_resources'):

@@ -29,8 +29,8 @@ def parse(version: Any) -> tuple[int, ...] | None:
 
 def at_least(version: Any, needed: str) -> bool:
     """Whether a published ``version`` is ``needed`` or later (unknown: no)."""
-    have = parse(version)
-    return have is not None and have >= parse(needed)
+    have, want = parse(version), parse(needed)
+    return have is not None and want is not None and have >= want
 
 
 @dataclasses.dataclass(frozen=True)

@@ -35,8 +35,8 @@ def _routing_tree(ctx, providers, consumers):
     A process without the database (another service using this client)
     never needs it, so it never loads objects/ or db/.
     """
-    from objects.placement import allocation as alloc_obj
-    return alloc_obj.routing_tree(ctx, providers, consumers)
+    from objects.placement import allocation as placement_alloc
+    return placement_alloc.routing_tree(ctx, providers, consumers)
 
 
 class RootCache:
@@ -49,7 +49,7 @@ class RootCache:
         self._lock = threading.Lock()
 
     def tree(self, ctx: berth_context.RequestContext, providers: Iterable[str],
-             consumers: Iterable[str] = ()) -> str:
+             consumers: Iterable[str] = ()) -> str | None:
         """The routing key of a write naming ``providers`` for ``consumers``.
 
         None when this process has no database (another service using the
@@ -80,18 +80,18 @@ ROOTS = RootCache()
 
 
 def claim_tree(ctx: berth_context.RequestContext,
-               consumers: list[payloads.ClaimConsumer]) -> str:
+               consumers: list[payloads.ClaimConsumer]) -> str | None:
     """The tree claim_resources goes to: by the providers the consumers name."""
     return ROOTS.tree(ctx, set().union(*(c.providers for c in consumers)),
                       [c.uuid for c in consumers])
 
 
-def consumer_tree(ctx: berth_context.RequestContext, consumer_uuid: str) -> str:
+def consumer_tree(ctx: berth_context.RequestContext, consumer_uuid: str) -> str | None:
     """The tree delete_allocations goes to: the consumer's current providers."""
     return ROOTS.tree(ctx, (), [consumer_uuid])
 
 
-def reshape_tree(ctx: berth_context.RequestContext, body: payloads.ReshapeBody) -> str:
+def reshape_tree(ctx: berth_context.RequestContext, body: payloads.ReshapeBody) -> str | None:
     """The tree a reshape goes to: its inventories' and allocations' providers."""
     return ROOTS.tree(ctx, body.providers, [c.uuid for c in body.consumers])
 

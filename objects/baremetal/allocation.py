@@ -43,7 +43,7 @@ class NodeAllocation:
     conductor_affinity: str
     created_at: datetime.datetime
     updated_at: datetime.datetime
-    node_uuid: str = None
+    node_uuid: str | None = None
 
 
 _COLUMNS = [f.name for f in dataclasses.fields(NodeAllocation) if f.name != 'node_uuid']

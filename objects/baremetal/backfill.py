@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from oslo_utils import uuidutils
 
 from db import api as db_api
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc
 from objects.baremetal import node as node_obj
 
 
@@ -61,15 +61,15 @@ def backfill(ctx, values: dict, node_ident: str, claim: Any = None) -> Backfill:
         values['resource_class'] = node.resource_class
     error = _backfill_error(values['uuid'], node, values)
     if error is not None:
-        alloc_obj.insert_in_txn(ctx, dict(values, state=alloc_obj.ERROR, last_error=error))
+        node_alloc.insert_in_txn(ctx, dict(values, state=node_alloc.ERROR, last_error=error))
         return Backfill(None, error)
-    alloc_id = alloc_obj.insert_in_txn(ctx, dict(values, state=alloc_obj.ACTIVE,
-                                                 node_id=node.id))
+    alloc_id = node_alloc.insert_in_txn(ctx, dict(values, state=node_alloc.ACTIVE,
+                                                  node_id=node.id))
     info = dict(node.instance_info or {}, traits=list(values.get('traits') or []))
     node_obj.guarded_update(ctx, node, {'instance_uuid': values['uuid'],
                                         'allocation_id': alloc_id,
                                         'instance_info': info},
                             expect=('instance_uuid', 'allocation_id', 'provision_state'))
     if claim is not None:
-        claim.hold(ctx, alloc_obj.get_by_id(ctx, alloc_id), node)
-    return Backfill(alloc_obj.get_by_id(ctx, alloc_id), None)
+        claim.hold(ctx, node_alloc.get_by_id(ctx, alloc_id), node)
+    return Backfill(node_alloc.get_by_id(ctx, alloc_id), None)

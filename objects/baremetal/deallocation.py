@@ -12,8 +12,8 @@ from typing import Any
 from common import exception
 from db import api as db_api
 from db import models
-from objects.baremetal import allocation as alloc_obj
-from objects.baremetal import mirror as node_provider
+from objects.baremetal import allocation as node_alloc
+from objects.baremetal import mirror as node_mirror
 from objects.baremetal import node as node_obj
 
 _ALLOC = models.NodeAllocation.__table__
@@ -55,13 +55,13 @@ def destroy_allocation(ctx: Any, ident: str, host: str, mirror: bool = False) ->
     active and not in maintenance.  The node's instance (and with ``mirror``
     the Placement claim) is cleared in the same transaction.
     """
-    alloc = alloc_obj.get_for_update(ctx, ident)   # a reservation may be committing
+    alloc = node_alloc.get_for_update(ctx, ident)   # a reservation may be committing
     if alloc.node_id is not None:
         node = node_obj.get_by_id(ctx, alloc.node_id)
         if node.reservation is not None:
             raise exception.NodeLocked(node=node.uuid, host=node.reservation)
         _check_deallocatable(alloc, node)
-        values = {'allocation_id': None}
+        values: dict[str, Any] = {'allocation_id': None}
         if node.instance_uuid == alloc.uuid:
             info = dict(node.instance_info or {})
             info.pop('traits', None)
@@ -70,6 +70,6 @@ def destroy_allocation(ctx: Any, ident: str, host: str, mirror: bool = False) ->
                                 expect=('allocation_id', 'provision_state'))
     ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.id == alloc.id))
     if mirror:
-        node_provider.release(ctx, alloc.uuid)
+        node_mirror.release(ctx, alloc.uuid)
         if alloc.node_id is not None:
-            node_provider.sync(ctx, node_obj.get_by_id(ctx, alloc.node_id))
+            node_mirror.sync(ctx, node_obj.get_by_id(ctx, alloc.node_id))

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from common import exception
 from db import api as db_api
 from db import models
-from objects.baremetal import mirror as node_provider
+from objects.baremetal import mirror as node_mirror
 
 _NODE = models.Node.__table__
 _TRAIT = models.NodeTrait.__table__
@@ -81,7 +81,7 @@ class Node:
     created_at: datetime.datetime
     updated_at: datetime.datetime
     traits: list = dataclasses.field(default_factory=list)
-    allocation_uuid: str = None
+    allocation_uuid: str | None = None
     conductor_group: str = ''
 
 
@@ -298,13 +298,13 @@ def _delete_allocation_of(ctx, node, mirror):
     if node.allocation_id is not None:
         ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.id == node.allocation_id))
         if mirror:
-            node_provider.release(ctx, node.allocation_uuid)
+            node_mirror.release(ctx, node.allocation_uuid)
 
 
 def _mirror(ctx, node_id, mirror):
     """Bring the node's provider up to date when mirroring (inside the caller's writer)."""
     if mirror:
-        node_provider.sync(ctx, get_by_id(ctx, node_id))
+        node_mirror.sync(ctx, get_by_id(ctx, node_id))
 
 
 @db_api.writer
@@ -358,7 +358,7 @@ def destroy(ctx, ident, mirror=False, deallocate=False):
     _must_deallocate(node, deallocate)
     guarded_update(ctx, node, {'allocation_id': None}, expect=('allocation_id',))
     if mirror:
-        node_provider.remove(ctx, node)
+        node_mirror.remove(ctx, node)
     if deallocate:
         # the allocation goes with its node (Ironic's allocation API)
         ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.node_id == node.id))

@@ -25,7 +25,7 @@ from sqlalchemy.dialects import postgresql as pg
 from common import exception
 from db import api as db_api
 from db import models
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc
 from objects.baremetal import node as node_obj
 
 _ALLOC = models.NodeAllocation.__table__
@@ -96,7 +96,7 @@ def _candidates_query(alloc, fit=None):
 # cache keeps at most LIMITED_CACHE_SIZE shapes, the least recently used
 # dropped first, so no request can grow it.
 LIMITED_CACHE_SIZE = 64
-LIMITED = collections.OrderedDict()
+LIMITED: collections.OrderedDict[tuple[Any, ...], sa.Select[Any]] = collections.OrderedDict()
 _LIMITED_LOCK = threading.Lock()
 
 
@@ -258,9 +258,9 @@ def _reserve_statement(alloc):
         _NODE.c.reservation.is_(None)).with_for_update(skip_locked=True).cte('chosen')
     node_id = sa.select(chosen.c.id).scalar_subquery()
     act = _ALLOC.update().where(
-        _ALLOC.c.id == sa.bindparam('alloc_id'), _ALLOC.c.state == alloc_obj.ALLOCATING,
+        _ALLOC.c.id == sa.bindparam('alloc_id'), _ALLOC.c.state == node_alloc.ALLOCATING,
         _ALLOC.c.conductor_affinity == sa.bindparam('host'), node_id.isnot(None)
-    ).values(node_id=node_id, state=alloc_obj.ACTIVE, last_error=None,
+    ).values(node_id=node_id, state=node_alloc.ACTIVE, last_error=None,
              updated_at=sa.bindparam('now')).returning(_ALLOC.c.id).cte('act')
     # dict(instance_info or {}, traits=...) in SQL
     old = sa.select(chosen.c.instance_info).scalar_subquery()

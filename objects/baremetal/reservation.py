@@ -30,7 +30,7 @@ import sqlalchemy as sa
 from common import exception
 from db import api as db_api
 from db import models
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc
 from objects.baremetal import node as node_obj
 from objects.baremetal import node_choice
 
@@ -47,8 +47,8 @@ CANDIDATE_BATCH = 8
 @db_api.reader
 def prepare(ctx: Any, alloc_id: int) -> tuple[Any, list[node_choice.Candidate]]:
     """(allocation, candidates) in one read; no candidates unless it is ``allocating``."""
-    alloc = alloc_obj.get_by_id(ctx, alloc_id)
-    if alloc.state != alloc_obj.ALLOCATING:
+    alloc = node_alloc.get_by_id(ctx, alloc_id)
+    if alloc.state != node_alloc.ALLOCATING:
         return alloc, []
     return alloc, node_choice.find_candidates(ctx, alloc)
 
@@ -109,8 +109,8 @@ def reserve_many(ctx: Any, alloc_ids: list[int], host: str, order: Order
     (two statements per allocation fewer), the caller redoes each row alone.
     Returns one ``reserve`` result (or exception) per id, in order.
     """
-    allocs = alloc_obj.get_many_in_txn(ctx, alloc_ids)
-    results = []
+    allocs = node_alloc.get_many_in_txn(ctx, alloc_ids)
+    results: list[FirstPass | Exception] = []
     for alloc_id in alloc_ids:
         alloc = allocs.get(alloc_id)
         if alloc is None:
@@ -135,12 +135,12 @@ def _reserve(ctx, alloc_id, host, order):
     NodeAssociated (everything rolled back) when a unique constraint
     refused the reservation.
     """
-    return _reserve_row(ctx, alloc_obj.get_by_id_in_txn(ctx, alloc_id), host, order)
+    return _reserve_row(ctx, node_alloc.get_by_id_in_txn(ctx, alloc_id), host, order)
 
 
 def _reserve_row(ctx, alloc, host, order):
     """:func:`_reserve` of an allocation read in this transaction."""
-    if alloc.state != alloc_obj.ALLOCATING or alloc.conductor_affinity != host:
+    if alloc.state != node_alloc.ALLOCATING or alloc.conductor_affinity != host:
         return FirstPass(alloc, NOT_OURS, [])
     outcome, node = _pick(ctx, alloc, host)
     if outcome is not None:
@@ -178,14 +178,14 @@ def _pick(ctx, alloc, host):
     (node_choice.pick_and_hold), then activates.  On RESERVED ``alloc`` is
     updated in place.
     """
-    now = alloc_obj.stamp(ctx)
+    now = node_alloc.stamp(ctx)
     done = node_choice.pick_and_reserve(ctx, alloc, host, now)
     if done is None:
         return None, None
     if done is not node_choice.NO_PICK:
         if not done.ours:
             return NOT_OURS, None
-        alloc.state, alloc.node_id, alloc.node_uuid = alloc_obj.ACTIVE, done.id, done.uuid
+        alloc.state, alloc.node_id, alloc.node_uuid = node_alloc.ACTIVE, done.id, done.uuid
         alloc.last_error, alloc.updated_at = None, now
         return RESERVED, None
     held = node_choice.pick_and_hold(ctx, alloc, host, now)
@@ -206,16 +206,16 @@ def _activate_held(ctx, alloc, node, host, now):
         'alloc_id': alloc.id, 'host': host, 'node_id': node.id, 'now': now})
     if res.rowcount != 1:
         raise exception.NodeAssociated(node=node.uuid, instance='an allocation not ours')
-    alloc.state, alloc.node_id, alloc.node_uuid = alloc_obj.ACTIVE, node.id, node.uuid
+    alloc.state, alloc.node_id, alloc.node_uuid = node_alloc.ACTIVE, node.id, node.uuid
     alloc.last_error, alloc.updated_at = None, now
     return RESERVED
 
 
 # the two writes of a reservation, built once (they run for every allocation)
 _ACTIVATE = _ALLOC.update().where(
-    _ALLOC.c.id == sa.bindparam('alloc_id'), _ALLOC.c.state == alloc_obj.ALLOCATING,
+    _ALLOC.c.id == sa.bindparam('alloc_id'), _ALLOC.c.state == node_alloc.ALLOCATING,
     _ALLOC.c.conductor_affinity == sa.bindparam('host')).values(
-        node_id=sa.bindparam('node_id'), state=alloc_obj.ACTIVE, last_error=None,
+        node_id=sa.bindparam('node_id'), state=node_alloc.ACTIVE, last_error=None,
         updated_at=sa.bindparam('now'))
 _HOLD = _NODE.update().where(
     _NODE.c.id == sa.bindparam('node_id'), _NODE.c.reservation == sa.bindparam('host')
@@ -263,7 +263,7 @@ def _reserve_locked(ctx, alloc, node, host, hold=None):
     if alloc.traits and not set(alloc.traits) <= _traits(ctx, node_id):
         _release(ctx, node_id, host)
         return SKIPPED
-    now = alloc_obj.stamp(ctx)
+    now = node_alloc.stamp(ctx)
     res = ctx.session.execute(_ACTIVATE, {
         'alloc_id': alloc.id, 'host': host, 'node_id': node.id, 'now': now})
     if res.rowcount != 1:
@@ -280,7 +280,7 @@ def _reserve_locked(ctx, alloc, node, host, hold=None):
         raise exception.NodeAssociated(node=node.uuid, instance='another allocation')
     if hold is not None:
         hold(ctx, alloc, node)
-    alloc.state, alloc.node_id, alloc.node_uuid = alloc_obj.ACTIVE, node.id, node.uuid
+    alloc.state, alloc.node_id, alloc.node_uuid = node_alloc.ACTIVE, node.id, node.uuid
     alloc.last_error, alloc.updated_at = None, now
     return RESERVED
 
@@ -312,7 +312,7 @@ def _lock(ctx, alloc, node_id, host):
 
 
 # the lock's conditional UPDATE, built once per dialect
-_LOCK = {}
+_LOCK: dict[str, sa.Update] = {}
 
 
 def _lock_statement(dialect):

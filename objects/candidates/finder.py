@@ -29,7 +29,7 @@ from db import api as db_api
 from objects.candidates import answer_cache, capacity, loader
 from objects.candidates import index as index_mod
 from objects.candidates import plan as plan_mod
-from objects.candidates import request as request_mod
+from objects.candidates import request as candidates_request
 from objects.candidates import search as search_mod
 from objects.candidates import summary as summary_mod
 from objects.placement import resource_class as rc_obj
@@ -40,7 +40,7 @@ _FIRST_BATCH = 32
 @dataclasses.dataclass
 class Options:
     """How to search and what the summaries carry (by microversion and config)."""
-    limit: int = None
+    limit: int | None = None
     nested_aware: bool = True            # 1.29
     randomize: bool = False              # [placement] randomize_allocation_candidates
     max_candidates: int = -1             # [placement] max_allocation_candidates
@@ -48,7 +48,7 @@ class Options:
     summary_traits: bool = True          # 1.17
     summary_all_classes: bool = True     # 1.27
     summary_trees: bool = True           # 1.29
-    start_after: int = None              # a limited search skips roots <= this id
+    start_after: int | None = None              # a limited search skips roots <= this id
     indexed: bool = True                 # whole answers from the provider index
 
 
@@ -87,7 +87,7 @@ def _hopeless(plan):
                for g in plan.groups)
 
 
-def get_candidates(ctx: RequestContext, request: request_mod.ResourceRequest,
+def get_candidates(ctx: RequestContext, request: candidates_request.ResourceRequest,
                    options: Options | None = None, may_lag: bool = False,
                    token: Any = answer_cache.READ) -> Result:
     """The allocation candidates for ``request`` (a ResourceRequest).

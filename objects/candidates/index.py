@@ -26,6 +26,7 @@ publishes a new immutable :class:`State`.
 """
 
 import threading
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -50,7 +51,7 @@ _USAGE = (sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
           .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id))
 SETTLE_AFTER = 1000           # providers: a first load this large freezes the heap
 
-_IDS = sa.bindparam('ids', expanding=True)
+_IDS: sa.BindParameter[list[int]] = sa.bindparam('ids', expanding=True)
 _INVENTORIES = (sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
                           _INV.c.total, _INV.c.reserved, _INV.c.min_unit,
                           _INV.c.max_unit, _INV.c.step_size, _INV.c.allocation_ratio)
@@ -257,7 +258,7 @@ def _touched(old_bases, bases, stale):
     return touched
 
 
-_SQL = {}
+_SQL: dict[tuple[Any, str], str] = {}   # (statement, dialect) -> its SQL
 
 
 def _fetch(ctx, statement):

@@ -62,7 +62,7 @@ _NO_UPPER = 2 ** 62
 
 # Statements are built once (bind parameters for what varies): building them
 # per request cost more than running the small ones.
-_CLASSES = sa.bindparam('classes', expanding=True)
+_CLASSES: sa.BindParameter[list[int]] = sa.bindparam('classes', expanding=True)
 _TREE_RP = _RP.alias('tree_rp')
 _TREE_INV = _INV.alias('tree_inv')
 # the roots of the trees holding inventory of the classes

@@ -33,7 +33,7 @@ class Group:
     forbidden: frozenset
     member_of: tuple
     forbidden_aggs: frozenset
-    in_tree: int = None
+    in_tree: int | None = None
 
     @property
     def granular(self):
@@ -50,7 +50,7 @@ class Plan:
     root_forbidden: frozenset = frozenset()
     same_subtree: tuple = ()         # of tuples of group indexes
     isolate: bool = False
-    sharing_trait: int = None        # id of MISC_SHARES_VIA_AGGREGATE
+    sharing_trait: int | None = None        # id of MISC_SHARES_VIA_AGGREGATE
 
     @property
     def needs_aggregates(self):
@@ -58,7 +58,7 @@ class Plan:
 
 
 # built once: constructing statements per request costs more than running these
-_UUIDS = sa.bindparam('uuids', expanding=True)
+_UUIDS: sa.BindParameter[list[str]] = sa.bindparam('uuids', expanding=True)
 _AGG_IDS = sa.select(_AGG.c.uuid, _AGG.c.id).where(_AGG.c.uuid.in_(_UUIDS))
 _TREE_ROOTS = sa.select(_RP.c.uuid, _RP.c.root_provider_id).where(_RP.c.uuid.in_(_UUIDS))
 _CLASS_NAMES = sa.select(_RC.c.id, _RC.c.name)

@@ -25,7 +25,7 @@ from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.candidates import capacity
-from objects.candidates import request as request_mod
+from objects.candidates import request as candidates_request
 from objects.placement import resource_class as rc_obj
 from objects.placement import resource_provider as rp_obj
 from objects.placement import trait as trait_obj
@@ -50,7 +50,7 @@ def _has_any_trait(rp_id, trait_ids):
 
 
 def get_all(ctx: RequestContext, name: str | None = None, uuid: str | None = None,
-            group: request_mod.RequestGroup | None = None,
+            group: candidates_request.RequestGroup | None = None,
             may_lag: bool = False) -> list[rp_obj.ResourceProvider]:
     """Providers matching every given filter, in creation order.
 

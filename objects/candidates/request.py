@@ -30,7 +30,7 @@ class RequestGroup:
     forbidden: set = dataclasses.field(default_factory=set)
     member_of: list = dataclasses.field(default_factory=list)
     forbidden_aggs: set = dataclasses.field(default_factory=set)
-    in_tree: str = None
+    in_tree: str | None = None
 
     @property
     def is_granular(self) -> bool:
@@ -48,8 +48,8 @@ class RequestGroup:
 class ResourceRequest:
     """A whole request: its groups plus the request-wide constraints."""
     groups: list = dataclasses.field(default_factory=list)   # of RequestGroup
-    group_policy: str = None          # 'none' | 'isolate' | None
-    limit: int = None
+    group_policy: str | None = None          # 'none' | 'isolate' | None
+    limit: int | None = None
     root_required: set = dataclasses.field(default_factory=set)
     root_forbidden: set = dataclasses.field(default_factory=set)
     same_subtree: list = dataclasses.field(default_factory=list)  # of lists of suffixes

@@ -96,7 +96,7 @@ class Summaries:
         return out
 
 
-_NAMES = {}
+_NAMES: dict[tuple[tuple[int, str], ...], int] = {}
 _NUMBERS = itertools.count()
 
 

@@ -21,8 +21,8 @@ import sqlalchemy as sa
 from common.context import RequestContext
 from db import api as db_api
 from db import models
-from objects.candidates import finder as ac_obj
-from objects.candidates import request as request_mod
+from objects.candidates import finder
+from objects.candidates import request as candidates_request
 
 _RP = models.ResourceProvider.__table__
 
@@ -31,9 +31,9 @@ RANDOM = 'random'
 STARTS = (FIRST, RANDOM)
 
 
-def options(limit: int | None, max_candidates: int = -1) -> ac_obj.Options:
+def options(limit: int | None, max_candidates: int = -1) -> finder.Options:
     """Search options of a window: ``limit`` candidates, lean summaries."""
-    return ac_obj.Options(limit=limit, max_candidates=max_candidates,
+    return finder.Options(limit=limit, max_candidates=max_candidates,
                           summary_traits=False, summary_all_classes=False,
                           summary_trees=False)
 
@@ -51,12 +51,12 @@ def _merge(first, rest, limit):
     named.update(u for c in found for uuids in c.mappings.values() for u in uuids)
     summaries = {u: s for u, s in rest.summaries.items() if u in named}
     summaries.update(first.summaries)
-    return ac_obj.Result(found, summaries)
+    return finder.Result(found, summaries)
 
 
 @db_api.reader
-def search(ctx: RequestContext, request: request_mod.ResourceRequest, opts: ac_obj.Options,
-           start: str = FIRST, rng: random.Random | ModuleType = random) -> ac_obj.Result:
+def search(ctx: RequestContext, request: candidates_request.ResourceRequest, opts: finder.Options,
+           start: str = FIRST, rng: random.Random | ModuleType = random) -> finder.Result:
     """Up to ``opts.limit`` candidates for ``request``, starting where ``start`` says.
 
     ``opts`` are allocation_candidate.Options with a ``limit`` (see
@@ -64,13 +64,13 @@ def search(ctx: RequestContext, request: request_mod.ResourceRequest, opts: ac_o
     candidate search does.
     """
     if start == FIRST or opts.limit is None:
-        return ac_obj.get_candidates(ctx, request, opts)
+        return finder.get_candidates(ctx, request, opts)
     top = ctx.session.execute(sa.select(sa.func.max(_RP.c.root_provider_id))).scalar()
     if top is None:
-        return ac_obj.Result([], {})
+        return finder.Result([], {})
     after = rng.randint(0, top)
-    first = ac_obj.get_candidates(ctx, request, dataclasses.replace(opts, start_after=after))
+    first = finder.get_candidates(ctx, request, dataclasses.replace(opts, start_after=after))
     if len(first.candidates) >= opts.limit:
         return first
     # wrap round: the trees up to ``after``, read from the first one
-    return _merge(first, ac_obj.get_candidates(ctx, request, opts), opts.limit)
+    return _merge(first, finder.get_candidates(ctx, request, opts), opts.limit)

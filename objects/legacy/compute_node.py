@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Set
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 import os_resource_classes as orc
 from oslo_utils import uuidutils
@@ -28,7 +28,7 @@ from common import exception
 from common.context import RequestContext
 from db import api as db_api
 from db import models
-from objects.legacy import inventory_rules as rules_mod
+from objects.legacy import inventory_rules
 from objects.placement import aggregate, generation
 from objects.placement import inventory as inv_obj
 from objects.placement import resource_class as rc_obj
@@ -44,11 +44,11 @@ WRITABLE = CAPACITY + ('vcpus_used', 'memory_mb_used', 'local_gb_used')
 
 
 @dataclasses.dataclass
-class ComputeNode(rules_mod.LegacyNode):
+class ComputeNode(inventory_rules.LegacyNode):
     """A compute node as callers see it, wherever its capacity lives."""
     updated_at: object = None
     # None while the row is not migrated; the provider's generation once it is
-    provider_generation: int = None
+    provider_generation: int | None = None
 
     @property
     def migrated(self) -> bool:
@@ -110,7 +110,7 @@ def get_by_uuid(ctx: RequestContext, uuid: str) -> ComputeNode:
 
 
 @db_api.writer
-def create(ctx: RequestContext, rules: rules_mod.Rules | None = None,
+def create(ctx: RequestContext, rules: inventory_rules.Rules | None = None,
            **values: Any) -> ComputeNode:
     """Insert a compute node; with ``rules``, its provider and inventories too.
 
@@ -125,12 +125,13 @@ def create(ctx: RequestContext, rules: rules_mod.Rules | None = None,
     plan = None
     if rules is not None:
         values['uuid'] = values.get('uuid') or uuidutils.generate_uuid()
-        candidate = rules_mod.LegacyNode.from_row(
+        candidate = inventory_rules.LegacyNode.from_row(
             dict(values, id=values.get('hypervisor_hostname')))
-        plan = rules_mod.plan(candidate, rules)
-    node_id = ctx.session.execute(_CN.insert().values(
-        created_at=models._now(), **values)).inserted_primary_key[0]
-    if plan is not None:
+        plan = inventory_rules.plan(candidate, rules)
+    res = ctx.session.execute(_CN.insert().values(created_at=models._now(), **values))
+    # a one-row INSERT always has its key (SQLAlchemy types it optional)
+    node_id = cast(sa.CursorResult, res).inserted_primary_key[0]  # type: ignore[index]
+    if plan is not None and rules is not None:
         apply_plan(ctx, plan, rules)
     return get_by_id(ctx, node_id)
 
@@ -146,8 +147,9 @@ def _same(current, wanted):
     return have == {i.resource_class: i.record() for i in wanted}
 
 
-def apply_plan(ctx: RequestContext, plan: rules_mod.ProviderPlan, rules: rules_mod.Rules,
-               managed: Set[str] = frozenset(), expected_generation: int | None = None) -> str:
+def apply_plan(ctx: RequestContext, plan: inventory_rules.ProviderPlan,
+               rules: inventory_rules.Rules, managed: Set[str] = frozenset(),
+               expected_generation: int | None = None) -> str:
     """Write ``plan`` as provider, inventories and aggregates; return 'created',
     'updated' or 'unchanged'.
 
@@ -174,9 +176,9 @@ def apply_plan(ctx: RequestContext, plan: rules_mod.ProviderPlan, rules: rules_m
             what='resource provider',
             reason='generation conflict (expected %d, current %d); re-read and retry'
                    % (expected_generation, gen))
-    managed = set(managed) | rules_mod.LEGACY_CLASSES
+    managed = set(managed) | inventory_rules.LEGACY_CLASSES
     kept = [i for i in current if i.resource_class not in managed
-            and not rules_mod.is_governed(i.resource_class)
+            and not inventory_rules.is_governed(i.resource_class)
             and i.resource_class not in plan.inventories]
     wanted = kept + [inv_obj.from_record(rc, rec)
                      for rc, rec in sorted(plan.inventories.items())]
@@ -207,7 +209,7 @@ def _changes(node, changes):
 
 
 @db_api.writer
-def update_capacity(ctx: RequestContext, node: ComputeNode, rules: rules_mod.Rules,
+def update_capacity(ctx: RequestContext, node: ComputeNode, rules: inventory_rules.Rules,
                     **changes: Any) -> ComputeNode:
     """Change capacity fields of ``node`` (as read by get_by_id); the updated node.
 
@@ -218,19 +220,19 @@ def update_capacity(ctx: RequestContext, node: ComputeNode, rules: rules_mod.Rul
     """
     new = _changes(node, changes)
     if new.migrated:
-        plan = rules_mod.plan(new, rules)
-        apply_plan(ctx, plan, rules, managed=rules_mod.managed_classes(node, rules),
+        plan = inventory_rules.plan(new, rules)
+        apply_plan(ctx, plan, rules, managed=inventory_rules.managed_classes(node, rules),
                    expected_generation=node.provider_generation)
         cond = _CN.c.id == node.id
     else:
-        rules_mod.plan(new, rules, uuid=node.uuid or rules_mod.PLACEHOLDER_UUID)
+        inventory_rules.plan(new, rules, uuid=node.uuid or inventory_rules.PLACEHOLDER_UUID)
         # the row is the version: any write since the read moved updated_at
         cond = sa.and_(_CN.c.id == node.id, _CN.c.deleted == 0,
                        _CN.c.updated_at.is_(None) if node.updated_at is None
                        else _CN.c.updated_at == node.updated_at)
     res = ctx.session.execute(_CN.update().where(cond).values(
         updated_at=models._now(), **changes))
-    if res.rowcount != 1:
+    if cast(sa.CursorResult, res).rowcount != 1:
         raise exception.ConcurrentUpdate(
             what='compute node',
             reason='%s changed since it was read; re-read and retry' % node.id)

@@ -38,7 +38,7 @@ from db import api as db_api
 from db import models
 from objects.legacy import compute_node as cn_obj
 from objects.legacy import compute_node_migration as migration
-from objects.legacy import inventory_rules as rules_mod
+from objects.legacy import inventory_rules
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -71,7 +71,7 @@ def find_uuid(ctx: RequestContext, host: str, hypervisor_hostname: str) -> str |
 
 
 @db_api.writer
-def migrate_once(ctx: RequestContext, node_id: int, rules: rules_mod.Rules) -> str:
+def migrate_once(ctx: RequestContext, node_id: int, rules: inventory_rules.Rules) -> str:
     """Migrate one row in this transaction: ``migrated``, or ``already`` when it was.
 
     The row is locked first, so a second reader waits for the first and then
@@ -86,12 +86,12 @@ def migrate_once(ctx: RequestContext, node_id: int, rules: rules_mod.Rules) -> s
     if row.uuid is not None and ctx.session.execute(
             sa.select(_RP.c.id).where(_RP.c.uuid == row.uuid)).first() is not None:
         return ALREADY
-    outcome = migration.migrate_row(ctx, rules_mod.LegacyNode.from_row(row), rules)
+    outcome = migration.migrate_row(ctx, inventory_rules.LegacyNode.from_row(row), rules)
     return ALREADY if outcome == 'unchanged' else MIGRATED
 
 
 def read(ctx: RequestContext, node_id: int,
-         rules: rules_mod.Rules | None = None) -> cn_obj.ComputeNode:
+         rules: inventory_rules.Rules | None = None) -> cn_obj.ComputeNode:
     """The compute node ``node_id``; with ``rules`` migrated first if it is not yet.
 
     The migration runs in a transaction of its own, so it needs a caller
@@ -104,7 +104,7 @@ def read(ctx: RequestContext, node_id: int,
         return node
     try:
         migrate_once(ctx, node_id, rules)
-    except rules_mod.BadComputeNode as exc:
+    except inventory_rules.BadComputeNode as exc:
         LOG.warning('Compute node %s not migrated on read: %s', node_id, exc.reason)
     except (exception.ConcurrentUpdate, db_exc.DBDuplicateEntry) as exc:
         LOG.info('Compute node %s: another reader migrated it (%s)', node_id,
@@ -138,7 +138,7 @@ def _invalid(exc):
 
 
 def report(ctx: RequestContext, host: str, capacity: dict[str, Any],
-           rules: rules_mod.Rules, new_path: bool) -> cn_obj.ComputeNode:
+           rules: inventory_rules.Rules, new_path: bool) -> cn_obj.ComputeNode:
     """Create or save the compute node ``host`` reports (one attempt).
 
     ``capacity``: the WRITABLE fields, optionally ``hypervisor_hostname``
@@ -167,7 +167,7 @@ def report(ctx: RequestContext, host: str, capacity: dict[str, Any],
         if not changes:
             return node
         return cn_obj.update_capacity(ctx, node, rules, **changes)
-    except rules_mod.BadComputeNode as exc:
+    except inventory_rules.BadComputeNode as exc:
         raise _invalid(exc)
     except db_exc.DBDuplicateEntry as exc:
         raise exception.ConcurrentUpdate(

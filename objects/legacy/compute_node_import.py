@@ -25,8 +25,7 @@ from common import exception
 from common.context import RequestContext
 from db import api as db_api
 from db import models
-from objects.legacy import compute_node, compute_node_migration
-from objects.legacy import inventory_rules as legacy_inventory
+from objects.legacy import compute_node, compute_node_migration, inventory_rules
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -157,15 +156,15 @@ def _import_row(ctx, src, rules):
         values['uuid'] = mine.uuid or src.uuid or uuidutils.generate_uuid()
     else:
         values['uuid'] = src.uuid or uuidutils.generate_uuid()
-    new = legacy_inventory.LegacyNode(id=src.id, **values)
-    plan = legacy_inventory.plan(new, rules)
+    new = inventory_rules.LegacyNode(id=src.id, **values)
+    plan = inventory_rules.plan(new, rules)
     with ctx.session.begin_nested():
         if mine is None:
             ctx.session.execute(_CN.insert().values(created_at=models._now(), **values))
             managed = set()
         else:
-            old = legacy_inventory.LegacyNode.from_row(mine)
-            managed = legacy_inventory.managed_classes(old, rules)
+            old = inventory_rules.LegacyNode.from_row(mine)
+            managed = inventory_rules.managed_classes(old, rules)
             if any(mine._mapping[c] != v for c, v in values.items()):
                 ctx.session.execute(_CN.update().where(_CN.c.id == mine.id).values(
                     updated_at=models._now(), **values))
@@ -180,13 +179,13 @@ def _import_row(ctx, src, rules):
 def import_batch(ctx: RequestContext, conf: cfg.ConfigOpts,
                  rows: Iterable[sa.Row]) -> tuple[int, int, int, list[tuple[int, str]]]:
     """Import source ``rows`` in one transaction; (created, updated, unchanged, failed)."""
-    rules = legacy_inventory.Rules.from_conf(conf)
+    rules = inventory_rules.Rules.from_conf(conf)
     counts = {'created': 0, 'updated': 0, 'unchanged': 0}
     failed = []
     for src in rows:
         try:
             counts[_import_row(ctx, src, rules)] += 1
-        except (legacy_inventory.BadComputeNode, exception.BerthException) as exc:
+        except (inventory_rules.BadComputeNode, exception.BerthException) as exc:
             reason = compute_node_migration.row_error(exc)
             LOG.info('nova compute node %s not imported: %s', src.id, reason)
             failed.append((src.id, reason))

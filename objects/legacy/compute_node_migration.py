@@ -10,6 +10,7 @@ transaction: a row either migrates completely or not at all.
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 from oslo_config import cfg
 from oslo_utils import uuidutils
@@ -19,8 +20,7 @@ from common import exception
 from common.context import RequestContext
 from db import api as db_api
 from db import models
-from objects.legacy import compute_node
-from objects.legacy import inventory_rules as legacy_inventory
+from objects.legacy import compute_node, inventory_rules
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -37,7 +37,7 @@ def _pending():
 def count_pending(ctx: RequestContext, conf: cfg.ConfigOpts) -> int:
     """How many rows are not migrated yet (bad rows included)."""
     return ctx.session.execute(
-        sa.select(sa.func.count()).select_from(_CN).where(_pending())).scalar()
+        sa.select(sa.func.count()).select_from(_CN).where(_pending())).scalar_one()
 
 
 @db_api.reader
@@ -48,13 +48,13 @@ def pending_ids(ctx: RequestContext, conf: cfg.ConfigOpts) -> list[int]:
 
 def row_error(exc: Exception) -> str:
     """The reason a row failed, for the report."""
-    if isinstance(exc, legacy_inventory.BadComputeNode):
+    if isinstance(exc, inventory_rules.BadComputeNode):
         return exc.reason
     return str(exc)
 
 
-def migrate_row(ctx: RequestContext, node: legacy_inventory.LegacyNode,
-                rules: legacy_inventory.Rules) -> str:
+def migrate_row(ctx: RequestContext, node: inventory_rules.LegacyNode,
+                rules: inventory_rules.Rules) -> str:
     """Migrate one LegacyNode in a savepoint; ('created'|'updated'|'unchanged').
 
     Gives the row a uuid when it has none with a conditional UPDATE: when a
@@ -63,14 +63,14 @@ def migrate_row(ctx: RequestContext, node: legacy_inventory.LegacyNode,
     the row is written.
     """
     new_uuid = node.uuid or uuidutils.generate_uuid()
-    plan = legacy_inventory.plan(node, rules, uuid=new_uuid)
+    plan = inventory_rules.plan(node, rules, uuid=new_uuid)
     with ctx.session.begin_nested():
         cond = (_CN.c.uuid.is_(None) if node.uuid is None
                 else _CN.c.uuid == node.uuid)
         # the row's version moves too (see compute_node.update_capacity)
         res = ctx.session.execute(_CN.update().where(_CN.c.id == node.id).where(cond)
                                   .values(uuid=new_uuid, updated_at=models._now()))
-        if res.rowcount != 1:
+        if cast(sa.CursorResult, res).rowcount != 1:
             if _migrated_elsewhere(ctx, node.id):
                 return 'unchanged'
             raise exception.ConcurrentUpdate(
@@ -92,7 +92,7 @@ def migrate_batch(ctx: RequestContext, conf: cfg.ConfigOpts, limit: int,
 
     Returns (found, done, failed [(id, reason)], last id looked at).
     """
-    rules = legacy_inventory.Rules.from_conf(conf)
+    rules = inventory_rules.Rules.from_conf(conf)
     query = sa.select(_CN).where(_pending()).order_by(_CN.c.id).limit(limit)
     if marker is not None:
         query = query.where(_CN.c.id > marker)
@@ -100,10 +100,10 @@ def migrate_batch(ctx: RequestContext, conf: cfg.ConfigOpts, limit: int,
     rows = ctx.session.execute(query.with_for_update()).all()
     done, failed = 0, []
     for row in rows:
-        node = legacy_inventory.LegacyNode.from_row(row)
+        node = inventory_rules.LegacyNode.from_row(row)
         try:
             migrate_row(ctx, node, rules)
-        except (legacy_inventory.BadComputeNode, exception.BerthException) as exc:
+        except (inventory_rules.BadComputeNode, exception.BerthException) as exc:
             LOG.info('compute node %s not migrated: %s', node.id, row_error(exc))
             failed.append((node.id, row_error(exc)))
         else:
@@ -114,13 +114,13 @@ def migrate_batch(ctx: RequestContext, conf: cfg.ConfigOpts, limit: int,
 @db_api.reader
 def unmigratable(ctx: RequestContext, conf: cfg.ConfigOpts) -> list[tuple[int, str]]:
     """[(id, reason)] of the pending rows whose values cannot be migrated (no writes)."""
-    rules = legacy_inventory.Rules.from_conf(conf)
+    rules = inventory_rules.Rules.from_conf(conf)
     bad = []
     for row in ctx.session.execute(sa.select(_CN).where(_pending()).order_by(_CN.c.id)):
-        node = legacy_inventory.LegacyNode.from_row(row)
+        node = inventory_rules.LegacyNode.from_row(row)
         try:
-            legacy_inventory.plan(node, rules,
-                                  uuid=node.uuid or legacy_inventory.PLACEHOLDER_UUID)
-        except legacy_inventory.BadComputeNode as exc:
+            inventory_rules.plan(node, rules,
+                                 uuid=node.uuid or inventory_rules.PLACEHOLDER_UUID)
+        except inventory_rules.BadComputeNode as exc:
             bad.append((node.id, exc.reason))
     return bad

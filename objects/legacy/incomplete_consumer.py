@@ -35,7 +35,7 @@ def _missing():
 def count_pending(ctx: RequestContext, conf: cfg.ConfigOpts) -> int:
     """How many consumer uuids have allocations but no consumer record."""
     return ctx.session.execute(
-        sa.select(sa.func.count()).select_from(_missing().subquery())).scalar()
+        sa.select(sa.func.count()).select_from(_missing().subquery())).scalar_one()
 
 
 @db_api.writer

@@ -52,21 +52,21 @@ record = rh.record
 class LegacyNode:
     """The capacity columns of one ``compute_nodes`` row."""
     id: int
-    uuid: str = None
-    host: str = None
-    hypervisor_hostname: str = None
+    uuid: str | None = None
+    host: str | None = None
+    hypervisor_hostname: str | None = None
     vcpus: int = 0
     memory_mb: int = 0
     local_gb: int = 0
     vcpus_used: int = 0
     memory_mb_used: int = 0
     local_gb_used: int = 0
-    cpu_allocation_ratio: float = None
-    ram_allocation_ratio: float = None
-    disk_allocation_ratio: float = None
-    disk_available_least: int = None
-    pci_stats: str = None
-    numa_topology: str = None
+    cpu_allocation_ratio: float | None = None
+    ram_allocation_ratio: float | None = None
+    disk_allocation_ratio: float | None = None
+    disk_available_least: int | None = None
+    pci_stats: str | None = None
+    numa_topology: str | None = None
 
     @classmethod
     def from_row(cls, row: Any) -> LegacyNode:
@@ -82,7 +82,7 @@ class Rules:
     ram_allocation_ratio: float = 1.5
     disk_allocation_ratio: float = 1.0
     shared_storage_hosts: tuple = ()
-    shared_storage_aggregate: str = None
+    shared_storage_aggregate: str | None = None
     pci_max_unit: tuple = ()   # ((resource class, max_unit), ...)
     numa_model: str = numa_rules.SEED
     pf_resource_class: str = SRIOV_NET_PF
@@ -235,7 +235,7 @@ def _pci_class(node, pool, pf_class):
 
 def pci(node: LegacyNode, rules: Rules) -> dict[str, dict[str, int | float]]:
     """One inventory per PCI class: total = devices in its pools, max_unit as configured."""
-    totals = {}
+    totals: dict[str, int] = {}
     for pool in _pci_pools(node):
         count = pool.get('count', 0)
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
@@ -290,7 +290,7 @@ def plan(node: LegacyNode, rules: Rules, uuid: str | None = None) -> ProviderPla
     ``uuid`` is used when the row has none yet (the migration gives it one).
     """
     node_uuid = node.uuid or uuid
-    if not uuidutils.is_uuid_like(node_uuid):
+    if node_uuid is None or not uuidutils.is_uuid_like(node_uuid):
         raise BadComputeNode(node.id, 'uuid %r is not a UUID' % (node_uuid,))
     name = _name(node)
     inventories = {}

@@ -67,7 +67,8 @@ def pcpu_model(node: Any) -> dict[str, dict[str, int | float]]:
     cannot span cells); reserved pages are reserved; 4 KiB pages are plain
     MEMORY_MB and are left out.
     """
-    pcpus, pages = [], {}
+    pcpus: list[int] = []
+    pages: dict[int, list[tuple[int, int]]] = {}   # page size -> (total, reserved) per cell
     for cell in cells(node):
         pcpus.append(len(_cpu_list(node, cell, 'pcpuset')))
         for page in cell.get('mempages') or []:

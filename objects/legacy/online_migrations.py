@@ -39,8 +39,9 @@ class Batch:
 @dataclasses.dataclass
 class Migration:
     name: str
-    pending: object             # (ctx, conf) -> int
-    batch: object               # (ctx, conf, limit, marker) -> Batch
+    pending: Callable[[RequestContext, cfg.ConfigOpts], int]
+    # (ctx, conf, limit, marker) -> Batch
+    batch: Callable[[RequestContext, cfg.ConfigOpts, int, object], Batch]
 
 
 @dataclasses.dataclass

@@ -61,6 +61,7 @@ def set_for_provider(ctx: RequestContext, rp_uuid: str, agg_uuids: Iterable[str]
     Returns the provider generation after the write.
     """
     row = generation.provider_by_uuid(ctx, rp_uuid)
+    new_generation: int | None
     if expected_generation is not None:
         new_generation = generation.bump_provider(ctx, row.id, expected_generation)
     else:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Iterable
 import datetime
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 
@@ -57,7 +57,7 @@ def get_for_consumer(
         .join(_RP, _RP.c.id == _ALLOC.c.resource_provider_id)
         .join(_RC, _RC.c.id == _ALLOC.c.resource_class_id)
         .where(_ALLOC.c.consumer_id == consumer_uuid)).all()
-    allocations = {}
+    allocations: dict[str, dict[str, Any]] = {}
     stamps = []
     for row in rows:
         entry = allocations.setdefault(
@@ -85,7 +85,7 @@ def get_for_provider(
         .join(_RC, _RC.c.id == _ALLOC.c.resource_class_id)
         .where(_ALLOC.c.resource_provider_id == provider.id)).all()
     consumers = consumer_obj.get_by_uuids(ctx, {r.consumer_id for r in rows})
-    allocations = {}
+    allocations: dict[str, dict[str, Any]] = {}
     stamps = []
     for row in rows:
         entry = allocations.setdefault(row.consumer_id, {
@@ -251,7 +251,7 @@ def wanted_amounts(requests: list[dict[str, Any]], named: set[str],
     for rp_uuid in sorted(named - set(providers)):
         raise exception.AllocationProviderNotFound(uuid=rp_uuid)
     wanted = collections.defaultdict(list)
-    consumer_of = {}
+    consumer_of: dict[str, str] = {}
     for req in requests:
         for rp_uuid, resources in req['allocations'].items():
             for rc_name, amount in resources.items():
@@ -417,6 +417,6 @@ def delete_consumer(ctx: RequestContext, consumer_uuid: str) -> None:
     ConsumerAllocationsNotFound when the consumer holds nothing.
     """
     res = ctx.session.execute(_ALLOC.delete().where(_ALLOC.c.consumer_id == consumer_uuid))
-    if res.rowcount == 0:
+    if cast(sa.CursorResult, res).rowcount == 0:
         raise exception.ConsumerAllocationsNotFound(uuid=consumer_uuid)
     consumer_obj.delete_unused(ctx, [consumer_uuid])

@@ -36,7 +36,7 @@ import sqlalchemy as sa
 from common import exception
 from common.context import RequestContext
 from db import models
-from objects.placement import allocation as alloc_obj
+from objects.placement import allocation as placement_alloc
 from objects.placement import consumer as consumer_obj
 from objects.placement import generation as gen_obj
 
@@ -45,7 +45,7 @@ _ALLOC = models.Allocation.__table__
 
 # consumers inserted by one statement at most (larger batches take several)
 _MAX_ROWS = 16
-_NEW_CONSUMERS = {}
+_NEW_CONSUMERS: dict[tuple[bool, int], sa.Insert] = {}
 _lock = threading.Lock()
 
 
@@ -116,7 +116,7 @@ def check_many(ctx: RequestContext, claims: list[list[dict[str, Any]]],
         return None
     conn = ctx.session.connection()
     named = {rp for requests in claims for r in requests for rp in r['allocations']}
-    providers, existing = alloc_obj._providers_counting(conn, named, uuids)
+    providers, existing = placement_alloc._providers_counting(conn, named, uuids)
     if existing:
         return None
     pairs = {(providers[rp].id, rc) for requests in claims for r in requests
@@ -127,16 +127,18 @@ def check_many(ctx: RequestContext, claims: list[list[dict[str, Any]]],
         lists = {'rp_ids': sorted({rp for rp, _ in pairs}),
                  'names': sorted({rc for _, rc in pairs})}
         inventories = {(r.resource_provider_id, r.class_name): r for r in
-                       alloc_obj._INVENTORY_AND_USAGE[False].execute(conn, **lists)}
+                       placement_alloc._INVENTORY_AND_USAGE[False].execute(conn, **lists)}
     names = {rc for requests in claims for r in requests
              for resources in r['allocations'].values() for rc in resources}
     known = {rc for _, rc in inventories}
     if names - known:
-        known |= set(alloc_obj._CLASS_NAMES.execute(
+        known |= set(placement_alloc._CLASS_NAMES.execute(
             conn, names=sorted(names - known)).scalars())
-    granted, errors = [], []
-    added = collections.Counter()       # (rp id, class) -> granted in this batch
-    writes = collections.Counter()
+    granted = []
+    errors: list[exception.BerthException | None] = []
+    # (rp id, class) -> granted in this batch
+    added: collections.Counter[tuple[int, str]] = collections.Counter()
+    writes: collections.Counter[int] = collections.Counter()       # rp id -> claims writing it
     uuid_of = {p.id: p.uuid for p in providers.values()}
     for requests in claims:
         try:
@@ -159,7 +161,7 @@ def _judge(requests, providers, inventories, known, added, uuid_of):
         if req.get('check_generation'):
             consumer_obj.check_generation(req['uuid'], None, req.get('generation'))
     named = {rp for r in requests for rp in r['allocations']}
-    wanted, consumer_of = alloc_obj.wanted_amounts(requests, named, providers)
+    wanted, consumer_of = placement_alloc.wanted_amounts(requests, named, providers)
     for name in sorted({rc for _, rc in wanted} - known):
         raise exception.AllocationClassNotFound(name=name, consumer=consumer_of[name])
     seen = {}
@@ -167,7 +169,7 @@ def _judge(requests, providers, inventories, known, added, uuid_of):
         row = inventories.get(key)
         if row is not None:
             seen[key] = _Row(row, int(row.used) + added[key]) if added[key] else row
-    alloc_obj._check_capacity(wanted, seen, uuid_of)
+    placement_alloc._check_capacity(wanted, seen, uuid_of)
     return wanted
 
 
@@ -184,7 +186,7 @@ def apply_many(ctx: RequestContext, plan: Plan) -> None:
     requests = [r for claim in plan.granted for r in claim]
     _insert_consumers(ctx, conn, requests)
     providers, inventories = plan.providers, plan.inventories
-    alloc_obj.insert_rows(conn, requests, providers, inventories)
+    placement_alloc.insert_rows(conn, requests, providers, inventories)
     expected = {p.id: p.generation for p in providers.values() if p.id in plan.writes}
     gen_obj.bump_providers(ctx, expected, by=plan.writes)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
@@ -36,7 +36,7 @@ class Consumer:
     project_id: str
     user_id: str
     generation: int
-    consumer_type: str = None
+    consumer_type: str | None = None
     updated_at: object = None
 
 
@@ -205,7 +205,7 @@ def prepare(ctx: RequestContext, uuid: str, existing: Consumer | None, project_i
         _CONSUMER.update()
         .where(_CONSUMER.c.uuid == uuid).where(_CONSUMER.c.generation == generation)
         .values(generation=generation + 1, updated_at=models._now(), **values))
-    if res.rowcount != 1:
+    if cast(sa.CursorResult, res).rowcount != 1:
         raise exception.ConcurrentUpdate(
             what='consumer', reason='%s changed concurrently' % uuid)
     return generation + 1

@@ -58,7 +58,7 @@ def bump_provider(ctx: RequestContext, rp_id: int, expected: int) -> int:
 
 # the swap of several providers in one statement, by provider count (few sizes)
 _MAX_MANY = 8
-_BUMP_MANY = {}
+_BUMP_MANY: dict[tuple[int, bool], sa.Update] = {}
 _lock = threading.Lock()
 
 

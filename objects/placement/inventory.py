@@ -55,8 +55,8 @@ class Inventory:
     max_unit: int = MAX_INT
     step_size: int = 1
     allocation_ratio: float = 1.0
-    created_at: datetime.datetime = None
-    updated_at: datetime.datetime = None
+    created_at: datetime.datetime | None = None
+    updated_at: datetime.datetime | None = None
 
     @property
     def capacity(self) -> int:
@@ -71,7 +71,7 @@ class Inventory:
 
 def from_record(resource_class: str, record: Mapping[str, Any]) -> Inventory:
     """An Inventory from an API record, defaults applied to missing fields."""
-    values = dict(DEFAULTS)
+    values: dict[str, Any] = dict(DEFAULTS)
     values.update({f: record[f] for f in FIELDS if f in record})
     values['allocation_ratio'] = float(values['allocation_ratio'])
     return Inventory(resource_class=resource_class, **values)

@@ -6,6 +6,8 @@ PostgreSQL as well as SQLite and MySQL.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 
 from common.context import RequestContext
@@ -59,6 +61,7 @@ def get_by_consumer_type(ctx: RequestContext, project_id: str, user_id: str | No
     Untyped consumers form the ``unknown`` group; ``consumer_type`` filters
     to one type, ``unknown`` or ``all`` (one group over every consumer).
     """
+    group: sa.ColumnElement[str]
     if consumer_type == ALL:
         group, group_by = sa.literal(ALL), []
     else:
@@ -68,7 +71,7 @@ def get_by_consumer_type(ctx: RequestContext, project_id: str, user_id: str | No
                     project_id, user_id, consumer_type)
               .join(_RC, _RC.c.id == _ALLOC.c.resource_class_id)
               .group_by(*group_by, _RC.c.name))
-    usages = {}
+    usages: dict[Any, dict[str, int]] = {}
     for name, rc_name, total in ctx.session.execute(totals):
         usages.setdefault(name, {})[rc_name] = int(total)
     counts = _base([group, sa.func.count(sa.distinct(_CONSUMER.c.id))],

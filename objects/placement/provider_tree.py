@@ -12,6 +12,7 @@ rewritten.  On SQLite writers are serialised by BEGIN IMMEDIATE already and
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
 import sqlalchemy as sa
 
@@ -95,7 +96,7 @@ def set_parent(ctx: RequestContext, row: sa.Row, parent_row: sa.Row | None) -> N
                else old_parent == row.parent_provider_id)
         .values(parent_provider_id=parent_row.id if parent_row is not None else None,
                 updated_at=now))
-    if res.rowcount != 1:
+    if cast(sa.CursorResult, res).rowcount != 1:
         raise exception.ConcurrentUpdate(
             what='resource provider',
             reason='the parent of %s changed concurrently; re-read and retry'

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 
@@ -128,7 +128,8 @@ def set_limits(ctx: RequestContext, project_id: str, limits: Limits,
 @db_api.writer
 def delete_limits(ctx: RequestContext, project_id: str, user_id: str | None = None) -> int:
     """Remove the scope's limits; returns how many there were."""
-    return ctx.session.execute(_LIMIT.delete().where(_scope(project_id, user_id))).rowcount
+    res = ctx.session.execute(_LIMIT.delete().where(_scope(project_id, user_id)))
+    return cast(sa.CursorResult, res).rowcount
 
 
 def _usage(ctx, project_id, user_id, limits):
@@ -171,7 +172,7 @@ def show(ctx: RequestContext, project_id: str, user_id: str | None = None,
 @dataclasses.dataclass
 class _Scope:
     project_id: str
-    user_id: str
+    user_id: str | None         # None: the project's own limits
     limits: Limits
     before: dict
 

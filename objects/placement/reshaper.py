@@ -16,7 +16,7 @@ from typing import Any
 from common import exception
 from common.context import RequestContext
 from db import api as db_api
-from objects.placement import allocation as alloc_obj
+from objects.placement import allocation as placement_alloc
 from objects.placement import generation as gen_obj
 from objects.placement import inventory as inv_obj
 
@@ -68,7 +68,7 @@ def reshape(ctx: RequestContext, inventories: Mapping[str, Mapping[str, Any]],
         union.update(new)
         _replace(ctx, rp_uuid, gen, list(union.values()))
     if consumers:
-        alloc_obj.replace(ctx, consumers)
+        placement_alloc.replace(ctx, consumers)
     # final: exactly the new inventory
     for rp_uuid, new in wanted.items():
         _replace(ctx, rp_uuid, inv_obj.provider_generation(ctx, rp_uuid),

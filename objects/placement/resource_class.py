@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Iterable
 import dataclasses
 import datetime
+from typing import cast
 
 import os_resource_classes
 from oslo_db import exception as db_exc
@@ -30,7 +31,7 @@ class ResourceClass:
     id: int
     name: str
     created_at: datetime.datetime
-    updated_at: datetime.datetime = None
+    updated_at: datetime.datetime | None = None
 
     @property
     def is_standard(self) -> bool:
@@ -67,7 +68,7 @@ def get_by_name(ctx: RequestContext, name: str) -> ResourceClass:
     return _from_row(row)
 
 
-def _ids_by_name(ctx: RequestContext, names: Set[str]) -> dict[str, int]:
+def _ids_by_name(ctx: RequestContext, names: Iterable[str]) -> dict[str, int]:
     """Map class names to ids; raise ResourceClassNotFound for the first unknown."""
     names = set(names)
     found = dict(ctx.session.execute(
@@ -111,7 +112,7 @@ def rename(ctx: RequestContext, old: str, new: str) -> ResourceClass:
                                   .values(name=new, updated_at=models._now()))
     except db_exc.DBDuplicateEntry:
         raise exception.ResourceClassExists(name=new)
-    if res.rowcount == 0:
+    if cast(sa.CursorResult, res).rowcount == 0:
         raise exception.ResourceClassNotFound(name=old)
     return get_by_name(ctx, new)
 
@@ -126,5 +127,5 @@ def destroy(ctx: RequestContext, name: str) -> None:
     res = ctx.session.execute(
         _RC.delete().where(_RC.c.id == rc.id).where(
             ~sa.exists().where(_INV.c.resource_class_id == rc.id)))
-    if res.rowcount == 0:
+    if cast(sa.CursorResult, res).rowcount == 0:
         raise exception.ResourceClassInUse(name=name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+from typing import cast
 import uuid as uuid_lib
 
 from oslo_db import exception as db_exc
@@ -36,9 +37,9 @@ class ResourceProvider:
     name: str
     generation: int
     root_provider_uuid: str
-    parent_provider_uuid: str = None
-    created_at: datetime.datetime = None
-    updated_at: datetime.datetime = None
+    parent_provider_uuid: str | None = None
+    created_at: datetime.datetime | None = None
+    updated_at: datetime.datetime | None = None
 
     @property
     def last_modified(self) -> datetime.datetime | None:
@@ -128,10 +129,11 @@ def create(ctx: RequestContext, name: str, uuid: str | None = None,
         parent_id, root_id = parent.id, roots[parent.id]
     try:
         with ctx.session.begin_nested():
-            rp_id = ctx.session.execute(_RP.insert().values(
+            res = ctx.session.execute(_RP.insert().values(
                 uuid=uuid, name=name, generation=0, parent_provider_id=parent_id,
-                root_provider_id=root_id, created_at=models._now())
-            ).inserted_primary_key[0]
+                root_provider_id=root_id, created_at=models._now()))
+            # a one-row INSERT always has its key (SQLAlchemy types it optional)
+            rp_id = cast(sa.CursorResult, res).inserted_primary_key[0]  # type: ignore[index]
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate(exc, name, uuid)
     except db_exc.DBReferenceError:
@@ -212,7 +214,7 @@ def destroy(ctx: RequestContext, uuid: str) -> None:
             res = ctx.session.execute(_delete_if_unused(row.id))
     except db_exc.DBReferenceError:
         res = None
-    if res is None or res.rowcount != 1:
+    if res is None or cast(sa.CursorResult, res).rowcount != 1:
         # something arrived between the checks and the delete
         _check_deletable(ctx, row)
         raise exception.ResourceProviderNotFound(uuid=uuid)

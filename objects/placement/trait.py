@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Set
+from collections.abc import Iterable
 import dataclasses
 import datetime
+from typing import cast
 
 import os_traits
 from oslo_db import exception as db_exc
@@ -30,7 +31,7 @@ class Trait:
     id: int
     name: str
     created_at: datetime.datetime
-    updated_at: datetime.datetime = None
+    updated_at: datetime.datetime | None = None
 
 
 def _from_row(row):
@@ -57,7 +58,7 @@ def get_by_name(ctx: RequestContext, name: str) -> Trait:
     return _from_row(row)
 
 
-def _ids_by_name(ctx: RequestContext, names: Set[str]) -> dict[str, int]:
+def _ids_by_name(ctx: RequestContext, names: Iterable[str]) -> dict[str, int]:
     """Map trait names to ids; raise TraitNotFound naming every unknown one."""
     names = set(names)
     if not names:
@@ -115,5 +116,5 @@ def destroy(ctx: RequestContext, name: str) -> None:
     res = ctx.session.execute(
         _TRAIT.delete().where(_TRAIT.c.id == trait.id).where(
             ~sa.exists().where(_RP_TRAIT.c.trait_id == trait.id)))
-    if res.rowcount == 0:
+    if cast(sa.CursorResult, res).rowcount == 0:
         raise exception.TraitInUse(name=name)

@@ -17,9 +17,8 @@ import sqlalchemy as sa
 
 from db import api as db_api
 from db import models
-from objects.candidates import answer_cache
-from objects.candidates import finder as ac_obj
-from objects.candidates import request as request_group
+from objects.candidates import answer_cache, finder
+from objects.candidates import request as candidates_request
 from tests import dbengines
 from tests.functional import candidate_helpers as helpers
 
@@ -28,10 +27,10 @@ AGG_A = str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, 'cache-agg-a'))
 AGG_B = str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, 'cache-agg-b'))
 QUERIES = [
     ('resources=VCPU:1,MEMORY_MB:64',
-     request_group.RequestGroup(resources={'VCPU': 1, 'MEMORY_MB': 64})),
+     candidates_request.RequestGroup(resources={'VCPU': 1, 'MEMORY_MB': 64})),
     ('resources=VCPU:2,DISK_GB:10&member_of=in:%s,%s&required=!CUSTOM_BAD' % (AGG_A, AGG_B),
-     request_group.RequestGroup(resources={'VCPU': 2, 'DISK_GB': 10},
-                                member_of=[{AGG_A, AGG_B}], forbidden={'CUSTOM_BAD'})),
+     candidates_request.RequestGroup(resources={'VCPU': 2, 'DISK_GB': 10},
+                                     member_of=[{AGG_A, AGG_B}], forbidden={'CUSTOM_BAD'})),
 ]
 _INV = models.Inventory.__table__
 _ALLOC = models.Allocation.__table__
@@ -132,8 +131,8 @@ def _write(ctx, step):
 
 def _fresh(ctx, group):
     """The 1.39 answer computed now, without the cache (nor the provider index)."""
-    result = ac_obj.get_candidates(ctx, request_group.ResourceRequest(groups=[group]),
-                                   ac_obj.Options(indexed=False))
+    result = finder.get_candidates(ctx, candidates_request.ResourceRequest(groups=[group]),
+                                   finder.Options(indexed=False))
     return orjson.loads(orjson.dumps({
         'allocation_requests': [{'allocations': c.allocations, 'mappings': c.mappings}
                                 for c in result.candidates],

@@ -15,7 +15,7 @@ import uuid as uuidlib
 
 from db import api as db_api
 from objects.candidates import features as features_mod
-from objects.candidates import finder as ac_obj
+from objects.candidates import finder
 from objects.candidates import request as rg
 from objects.placement import aggregate as agg_obj
 from objects.placement import inventory as inv_obj
@@ -66,9 +66,9 @@ REQUESTS = [
     # a trait no provider with inventory has
     rg.ResourceRequest(groups=[_group(resources={'VCPU': 1}, required=[{'CUSTOM_SPARE'}])]),
 ]
-OPTIONS = [ac_obj.Options(), ac_obj.Options(limit=2), ac_obj.Options(limit=1),
-           ac_obj.Options(max_candidates=3, breadth_first=True),
-           ac_obj.Options(nested_aware=False)]
+OPTIONS = [finder.Options(), finder.Options(limit=2), finder.Options(limit=1),
+           finder.Options(max_candidates=3, breadth_first=True),
+           finder.Options(nested_aware=False)]
 
 
 @contextlib.contextmanager
@@ -92,11 +92,11 @@ def _compare(ctx):
     non_empty = 0
     for request in REQUESTS:
         for opts in OPTIONS:
-            narrowed = helpers.encoded(ac_obj.get_candidates(ctx, request, opts))
+            narrowed = helpers.encoded(finder.get_candidates(ctx, request, opts))
             with _every_tree():
-                every = helpers.encoded(ac_obj.get_candidates(ctx, request, opts))
-            loaded = helpers.encoded(ac_obj.get_candidates(
-                ctx, request, ac_obj.Options(**{**vars(opts), 'indexed': False})))
+                every = helpers.encoded(finder.get_candidates(ctx, request, opts))
+            loaded = helpers.encoded(finder.get_candidates(
+                ctx, request, finder.Options(**{**vars(opts), 'indexed': False})))
             assert narrowed == every == loaded, (request, opts)
             non_empty += bool(narrowed['allocation_requests'])
     return non_empty
@@ -191,7 +191,7 @@ def test_most_trees_having_a_feature_keeps_those_lacking_it(berth, ctx):
     rare = rg.ResourceRequest(groups=[_group(resources={'VCPU': 1},
                                              required=[{'CUSTOM_RARE'}])])
     for req in (request, rare):
-        ac_obj.get_candidates(ctx, req, ac_obj.Options())
+        finder.get_candidates(ctx, req, finder.Options())
     entries = helpers.features_are_fresh(ctx)
     kinds = {has for has, _ in entries.values()}
     assert kinds == {True, False}
@@ -199,9 +199,9 @@ def test_most_trees_having_a_feature_keeps_those_lacking_it(berth, ctx):
     _traits(ctx, many[2], ['CUSTOM_RARE'])
     helpers.features_are_fresh(ctx)
     for req in (request, rare):
-        found = ac_obj.get_candidates(ctx, req, ac_obj.Options())
+        found = finder.get_candidates(ctx, req, finder.Options())
         with _every_tree():
-            every = ac_obj.get_candidates(ctx, req, ac_obj.Options())
+            every = finder.get_candidates(ctx, req, finder.Options())
         assert helpers.encoded(found) == helpers.encoded(every)
-    assert len(ac_obj.get_candidates(ctx, request, ac_obj.Options()).candidates) == 4
-    assert len(ac_obj.get_candidates(ctx, rare, ac_obj.Options()).candidates) == 2
+    assert len(finder.get_candidates(ctx, request, finder.Options()).candidates) == 4
+    assert len(finder.get_candidates(ctx, rare, finder.Options()).candidates) == 2

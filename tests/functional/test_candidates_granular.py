@@ -16,8 +16,7 @@ import uuid as uuidlib
 import orjson
 
 from db import api as db_api
-from objects.candidates import finder as ac_obj
-from objects.candidates import granular, wire
+from objects.candidates import finder, granular, wire
 from objects.candidates import request as rg
 from objects.placement import inventory as inv_obj
 from objects.placement import provider_trait as trait_obj
@@ -57,8 +56,8 @@ def _requests(cpu, mem, vf):
     ]
 
 
-OPTIONS = [ac_obj.Options(), ac_obj.Options(limit=2), ac_obj.Options(nested_aware=False),
-           ac_obj.Options(max_candidates=3, breadth_first=True)]
+OPTIONS = [finder.Options(), finder.Options(limit=2), finder.Options(nested_aware=False),
+           finder.Options(max_candidates=3, breadth_first=True)]
 AMOUNTS = [(1, 256, 1), (3, 1024, 2), (4, 2048, 4), (5, 256, 1)]
 
 
@@ -95,11 +94,11 @@ def _compare(ctx):
         for request in _requests(*amounts):
             for opts in OPTIONS:
                 # twice: the second from the skeletons the first kept
-                kept = [_answer(ac_obj.get_candidates(ctx, request, opts)) for _ in range(2)]
+                kept = [_answer(finder.get_candidates(ctx, request, opts)) for _ in range(2)]
                 with _product():
-                    product = _answer(ac_obj.get_candidates(ctx, request, opts))
-                loaded = _answer(ac_obj.get_candidates(
-                    ctx, request, ac_obj.Options(**{**vars(opts), 'indexed': False})))
+                    product = _answer(finder.get_candidates(ctx, request, opts))
+                loaded = _answer(finder.get_candidates(
+                    ctx, request, finder.Options(**{**vars(opts), 'indexed': False})))
                 assert kept[0] == kept[1] == product == loaded, (amounts, request, opts)
                 # the wire's templates are the candidates' dicts
                 assert kept[0][1][wire.MAPPINGS] == [

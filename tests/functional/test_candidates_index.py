@@ -16,9 +16,8 @@ import uuid as uuidlib
 
 from common import exception
 from db import api as db_api
-from objects.candidates import finder as ac_obj
+from objects.candidates import finder, loader
 from objects.candidates import index as index_mod
-from objects.candidates import loader
 from objects.candidates import request as rg
 from objects.placement import aggregate as agg_obj
 from objects.placement import allocation as alloc_obj
@@ -44,9 +43,9 @@ QUERIES = [('resources=VCPU:1,DISK_GB:10', REQUESTS[0], None),
            ('resources=VCPU:1,DISK_GB:10&limit=2', REQUESTS[0], 2),
            ('resources=VCPU:2&member_of=in:%s,%s&required=!CUSTOM_BAD' % (AGG[0], AGG[1]),
             REQUESTS[1], None)]
-OPTIONS = [ac_obj.Options(), ac_obj.Options(nested_aware=False, summary_trees=False,
+OPTIONS = [finder.Options(), finder.Options(nested_aware=False, summary_trees=False,
                                             summary_all_classes=False, summary_traits=False),
-           ac_obj.Options(limit=3, breadth_first=True)]
+           finder.Options(limit=3, breadth_first=True)]
 
 
 @db_api.reader
@@ -56,9 +55,9 @@ def _compare(ctx):
         ctx.session.connection(execution_options={'isolation_level': 'REPEATABLE READ'})
     for request in REQUESTS:
         for opts in OPTIONS:
-            indexed = helpers.encoded(ac_obj.get_candidates(ctx, request, opts))
-            loaded = helpers.encoded(ac_obj.get_candidates(
-                ctx, request, ac_obj.Options(**{**vars(opts), 'indexed': False})))
+            indexed = helpers.encoded(finder.get_candidates(ctx, request, opts))
+            loaded = helpers.encoded(finder.get_candidates(
+                ctx, request, finder.Options(**{**vars(opts), 'indexed': False})))
             assert indexed == loaded, (request, opts)
 
 
@@ -199,8 +198,8 @@ def test_answers_match_under_concurrent_writes(berth, client, ctx):
             for query, request, limit in QUERIES:
                 before = berth.db.change_token()
                 served = client.get(URL + '?' + query).json()
-                fresh = helpers.encoded(ac_obj.get_candidates(
-                    ctx, request, ac_obj.Options(limit=limit, indexed=False)))
+                fresh = helpers.encoded(finder.get_candidates(
+                    ctx, request, finder.Options(limit=limit, indexed=False)))
                 # no token off SQLite: only the quiet rounds compare there
                 if quiet or before is not None and berth.db.change_token() == before:
                     assert served == fresh

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from common import exception
 from db import api as db_api
-from objects.candidates import finder as ac_obj
+from objects.candidates import finder
 from objects.candidates import request as rg
 from tests import dbengines
 from tests.functional import candidate_helpers as helpers
@@ -63,46 +63,46 @@ def _answered_from_memory(ctx, seen):
 def test_a_current_request_reads_only_the_change_token(berth, ctx, limit):
     for _ in range(3):
         helpers.add_provider(ctx, inventory={'VCPU': 8}, traits=['CUSTOM_FAST'])
-    request, options = _request('CUSTOM_FAST'), ac_obj.Options(limit=limit)
+    request, options = _request('CUSTOM_FAST'), finder.Options(limit=limit)
     # the first (unlimited) search refreshes the index and learns the names
-    ac_obj.get_candidates(ctx, request, ac_obj.Options(), may_lag=True)
+    finder.get_candidates(ctx, request, finder.Options(), may_lag=True)
     with _statements() as seen:
-        found = ac_obj.get_candidates(ctx, request, options, may_lag=True)
+        found = finder.get_candidates(ctx, request, options, may_lag=True)
     assert _answered_from_memory(ctx, seen), seen
-    loaded = ac_obj.get_candidates(ctx, request, ac_obj.Options(limit=limit, indexed=False))
+    loaded = finder.get_candidates(ctx, request, finder.Options(limit=limit, indexed=False))
     assert _uuids(found) == _uuids(loaded)
     assert (found.token is not None) == dbengines.has_change_detector(ctx.db)
 
     # a commit moves the token: read again, and the new provider is seen
     new = helpers.add_provider(ctx, inventory={'VCPU': 8}, traits=['CUSTOM_FAST'])
     with _statements() as seen:
-        found = ac_obj.get_candidates(ctx, request, ac_obj.Options(), may_lag=True)
+        found = finder.get_candidates(ctx, request, finder.Options(), may_lag=True)
     assert seen
     assert new in _uuids(found)
 
 
 def test_unknown_names_stay_errors_until_created(berth, ctx):
     helpers.add_provider(ctx, inventory={'VCPU': 8})
-    ac_obj.get_candidates(ctx, _request(), ac_obj.Options(), may_lag=True)
+    finder.get_candidates(ctx, _request(), finder.Options(), may_lag=True)
     for _ in range(2):         # the second time from the names known for the token
         with _statements() as seen, pytest.raises(exception.TraitNotFound):
-            ac_obj.get_candidates(ctx, _request('CUSTOM_LATER'), may_lag=True)
+            finder.get_candidates(ctx, _request('CUSTOM_LATER'), may_lag=True)
     assert _answered_from_memory(ctx, seen), seen
     with pytest.raises(exception.ResourceClassNotFound):
-        ac_obj.get_candidates(ctx, rg.ResourceRequest(groups=[rg.RequestGroup(
+        finder.get_candidates(ctx, rg.ResourceRequest(groups=[rg.RequestGroup(
             resources={'CUSTOM_NOPE': 1})]), may_lag=True)
     rp = helpers.add_provider(ctx, inventory={'VCPU': 8}, traits=['CUSTOM_LATER'])
-    found = ac_obj.get_candidates(ctx, _request('CUSTOM_LATER'), may_lag=True)
+    found = finder.get_candidates(ctx, _request('CUSTOM_LATER'), may_lag=True)
     assert _uuids(found) == [rp]
 
 
 def test_a_request_inside_a_transaction_reads_in_it(berth, ctx):
     helpers.add_provider(ctx, inventory={'VCPU': 8})
-    ac_obj.get_candidates(ctx, _request(), ac_obj.Options(), may_lag=True)
+    finder.get_candidates(ctx, _request(), finder.Options(), may_lag=True)
 
     @db_api.reader
     def inside(ctx):
-        return ac_obj.get_candidates(ctx, _request(), ac_obj.Options())
+        return finder.get_candidates(ctx, _request(), finder.Options())
 
     with _statements() as seen:
         found = inside(ctx)
@@ -134,7 +134,7 @@ def test_a_token_the_caller_read_is_not_read_again(berth, ctx, monkeypatch):
     helpers.add_provider(ctx, inventory={'VCPU': 8})
     request = _request()
     token = ctx.db.change_token()
-    ac_obj.get_candidates(ctx, request, ac_obj.Options(), may_lag=True, token=token)
+    finder.get_candidates(ctx, request, finder.Options(), may_lag=True, token=token)
     monkeypatch.setattr(type(ctx.db), 'change_token', lambda db: pytest.fail('read again'))
-    found = ac_obj.get_candidates(ctx, request, ac_obj.Options(), may_lag=True, token=token)
+    found = finder.get_candidates(ctx, request, finder.Options(), may_lag=True, token=token)
     assert found.token == token and len(_uuids(found)) == 1

@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from common import context as berth_context
-from objects.candidates import request as request_group
+from objects.candidates import request as candidates_request
 from objects.candidates import window as candidate_window
 from tests import fixtures
 from tests.functional import claim_helpers as h
@@ -82,8 +82,8 @@ class _Start:
 
 
 def _request():
-    return request_group.ResourceRequest(
-        groups=[request_group.RequestGroup(resources={'VCPU': 1})])
+    return candidates_request.ResourceRequest(
+        groups=[candidates_request.RequestGroup(resources={'VCPU': 1})])
 
 
 def _hosts_of(result):

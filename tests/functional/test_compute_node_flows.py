@@ -13,11 +13,10 @@ import sqlalchemy as sa
 
 from common import exception
 from db import models
-from objects.legacy import compute_node, compute_node_flows
-from objects.legacy import inventory_rules as legacy_inventory
+from objects.legacy import compute_node, compute_node_flows, inventory_rules
 from tests.functional import alloc_helpers
 
-RULES = legacy_inventory.Rules()
+RULES = inventory_rules.Rules()
 UUID = '3c1e0a55-8d6f-4d0e-9f7e-2a1b3c4d5e6f'
 NUMA = json.dumps({'cells': [
     {'id': 0, 'cpuset': [0, 1], 'pcpuset': [2, 3], 'memory': 2048,
@@ -66,7 +65,7 @@ def test_create_writes_row_provider_and_inventories_at_once(ctx, client):
 
 def test_create_with_impossible_values_leaves_nothing(ctx, client):
     before = _rows(ctx)
-    with pytest.raises(legacy_inventory.BadComputeNode):
+    with pytest.raises(inventory_rules.BadComputeNode):
         compute_node.create(ctx, RULES, host='cmp1', hypervisor_hostname='cmp1',
                             uuid=UUID, **dict(CAPACITY, vcpus=-2))
     assert _rows(ctx) == before

@@ -5,11 +5,10 @@ import threading
 import pytest
 
 from common import exception
-from objects.legacy import compute_node, compute_node_migration
-from objects.legacy import inventory_rules as legacy_inventory
+from objects.legacy import compute_node, compute_node_migration, inventory_rules
 
 UUID = '6a1f7d1e-6d3c-4c3e-9b0f-0c9a3f1e2d4b'
-RULES = legacy_inventory.Rules()
+RULES = inventory_rules.Rules()
 
 
 def _make(ctx, **kw):
@@ -94,7 +93,7 @@ def test_migrated_stale_write_loses_the_generation_race(ctx, conf, client):
 
 def test_impossible_new_values_are_refused_and_change_nothing(ctx, conf):
     node = _make(ctx)
-    with pytest.raises(legacy_inventory.BadComputeNode):
+    with pytest.raises(inventory_rules.BadComputeNode):
         compute_node.update_capacity(ctx, node, RULES, vcpus=-1)
     with pytest.raises(exception.Invalid):
         compute_node.update_capacity(ctx, node, RULES, uuid='x')

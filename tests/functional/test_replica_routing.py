@@ -19,9 +19,8 @@ from common import context as berth_context
 from common import exception
 from db import api as db_api
 from objects.baremetal import node as node_obj
-from objects.candidates import finder as ac_obj
-from objects.candidates import provider_search
-from objects.candidates import request as request_mod
+from objects.candidates import finder, provider_search
+from objects.candidates import request as candidates_request
 from objects.placement import inventory as inv_obj
 from objects.placement import resource_provider as rp_obj
 from tests import dbengines
@@ -166,15 +165,15 @@ def test_sqlite_ignores_slave_connection(tmp_path):
 def test_object_reads_default_to_the_primary(berth, ctx, recorder):
     # the conductor (mirror_nodes, explain) and the API's write pre-checks
     # (POST /v1/allocations: is the instance free?) call these: primary
-    request = request_mod.ResourceRequest(
-        groups=[request_mod.RequestGroup(resources={'VCPU': 1})])
+    request = candidates_request.ResourceRequest(
+        groups=[candidates_request.RequestGroup(resources={'VCPU': 1})])
     # a search that reads (an indexed one the change token proves current
     # reads nothing: tests/functional/test_candidates_statements.py)
-    reads = ac_obj.Options(indexed=False)
+    reads = finder.Options(indexed=False)
     for call, kind in ((lambda: node_obj.list_nodes(ctx), 'reader'),
                        (lambda: node_obj.list_nodes_may_lag(ctx), LAGGING),
-                       (lambda: ac_obj.get_candidates(ctx, request, reads), 'reader'),
-                       (lambda: ac_obj.get_candidates(ctx, request, reads, may_lag=True),
+                       (lambda: finder.get_candidates(ctx, request, reads), 'reader'),
+                       (lambda: finder.get_candidates(ctx, request, reads, may_lag=True),
                         LAGGING)):
         recorder.kinds.clear()
         call()
@@ -248,14 +247,14 @@ def test_lagging_reads_use_the_slave_connection_engine(berth):
                 assert not db.on_replica(ctx)
                 # nested: joins the primary's transaction
                 assert provider_search.get_all(ctx, may_lag=True) == []
-            request = request_mod.ResourceRequest(
-                groups=[request_mod.RequestGroup(resources={'VCPU': 1})])
+            request = candidates_request.ResourceRequest(
+                groups=[candidates_request.RequestGroup(resources={'VCPU': 1})])
             # not through the provider index: two databases of one server
             # share its snapshots (tokens), which a real replica's same
             # database may, and these two must not
-            direct = ac_obj.Options(indexed=False)
-            assert ac_obj.get_candidates(ctx, request, direct).candidates == []
-            found = ac_obj.get_candidates(ctx, request, direct, may_lag=True)
+            direct = finder.Options(indexed=False)
+            assert finder.get_candidates(ctx, request, direct).candidates == []
+            found = finder.get_candidates(ctx, request, direct, may_lag=True)
             assert list(found.summaries) == [rp.uuid]
             assert node_obj.list_nodes_may_lag(ctx) == node_obj.list_nodes(ctx) == []
         finally:

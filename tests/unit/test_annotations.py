@@ -1,12 +1,21 @@
-"""The public entry points of objects/ carry type annotations (issue 15).
+"""Type annotations: where they must be whole, and how much of each package has them.
 
 Every public (non-underscore) module-level function and every public method
-of a public class in the modules below must annotate its return value and
-every parameter other than self/cls, so readers and type checkers see what
-the API and the conductors hand to the object layer.
+of a public class in the modules of ``MODULES`` must annotate its return value
+and every parameter other than self/cls, so readers and type checkers see what
+the API and the conductors hand to the object layer (issue 15).
+
+Every package directory of the service has a floor in ``FLOORS``: the share
+of its function signatures (module-level functions and methods of
+module-level classes, private ones included) that are fully annotated.  A
+package may not fall below its floor, and the floors only go up: a package
+more than ``SLACK`` points above its floor fails until the floor is raised to
+what it measures (issue 38).  mypy (setup.cfg [mypy], make test-types)
+checks what the annotations say.
 """
 
 import ast
+import math
 import pathlib
 
 import pytest
@@ -51,6 +60,120 @@ def _missing(path, root=ROOT):
         if func.returns is None:
             found.append('%s: return' % where)
     return found
+
+
+# the packages whose modules count towards FLOORS (alembic's scripts excluded)
+PACKAGES = ('api', 'cli', 'common', 'conductor', 'db', 'objects')
+EXCLUDED = ('db/migrations',)
+# package directory -> percent of its signatures fully annotated, never less
+# (measured with coverage(); raise a floor when its package gains annotations)
+FLOORS = {
+    'api': 0.0,
+    'api/baremetal': 0.0,
+    'api/baremetal/handlers': 0.0,
+    'api/common': 13.5,
+    'api/placement': 0.0,
+    'api/placement/handlers': 0.0,
+    'api/placement/schemas': 0.0,
+    'cli': 0.0,
+    'common': 1.0,
+    'common/conf': 3.8,
+    'common/policies': 0.0,
+    'common/policies/baremetal': 0.0,
+    'common/policies/placement': 0.0,
+    'conductor': 7.0,
+    'conductor/manager': 0.0,
+    'conductor/periodic': 0.0,
+    'conductor/rpcapi': 91.1,
+    'db': 49.2,
+    'objects': 84.6,
+    'objects/baremetal': 8.3,
+    'objects/candidates': 10.1,
+    'objects/candidates/weighers': 0.0,
+    'objects/legacy': 63.4,
+    'objects/placement': 60.8,
+    'objects/sql': 0.0,
+}
+# points a package may stand above its floor before the floor must be raised
+SLACK = 2.0
+
+
+def _signatures(tree):
+    """Every module-level function and method of a module-level class: (node, is_method)."""
+    for node in tree.body:
+        if isinstance(node, _FUNCS):
+            yield node, False
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, _FUNCS):
+                    yield item, True
+
+
+def _fully_annotated(func, is_method):
+    args = func.args
+    params = args.posonlyargs + args.args + args.kwonlyargs
+    if is_method and params and params[0].arg in ('self', 'cls'):
+        params = params[1:]
+    params += [a for a in (args.vararg, args.kwarg) if a is not None]
+    return func.returns is not None and all(p.annotation is not None for p in params)
+
+
+def coverage(root=ROOT, packages=PACKAGES):
+    """{package directory: (annotated, total)} over the modules directly in it.
+
+    Directories without a function (data only, such as schemas) are left out.
+    """
+    counts = {}
+    for package in packages:
+        for path in sorted((root / package).rglob('*.py')):
+            where = path.parent.relative_to(root).as_posix()
+            if any(where == e or where.startswith(e + '/') for e in EXCLUDED):
+                continue
+            done, total = counts.get(where, (0, 0))
+            for func, is_method in _signatures(ast.parse(path.read_text(), str(path))):
+                done += _fully_annotated(func, is_method)
+                total += 1
+            counts[where] = (done, total)
+    return {where: n for where, n in counts.items() if n[1]}
+
+
+def percent(done, total):
+    """``done`` of ``total`` in percent, rounded down to a tenth (100 when empty)."""
+    return math.floor(1000 * done / total) / 10 if total else 100.0
+
+
+def test_every_package_has_a_floor():
+    assert sorted(coverage()) == sorted(FLOORS)
+
+
+@pytest.mark.parametrize('package', sorted(FLOORS))
+def test_package_coverage_holds_its_floor(package):
+    done, total = coverage().get(package, (0, 0))
+    measured = percent(done, total)
+    assert measured >= FLOORS[package], (
+        '%s: %d of %d signatures annotated (%.1f %%), below its floor %.1f %%: '
+        'annotate the functions added' % (package, done, total, measured, FLOORS[package]))
+    assert measured <= FLOORS[package] + SLACK, (
+        '%s: %.1f %% annotated, more than %.1f points above its floor: raise '
+        'FLOORS[%r] to %.1f' % (package, measured, SLACK, package, measured))
+
+
+def test_coverage_counts_signatures(tmp_path):
+    pkg = tmp_path / 'pkg'
+    (pkg / 'sub').mkdir(parents=True)
+    (pkg / 'a.py').write_text(
+        'def ok(x: int) -> None:\n    pass\n'
+        'def _half(x: int):\n    pass\n'
+        'class K:\n'
+        '    def m(self) -> int:\n        return 1\n'
+        '    def n(self, y) -> int:\n        def inner(z):\n            pass\n'
+        '        return 1\n')
+    (pkg / 'sub' / 'b.py').write_text('def f(*a: int, **k: int) -> None:\n    pass\n')
+    (pkg / 'data').mkdir()
+    (pkg / 'data' / 'c.py').write_text('SCHEMA = {}\n')
+    assert coverage(tmp_path, ('pkg',)) == {'pkg': (2, 4), 'pkg/sub': (1, 1)}
+    assert percent(2, 3) == 66.6
+    assert percent(0, 0) == 100.0
 
 
 def test_modules_exist():

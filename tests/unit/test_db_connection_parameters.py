@@ -46,3 +46,18 @@ def test_a_replica_url_keeps_its_own_connect_timeout():
             assert primary[key] == replica[key] == value
     finally:
         db.dispose()
+
+
+def test_given_parameters_reach_each_url_once_with_a_replica():
+    """[database] connection_parameters with a replica: each URL carries them
+    once (oslo.db appending them again would give libpq every key twice)."""
+    from db import api as db_api
+    db = db_api.Database(
+        'postgresql+psycopg2://u:p@h1/berth', connection_parameters='application_name=berth',
+        slave_connection='postgresql+psycopg2://u:p@h2/berth?connect_timeout=3')
+    try:
+        for engine in (db.engine, db.replica_engine):
+            assert engine.url.query['application_name'] == 'berth'
+            assert isinstance(engine.url.query['connect_timeout'], str)
+    finally:
+        db.dispose()

@@ -42,3 +42,28 @@ def test_version_ordering_and_matches():
 
 def test_versions_list_is_contiguous():
     assert mv.VERSIONS == ['1.%d' % i for i in range(40)]
+
+
+def test_named_versions_are_listed_versions():
+    names = {k: v for k, v in vars(mv).items() if k.isupper() and isinstance(v, mv.Version)}
+    assert len(names) > 40
+    assert all(str(v) in mv.VERSIONS for v in names.values())
+
+
+_ANY_OF = {'resources': {'VCPU': 1}, 'required': ['C', 'in:A,B']}
+
+
+def test_claims_parse_at_their_own_version_not_the_newest(monkeypatch):
+    """POST /claims reads its resource request at CLAIMS_REQUEST: a new (or
+    here, pretend-older) newest microversion does not change its grammar."""
+    from api.placement.handlers import claim
+    monkeypatch.setattr(mv, 'MAX_VERSION', mv.Version(1, 21))
+    assert claim.parse_request(_ANY_OF).groups[0].required == [{'C'}, {'A', 'B'}]
+
+
+def test_claims_grammar_follows_its_declared_version(monkeypatch):
+    from api.placement import fault
+    from api.placement.handlers import claim
+    monkeypatch.setattr(mv, 'CLAIMS_REQUEST', mv.Version(1, 38))   # before any-of traits
+    with pytest.raises(fault.BadRequest, match='in:'):
+        claim.parse_request(_ANY_OF)

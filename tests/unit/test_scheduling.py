@@ -3,7 +3,7 @@
 import copy
 
 from conductor.manager import scheduling
-from objects.candidates import request as request_group
+from objects.candidates import request as candidates_request
 from objects.candidates import weighers
 
 
@@ -66,10 +66,10 @@ def test_sharing_providers_do_not_count_as_roots():
 
 
 def test_relaxed_request_drops_later_constraints():
-    request = request_group.ResourceRequest(
-        groups=[request_group.RequestGroup(resources={'VCPU': 1}, required=[{'A'}],
-                                           member_of=[{'x'}], in_tree='t'),
-                request_group.RequestGroup(suffix='_s', required=[{'B'}])],
+    request = candidates_request.ResourceRequest(
+        groups=[candidates_request.RequestGroup(resources={'VCPU': 1}, required=[{'A'}],
+                                                member_of=[{'x'}], in_tree='t'),
+                candidates_request.RequestGroup(suffix='_s', required=[{'B'}])],
         group_policy='isolate', root_required={'R'}, same_subtree=[['_s']])
     first = scheduling._relaxed(request, 'resources')
     assert len(first.groups) == 1 and first.groups[0].required == []
@@ -82,14 +82,14 @@ def test_relaxed_request_drops_later_constraints():
 
 def test_request_primitive_round_trip_is_json_safe():
     import json
-    request = request_group.ResourceRequest(
-        groups=[request_group.RequestGroup(resources={'VCPU': 1}, required=[{'A', 'B'}],
-                                           forbidden={'C'}, member_of=[{'x'}],
-                                           forbidden_aggs={'y'}, in_tree='t')],
+    request = candidates_request.ResourceRequest(
+        groups=[candidates_request.RequestGroup(resources={'VCPU': 1}, required=[{'A', 'B'}],
+                                                forbidden={'C'}, member_of=[{'x'}],
+                                                forbidden_aggs={'y'}, in_tree='t')],
         group_policy='none', limit=3, root_required={'R'}, root_forbidden={'S'},
         same_subtree=[['_a', '_b']])
-    wire = json.loads(json.dumps(request_group.to_primitive(request)))
-    assert request_group.from_primitive(wire) == request
+    wire = json.loads(json.dumps(candidates_request.to_primitive(request)))
+    assert candidates_request.from_primitive(wire) == request
 
 
 def test_with_pending_adds_held_units_to_a_copy():

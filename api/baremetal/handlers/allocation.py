@@ -20,7 +20,7 @@ from api.common import links as common_links
 from api.common.conductor import require_conductor
 from common import exception
 from common.policies.baremetal import endpoints as rules
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc
 from objects.baremetal import node as node_obj
 
 _SORT_FORBIDDEN = ('extra', 'candidate_nodes', 'traits')
@@ -31,7 +31,7 @@ _LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'node',
 
 def _visible(req, ident, rule=None):
     """The allocation ``ident`` if the caller may see it (404 as for none), then ``rule``."""
-    alloc = alloc_obj.get(req.context, ident)
+    alloc = node_alloc.get(req.context, ident)
     return policy.visible_allocation(req, alloc, ident, rule)
 
 
@@ -39,7 +39,7 @@ def _visible_on_node(req, rule=None):
     """The allocation of a node the caller may see (404 as for no node), then ``rule``."""
     ident = req.urlvars['node']
     node = policy.visible_node(req, node_obj.get(req.context, ident), ident)
-    alloc = alloc_obj.get_by_node(req.context, ident)
+    alloc = node_alloc.get_by_node(req.context, ident)
     # another project's allocation on a node the caller leases: as if none
     return policy.visible_allocation(req, alloc, 'for node %s' % node.uuid, rule)
 
@@ -124,7 +124,7 @@ def _backfill(req, values, node_ident):
         raise fault.BadRequest(exc.message)
     if answer['error'] is not None:
         raise fault.BadRequest(answer['error'])
-    return alloc_obj.get(req.context, answer['uuid'])
+    return node_alloc.get(req.context, answer['uuid'])
 
 
 def _create_and_cast(req, values):
@@ -143,18 +143,18 @@ def _create_and_cast(req, values):
         _instance_free(req, values['uuid'])
     req.context.resource_uuid = values['uuid']      # on every log line from here
     host = conductor.allocation_owner(values['uuid'])
-    alloc = alloc_obj.create(req.context, dict(values, state=alloc_obj.ALLOCATING,
-                                               conductor_affinity=host))
+    alloc = node_alloc.create(req.context, dict(values, state=node_alloc.ALLOCATING,
+                                                conductor_affinity=host))
     try:
         written = conductor.create_allocation(req.context, alloc.id, host,
                                               wait=req.conf.api.allocation_wait)
     except exception.ServiceUnavailable as unavailable:
-        if alloc_obj.delete_unstarted(req.context, alloc.id):
+        if node_alloc.delete_unstarted(req.context, alloc.id):
             raise
         try:
             # the conductor's re-drive finished the row while the cast failed:
             # the allocation exists, so it is a 201, not "nothing stored"
-            return alloc_obj.get_by_id(req.context, alloc.id)
+            return node_alloc.get_by_id(req.context, alloc.id)
         except exception.AllocationNotFound:
             raise unavailable from None
     if written is None:
@@ -174,7 +174,7 @@ def _as_stored(req, alloc):
     and the answer should not show a state older than a GET would.
     """
     try:
-        return alloc_obj.get_by_id(req.context, alloc.id)
+        return node_alloc.get_by_id(req.context, alloc.id)
     except exception.AllocationNotFound:
         return alloc
 
@@ -187,7 +187,7 @@ def _instance_free(req, alloc_uuid):
     a uuid the client chose is looked up (a new random one is nobody's);
     the unique constraint on the instance uuid decides races either way.
     """
-    held = alloc_obj.instance_holder(req.context, alloc_uuid)
+    held = node_alloc.instance_holder(req.context, alloc_uuid)
     if held is not None:
         raise exception.InstanceAssociated(instance_uuid=alloc_uuid, node=held)
 
@@ -200,20 +200,20 @@ def list_allocations(req):
                                   % api_version.ALLOCATION_OWNER)
     fields = query.fields_param(req, response.allocation_fields(req))
     limit, marker, sort_key, sort_dir = query.pagination(
-        req, alloc_obj.SORT_KEYS + _SORT_FORBIDDEN, _SORT_FORBIDDEN)
+        req, node_alloc.SORT_KEYS + _SORT_FORBIDDEN, _SORT_FORBIDDEN)
     state = req.GET.get('state')
-    if state is not None and state not in alloc_obj.STATES:
+    if state is not None and state not in node_alloc.STATES:
         raise fault.BadRequest('Invalid state %s; valid states: %s'
-                               % (state, ', '.join(alloc_obj.STATES)))
+                               % (state, ', '.join(node_alloc.STATES)))
     owner = req.GET.get('owner')
     filters = {'state': state, 'resource_class': req.GET.get('resource_class'),
                'owner': policy.list_project(req, 'allocation', owner) or owner}
     if req.GET.get('node'):
         filters['node_id'] = _node_named(req, req.GET['node']).id
-    policy.check_marker(req, alloc_obj.get, lambda a: policy.check(
+    policy.check_marker(req, node_alloc.get, lambda a: policy.check(
         req, rules.ALLOCATION_GET, policy.allocation_target(a)))
-    allocs = alloc_obj.list_allocations(req.context, filters, limit, marker,
-                                        sort_key, sort_dir)
+    allocs = node_alloc.list_allocations(req.context, filters, limit, marker,
+                                         sort_key, sort_dir)
     items = [response.allocation(req, a, fields) for a in allocs]
     return response.send_json(response.collection(req, 'allocations', items, limit))
 
@@ -240,7 +240,7 @@ def update_allocation(req):
     require_conductor(req).update_allocation(
         req.context, (alloc.uuid, alloc.conductor_affinity),
         {'name': name, 'extra': new.get('extra') or {}})
-    alloc = alloc_obj.get(req.context, alloc.uuid)
+    alloc = node_alloc.get(req.context, alloc.uuid)
     return response.send_json(response.allocation(req, alloc))
 
 

@@ -1,6 +1,6 @@
 """/resource_providers/{uuid}/aggregates (from 1.1)."""
 
-from api.placement import policy, query, response, router, validation
+from api.placement import microversion, policy, query, response, router, validation
 from api.placement.schemas import aggregate as schema
 from common.policies.placement import endpoints as rules
 from objects.placement import aggregate as agg_obj
@@ -9,25 +9,25 @@ from objects.placement import resource_provider as rp_obj
 
 def _body(req, aggregates, generation):
     body = {'aggregates': aggregates}
-    if req.version.matches('1.19'):
+    if req.version.matches(microversion.AGGREGATES_GENERATION):
         body['resource_provider_generation'] = generation
     return body
 
 
-@router.endpoint('1.1', json_reply=True)
+@router.endpoint(microversion.AGGREGATES, json_reply=True)
 def get_aggregates(req):
     policy.authorize(req, rules.RESOURCE_PROVIDERS_AGGREGATES_LIST)
     aggregates, generation = agg_obj.get_for_provider(req.context, req.urlvars['uuid'])
     return response.send_json(req, _body(req, aggregates, generation))
 
 
-@router.endpoint('1.1', json_body=True)
+@router.endpoint(microversion.AGGREGATES, json_body=True)
 def set_aggregates(req):
     policy.authorize(req, rules.RESOURCE_PROVIDERS_AGGREGATES_UPDATE)
     uuid = req.urlvars['uuid']
     rp_obj.get_by_uuid(req.context, uuid)  # 404 comes before body errors
     data = validation.extract_json(req, schema.put_aggregates(req.version))
-    if req.version.matches('1.19'):
+    if req.version.matches(microversion.AGGREGATES_GENERATION):
         aggregates = data['aggregates']
         expected = data['resource_provider_generation']
     else:

@@ -11,10 +11,10 @@ import uuid as uuidlib
 from oslo_utils import uuidutils
 
 from api.common.conductor import require_conductor
-from api.placement import consumers, fault, policy, response, router, validation
+from api.placement import consumers, fault, microversion, policy, response, router, validation
 from api.placement.schemas import allocation as schema
 from common.policies.placement import endpoints as rules
-from objects.placement import allocation as alloc_obj
+from objects.placement import allocation as placement_alloc
 from objects.placement import consumer as consumer_obj
 
 
@@ -22,18 +22,18 @@ from objects.placement import consumer as consumer_obj
 def get_allocations(req):
     policy.authorize(req, rules.ALLOCATIONS_LIST)
     consumer_uuid = req.urlvars['consumer_uuid']
-    allocations, consumer, last_modified = alloc_obj.get_for_consumer(
+    allocations, consumer, last_modified = placement_alloc.get_for_consumer(
         req.context, consumer_uuid)
     body = {'allocations': allocations}
-    if allocations and req.version.matches('1.12'):
+    if allocations and req.version.matches(microversion.ALLOCATIONS_DICT):
         placement = req.conf.placement
         body['project_id'] = getattr(consumer, 'project_id',
                                      placement.incomplete_consumer_project_id)
         body['user_id'] = getattr(consumer, 'user_id',
                                   placement.incomplete_consumer_user_id)
-        if req.version.matches('1.28'):
+        if req.version.matches(microversion.CONSUMER_GENERATIONS):
             body['consumer_generation'] = getattr(consumer, 'generation', None)
-        if req.version.matches('1.38'):
+        if req.version.matches(microversion.CONSUMER_TYPES):
             body['consumer_type'] = (getattr(consumer, 'consumer_type', None)
                                      or consumer_obj.UNKNOWN_TYPE)
     return response.send_json(req, body, last_modified=last_modified)
@@ -48,14 +48,14 @@ def put_allocations(req):
     consumer_uuid = str(uuidlib.UUID(consumer_uuid))
     data = validation.extract_json(
         req, schema.for_version(schema.PUT_ALLOCATIONS, req.version))
-    if not req.version.matches('1.12'):
+    if not req.version.matches(microversion.ALLOCATIONS_DICT):
         data['allocations'] = consumers.from_list(data['allocations'])
     require_conductor(req).claim_resources(
         req.context, [consumers.claim_consumer(req, consumer_uuid, data)])
     return response.no_content()
 
 
-@router.endpoint('1.13', json_body=True)
+@router.endpoint(microversion.POST_ALLOCATIONS, json_body=True)
 def post_allocations(req):
     policy.authorize(req, rules.ALLOCATIONS_MANAGE)
     data = validation.extract_json(

@@ -3,33 +3,32 @@
 import dataclasses
 import operator
 
-from api.placement import candidate_request, fault, policy, response, router
+from api.placement import candidate_request, fault, microversion, policy, response, router
 from common import exception, heap
 from common.policies.placement import endpoints as rules
-from objects.candidates import answer_cache, wire
-from objects.candidates import finder as ac_obj
+from objects.candidates import answer_cache, finder, wire
 
 # an Options as a tuple, for the answer cache's key (dataclasses.astuple deep-copies)
-_OPTION_VALUES = operator.attrgetter(*(f.name for f in dataclasses.fields(ac_obj.Options)))
+_OPTION_VALUES = operator.attrgetter(*(f.name for f in dataclasses.fields(finder.Options)))
 
 
 def _options(req, limit):
     conf = req.conf.placement
     version = req.version
-    return ac_obj.Options(
-        limit=limit, nested_aware=version.matches('1.29'),
+    return finder.Options(
+        limit=limit, nested_aware=version.matches(microversion.NESTED_CANDIDATES),
         randomize=conf.randomize_allocation_candidates,
         max_candidates=conf.max_allocation_candidates,
         breadth_first=conf.allocation_candidates_generation_strategy == 'breadth-first',
-        summary_traits=version.matches('1.17'),
-        summary_all_classes=version.matches('1.27'),
-        summary_trees=version.matches('1.29'))
+        summary_traits=version.matches(microversion.CANDIDATES_REQUIRED),
+        summary_all_classes=version.matches(microversion.SUMMARY_ALL_CLASSES),
+        summary_trees=version.matches(microversion.NESTED_CANDIDATES))
 
 
 def _shape(req):
-    if not req.version.matches('1.12'):
+    if not req.version.matches(microversion.ALLOCATIONS_DICT):
         return wire.LIST
-    return wire.MAPPINGS if req.version.matches('1.34') else wire.DICT
+    return wire.MAPPINGS if req.version.matches(microversion.MAPPINGS) else wire.DICT
 
 
 def _answer(req, request, options, token=answer_cache.READ):
@@ -51,7 +50,7 @@ def _answer(req, request, options, token=answer_cache.READ):
 
 def _build(req, request, options, token):
     # a little lag is fine: the claim that follows checks capacity on the primary
-    result = ac_obj.get_candidates(req.context, request, options, may_lag=True,
+    result = finder.get_candidates(req.context, request, options, may_lag=True,
                                    token=token)
     summaries = result.summary_pieces()
     candidates, token = list(result.candidates), result.token
@@ -60,7 +59,7 @@ def _build(req, request, options, token):
     return wire.answer(requests, summaries), token
 
 
-@router.endpoint('1.10', json_reply=True)
+@router.endpoint(microversion.ALLOCATION_CANDIDATES, json_reply=True)
 def list_allocation_candidates(req):
     policy.authorize(req, rules.ALLOCATION_CANDIDATES_LIST)
     request = candidate_request.parse_request(req)

@@ -22,7 +22,7 @@ from api.placement import (
 from api.placement.schemas import claim as schema
 from common.policies.placement import extensions as rules
 from conductor.rpcapi import payloads
-from objects.candidates import request as request_group
+from objects.candidates import request as candidates_request
 from objects.candidates import weighers
 
 
@@ -30,7 +30,7 @@ class _AsQuery:
     """What the query-string parser reads of a request: a version and GET params."""
 
     def __init__(self, params):
-        self.version = microversion.MAX_VERSION
+        self.version = microversion.CLAIMS_REQUEST
         self.GET = params
 
 
@@ -91,7 +91,7 @@ def create_claims(req):
     name = _weigher(req, data)
     claimed = require_conductor(req).schedule_and_claim(
         req.context, payloads.ScheduleRequest(
-            request_group.to_primitive(request), consumers, weigher=name,
+            candidates_request.to_primitive(request), consumers, weigher=name,
             distinct_roots=data.get('distinct_roots', False)))
     claims = [dict(c.to_primitive(), project_id=data['project_id'],
                    user_id=data['user_id'], consumer_generation=1) for c in claimed]

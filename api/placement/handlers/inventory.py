@@ -1,6 +1,6 @@
 """/resource_providers/{uuid}/inventories and .../inventories/{resource_class}."""
 
-from api.placement import errors, fault, policy, response, router, validation
+from api.placement import errors, fault, microversion, policy, response, router, validation
 from api.placement.schemas import inventory as schema
 from common import exception
 from common.policies.placement import endpoints as rules
@@ -28,7 +28,7 @@ def _modified(inventories):
 
 
 def _allow_zero(req):
-    return req.version.matches('1.26')
+    return req.version.matches(microversion.RESERVED_EQUALS_TOTAL)
 
 
 def _unknown_class(exc):
@@ -122,7 +122,7 @@ def update_inventory(req):
 
 @router.endpoint()
 def delete_inventories(req):
-    if not req.version.matches('1.5'):
+    if not req.version.matches(microversion.DELETE_ALL_INVENTORIES):
         raise router.method_not_allowed(req, 'GET, POST, PUT')
     policy.authorize(req, rules.RESOURCE_PROVIDERS_INVENTORIES_DELETE)
     inv_obj.delete_all(req.context, req.urlvars['uuid'])

@@ -1,20 +1,20 @@
 """GET /usages: a project's (and optionally a user's) usage totals."""
 
-from api.placement import policy, response, router, validation
+from api.placement import microversion, policy, response, router, validation
 from api.placement.schemas import allocation as allocation_schema
 from api.placement.schemas import usage as schema
 from common.policies.placement import endpoints as rules
 from objects.placement import project_usage as usage_obj
 
 
-@router.endpoint('1.9', json_reply=True)
+@router.endpoint(microversion.USAGES, json_reply=True)
 def get_usages(req):
     # the target is the project asked about, checked before the query
     project_id = req.GET.get('project_id')
     policy.authorize(req, rules.USAGES, {'project_id': project_id})
     query = validation.validate_query(
         req, allocation_schema.for_version(schema.GET_USAGES, req.version))
-    if req.version.matches('1.38'):
+    if req.version.matches(microversion.CONSUMER_TYPES):
         usages = usage_obj.get_by_consumer_type(
             req.context, query['project_id'], query.get('user_id'),
             query.get('consumer_type'))

@@ -1,6 +1,6 @@
 """/resource_providers/{uuid}/traits."""
 
-from api.placement import fault, policy, response, router, validation
+from api.placement import fault, microversion, policy, response, router, validation
 from api.placement.schemas import trait as schema
 from common import exception
 from common.policies.placement import endpoints as rules
@@ -11,14 +11,14 @@ def _body(gen, names):
     return {'traits': names, 'resource_provider_generation': gen}
 
 
-@router.endpoint('1.6', json_reply=True)
+@router.endpoint(microversion.TRAITS, json_reply=True)
 def get_provider_traits(req):
     policy.authorize(req, rules.RESOURCE_PROVIDERS_TRAITS_LIST)
     gen, names = rp_trait_obj.get(req.context, req.urlvars['uuid'])
     return response.send_json(req, _body(gen, names))
 
 
-@router.endpoint('1.6', json_body=True)
+@router.endpoint(microversion.TRAITS, json_body=True)
 def set_provider_traits(req):
     policy.authorize(req, rules.RESOURCE_PROVIDERS_TRAITS_UPDATE)
     data = validation.extract_json(req, schema.PUT_PROVIDER_TRAITS)
@@ -31,7 +31,7 @@ def set_provider_traits(req):
     return response.send_json(req, _body(gen, names))
 
 
-@router.endpoint('1.6')
+@router.endpoint(microversion.TRAITS)
 def delete_provider_traits(req):
     policy.authorize(req, rules.RESOURCE_PROVIDERS_TRAITS_DELETE)
     rp_trait_obj.delete_all(req.context, req.urlvars['uuid'])

@@ -1,7 +1,16 @@
 """POST /reshaper: move inventory and allocations between providers atomically."""
 
 from api.common.conductor import require_conductor
-from api.placement import consumers, errors, fault, policy, response, router, validation
+from api.placement import (
+    consumers,
+    errors,
+    fault,
+    microversion,
+    policy,
+    response,
+    router,
+    validation,
+)
 from api.placement.schemas import allocation as allocation_schema
 from api.placement.schemas import reshaper as schema
 from common import exception
@@ -9,7 +18,7 @@ from common.policies.placement import endpoints as rules
 from conductor.rpcapi import payloads
 
 
-@router.endpoint('1.30', json_body=True)
+@router.endpoint(microversion.RESHAPER, json_body=True)
 def reshape(req):
     policy.authorize(req, rules.RESHAPER_RESHAPE)
     data = validation.extract_json(

@@ -1,6 +1,6 @@
 """/resource_classes and /resource_classes/{name}."""
 
-from api.placement import fault, policy, response, router, validation
+from api.placement import fault, microversion, policy, response, router, validation
 from api.placement.schemas import resource_class as schema
 from common import exception
 from common.policies.placement import endpoints as rules
@@ -13,7 +13,7 @@ def _represent(req, rc):
                        'href': response.link(req, '/resource_classes/%s' % rc.name)}]}
 
 
-@router.endpoint('1.2', json_reply=True)
+@router.endpoint(microversion.CUSTOM_RESOURCE_CLASSES, json_reply=True)
 def list_resource_classes(req):
     policy.authorize(req, rules.RESOURCE_CLASSES_LIST)
     classes = rc_obj.get_all(req.context)
@@ -23,7 +23,7 @@ def list_resource_classes(req):
                                          for rc in classes)))
 
 
-@router.endpoint('1.2', json_reply=True)
+@router.endpoint(microversion.CUSTOM_RESOURCE_CLASSES, json_reply=True)
 def get_resource_class(req):
     policy.authorize(req, rules.RESOURCE_CLASSES_SHOW)
     rc = rc_obj.get_by_name(req.context, req.urlvars['name'])
@@ -31,7 +31,7 @@ def get_resource_class(req):
                               last_modified=rc.updated_at or rc.created_at)
 
 
-@router.endpoint('1.2', json_body=True)
+@router.endpoint(microversion.CUSTOM_RESOURCE_CLASSES, json_body=True)
 def create_resource_class(req):
     policy.authorize(req, rules.RESOURCE_CLASSES_CREATE)
     data = validation.extract_json(req, schema.POST_RESOURCE_CLASS)
@@ -44,11 +44,11 @@ def create_resource_class(req):
         201, location=response.location(req, '/resource_classes/%s' % rc.name))
 
 
-@router.endpoint('1.2')
+@router.endpoint(microversion.CUSTOM_RESOURCE_CLASSES)
 def update_resource_class(req):
     name = req.urlvars['name']
     policy.authorize(req, rules.RESOURCE_CLASSES_UPDATE)
-    if req.version.matches('1.7'):
+    if req.version.matches(microversion.RESOURCE_CLASS_PUT_CREATES):
         # create-or-confirm; no body, the content type is ignored
         # the name is checked as a body would be: Placement's 400 says
         # "Failed validating 'pattern'" (or 'maxLength')
@@ -66,7 +66,7 @@ def update_resource_class(req):
     return response.send_json(req, _represent(req, rc), cache=False)
 
 
-@router.endpoint('1.2')
+@router.endpoint(microversion.CUSTOM_RESOURCE_CLASSES)
 def delete_resource_class(req):
     policy.authorize(req, rules.RESOURCE_CLASSES_DELETE)
     try:

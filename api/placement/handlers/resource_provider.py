@@ -2,7 +2,7 @@
 
 import orjson
 
-from api.placement import fault, policy, query, response, router, validation
+from api.placement import fault, microversion, policy, query, response, router, validation
 from api.placement.schemas import resource_provider as schema
 from common import exception
 from common.policies.placement import endpoints as rules
@@ -10,9 +10,12 @@ from objects.candidates import provider_search
 from objects.placement import resource_provider as rp_obj
 
 # (rel, path suffix, first microversion) of the links of a provider
-_LINKS = [('self', '', '1.0'), ('inventories', '/inventories', '1.0'),
-          ('usages', '/usages', '1.0'), ('aggregates', '/aggregates', '1.1'),
-          ('traits', '/traits', '1.6'), ('allocations', '/allocations', '1.11')]
+_LINKS = [('self', '', microversion.MIN_VERSION),
+          ('inventories', '/inventories', microversion.MIN_VERSION),
+          ('usages', '/usages', microversion.MIN_VERSION),
+          ('aggregates', '/aggregates', microversion.AGGREGATES),
+          ('traits', '/traits', microversion.TRAITS),
+          ('allocations', '/allocations', microversion.PROVIDER_ALLOCATIONS_LINK)]
 
 
 def _links(req):
@@ -29,7 +32,7 @@ def represent(req, rp, links=None):
     body = {'uuid': rp.uuid, 'name': rp.name, 'generation': rp.generation,
             'links': [{'rel': rel, 'href': base + suffix}
                       for rel, suffix in (links if links is not None else _links(req))]}
-    if req.version.matches('1.14'):
+    if req.version.matches(microversion.NESTED_PROVIDERS):
         body['parent_provider_uuid'] = rp.parent_provider_uuid
         body['root_provider_uuid'] = rp.root_provider_uuid
     return body
@@ -68,7 +71,7 @@ def create_resource_provider(req):
     rp = rp_obj.create(req.context, data['name'], uuid=data.get('uuid'),
                        parent_uuid=data.get('parent_provider_uuid'))
     location = response.location(req, '/resource_providers/%s' % rp.uuid)
-    if not req.version.matches('1.20'):
+    if not req.version.matches(microversion.POST_PROVIDER_BODY):
         return response.no_content(201, location=location)
     resp = response.send_json(req, represent(req, rp), last_modified=rp.last_modified)
     resp.headers['location'] = location
@@ -90,7 +93,7 @@ def update_resource_provider(req):
     data = validation.extract_json(req, schema.put_provider(req.version))
     rp = rp_obj.update(req.context, uuid, data['name'],
                        parent_uuid=data.get('parent_provider_uuid', rp_obj.UNCHANGED),
-                       allow_reparent=req.version.matches('1.37'))
+                       allow_reparent=req.version.matches(microversion.REPARENT))
     return response.send_json(req, represent(req, rp), last_modified=rp.last_modified)
 
 

@@ -2,7 +2,7 @@
 
 import re
 
-from api.placement import fault, policy, response, router, validation
+from api.placement import fault, microversion, policy, response, router, validation
 from api.placement.schemas import trait as schema
 from common.policies.placement import endpoints as rules
 from objects.placement import trait as trait_obj
@@ -33,7 +33,7 @@ def _associated_filter(value):
     return lowered == 'true'
 
 
-@router.endpoint('1.6', json_reply=True)
+@router.endpoint(microversion.TRAITS, json_reply=True)
 def list_traits(req):
     policy.authorize(req, rules.TRAITS_LIST)
     query = validation.validate_query(req, schema.LIST_TRAITS_QUERY)
@@ -49,7 +49,7 @@ def list_traits(req):
         last_modified=response.newest(*(t.updated_at or t.created_at for t in traits)))
 
 
-@router.endpoint('1.6')
+@router.endpoint(microversion.TRAITS)
 def get_trait(req):
     policy.authorize(req, rules.TRAITS_SHOW)
     trait = trait_obj.get_by_name(req.context, req.urlvars['name'])
@@ -57,7 +57,7 @@ def get_trait(req):
                                       trait.updated_at or trait.created_at)
 
 
-@router.endpoint('1.6')
+@router.endpoint(microversion.TRAITS)
 def put_trait(req):
     name = req.urlvars['name']
     policy.authorize(req, rules.TRAITS_UPDATE)
@@ -72,7 +72,7 @@ def put_trait(req):
     return response.set_cache_headers(req, resp, trait.updated_at or trait.created_at)
 
 
-@router.endpoint('1.6')
+@router.endpoint(microversion.TRAITS)
 def delete_trait(req):
     policy.authorize(req, rules.TRAITS_DELETE)
     trait_obj.destroy(req.context, req.urlvars['name'])

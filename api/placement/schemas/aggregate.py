@@ -1,5 +1,6 @@
 """Body of PUT /resource_providers/{uuid}/aggregates (array before 1.19, object after)."""
 
+from api.placement import microversion
 from api.placement.schemas import common
 
 _AGGREGATES = {'type': 'array', 'items': common.UUID, 'uniqueItems': True,
@@ -19,4 +20,6 @@ PUT_AGGREGATES_1_19 = {
 
 
 def put_aggregates(version):
-    return PUT_AGGREGATES_1_19 if version.matches('1.19') else PUT_AGGREGATES
+    if version.matches(microversion.AGGREGATES_GENERATION):
+        return PUT_AGGREGATES_1_19
+    return PUT_AGGREGATES

@@ -1,5 +1,7 @@
 """Query string of GET /allocation_candidates, by microversion."""
 
+from api.placement import microversion
+
 _STRING = {'type': 'string'}
 _STRINGS = {'anyOf': [_STRING, {'type': 'array', 'items': _STRING}]}
 
@@ -11,7 +13,7 @@ GROUP_KEYS = ('resources', 'required', 'member_of', 'in_tree')
 
 
 def suffix_pattern(version):
-    return STRING_SUFFIX if version.matches('1.33') else NUMERIC_SUFFIX
+    return STRING_SUFFIX if version.matches(microversion.STRING_SUFFIXES) else NUMERIC_SUFFIX
 
 
 def list_query(version):
@@ -24,29 +26,29 @@ def list_query(version):
     """
     props = {'resources': _STRING}
     patterns = {}
-    if version.matches('1.16'):
+    if version.matches(microversion.CANDIDATES_LIMIT):
         props['limit'] = {'type': 'string', 'pattern': '^[1-9][0-9]*$'}
-    if version.matches('1.17'):
+    if version.matches(microversion.CANDIDATES_REQUIRED):
         props['required'] = _STRINGS
-    if version.matches('1.21'):
+    if version.matches(microversion.CANDIDATES_MEMBER_OF):
         props['member_of'] = _STRINGS
-    if version.matches('1.25'):
+    if version.matches(microversion.GRANULAR):
         suffix = suffix_pattern(version)
         props['group_policy'] = {'type': 'string', 'enum': ['none', 'isolate']}
         group_keys = ['resources', 'required', 'member_of']
-        if version.matches('1.31'):
+        if version.matches(microversion.CANDIDATES_IN_TREE):
             group_keys.append('in_tree')
         for key in group_keys:
             props.pop(key, None)
             patterns['^%s(%s)?$' % (key, suffix)] = (
                 _STRINGS if key in ('required', 'member_of') else _STRING)
-    if version.matches('1.35'):
+    if version.matches(microversion.ROOT_REQUIRED):
         props['root_required'] = _STRINGS
-    if version.matches('1.36'):
+    if version.matches(microversion.SAME_SUBTREE):
         props['same_subtree'] = _STRINGS
     schema = {'type': 'object', 'properties': props, 'additionalProperties': False}
     if patterns:
         schema['patternProperties'] = patterns
-    if not version.matches('1.25'):
+    if not version.matches(microversion.GRANULAR):
         schema['required'] = ['resources']
     return schema

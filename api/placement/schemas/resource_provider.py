@@ -2,6 +2,7 @@
 
 import copy
 
+from api.placement import microversion
 from api.placement.schemas import common
 
 _NAME = {'type': 'string', 'minLength': 1, 'maxLength': 200}
@@ -32,11 +33,11 @@ _STRINGS = {'anyOf': [_STRING, {'type': 'array', 'items': _STRING}]}
 
 
 def post_provider(version):
-    return POST_PROVIDER_1_14 if version.matches('1.14') else POST_PROVIDER
+    return POST_PROVIDER_1_14 if version.matches(microversion.NESTED_PROVIDERS) else POST_PROVIDER
 
 
 def put_provider(version):
-    return PUT_PROVIDER_1_14 if version.matches('1.14') else PUT_PROVIDER
+    return PUT_PROVIDER_1_14 if version.matches(microversion.NESTED_PROVIDERS) else PUT_PROVIDER
 
 
 def list_query(version):
@@ -47,12 +48,12 @@ def list_query(version):
     from 1.24 (repeating it earlier is rejected by the parser).
     """
     props = {'name': _STRING, 'uuid': common.UUID}
-    if version.matches('1.3'):
+    if version.matches(microversion.PROVIDERS_MEMBER_OF):
         props['member_of'] = _STRINGS
-    if version.matches('1.4'):
+    if version.matches(microversion.PROVIDERS_RESOURCES):
         props['resources'] = _STRING
-    if version.matches('1.14'):
+    if version.matches(microversion.NESTED_PROVIDERS):
         props['in_tree'] = common.UUID
-    if version.matches('1.18'):
+    if version.matches(microversion.PROVIDERS_REQUIRED):
         props['required'] = _STRINGS
     return {'type': 'object', 'properties': props, 'additionalProperties': False}

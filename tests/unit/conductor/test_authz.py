@@ -43,12 +43,12 @@ NO_ROLE = _ctx([], project='p1')
 @pytest.fixture
 def manager(conf, monkeypatch):
     monkeypatch.setattr(authz.node_obj, 'get', lambda ctx, ident: NODE)
-    monkeypatch.setattr(authz.alloc_obj, 'get', lambda ctx, ident: ALLOC)
-    monkeypatch.setattr(manager_mod.alloc_obj, 'get_by_id', lambda ctx, i: ALLOC)
-    monkeypatch.setattr(manager_mod.alloc_obj, 'owners', lambda ctx, ids: [
+    monkeypatch.setattr(authz.node_alloc, 'get', lambda ctx, ident: ALLOC)
+    monkeypatch.setattr(manager_mod.node_alloc, 'get_by_id', lambda ctx, i: ALLOC)
+    monkeypatch.setattr(manager_mod.node_alloc, 'owners', lambda ctx, ids: [
         types.SimpleNamespace(id=i, uuid=ALLOC.uuid, owner=ALLOC.owner) for i in ids])
     set_error = mock.Mock(return_value='now')
-    monkeypatch.setattr(manager_mod.alloc_obj, 'set_error', set_error)
+    monkeypatch.setattr(manager_mod.node_alloc, 'set_error', set_error)
     monkeypatch.setattr(manager_mod, '_outcome', lambda ctx, i: {'state': 'error'})
     m = manager_mod.ConductorManager.__new__(manager_mod.ConductorManager)
     m.host = 'c1'
@@ -219,7 +219,7 @@ def test_create_allocations_reads_no_row_for_a_caller_any_owner_will_do(manager,
                                                                         monkeypatch):
     def owners(ctx, ids):
         raise AssertionError('rows read for a caller whose rule does not look at them')
-    monkeypatch.setattr(manager_mod.alloc_obj, 'owners', owners)
+    monkeypatch.setattr(manager_mod.node_alloc, 'owners', owners)
     assert _call(manager.create_allocations, ADMIN, [7, 8], 1.0) == [{'id': 7}, {'id': 8}]
     manager.set_error.assert_not_called()
 
