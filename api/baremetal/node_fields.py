@@ -100,9 +100,14 @@ def on_create(req, values):
         _interfaces(values['driver'], values, reset=INTERFACE_FIELDS)
 
 
+def _ops(patch):
+    """The operations of a patch (the patch's own checks refuse a non-list later)."""
+    return patch if isinstance(patch, list) else []
+
+
 def patch_gate(req, patch):
     """406 for a PATCH setting a field newer than the caller's version."""
-    paths = [op.get('path') for op in patch if isinstance(op, dict)
+    paths = [op.get('path') for op in _ops(patch) if isinstance(op, dict)
              and op.get('op') != 'remove' and isinstance(op.get('path'), str)]
     _version_gate(req, [p.lstrip('/').split('/')[0] for p in paths])
 
@@ -116,7 +121,7 @@ def reset_param(req, patch):
         raise fault.NotAcceptable('The reset_interfaces parameter needs API version %s'
                                   % RESET_INTERFACES)
     if reset and not any(isinstance(op, dict) and op.get('path') == '/driver'
-                         and op.get('op') != 'remove' for op in patch):
+                         and op.get('op') != 'remove' for op in _ops(patch)):
         raise fault.BadRequest("The reset_interfaces parameter can only be used when "
                                "changing the node's driver.")
     return reset

@@ -44,8 +44,8 @@ ROUTES = [
     ('/v1/chassis/{chassis}', {'GET': chassis.get_chassis,
                                'PATCH': chassis.update_chassis,
                                'DELETE': chassis.delete_chassis}),
-    ('/v1/chassis/{chassis}/nodes', {'GET': chassis.list_chassis_nodes}),
-    ('/v1/chassis/{chassis}/nodes/detail', {'GET': chassis.list_chassis_nodes_detail}),
+    ('/v1/chassis/{chassis}/nodes', {'GET': node.list_chassis_nodes}),
+    ('/v1/chassis/{chassis}/nodes/detail', {'GET': node.list_chassis_nodes_detail}),
     ('/v1/drivers', {'GET': driver.list_drivers}),
     ('/v1/drivers/{driver}', {'GET': driver.get_driver}),
 ]

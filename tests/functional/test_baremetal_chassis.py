@@ -191,6 +191,9 @@ def test_node_unknown_chassis_is_400_and_listing_404(bm):
     assert bm.get('/v1/nodes/%s' % node['uuid']).json()['chassis_uuid'] is None
     assert bm.get('/v1/nodes?chassis_uuid=%s' % missing).status_code == 404
     assert bm.get('/v1/chassis/%s/nodes' % missing).status_code == 404
+    resp = bm.get('/v1/chassis/x/nodes/detail')
+    assert resp.status_code == 400
+    assert h.fault(resp) == 'Expected UUID for chassis_uuid: x'
     assert bm.post('/v1/chassis/%s/nodes' % missing, json={}).status_code == 405
 
 

@@ -1,5 +1,5 @@
-"""/v1/chassis: create, list (and /detail), show, JSON-patch and delete chassis,
-and the nodes of a chassis (/v1/chassis/{chassis}/nodes).
+"""/v1/chassis: create, list (and /detail), show, JSON-patch and delete chassis
+(the nodes of a chassis, /v1/chassis/{chassis}/nodes, are handlers.node's).
 
 As Ironic: ``fields`` needs 1.8 and ``detail`` 1.43 (406 below); a chassis
 that still holds nodes is not deleted (400); the ``nodes`` links come as a
@@ -9,7 +9,6 @@ list holding the list of links, as Ironic sends them.
 from oslo_utils import uuidutils
 
 from api.baremetal import fault, policy, query, response, router, validation
-from api.baremetal.handlers import node as node_handler
 from api.baremetal.schemas import chassis as schema
 from api.common import links as common_links
 from api.common import response as common_response
@@ -131,18 +130,3 @@ def delete_chassis(req):
     policy.authorize(req, rules.CHASSIS_DELETE)
     chassis_obj.destroy(req.context, _get(req).uuid)
     return response.no_content()
-
-
-def _nodes(req, detail):
-    _check_uuid(req.urlvars['chassis'], 'chassis_uuid')
-    return node_handler.list_in_chassis(req, req.urlvars['chassis'], detail)
-
-
-@router.endpoint()
-def list_chassis_nodes(req):
-    return _nodes(req, detail=False)
-
-
-@router.endpoint()
-def list_chassis_nodes_detail(req):
-    return _nodes(req, detail=True)

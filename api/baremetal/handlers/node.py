@@ -130,9 +130,20 @@ def _list(req, detail, chassis=None):
     return response.send_json(response.collection(req, 'nodes', items, limit))
 
 
-def list_in_chassis(req, chassis, detail):
-    """The nodes of ``chassis`` (/v1/chassis/{chassis}/nodes[/detail])."""
-    return _list(req, detail, chassis)
+def _in_chassis(req, detail):
+    """The nodes of the path's chassis (404 when it does not exist)."""
+    node_fields.check_chassis({'chassis_uuid': req.urlvars['chassis']})
+    return _list(req, detail, req.urlvars['chassis'])
+
+
+@router.endpoint()
+def list_chassis_nodes(req):
+    return _in_chassis(req, detail=False)
+
+
+@router.endpoint()
+def list_chassis_nodes_detail(req):
+    return _in_chassis(req, detail=True)
 
 
 @router.endpoint()
