@@ -43,5 +43,7 @@ def test_a_missing_node_and_an_unknown_path_are_still_plain_404s(bm):
 
 def test_served_paths_are_never_called_unsupported():
     for path in ('/v1/nodes/n1/states/provision', '/v1/nodes/n1/traits',
-                 '/v1/allocations', '/v1/nodes/n1/allocation', '/v1/nodes'):
+                 '/v1/allocations', '/v1/nodes/n1/allocation', '/v1/nodes',
+                 '/v1/chassis', '/v1/chassis/c1/nodes', '/v1/drivers',
+                 '/v1/drivers/fake-hardware'):
         assert not unsupported.is_unsupported(path)
