@@ -12,7 +12,8 @@ and driver interfaces: version gates, values and the states that allow them.
   ``protected_reason`` only with ``protected`` (400); unprotecting clears it;
 * ``retired`` (1.61) never in ``available`` (409), ``retired_reason`` only
   with ``retired`` (400); un-retiring clears it;
-* ``fault`` (1.42) is read-only; ``?fault=`` takes Ironic's fault names.
+* ``fault`` (1.42) is read-only; ``?fault=`` takes Ironic's fault names;
+* ``maintenance`` may be PATCHed too; leaving it clears its reason and fault.
 Fields of a newer version than the caller's are a 406, as in Ironic.
 """
 
@@ -148,6 +149,10 @@ def on_update(req, node, changed, reset):
         _interfaces(driver, changed, reset=INTERFACE_FIELDS if reset else ())
     _flag(node, changed, 'protected')
     _flag(node, changed, 'retired')
+    if 'maintenance' in changed:
+        _boolean(changed, 'maintenance')
+        if not changed['maintenance']:     # as Ironic: leaving clears reason and fault
+            changed.update(maintenance_reason=None, fault=None)
 
 
 def _flag(node, changed, flag):

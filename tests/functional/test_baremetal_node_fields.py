@@ -240,3 +240,20 @@ def test_fault_is_shown_filtered_and_read_only(bm):
     assert bm.get('/v1/nodes?fault=power%20failure', version='1.41').status_code == 406
     assert _patch(bm, 'n', fault='power failure').status_code == 400
     assert _node(bm, 'n')['fault'] is None
+
+
+# --- maintenance by PATCH (as tempest sets it) ------------------------------------------
+
+def test_maintenance_by_patch_and_leaving_clears_the_reason(bm):
+    h.make_node(bm, 'n', state='active')
+    assert bm.put('/v1/nodes/n/maintenance', json={'reason': 'why'}).status_code == 202
+    resp = _patch(bm, 'n', maintenance=False)
+    assert resp.status_code == 200, resp.text
+    assert resp.json()['maintenance'] is False
+    assert resp.json()['maintenance_reason'] is None
+    resp = _patch(bm, 'n', maintenance='true', protected=True)
+    assert resp.status_code == 200, resp.text
+    assert resp.json()['maintenance'] is True and resp.json()['protected'] is True
+    assert bm.delete('/v1/nodes/n').status_code == 403
+    assert _patch(bm, 'n', maintenance='sometimes').status_code == 400
+    assert _node(bm, 'n')['maintenance'] is True

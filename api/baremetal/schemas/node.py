@@ -37,6 +37,7 @@ PATCHABLE = {'name': True, 'resource_class': True, 'instance_uuid': True,
              'description': True, 'conductor_group': True,
              'chassis_uuid': True, 'protected': True, 'protected_reason': True,
              'retired': True, 'retired_reason': True, 'driver': True,
+             'maintenance': True,
              **{f: True for f in INTERFACE_FIELDS}}
 
 # the query parameters of GET /v1/nodes (anything else is a 400, as Ironic)
