@@ -30,6 +30,12 @@ def test_create_show_and_links(bm):
     assert shown == ch
 
 
+def test_a_unicode_description_round_trips(bm):
+    descr = 'В Україні ♡ OpenStack!'
+    ch = _chassis(bm, description=descr)
+    assert bm.get('/v1/chassis/%s' % ch['uuid']).json()['description'] == descr
+
+
 def test_create_with_uuid_and_duplicate_is_409(bm):
     wanted = str(uuidlib.uuid4())
     assert _chassis(bm, uuid=wanted)['uuid'] == wanted
