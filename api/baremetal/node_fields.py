@@ -74,11 +74,13 @@ def _interface(driver, field, value):
             "%s." % (kind, value, list(enabled)))
 
 
-def check_driver(driver):
+def check_driver(driver, group=''):
+    """400 with Ironic's NoValidHost text for a driver berth does not offer."""
     if driver not in schema.DRIVERS:
-        raise fault.BadRequest('No valid host was found. Reason: No conductor '
-                               'service registered which supports driver %s.'
-                               % (driver,))
+        raise fault.BadRequest(
+            'No valid host was found. Reason: No conductor service registered which '
+            'supports driver %s for conductor group "%s". Ensure the driver is valid '
+            'and enabled.' % (driver, group or ''))
 
 
 def _interfaces(driver, values, reset=()):
@@ -136,7 +138,8 @@ def on_update(req, node, changed, reset):
                                   % REMOVE_CHASSIS)
     check_chassis(changed)
     if 'driver' in changed:
-        check_driver(changed['driver'])
+        check_driver(changed['driver'], changed.get('conductor_group',
+                                                    node.conductor_group))
     driver = changed.get('driver', node.driver)
     ifaces = [f for f in INTERFACE_FIELDS if f in changed]
     if ifaces and not (node.provision_state in INTERFACE_STATES or node.maintenance):

@@ -118,7 +118,10 @@ def test_a_driver_berth_does_not_offer_is_refused_on_patch(bm):
     h.make_node(bm, 'n', state='enroll')
     resp = _patch(bm, 'n', driver='ipmi')
     assert resp.status_code == 400
-    assert 'No valid host was found' in h.fault(resp)
+    assert h.fault(resp) == (
+        'No valid host was found. Reason: No conductor service registered which '
+        'supports driver ipmi for conductor group "". Ensure the driver is valid '
+        'and enabled.')
     assert _node(bm, 'n')['driver'] == 'fake-hardware'
 
 

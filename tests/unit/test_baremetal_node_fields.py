@@ -21,7 +21,7 @@ def _req(version='1.65', query=''):
 
 def _node(state='active', **kw):
     values = dict(uuid='n1', driver='fake-hardware', provision_state=state,
-                  maintenance=False, protected=False, retired=False)
+                  maintenance=False, protected=False, retired=False, conductor_group='')
     values.update(kw)
     return types.SimpleNamespace(**values)
 
