@@ -260,3 +260,21 @@ def test_maintenance_by_patch_and_leaving_clears_the_reason(bm):
     assert bm.delete('/v1/nodes/n').status_code == 403
     assert _patch(bm, 'n', maintenance='sometimes').status_code == 400
     assert _node(bm, 'n')['maintenance'] is True
+
+
+def test_a_protected_allocated_node_is_refused_by_its_conductor_too(bm):
+    """``deleted`` on a node an allocation holds is the conductor's write (RPC):
+    the refusal crosses the bus as the same 403."""
+    h.make_node(bm, 'n', state='available')
+    alloc = h.allocate(bm, resource_class='gold')
+    assert alloc['state'] == 'active' and alloc['node_uuid'] == _node(bm, 'n')['uuid']
+    assert bm.put('/v1/nodes/n/states/provision',
+                  json={'target': 'active'}).status_code == 202
+    assert _patch(bm, 'n', protected=True).status_code == 200
+    resp = bm.put('/v1/nodes/n/states/provision', json={'target': 'deleted'})
+    assert resp.status_code == 403, resp.text
+    assert 'is protected' in h.fault(resp)
+    node = _node(bm, 'n')
+    assert node['provision_state'] == 'active'
+    assert node['allocation_uuid'] == alloc['uuid']
+    assert bm.get('/v1/allocations/%s' % alloc['uuid']).status_code == 200
