@@ -196,6 +196,9 @@ def test_node_unknown_chassis_is_400_and_listing_404(bm):
     assert resp.status_code == 400
     assert bm.get('/v1/nodes/%s' % node['uuid']).json()['chassis_uuid'] is None
     assert bm.get('/v1/nodes?chassis_uuid=%s' % missing).status_code == 404
+    resp = bm.get('/v1/nodes/detail?chassis_uuid=nope')
+    assert resp.status_code == 400
+    assert h.fault(resp) == 'Expected UUID for chassis_uuid: nope'
     assert bm.get('/v1/chassis/%s/nodes' % missing).status_code == 404
     resp = bm.get('/v1/chassis/x/nodes/detail')
     assert resp.status_code == 400

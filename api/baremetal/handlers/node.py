@@ -114,6 +114,7 @@ def _list(req, detail, chassis=None):
         filters['project'] = project
         policy.check_marker(req, node_obj.get, lambda n: policy.can_see_node(req, n))
     filters['chassis_uuid'] = chassis or req.GET.get('chassis_uuid')
+    node_fields.check_chassis(filters)
     filters['retired'] = query.bool_param(req, 'retired')
     filters['fault'] = node_fields.fault_filter(req)
     filters['maintenance'] = query.bool_param(req, 'maintenance')
