@@ -214,6 +214,29 @@ class InvalidStateRequested(Invalid):
                '"%(node)s" while it is in state "%(state)s".')
 
 
+class NodeProtected(Forbidden):
+    msg_fmt = ("Node %(node)s is protected and cannot be undeployed, rebuilt or "
+               "deleted")
+
+
+class NodeIsRetired(Invalid):
+    msg_fmt = ("The %(op)s operation can't be performed on node %(node)s because "
+               "it is retired.")
+
+
+class ChassisNotFound(NotFound):
+    msg_fmt = "Chassis %(chassis)s could not be found."
+
+
+class ChassisAlreadyExists(Conflict):
+    msg_fmt = "A chassis with UUID %(uuid)s already exists."
+
+
+class ChassisNotEmpty(Invalid):
+    msg_fmt = ("Cannot complete the requested action because chassis %(chassis)s "
+               "contains nodes.")
+
+
 class AllocationNotFound(NotFound):
     msg_fmt = "Allocation %(allocation)s could not be found."
 

@@ -18,9 +18,10 @@ allocation do send theirs:
   ``deleting``/``cleaning`` in between), so it is one ``success``.
 
 No allocation changes a node's maintenance in berth (or in Ironic), so no
-``maintenance_set`` is sent from here.  Fields berth does not keep (driver
-interfaces, steps, console, ...) are sent as null; the envelope is the one
-conductor.notifications uses for allocations.
+``maintenance_set`` is sent from here.  Fields berth does not keep (steps,
+console, ...) are sent as null, and so is a driver interface a node stored
+before berth kept them; the envelope is the one conductor.notifications uses
+for allocations.
 """
 
 import contextlib
@@ -66,9 +67,8 @@ def _envelope(kind, data):
 
 
 def crud_payload(node):
-    """Ironic's NodeCRUDPayload of ``node`` (berth has no chassis)."""
-    data = _data(node, ('instance_info', 'driver_info'))
-    data['chassis_uuid'] = None
+    """Ironic's NodeCRUDPayload of ``node``."""
+    data = _data(node, ('instance_info', 'driver_info', 'chassis_uuid'))
     return _envelope(CRUD, data)
 
 

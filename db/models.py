@@ -208,6 +208,21 @@ class QuotaLimit(TimestampMixin, Base):
 
 # --- Bare metal ------------------------------------------------------------------------
 
+class Chassis(TimestampMixin, Base):
+    """Ironic's chassis (API /v1/chassis): a group of nodes; no hardware meaning."""
+    __tablename__ = 'chassis'
+    __table_args__ = (_uniq('chassis', 'uuid'),)
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    description = sa.Column(sa.String(255), nullable=True)
+    extra = sa.Column(sa.JSON, nullable=True)
+
+
+# Ironic's driver interfaces of a node, each a ``<name>_interface`` column
+NODE_INTERFACES = ('bios', 'boot', 'console', 'deploy', 'inspect', 'management',
+                   'network', 'power', 'raid', 'rescue', 'storage', 'vendor')
+
+
 class Node(TimestampMixin, Base):
     __tablename__ = 'nodes'
     __table_args__ = (
@@ -221,6 +236,7 @@ class Node(TimestampMixin, Base):
         # the nodes a project owns or leases (tenancy on /v1)
         sa.Index('ix_nodes_owner', 'owner'),
         sa.Index('ix_nodes_lessee', 'lessee'),
+        sa.Index('ix_nodes_chassis_id', 'chassis_id'),
     )
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)
@@ -252,6 +268,26 @@ class Node(TimestampMixin, Base):
     # the node_allocations row holding this node (no FK: the two tables point
     # at each other; both sides are written in one transaction)
     allocation_id = sa.Column(sa.Integer, nullable=True)
+    # Ironic's chassis (API 1.1), protection (1.48) and retirement (1.61)
+    chassis_id = sa.Column(sa.Integer, sa.ForeignKey('chassis.id'), nullable=True)
+    protected = sa.Column(sa.Boolean, nullable=False, default=False,
+                          server_default=sa.false())
+    protected_reason = sa.Column(sa.Text, nullable=True)
+    retired = sa.Column(sa.Boolean, nullable=False, default=False,
+                        server_default=sa.false())
+    retired_reason = sa.Column(sa.Text, nullable=True)
+    bios_interface = sa.Column(sa.String(255), nullable=True)
+    boot_interface = sa.Column(sa.String(255), nullable=True)
+    console_interface = sa.Column(sa.String(255), nullable=True)
+    deploy_interface = sa.Column(sa.String(255), nullable=True)
+    inspect_interface = sa.Column(sa.String(255), nullable=True)
+    management_interface = sa.Column(sa.String(255), nullable=True)
+    network_interface = sa.Column(sa.String(255), nullable=True)
+    power_interface = sa.Column(sa.String(255), nullable=True)
+    raid_interface = sa.Column(sa.String(255), nullable=True)
+    rescue_interface = sa.Column(sa.String(255), nullable=True)
+    storage_interface = sa.Column(sa.String(255), nullable=True)
+    vendor_interface = sa.Column(sa.String(255), nullable=True)
 
 
 class NodeTrait(TimestampMixin, Base):

@@ -1,4 +1,4 @@
-"""The bare-metal REST API: Ironic's /v1 nodes and allocations (microversions 1.1-1.65).
+"""The bare-metal REST API: Ironic's /v1 nodes, chassis, drivers and allocations (1.1-1.65).
 
 Enough of Ironic's node API for the allocation workflow and its clients
 (``openstack baremetal node|allocation ...``, openstacksdk), and the whole
@@ -12,8 +12,10 @@ allocation API.  Where berth deliberately answers differently from Ironic:
   it is a 503 and nothing is stored;
 * provision verbs run at once on the fake hardware (``manage`` gives a known
   power state, ``active`` and ``deleted`` skip deploying and cleaning); only
-  the ``fake-hardware``/``manual-management``/``ipmi``/``redfish`` driver
-  names are accepted and no driver is loaded;
+  the ``fake-hardware`` hardware type is offered (/v1/drivers) and accepted,
+  and no driver is loaded;
+* chassis, protection, retirement and driver interfaces are data with
+  Ironic's rules (node_fields.py); a chassis ``uuid`` cannot be patched;
 * policies are Ironic's secure-RBAC defaults (common.policies.baremetal), with
   their owner/lessee rules: project readers see the nodes their project owns
   or leases (fields restricted as Ironic restricts them) and its allocations,

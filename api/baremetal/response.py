@@ -8,8 +8,10 @@ from oslo_serialization import jsonutils
 from oslo_utils import strutils
 import webob
 
+from api.baremetal import node_fields as fields_rules
 from api.baremetal import policy
 from api.baremetal import version as api_version
+from api.baremetal.schemas import driver as driver_schema
 from api.common import links as common_links
 from api.common import response as common_response
 from common.policies.baremetal import endpoints as rules
@@ -22,7 +24,10 @@ _NODE_FIELD_VERSIONS = {'name': '1.5', 'resource_class': '1.21', 'traits': '1.37
                         'fault': '1.42', 'conductor_group': '1.46', 'conductor': '1.49',
                         'owner': '1.50', 'description': '1.51', 'allocation_uuid': '1.52',
                         'retired': '1.61', 'retired_reason': '1.61',
-                        'lessee': api_version.LESSEE}
+                        'protected': '1.48', 'protected_reason': '1.48',
+                        'lessee': api_version.LESSEE,
+                        **{driver_schema.interface_field(k): v
+                           for k, v in driver_schema.INTERFACE_VERSIONS.items()}}
 _NODE_LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                      'provision_state', 'maintenance')
 _ALLOCATION_FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
@@ -116,13 +121,15 @@ def node(req, node, fields=None, detail=True):
         'description': node.description, 'last_error': node.last_error,
         'reservation': node.reservation, 'conductor': node.conductor_affinity,
         'conductor_group': node.conductor_group or '', 'console_enabled': False,
-        'chassis_uuid': None,
-        'clean_step': {}, 'deploy_step': {}, 'protected': False,
-        'protected_reason': None, 'retired': False, 'retired_reason': None,
+        'chassis_uuid': node.chassis_uuid,
+        'clean_step': {}, 'deploy_step': {}, 'protected': node.protected,
+        'protected_reason': node.protected_reason, 'retired': node.retired,
+        'retired_reason': node.retired_reason,
         'traits': node.traits, 'allocation_uuid': node.allocation_uuid,
         'created_at': _iso(node.created_at), 'updated_at': _iso(node.updated_at),
         'links': links(req, 'nodes', node.uuid),
     }
+    body.update(fields_rules.shown_interfaces(node))
     for field, since in _NODE_FIELD_VERSIONS.items():
         if not req.version.matches(since):
             body.pop(field)

@@ -4,7 +4,15 @@ Literal segments come before ``{parameters}`` at the same depth (the first
 match wins); a path with an empty method table answers 405 to everything.
 """
 
-from api.baremetal.handlers import allocation, node, node_state, node_trait, root
+from api.baremetal.handlers import (
+    allocation,
+    chassis,
+    driver,
+    node,
+    node_state,
+    node_trait,
+    root,
+)
 
 ROUTES = [
     ('/', {'GET': root.root}),
@@ -31,4 +39,13 @@ ROUTES = [
     ('/v1/allocations/{allocation}', {'GET': allocation.get_allocation,
                                       'PATCH': allocation.update_allocation,
                                       'DELETE': allocation.delete_allocation}),
+    ('/v1/chassis', {'GET': chassis.list_chassis, 'POST': chassis.create_chassis}),
+    ('/v1/chassis/detail', {'GET': chassis.list_chassis_detail}),
+    ('/v1/chassis/{chassis}', {'GET': chassis.get_chassis,
+                               'PATCH': chassis.update_chassis,
+                               'DELETE': chassis.delete_chassis}),
+    ('/v1/chassis/{chassis}/nodes', {'GET': node.list_chassis_nodes}),
+    ('/v1/chassis/{chassis}/nodes/detail', {'GET': node.list_chassis_nodes_detail}),
+    ('/v1/drivers', {'GET': driver.list_drivers}),
+    ('/v1/drivers/{driver}', {'GET': driver.get_driver}),
 ]

@@ -1,6 +1,6 @@
 """Ironic endpoints berth does not serve: an explicit 404 instead of a generic one.
 
-A client that asks for ports, drivers or ``validate`` should learn that berth
+A client that asks for ports, driver properties or ``validate`` should learn that berth
 does not serve them, not read a 404 as "no such node".  Listed from Ironic's
 API reference; what berth serves is doc/api/baremetal.md's compatibility
 matrix.
@@ -12,7 +12,7 @@ DOC = 'doc/api/baremetal.md'
 
 # /v1/<name>...
 TOP_LEVEL = frozenset((
-    'ports', 'portgroups', 'chassis', 'drivers', 'conductors', 'deploy_templates',
+    'ports', 'portgroups', 'conductors', 'deploy_templates',
     'runbooks', 'volume', 'lookup', 'heartbeat', 'events', 'shards',
     'continue_inspection', 'inspection_rules'))
 # /v1/nodes/{node}/<name>...
@@ -20,6 +20,8 @@ NODE_LEVEL = frozenset((
     'ports', 'portgroups', 'vifs', 'validate', 'management', 'bios',
     'vendor_passthru', 'volume', 'history', 'inventory', 'firmware', 'children',
     'vmedia', 'virtual_media', 'shard'))
+# /v1/drivers/{driver}/<name>...
+DRIVER_LEVEL = frozenset(('properties', 'raid', 'vendor_passthru'))
 # /v1/nodes/{node}/states/<name>
 NODE_STATES = frozenset(('raid', 'console', 'boot_mode', 'secure_boot', 'indicators'))
 
@@ -31,6 +33,8 @@ def is_unsupported(path):
         return False
     if parts[1] in TOP_LEVEL:
         return True
+    if parts[1] == 'drivers' and len(parts) >= 4:
+        return parts[3] in DRIVER_LEVEL
     if parts[1] != 'nodes' or len(parts) < 4:
         return False
     if parts[3] in NODE_LEVEL:

@@ -24,6 +24,7 @@ from objects.baremetal import mirror as node_mirror
 _NODE = models.Node.__table__
 _TRAIT = models.NodeTrait.__table__
 _ALLOC = models.NodeAllocation.__table__
+_CHASSIS = models.Chassis.__table__
 
 ENROLL = 'enroll'
 MANAGEABLE = 'manageable'
@@ -39,6 +40,7 @@ PROVISION_VERBS = {
     'provide': ((MANAGEABLE,), AVAILABLE),
     'active': ((AVAILABLE,), ACTIVE),
     'deploy': ((AVAILABLE,), ACTIVE),
+    'rebuild': ((ACTIVE, ERROR), ACTIVE),
     'deleted': ((ACTIVE, ERROR), AVAILABLE),
     'undeploy': ((ACTIVE, ERROR), AVAILABLE),
 }
@@ -83,23 +85,49 @@ class Node:
     traits: list = dataclasses.field(default_factory=list)
     allocation_uuid: str | None = None
     conductor_group: str = ''
+    chassis_id: int = None
+    chassis_uuid: str = None
+    protected: bool = False
+    protected_reason: str = None
+    retired: bool = False
+    retired_reason: str = None
+    bios_interface: str = None
+    boot_interface: str = None
+    console_interface: str = None
+    deploy_interface: str = None
+    inspect_interface: str = None
+    management_interface: str = None
+    network_interface: str = None
+    power_interface: str = None
+    raid_interface: str = None
+    rescue_interface: str = None
+    storage_interface: str = None
+    vendor_interface: str = None
 
 
-_COLUMNS = [f.name for f in dataclasses.fields(Node)
-            if f.name not in ('traits', 'allocation_uuid')]
+_JOINED = ('traits', 'allocation_uuid', 'chassis_uuid')
+_COLUMNS = [f.name for f in dataclasses.fields(Node) if f.name not in _JOINED]
 _JSON = ('instance_info', 'properties', 'driver_info', 'extra')
+# the rules of Ironic's provision verbs on protected and retired nodes
+PROTECTED_VERBS = ('deleted', 'undeploy', 'rebuild')
+RETIRED_VERBS = ('provide',)
 
 
 def _from_row(row, traits=(), allocation_uuid=None):
     values = {c: getattr(row, c) for c in _COLUMNS}
     for c in _JSON:
         values[c] = values[c] or {}
-    return Node(traits=sorted(traits), allocation_uuid=allocation_uuid, **values)
+    for c in ('protected', 'retired'):
+        values[c] = bool(values[c])
+    return Node(traits=sorted(traits), allocation_uuid=allocation_uuid,
+                chassis_uuid=row.chassis_uuid, **values)
 
 
 def _select():
-    return sa.select(_NODE, _ALLOC.c.uuid.label('allocation_uuid')).select_from(
-        _NODE.outerjoin(_ALLOC, _ALLOC.c.id == _NODE.c.allocation_id))
+    return sa.select(_NODE, _ALLOC.c.uuid.label('allocation_uuid'),
+                     _CHASSIS.c.uuid.label('chassis_uuid')).select_from(
+        _NODE.outerjoin(_ALLOC, _ALLOC.c.id == _NODE.c.allocation_id)
+        .outerjoin(_CHASSIS, _CHASSIS.c.id == _NODE.c.chassis_id))
 
 
 def _traits_of(ctx, node_ids):
@@ -173,13 +201,17 @@ def _list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
                 sort_dir='asc'):
     """Nodes matching ``filters`` (resource_class, provision_state,
     maintenance, associated, owner, lessee, project = owner or lessee,
-    instance_uuid, driver, conductor_group), one page after ``marker``."""
+    instance_uuid, driver, conductor_group, retired, fault, chassis_uuid), one
+    page after ``marker``; ChassisNotFound for an unknown chassis."""
     q = _select()
     filters = filters or {}
     for key in ('resource_class', 'provision_state', 'owner', 'lessee',
-                'instance_uuid', 'maintenance', 'driver', 'conductor_group'):
+                'instance_uuid', 'maintenance', 'driver', 'conductor_group',
+                'retired', 'fault'):
         if filters.get(key) is not None:
             q = q.where(_NODE.c[key] == filters[key])
+    if filters.get('chassis_uuid') is not None:
+        q = q.where(_NODE.c.chassis_id == chassis_id_in_txn(ctx, filters['chassis_uuid']))
     if filters.get('project') is not None:
         q = q.where(project_clause(filters['project']))
     if filters.get('associated') is not None:
@@ -192,6 +224,27 @@ def _list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
 
 list_nodes = db_api.reader(_list_nodes)
 list_nodes_may_lag = db_api.lagging_reader(recheck_on=(exception.Invalid,))(_list_nodes)  # replica
+
+
+def chassis_id_in_txn(ctx, chassis_uuid):
+    """The id of the chassis ``chassis_uuid`` (ChassisNotFound), in the caller's txn."""
+    found = None
+    if uuidutils.is_uuid_like(chassis_uuid):
+        found = ctx.session.execute(sa.select(_CHASSIS.c.id).where(
+            _CHASSIS.c.uuid == chassis_uuid)).scalar()
+    if found is None:
+        raise exception.ChassisNotFound(chassis=chassis_uuid)
+    return found
+
+
+def _chassis_values(ctx, values):
+    """``values`` with a ``chassis_uuid`` turned into its ``chassis_id``."""
+    if 'chassis_uuid' not in values:
+        return values
+    values = dict(values)
+    chassis = values.pop('chassis_uuid')
+    values['chassis_id'] = None if chassis is None else chassis_id_in_txn(ctx, chassis)
+    return values
 
 
 def project_clause(project):
@@ -235,7 +288,7 @@ def _duplicate(exc, values):
 @db_api.writer
 def create(ctx, values, mirror=False):
     """Insert a node; NodeAlreadyExists on a clashing uuid or name."""
-    values = dict(values)
+    values = _chassis_values(ctx, values)
     values.setdefault('uuid', uuidutils.generate_uuid())
     values.setdefault('provision_state', ENROLL)
     values.setdefault('maintenance', False)
@@ -320,7 +373,7 @@ def update(ctx, ident, values, mirror=False, deallocate=False):
     Deleting the allocation needs ``deallocate=True`` (a conductor), else Conflict.
     """
     node = get_in_txn(ctx, ident)
-    values = dict(values)
+    values = _chassis_values(ctx, values)
     if 'instance_uuid' in values and values['instance_uuid'] != node.instance_uuid:
         new = values['instance_uuid']
         if node.instance_uuid is not None and new is not None:
@@ -346,15 +399,16 @@ def destroy(ctx, ident, mirror=False, deallocate=False):
     A node with an allocation needs ``deallocate=True`` (a conductor), else Conflict.
     """
     node = get_in_txn(ctx, ident)
-    if not node.maintenance:
-        if node.instance_uuid is not None:
-            raise exception.NodeAssociated(node=node.uuid, instance=node.instance_uuid)
-        if node.provision_state not in DELETE_ALLOWED:
-            raise exception.NodeInvalidState(
-                reason='Can not delete node "%s" while it is in provision state '
-                       '"%s". Valid provision states to perform deletion are: '
-                       '%s, or set the node into maintenance mode'
-                       % (node.uuid, node.provision_state, ', '.join(DELETE_ALLOWED)))
+    if not node.maintenance and node.instance_uuid is not None:
+        raise exception.NodeAssociated(node=node.uuid, instance=node.instance_uuid)
+    if node.protected:      # Ironic's order: before the state
+        raise exception.NodeProtected(node=node.uuid)
+    if not node.maintenance and node.provision_state not in DELETE_ALLOWED:
+        raise exception.NodeInvalidState(
+            reason='Can not delete node "%s" while it is in provision state '
+                   '"%s". Valid provision states to perform deletion are: '
+                   '%s, or set the node into maintenance mode'
+                   % (node.uuid, node.provision_state, ', '.join(DELETE_ALLOWED)))
     _must_deallocate(node, deallocate)
     guarded_update(ctx, node, {'allocation_id': None}, expect=('allocation_id',))
     if mirror:
@@ -420,6 +474,11 @@ def set_provision_state(ctx, ident, verb, mirror=False, deallocate=False):
     """
     node = get_in_txn(ctx, ident)
     sources, target = PROVISION_VERBS[verb]
+    if node.protected and verb in PROTECTED_VERBS:
+        raise exception.NodeProtected(node=node.uuid)
+    if (node.retired and verb in RETIRED_VERBS
+            and node.provision_state in PROVISION_VERBS[verb][0]):
+        raise exception.NodeIsRetired(op='providing', node=node.uuid)
     if node.provision_state not in sources:
         raise exception.InvalidStateRequested(action=verb, node=node.uuid,
                                               state=node.provision_state)

@@ -50,7 +50,7 @@ def test_error_envelope(bm):
 
 
 def test_unknown_path_and_method(bm):
-    assert bm.get('/v1/chassis').status_code == 404
+    assert bm.get('/v1/frobnicators').status_code == 404
     resp = bm.request('PUT', '/v1/nodes')
     assert resp.status_code == 405
     assert resp.headers['allow'] == 'GET, POST'

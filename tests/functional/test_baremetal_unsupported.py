@@ -13,9 +13,10 @@ def _fault(resp):
 
 
 @pytest.mark.parametrize('method, path', [
-    ('GET', '/v1/ports'), ('GET', '/v1/drivers'), ('POST', '/v1/portgroups'),
+    ('GET', '/v1/ports'), ('GET', '/v1/drivers/fake-hardware/properties'),
+    ('POST', '/v1/portgroups'),
     ('GET', '/v1/conductors/c1'), ('GET', '/v1/deploy_templates'),
-    ('GET', '/v1/chassis'), ('GET', '/v1/volume/connectors'),
+    ('GET', '/v1/volume/connectors'),
     ('GET', '/v1/nodes/{node}/validate'), ('PUT', '/v1/nodes/{node}/management/boot_device'),
     ('GET', '/v1/nodes/{node}/ports'), ('PUT', '/v1/nodes/{node}/states/raid'),
     ('GET', '/v1/nodes/{node}/vifs'),
@@ -42,5 +43,7 @@ def test_a_missing_node_and_an_unknown_path_are_still_plain_404s(bm):
 
 def test_served_paths_are_never_called_unsupported():
     for path in ('/v1/nodes/n1/states/provision', '/v1/nodes/n1/traits',
-                 '/v1/allocations', '/v1/nodes/n1/allocation', '/v1/nodes'):
+                 '/v1/allocations', '/v1/nodes/n1/allocation', '/v1/nodes',
+                 '/v1/chassis', '/v1/chassis/c1/nodes', '/v1/drivers',
+                 '/v1/drivers/fake-hardware'):
         assert not unsupported.is_unsupported(path)

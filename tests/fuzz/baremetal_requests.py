@@ -3,6 +3,7 @@
 from hypothesis import strategies as st
 
 from api.baremetal.schemas import allocation as alloc_schema
+from api.baremetal.schemas import chassis as chassis_schema
 from api.baremetal.schemas import node as node_schema
 from tests.fuzz import jsonfuzz, world
 from tests.fuzz.harness import quote
@@ -22,7 +23,9 @@ _LIST_VALUES = st.one_of(st.sampled_from([
     jsonfuzz.TEXT)
 _NODE_KEYS = ['fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'resource_class',
               'provision_state', 'owner', 'driver', 'instance_uuid', 'maintenance',
-              'associated', 'detail']
+              'associated', 'detail', 'chassis_uuid', 'retired', 'fault']
+_CHASSIS_KEYS = ['fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'detail']
+CHASSIS = st.one_of(st.uuids().map(str), jsonfuzz.TEXT)
 _ALLOC_KEYS = ['fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'node',
                'resource_class', 'state', 'owner']
 
@@ -36,7 +39,9 @@ _PATCH_PATHS = st.one_of(st.sampled_from([
     '/name', '/extra', '/extra/a', '/extra/a/b', '/properties', '/properties/cpus',
     '/instance_uuid', '/resource_class', '/owner', '/description', '/driver_info/x',
     '/instance_info', '/uuid', '/driver', '/', '', 'name', '/extra/', '/extra/~1',
-    '/extra/~2', '/name/x']), jsonfuzz.TEXT, jsonfuzz.SCALARS)
+    '/extra/~2', '/name/x', '/chassis_uuid', '/protected', '/protected_reason',
+    '/retired', '/retired_reason', '/boot_interface', '/network_interface',
+    '/fault']), jsonfuzz.TEXT, jsonfuzz.SCALARS)
 _OP = st.fixed_dictionaries(
     {'op': st.one_of(st.sampled_from(['add', 'replace', 'remove', 'move', 'copy',
                                       'test']), jsonfuzz.SCALARS),
@@ -83,6 +88,7 @@ def routes():
     """Every /v1 route with the strategies of its path, query and body."""
     node = NODES.map(lambda n: '/v1/nodes/' + quote(n))
     alloc = ALLOCATIONS.map(lambda a: '/v1/allocations/' + quote(a))
+    chassis = CHASSIS.map(lambda c: '/v1/chassis/' + quote(c))
     fields = st.lists(st.tuples(st.sampled_from(['fields', 'junk']), _FIELDS),
                       max_size=1)
     return [
@@ -116,4 +122,15 @@ def routes():
         ('GET', alloc, fields, None),
         ('PATCH', alloc, None, PATCHES),
         ('DELETE', alloc, None, None),
+        ('GET', st.just('/v1/chassis'), _keyed(_CHASSIS_KEYS), None),
+        ('POST', st.just('/v1/chassis'), None,
+         jsonfuzz.neighbourhood(chassis_schema.CREATE_SCHEMA)),
+        ('GET', st.just('/v1/chassis/detail'), _keyed(_CHASSIS_KEYS), None),
+        ('GET', chassis, fields, None),
+        ('PATCH', chassis, None, PATCHES),
+        ('DELETE', chassis, None, None),
+        ('GET', chassis.map(lambda p: p + '/nodes'), _keyed(_NODE_KEYS), None),
+        ('GET', st.just('/v1/drivers'), _keyed(['type', 'detail', 'fields']), None),
+        ('GET', st.one_of(st.just('fake-hardware'), jsonfuzz.TEXT).map(
+            lambda d: '/v1/drivers/' + quote(d)), fields, None),
     ]

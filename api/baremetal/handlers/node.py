@@ -4,11 +4,21 @@ import re
 
 from oslo_utils import uuidutils
 
-from api.baremetal import backend, fault, policy, query, response, router, validation
+from api.baremetal import (
+    backend,
+    fault,
+    node_fields,
+    policy,
+    query,
+    response,
+    router,
+    validation,
+)
 from api.baremetal import version as api_version
 from api.baremetal.schemas import node as schema
 from api.common import links as common_links
 from api.common.conductor import require_conductor
+from common import exception
 from common.policies.baremetal import endpoints as rules
 from objects.baremetal import node as node_obj
 
@@ -54,6 +64,7 @@ def create_node(req):
                                    'with an owner other than your own project.')
         values['owner'] = project
     _conductor_group(req, values)
+    node_fields.on_create(req, values)
     if values['driver'] not in schema.DRIVERS:
         raise fault.BadRequest('Could not find the following driver(s) or hardware '
                                'type(s): %s.' % values['driver'])
@@ -68,12 +79,15 @@ def create_node(req):
         raise fault.BadRequest('Expected a UUID but received %s.' % values['uuid'])
     if not req.version.matches('1.11'):
         values['provision_state'] = node_obj.AVAILABLE
-    node = node_obj.create(req.context, values, mirror=backend.mirrors(req))
+    try:
+        node = node_obj.create(req.context, values, mirror=backend.mirrors(req))
+    except exception.ChassisNotFound as exc:
+        raise node_fields.chassis_error(exc)
     return response.send_json(response.node(req, node), status=201, headers={
         'location': '%s/v1/nodes/%s' % (common_links.base_url(req), node.uuid)})
 
 
-def _list(req, detail):
+def _list(req, detail, chassis=None):
     project = policy.list_project(req, 'node')
     query.known_params(req, schema.LIST_PARAMS)
     if 'conductor_group' in req.GET and not req.version.matches(
@@ -99,6 +113,10 @@ def _list(req, detail):
             return response.send_json({'nodes': []})
         filters['project'] = project
         policy.check_marker(req, node_obj.get, lambda n: policy.can_see_node(req, n))
+    filters['chassis_uuid'] = chassis or req.GET.get('chassis_uuid')
+    node_fields.check_chassis(filters)
+    filters['retired'] = query.bool_param(req, 'retired')
+    filters['fault'] = node_fields.fault_filter(req)
     filters['maintenance'] = query.bool_param(req, 'maintenance')
     filters['associated'] = query.bool_param(req, 'associated')
     if query.bool_param(req, 'detail'):
@@ -111,6 +129,22 @@ def _list(req, detail):
     nodes = listing(req.context, filters, limit, marker, sort_key, sort_dir)
     items = [response.node(req, n, fields, detail) for n in nodes]
     return response.send_json(response.collection(req, 'nodes', items, limit))
+
+
+def _in_chassis(req, detail):
+    """The nodes of the path's chassis (404 when it does not exist)."""
+    node_fields.check_chassis({'chassis_uuid': req.urlvars['chassis']})
+    return _list(req, detail, req.urlvars['chassis'])
+
+
+@router.endpoint()
+def list_chassis_nodes(req):
+    return _in_chassis(req, detail=False)
+
+
+@router.endpoint()
+def list_chassis_nodes_detail(req):
+    return _in_chassis(req, detail=True)
 
 
 @router.endpoint()
@@ -162,11 +196,14 @@ def _patch_rules(patch):
 @router.endpoint()
 def update_node(req):
     patch = validation.json_body(req)
+    reset = node_fields.reset_param(req, patch)
     names = _patch_rules(patch)
     node = policy.node_for(req, names[0])
     for name in names[1:]:
         policy.authorize(req, name, policy.node_target(node))
+    node_fields.patch_gate(req, patch)
     doc = {k: getattr(node, k) for k in schema.PATCHABLE}
+    doc.update(node_fields.shown_interfaces(node))
     new = validation.apply_patch(doc, patch, schema.PATCHABLE)
     for key in schema.PATCHABLE:
         new.setdefault(key, None)  # a removed top-level field becomes null
@@ -178,6 +215,7 @@ def update_node(req):
         raise fault.NotAcceptable('The lessee field needs API version %s'
                                   % api_version.LESSEE)
     _check_patched(changed)
+    node_fields.on_update(req, node, changed, reset)
     if ('instance_uuid' in changed and changed['instance_uuid'] is None
             and node.allocation_uuid is not None):
         # ends the allocation: the conductor's write
@@ -185,8 +223,11 @@ def update_node(req):
                                            changed)
         node = node_obj.get(req.context, node.uuid)
     elif changed:
-        node = node_obj.update(req.context, node.uuid, changed,
-                               mirror=backend.mirrors(req))
+        try:
+            node = node_obj.update(req.context, node.uuid, changed,
+                                   mirror=backend.mirrors(req))
+        except exception.ChassisNotFound as exc:
+            raise node_fields.chassis_error(exc)
     return response.send_json(response.node(req, node))
 
 

@@ -33,7 +33,8 @@ def v1(req):
             'links': [{'href': '%s/v1/' % base, 'rel': 'self'}],
             'media_types': [{'base': 'application/json',
                              'type': 'application/vnd.openstack.ironic.v1+json'}],
-            'nodes': res('nodes'),
+            'nodes': res('nodes'), 'chassis': res('chassis'),
+            'drivers': res('drivers'),
             'version': _version(req)}
     if req.version.matches(api_version.ALLOCATIONS):
         body['allocations'] = res('allocations')

@@ -1,7 +1,12 @@
 """Bodies of POST /v1/nodes and what PATCH /v1/nodes/{node} may change."""
 
-# the only driver names accepted (no driver is loaded)
-DRIVERS = ('fake-hardware', 'manual-management', 'ipmi', 'redfish')
+# the hardware types accepted, the ones /v1/drivers lists (no driver is loaded:
+# every node runs as Ironic's fake-hardware; schemas/driver.py has their interfaces).
+# As in Ironic, a hardware type no conductor offers is refused (400).
+DRIVERS = ('fake-hardware',)
+_INTERFACES = ('bios', 'boot', 'console', 'deploy', 'inspect', 'management',
+               'network', 'power', 'raid', 'rescue', 'storage', 'vendor')
+INTERFACE_FIELDS = tuple('%s_interface' % k for k in _INTERFACES)
 
 _OBJECT = {'type': ['object', 'null']}
 _STRING = {'type': ['string', 'null'], 'maxLength': 255}
@@ -16,6 +21,10 @@ CREATE_SCHEMA = {
         'instance_info': _OBJECT, 'owner': _STRING, 'lessee': _STRING,
         'description': {'type': ['string', 'null'], 'maxLength': 4096},
         'conductor_group': _STRING,
+        'chassis_uuid': {'type': ['string', 'null']},
+        'retired': {'type': ['string', 'boolean', 'null']},
+        'retired_reason': {'type': ['string', 'null']},
+        **{f: {'type': ['string', 'null']} for f in INTERFACE_FIELDS},
     },
     'required': ['driver'],
     'additionalProperties': False,
@@ -25,10 +34,14 @@ CREATE_SCHEMA = {
 PATCHABLE = {'name': True, 'resource_class': True, 'instance_uuid': True,
              'instance_info': True, 'properties': True, 'extra': True,
              'owner': True, 'lessee': True, 'driver_info': True,
-             'description': True, 'conductor_group': True}
+             'description': True, 'conductor_group': True,
+             'chassis_uuid': True, 'protected': True, 'protected_reason': True,
+             'retired': True, 'retired_reason': True, 'driver': True,
+             'maintenance': True,
+             **{f: True for f in INTERFACE_FIELDS}}
 
 # the query parameters of GET /v1/nodes (anything else is a 400, as Ironic)
 LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'detail',
                'resource_class', 'provision_state', 'maintenance', 'associated',
                'owner', 'lessee', 'project', 'driver', 'instance_uuid',
-               'conductor_group')
+               'conductor_group', 'chassis_uuid', 'retired', 'fault')

@@ -33,6 +33,12 @@ ALLOCATION_CREATE = 'baremetal:allocation:create'
 ALLOCATION_CREATE_RESTRICTED = 'baremetal:allocation:create_restricted'
 ALLOCATION_UPDATE = 'baremetal:allocation:update'
 ALLOCATION_DELETE = 'baremetal:allocation:delete'
+CHASSIS_GET = 'baremetal:chassis:get'
+CHASSIS_CREATE = 'baremetal:chassis:create'
+CHASSIS_UPDATE = 'baremetal:chassis:update'
+CHASSIS_DELETE = 'baremetal:chassis:delete'
+DRIVER_GET = 'baremetal:driver:get'
+NODE_UPDATE_DRIVER_INTERFACES = 'baremetal:node:update:driver_interfaces'
 
 # PATCH /v1/nodes/{node}: the rule of each changed field (after NODE_UPDATE)
 NODE_UPDATE_FIELDS = {
@@ -45,6 +51,13 @@ NODE_UPDATE_FIELDS = {
     'extra': 'baremetal:node:update_extra',
     'instance_info': 'baremetal:node:update_instance_info',
     'conductor_group': 'baremetal:node:update:conductor_group',
+    'chassis_uuid': 'baremetal:node:update:chassis_uuid',
+    'retired': 'baremetal:node:update:retired',
+    'retired_reason': 'baremetal:node:update:retired',
+    'driver': NODE_UPDATE_DRIVER_INTERFACES,
+    **{'%s_interface' % kind: NODE_UPDATE_DRIVER_INTERFACES for kind in (
+        'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network',
+        'power', 'raid', 'rescue', 'storage', 'vendor')},
 }
 
 
@@ -148,8 +161,36 @@ _RULES = [
      [('DELETE', _ALLOC), ('DELETE', _NODE + '/allocation')]),
 ]
 
+_CHASSIS = '/v1/chassis/{chassis_id}'
+# Ironic's chassis and driver rules: system scope only
+_SYSTEM_RULES = [
+    (CHASSIS_GET, base.SYSTEM_READER, 'Retrieve Chassis records',
+     [('GET', '/v1/chassis'), ('GET', '/v1/chassis/detail'), ('GET', _CHASSIS)]),
+    (CHASSIS_CREATE, base.SYSTEM_ADMIN, 'Create Chassis records',
+     [('POST', '/v1/chassis')]),
+    (CHASSIS_DELETE, base.SYSTEM_ADMIN, 'Delete Chassis records',
+     [('DELETE', _CHASSIS)]),
+    (CHASSIS_UPDATE, base.SYSTEM_MEMBER, 'Update Chassis records',
+     [('PATCH', _CHASSIS)]),
+    (DRIVER_GET, base.SYSTEM_READER, 'View list of available drivers',
+     [('GET', '/v1/drivers'), ('GET', '/v1/drivers/{driver_name}')]),
+]
+_RULES += [
+    (NODE_UPDATE_FIELDS['chassis_uuid'], base.SYSTEM_ADMIN,
+     'Change a node chassis_uuid', [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['retired'], base.SYSTEM_MEMBER_OR_OWNER_MEMBER,
+     'Change a node retired and retired_reason', [('PATCH', _NODE)]),
+    (NODE_UPDATE_DRIVER_INTERFACES, base.SYSTEM_MEMBER_OR_OWNER_ADMIN,
+     'Change a node driver and driver interfaces', [('PATCH', _NODE)]),
+]
+
 rules = base.rules + [
     oslo_policy.DocumentedRuleDefault(
         name=name, check_str=check, description=desc, scope_types=base.SCOPES,
         operations=[{'method': m, 'path': p} for m, p in ops])
     for name, check, desc, ops in _RULES]
+rules += [
+    oslo_policy.DocumentedRuleDefault(
+        name=name, check_str=check, description=desc, scope_types=['system'],
+        operations=[{'method': m, 'path': p} for m, p in ops])
+    for name, check, desc, ops in _SYSTEM_RULES]

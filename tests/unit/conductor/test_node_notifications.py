@@ -37,6 +37,15 @@ def test_crud_payload_has_every_ironic_field():
                                                'chassis_uuid'}
     assert data['created_at'] == '2026-01-02T03:04:05+00:00'
     assert data['traits'] == ['CUSTOM_X'] and data['deploy_interface'] is None
+    assert data['chassis_uuid'] is None
+
+
+def test_crud_payload_carries_chassis_protection_and_interfaces():
+    data = nn.crud_payload(_node(chassis_uuid='c1', protected=True,
+                                 protected_reason='r', retired=True,
+                                 deploy_interface='fake'))['ironic_object.data']
+    assert (data['chassis_uuid'], data['protected'], data['protected_reason'],
+            data['retired'], data['deploy_interface']) == ('c1', True, 'r', True, 'fake')
 
 
 def test_provision_payload_names_the_event_and_the_previous_states():

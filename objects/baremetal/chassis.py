@@ -1,0 +1,100 @@
+"""Ironic's chassis: rows, lookups by uuid, listing and writes.
+
+A chassis only groups nodes (``nodes.chassis_id``); deleting one that still
+holds nodes is refused (ChassisNotEmpty), as Ironic refuses it.
+"""
+
+import dataclasses
+import datetime
+
+from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from common import exception
+from db import api as db_api
+from db import models
+from objects.baremetal import node as node_obj
+
+_CHASSIS = models.Chassis.__table__
+_NODE = models.Node.__table__
+SORT_KEYS = ('id', 'uuid', 'description', 'created_at', 'updated_at')
+
+
+@dataclasses.dataclass
+class Chassis:
+    id: int
+    uuid: str
+    description: str
+    extra: dict
+    created_at: datetime.datetime
+    updated_at: datetime.datetime
+
+
+def _from_row(row):
+    return Chassis(id=row.id, uuid=row.uuid, description=row.description,
+                   extra=row.extra or {}, created_at=row.created_at,
+                   updated_at=row.updated_at)
+
+
+def get_in_txn(ctx, uuid):
+    """The chassis ``uuid`` inside the caller's transaction (ChassisNotFound)."""
+    row = None
+    if uuidutils.is_uuid_like(uuid):
+        row = ctx.session.execute(sa.select(_CHASSIS).where(_CHASSIS.c.uuid == uuid)
+                                  ).first()
+    if row is None:
+        raise exception.ChassisNotFound(chassis=uuid)
+    return _from_row(row)
+
+
+@db_api.reader
+def get(ctx, uuid):
+    return get_in_txn(ctx, uuid)
+
+
+@db_api.reader
+def list_chassis(ctx, limit=None, marker=None, sort_key='id', sort_dir='asc'):
+    """One page of chassis after ``marker`` (a uuid; Invalid when unknown)."""
+    q = node_obj.paginate(sa.select(_CHASSIS), _CHASSIS, limit, marker, sort_key,
+                          sort_dir, lambda m: get_in_txn(ctx, m),
+                          exception.ChassisNotFound)
+    return [_from_row(r) for r in ctx.session.execute(q).all()]
+
+
+@db_api.writer
+def create(ctx, values):
+    """Insert a chassis; ChassisAlreadyExists on a clashing uuid."""
+    values = dict(values)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values['created_at'] = models._now()
+    try:
+        with ctx.session.begin_nested():
+            ctx.session.execute(_CHASSIS.insert().values(**values))
+    except db_exc.DBDuplicateEntry:
+        raise exception.ChassisAlreadyExists(uuid=values['uuid'])
+    return get_in_txn(ctx, values['uuid'])
+
+
+@db_api.writer
+def update(ctx, uuid, values):
+    chassis = get_in_txn(ctx, uuid)
+    if values:
+        ctx.session.execute(_CHASSIS.update().where(_CHASSIS.c.id == chassis.id)
+                            .values(updated_at=models._now(), **values))
+    return get_in_txn(ctx, uuid)
+
+
+@db_api.writer
+def destroy(ctx, uuid):
+    """Delete the chassis ``uuid``; ChassisNotEmpty while a node is in it."""
+    chassis = get_in_txn(ctx, uuid)
+    held = ctx.session.execute(sa.select(_NODE.c.id).where(
+        _NODE.c.chassis_id == chassis.id).limit(1)).first()
+    if held is not None:
+        raise exception.ChassisNotEmpty(chassis=chassis.uuid)
+    try:
+        with ctx.session.begin_nested():
+            ctx.session.execute(_CHASSIS.delete().where(_CHASSIS.c.id == chassis.id))
+    except db_exc.DBReferenceError:     # a node joined it meanwhile
+        raise exception.ChassisNotEmpty(chassis=chassis.uuid)
