@@ -23,6 +23,11 @@ _NODE_FIELD_VERSIONS = {'name': '1.5', 'resource_class': '1.21', 'traits': '1.37
                         'owner': '1.50', 'description': '1.51', 'allocation_uuid': '1.52',
                         'retired': '1.61', 'retired_reason': '1.61',
                         'lessee': api_version.LESSEE}
+# (Ironic's own gates of fields berth shows; read by api.baremetal.gates)
+_NODE_FIELD_VERSIONS.update({'driver_internal_info': '1.3', 'clean_step': '1.7',
+                             'deploy_step': '1.44', 'inspection_started_at': '1.6',
+                             'inspection_finished_at': '1.6'})
+NODE_FIELD_VERSIONS = _NODE_FIELD_VERSIONS
 _NODE_LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                      'provision_state', 'maintenance')
 _ALLOCATION_FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
@@ -123,6 +128,7 @@ def node(req, node, fields=None, detail=True):
         'created_at': _iso(node.created_at), 'updated_at': _iso(node.updated_at),
         'links': links(req, 'nodes', node.uuid),
     }
+    body.update(_inspection(node))
     for field, since in _NODE_FIELD_VERSIONS.items():
         if not req.version.matches(since):
             body.pop(field)
@@ -132,6 +138,12 @@ def node(req, node, fields=None, detail=True):
     if node.id is not None:
         _restrict(req, node, body)
     return body
+
+
+def _inspection(node):
+    """Ironic's inspection timestamps: berth inspects nothing, so null unless set."""
+    return {'inspection_started_at': _iso(getattr(node, 'inspection_started_at', None)),
+            'inspection_finished_at': _iso(getattr(node, 'inspection_finished_at', None))}
 
 
 # what a caller below baremetal:node:get:filter_threshold sees instead of a

@@ -1,6 +1,11 @@
-"""Dispatch by a table of routes (see routes.py); the first matching template wins."""
+"""Dispatch by a table of routes (see routes.py); the first matching template wins.
 
-from api.baremetal import fault, unsupported
+A path without the ``/v1`` prefix (``/nodes/{node}``, ``/allocations``) is
+routed as its ``/v1`` twin, as Ironic's root controller does: the
+``bookmark`` links of the answers are such paths.
+"""
+
+from api.baremetal import fault, gates, unsupported
 from api.common import errors, routing
 
 
@@ -13,12 +18,23 @@ def endpoint(min_version=None, too_old=404):
     return decorate
 
 
+def v1_path(path):
+    """``path`` with ``/v1`` in front unless it has it (the root ``/`` stays itself)."""
+    first = path.lstrip('/').split('/', 1)[0]
+    if first in ('', 'v1'):
+        return path
+    return '/v1/' + path.lstrip('/')
+
+
 class Router(routing.PathTable):
+    def match_template(self, path):
+        return super().match_template(v1_path(path))
+
     def __call__(self, req):
         try:
             handler, args = self.resolve(req)
         except errors.NotFound:
-            if unsupported.is_unsupported(req.path_info):
+            if unsupported.is_unsupported(v1_path(req.path_info)):
                 raise unsupported.not_supported(req.path_info)
             raise
         min_version = getattr(handler, 'min_version', None)
@@ -27,5 +43,7 @@ class Router(routing.PathTable):
                 raise fault.MethodNotAllowed(
                     'The method specified is not allowed for this resource.')
             raise fault.NotFound('The resource could not be found.')
+        if 'node' in args:
+            gates.check_node_ident(req, args['node'])
         req.urlvars = args
         return handler(req)

@@ -4,7 +4,7 @@ import re
 
 from oslo_utils import uuidutils
 
-from api.baremetal import backend, fault, policy, query, response, router, validation
+from api.baremetal import backend, fault, gates, policy, query, response, router, validation
 from api.baremetal import version as api_version
 from api.baremetal.schemas import node as schema
 from api.common import links as common_links
@@ -17,12 +17,9 @@ _CONDUCTOR_GROUP = re.compile(r'^[a-zA-Z0-9_.-]*$')
 
 
 def _conductor_group(req, values):
-    """Check and lower-case a ``conductor_group`` being set (406 below 1.46)."""
+    """Check and lower-case a ``conductor_group`` being set (gates: 406 below 1.46)."""
     if 'conductor_group' not in values:
         return
-    if not req.version.matches(api_version.CONDUCTOR_GROUP):
-        raise fault.NotAcceptable('The conductor_group field needs API version %s'
-                                  % api_version.CONDUCTOR_GROUP)
     group = values['conductor_group']
     if group is None:
         values['conductor_group'] = ''
@@ -46,6 +43,7 @@ def create_node(req):
     if not self_owned:
         policy.authorize(req, rules.NODE_CREATE)
     data = validation.json_body(req, schema.CREATE_SCHEMA)
+    gates.check_create(req, data)
     values = {k: v for k, v in data.items() if v is not None}
     if self_owned and not policy.is_system(req):
         project = req.context.project_id
@@ -57,9 +55,6 @@ def create_node(req):
     if values['driver'] not in schema.DRIVERS:
         raise fault.BadRequest('Could not find the following driver(s) or hardware '
                                'type(s): %s.' % values['driver'])
-    if 'lessee' in values and not req.version.matches(api_version.LESSEE):
-        raise fault.BadRequest("Invalid input for field/attribute body. Additional "
-                               "properties are not allowed ('lessee' was unexpected)")
     validation.check_name(values.get('name'))
     if 'name' in values and uuidutils.is_uuid_like(values['name']):
         raise fault.BadRequest('A node name cannot look like a UUID: %s'
@@ -76,10 +71,7 @@ def create_node(req):
 def _list(req, detail):
     project = policy.list_project(req, 'node')
     query.known_params(req, schema.LIST_PARAMS)
-    if 'conductor_group' in req.GET and not req.version.matches(
-            api_version.CONDUCTOR_GROUP):
-        raise fault.NotAcceptable('The conductor_group filter needs API version %s'
-                                  % api_version.CONDUCTOR_GROUP)
+    gates.check_list(req)
     fields = query.fields_param(req, response.node_fields(req))
     if detail and fields is not None:
         raise fault.BadRequest("Can not specify ?detail=True and fields in the same "
@@ -125,8 +117,9 @@ def list_nodes_detail(req):
 
 @router.endpoint()
 def get_node(req):
-    fields = query.fields_param(req, response.node_fields(req))
     node = policy.node_for(req)
+    gates.check_fields(req)
+    fields = query.fields_param(req, response.node_fields(req))
     return response.send_json(response.node(req, node, fields))
 
 
@@ -162,6 +155,7 @@ def _patch_rules(patch):
 @router.endpoint()
 def update_node(req):
     patch = validation.json_body(req)
+    gates.check_patch(req, patch)
     names = _patch_rules(patch)
     node = policy.node_for(req, names[0])
     for name in names[1:]:
@@ -174,9 +168,6 @@ def update_node(req):
     if changed.get('conductor_group', '') is None and doc['conductor_group'] == '':
         changed.pop('conductor_group')    # removing the default group: no change
     _conductor_group(req, changed)
-    if 'lessee' in changed and not req.version.matches(api_version.LESSEE):
-        raise fault.NotAcceptable('The lessee field needs API version %s'
-                                  % api_version.LESSEE)
     _check_patched(changed)
     if ('instance_uuid' in changed and changed['instance_uuid'] is None
             and node.allocation_uuid is not None):

@@ -1,18 +1,26 @@
-"""/v1/nodes/{node}/traits (API 1.37+): list, replace, add one, remove one or all."""
+"""/v1/nodes/{node}/traits (API 1.37+): list, replace, add one, remove one or all.
 
-from api.baremetal import backend, policy, response, router, validation
+Older versions answer as Ironic's do, whose routing then reaches other
+handlers: a GET is a node's ``fields=traits`` (406), a PUT has no handler
+(405) and a DELETE names a node with a path left over (404).
+"""
+
+from api.baremetal import backend, fault, gates, policy, response, router, validation
 from api.baremetal.schemas import node_trait as schema
 from common.policies.baremetal import endpoints as rules
 from objects.baremetal import node as node_obj
 
 
-@router.endpoint('1.37')
+@router.endpoint()
 def list_traits(req):
+    if not req.version.matches(gates.TRAITS):
+        policy.node_for(req)
+        raise fault.NotAcceptable(gates.NOT_ACCEPTABLE)
     node = policy.node_for(req, rules.NODE_TRAITS_LIST)
     return response.send_json({'traits': node.traits})
 
 
-@router.endpoint('1.37', too_old=405)
+@router.endpoint(gates.TRAITS, too_old=405)
 def set_traits(req):
     policy.node_for(req, rules.NODE_TRAITS_SET)
     traits = validation.json_body(req, schema.SET_SCHEMA)['traits']
@@ -23,7 +31,7 @@ def set_traits(req):
     return response.no_content()
 
 
-@router.endpoint('1.37', too_old=405)
+@router.endpoint(gates.TRAITS, too_old=405)
 def add_trait(req):
     policy.node_for(req, rules.NODE_TRAITS_SET)
     validation.check_trait(req.urlvars['trait'])
@@ -32,14 +40,14 @@ def add_trait(req):
     return response.no_content()
 
 
-@router.endpoint('1.37', too_old=405)
+@router.endpoint(gates.TRAITS)
 def remove_traits(req):
     policy.node_for(req, rules.NODE_TRAITS_DELETE)
     node_obj.set_traits(req.context, req.urlvars['node'], [], mirror=backend.mirrors(req))
     return response.no_content()
 
 
-@router.endpoint('1.37', too_old=405)
+@router.endpoint(gates.TRAITS)
 def remove_trait(req):
     policy.node_for(req, rules.NODE_TRAITS_DELETE)
     node_obj.remove_trait(req.context, req.urlvars['node'], req.urlvars['trait'],
