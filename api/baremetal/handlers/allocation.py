@@ -70,9 +70,8 @@ def _validate_create(req, data):
     if not values.get('resource_class') and not values.get('node'):
         raise fault.BadRequest('The resource_class field is mandatory when not '
                                'backfilling')
-    for trait in values.get('traits', ()):
-        validation.check_trait(trait)
-    validation.check_name(values.get('name'))
+    validation.check_schema(schema.TRAITS_SCHEMA, values.get('traits'))
+    _check_name(values.get('name'), 'create')
     if uuidutils.is_uuid_like(values.get('name')):
         raise fault.BadRequest('An allocation name cannot look like a UUID: %s'
                                % values['name'])
@@ -83,6 +82,13 @@ def _validate_create(req, data):
     if 'node' in values:
         validation.check_ident(values['node'])
     return values
+
+
+def _check_name(name, verb):
+    """400 with Ironic's text for a name that is not a logical name."""
+    if name and not validation.is_logical_name(name):
+        raise fault.BadRequest("Cannot %s allocation with invalid name '%s'"
+                               % (verb, _cut(name)))
 
 
 @router.endpoint(api_version.ALLOCATIONS, too_old=405)
@@ -263,7 +269,7 @@ def update_allocation(req):
     if not isinstance(new.get('extra') or {}, dict):
         raise fault.BadRequest('extra must be an object, not %s' % (new['extra'],))
     name = new.get('name')
-    validation.check_name(name)
+    _check_name(name, 'update')
     if name is not None and uuidutils.is_uuid_like(name):
         raise fault.BadRequest('An allocation name cannot look like a UUID: %s' % name)
     require_conductor(req).update_allocation(

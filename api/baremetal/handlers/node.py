@@ -53,14 +53,12 @@ def create_node(req):
         values['owner'] = project
     _conductor_group(req, values)
     if values['driver'] not in schema.DRIVERS:
-        raise fault.BadRequest('Could not find the following driver(s) or hardware '
-                               'type(s): %s.' % values['driver'])
+        raise validation.unknown_driver(values['driver'], values.get('conductor_group'))
     validation.check_name(values.get('name'))
     if 'name' in values and uuidutils.is_uuid_like(values['name']):
         raise fault.BadRequest('A node name cannot look like a UUID: %s'
                                % values['name'])
-    if 'uuid' in values and not uuidutils.is_uuid_like(values['uuid']):
-        raise fault.BadRequest('Expected a UUID but received %s.' % values['uuid'])
+    validation.check_uuid(values.get('uuid'))
     if not req.version.matches('1.11'):
         values['provision_state'] = node_obj.AVAILABLE
     node = node_obj.create(req.context, values, mirror=backend.mirrors(req))
@@ -72,6 +70,7 @@ def _list(req, detail):
     project = policy.list_project(req, 'node')
     query.known_params(req, schema.LIST_PARAMS)
     gates.check_list(req)
+    validation.check_uuid(req.GET.get('instance_uuid'), 'instance_uuid')
     fields = query.fields_param(req, response.node_fields(req))
     if detail and fields is not None:
         raise fault.BadRequest("Can not specify ?detail=True and fields in the same "
@@ -129,10 +128,7 @@ def _check_patched(values):
     if rc is not None and (not isinstance(rc, str) or len(rc) > 80):
         raise fault.BadRequest('Invalid resource_class %s: a string of at most 80 '
                                'characters' % (rc,))
-    inst = values.get('instance_uuid')
-    if inst is not None and not (isinstance(inst, str) and uuidutils.is_uuid_like(inst)):
-        raise fault.BadRequest('Expected a UUID for instance_uuid but received %s.'
-                               % (inst,))
+    validation.check_uuid(values.get('instance_uuid'), 'instance_uuid')
     for key in ('instance_info', 'properties', 'extra', 'driver_info'):
         if key in values and not isinstance(values[key], dict):
             raise fault.BadRequest('%s must be an object' % key)

@@ -10,6 +10,13 @@ from api.baremetal.schemas import node_trait as schema
 from common.policies.baremetal import endpoints as rules
 from objects.baremetal import node as node_obj
 
+# Ironic's texts for a PUT that is neither "one trait, no body" nor "a list"
+_ONE_OR_ALL = ('A single node trait may be added via PUT /v1/nodes/<node identifier>'
+               '/traits/<trait> with no body, or all node traits may be replaced via '
+               'PUT /v1/nodes/<node identifier>/traits with the list of traits '
+               'specified in the request body.')
+_NO_BODY = 'No body should be provided when adding a trait'
+
 
 @router.endpoint()
 def list_traits(req):
@@ -23,10 +30,12 @@ def list_traits(req):
 @router.endpoint(gates.TRAITS, too_old=405)
 def set_traits(req):
     policy.node_for(req, rules.NODE_TRAITS_SET)
-    traits = validation.json_body(req, schema.SET_SCHEMA)['traits']
-    for trait in traits:
-        validation.check_trait(trait)
-    node_obj.set_traits(req.context, req.urlvars['node'], traits,
+    data = validation.json_body(req)
+    if data is not None:
+        validation.check_schema(schema.SET_SCHEMA, data, 'body')
+    if not data or data.get('traits') is None:
+        raise fault.BadRequest(_ONE_OR_ALL)
+    node_obj.set_traits(req.context, req.urlvars['node'], data['traits'],
                         mirror=backend.mirrors(req))
     return response.no_content()
 
@@ -34,7 +43,9 @@ def set_traits(req):
 @router.endpoint(gates.TRAITS, too_old=405)
 def add_trait(req):
     policy.node_for(req, rules.NODE_TRAITS_SET)
-    validation.check_trait(req.urlvars['trait'])
+    validation.check_schema(validation.TRAIT_SCHEMA, req.urlvars['trait'], 'trait')
+    if req.body and validation.json_body(req):
+        raise fault.BadRequest(_NO_BODY)
     node_obj.add_trait(req.context, req.urlvars['node'], req.urlvars['trait'],
                        mirror=backend.mirrors(req))
     return response.no_content()
