@@ -132,6 +132,8 @@ def node(req, node, fields=None, detail=True):
     for field, since in _NODE_FIELD_VERSIONS.items():
         if not req.version.matches(since):
             body.pop(field)
+    if body['provision_state'] == node_obj.AVAILABLE and not req.version.matches('1.2'):
+        body['provision_state'] = None      # Ironic's NOSTATE before 1.2
     if fields is None and not detail:
         fields = _NODE_LIST_FIELDS
     body = pick(body, fields)

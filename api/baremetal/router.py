@@ -9,11 +9,13 @@ from api.baremetal import fault, gates, unsupported
 from api.common import errors, routing
 
 
-def endpoint(min_version=None, too_old=404):
-    """Declare the first version of a handler and what older versions get (404/405)."""
+def endpoint(min_version=None, too_old=404, message=None):
+    """Declare the first version of a handler and what older versions get
+    (404/405, with ``message`` or pecan's generic text)."""
     def decorate(fn):
         fn.min_version = min_version
         fn.too_old = too_old
+        fn.too_old_message = message
         return fn
     return decorate
 
@@ -39,10 +41,11 @@ class Router(routing.PathTable):
             raise
         min_version = getattr(handler, 'min_version', None)
         if min_version and not req.version.matches(min_version):
+            message = getattr(handler, 'too_old_message', None)
             if handler.too_old == 405:
                 raise fault.MethodNotAllowed(
-                    'The method specified is not allowed for this resource.')
-            raise fault.NotFound('The resource could not be found.')
+                    message or 'The method specified is not allowed for this resource.')
+            raise fault.NotFound(message or 'The resource could not be found.')
         if 'node' in args:
             gates.check_node_ident(req, args['node'])
         req.urlvars = args

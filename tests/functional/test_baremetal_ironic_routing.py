@@ -182,3 +182,58 @@ def test_inspection_timestamps_are_shown_from_1_6_and_null(bm):
                       'links': picked['links']}
     assert 'driver_internal_info' not in bm.get(one, version='1.2').json()
     assert bm.get(one, version='1.3').json()['driver_internal_info'] == {}
+
+
+def test_soft_power_targets_and_a_timeout_need_1_27(bm):
+    node = h.make_node(bm, 'n1')
+    url = '/v1/nodes/%s/states/power' % node['uuid']
+    for body in ({'target': 'soft power off'}, {'target': 'soft rebooting'},
+                 {'target': 'power on', 'timeout': 10}):
+        resp = bm.put(url, json=body, version='1.26')
+        assert resp.status_code == 406 and h.fault(resp) == NOT_ACCEPTABLE, body
+    assert bm.get('/v1/nodes/n1').json()['power_state'] == 'power off'
+    assert bm.put(url, json={'target': 'soft power off'}, version='1.27').status_code == 202
+
+
+def test_available_is_ironics_nostate_before_1_2(bm):
+    node = h.make_node(bm, 'n1')
+    one = '/v1/nodes/%s' % node['uuid']
+    assert bm.get(one, version='1.1').json()['provision_state'] is None
+    assert bm.get(one + '/states', version='1.1').json()['provision_state'] is None
+    assert bm.get(one, version='1.2').json()['provision_state'] == 'available'
+
+
+def test_allocation_endpoints_before_their_versions_answer_as_ironic(bm):
+    node, alloc = _allocated(bm)
+    too_old = 'The API version does not allow allocations'
+    for method, path, status in (('GET', '/v1/allocations', 404),
+                                 ('GET', '/v1/allocations/a1', 404),
+                                 ('POST', '/v1/allocations', 405),
+                                 ('DELETE', '/v1/allocations/a1', 405)):
+        resp = bm.request(method, path, version='1.51', json={'resource_class': 'gold'})
+        assert resp.status_code == status and h.fault(resp) == too_old, (method, path)
+    resp = bm.patch('/v1/allocations/a1', version='1.56',
+                    json=[{'op': 'add', 'path': '/extra/k', 'value': 'v'}])
+    assert resp.status_code == 405
+    assert h.fault(resp) == 'The API version does not allow updating allocations'
+    # the node's allocation is not there at all before 1.52: 404, nothing deleted
+    for method in ('GET', 'DELETE'):
+        resp = bm.request(method, '/v1/nodes/n1/allocation', version='1.51')
+        assert resp.status_code == 404, method
+    assert bm.get('/v1/allocations/a1').json()['node_uuid'] == node['uuid']
+    assert [a['uuid'] for a in bm.get('/v1/allocations').json()['allocations']] == [
+        alloc['uuid']]
+
+
+def test_the_allocation_owner_field_and_filter_need_1_60(bm):
+    _allocated(bm)
+    for path in ('/v1/allocations?fields=uuid,owner', '/v1/allocations/a1?fields=owner',
+                 '/v1/nodes/n1/allocation?fields=owner', '/v1/allocations?owner=p'):
+        resp = bm.get(path, version='1.59')
+        assert resp.status_code == 406 and h.fault(resp) == NOT_ACCEPTABLE, path
+        assert bm.get(path, version='1.60').status_code == 200, path
+    assert bm.get('/v1/allocations?fields=bogus', version='1.59').status_code == 400
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold', 'owner': None},
+                   version='1.59')
+    assert resp.status_code == 406 and h.fault(resp) == NOT_ACCEPTABLE
+    assert len(bm.get('/v1/allocations').json()['allocations']) == 1

@@ -30,6 +30,10 @@ from objects.baremetal import node as node_obj
 # the caller's opt-in to wait for the outcome of POST /v1/allocations (seconds)
 WAIT_HEADER = 'Berth-Allocation-Wait'
 _SORT_FORBIDDEN = ('extra', 'candidate_nodes', 'traits')
+# Ironic's texts for a version without allocations (/v1/allocations only:
+# /v1/nodes/{node}/allocation is a plain 404 before 1.52, as Ironic's routing)
+_TOO_OLD = 'The API version does not allow allocations'
+_TOO_OLD_PATCH = 'The API version does not allow updating allocations'
 _cut = common_errors.cut
 # the query parameters of GET /v1/allocations (anything else is a 400, as Ironic)
 _LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'node',
@@ -64,8 +68,7 @@ def _validate_create(req, data):
         raise fault.BadRequest("Invalid input for field/attribute body. Additional "
                                "properties are not allowed ('node' was unexpected)")
     if 'owner' in data and not req.version.matches(api_version.ALLOCATION_OWNER):
-        raise fault.NotAcceptable('The owner field needs API version %s'
-                                  % api_version.ALLOCATION_OWNER)
+        raise fault.NotAcceptable('Request not acceptable.')
     values = {k: v for k, v in data.items() if v is not None}
     if not values.get('resource_class') and not values.get('node'):
         raise fault.BadRequest('The resource_class field is mandatory when not '
@@ -91,7 +94,7 @@ def _check_name(name, verb):
                                % (verb, _cut(name)))
 
 
-@router.endpoint(api_version.ALLOCATIONS, too_old=405)
+@router.endpoint(api_version.ALLOCATIONS, too_old=405, message=_TOO_OLD)
 def create_allocation(req):
     policy.authorize(req, rules.ALLOCATION_CREATE)
     values = _validate_create(req, validation.json_body(req, schema.CREATE_SCHEMA))
@@ -227,13 +230,22 @@ def _instance_free(req, alloc_uuid):
         raise exception.InstanceAssociated(instance_uuid=alloc_uuid, node=held)
 
 
-@router.endpoint(api_version.ALLOCATIONS)
+def _fields(req):
+    """``?fields``: ``owner`` before 1.60 is a 406 (Ironic), an unknown field a 400."""
+    fields = query.fields_param(req, response.allocation_fields(
+        req) + ('owner',))
+    if fields and 'owner' in fields and not req.version.matches(
+            api_version.ALLOCATION_OWNER):
+        raise fault.NotAcceptable('Request not acceptable.')
+    return fields
+
+
+@router.endpoint(api_version.ALLOCATIONS, message=_TOO_OLD)
 def list_allocations(req):
     query.known_params(req, _LIST_PARAMS)
     if 'owner' in req.GET and not req.version.matches(api_version.ALLOCATION_OWNER):
-        raise fault.NotAcceptable('The owner filter needs API version %s'
-                                  % api_version.ALLOCATION_OWNER)
-    fields = query.fields_param(req, response.allocation_fields(req))
+        raise fault.NotAcceptable('Request not acceptable.')
+    fields = _fields(req)
     limit, marker, sort_key, sort_dir = query.pagination(
         req, alloc_obj.SORT_KEYS + _SORT_FORBIDDEN, _SORT_FORBIDDEN)
     state = req.GET.get('state')
@@ -253,14 +265,14 @@ def list_allocations(req):
     return response.send_json(response.collection(req, 'allocations', items, limit))
 
 
-@router.endpoint(api_version.ALLOCATIONS)
+@router.endpoint(api_version.ALLOCATIONS, message=_TOO_OLD)
 def get_allocation(req):
-    fields = query.fields_param(req, response.allocation_fields(req))
+    fields = _fields(req)
     alloc = _visible(req, req.urlvars['allocation'])
     return response.send_json(response.allocation(req, alloc, fields))
 
 
-@router.endpoint(api_version.ALLOCATION_PATCH, too_old=405)
+@router.endpoint(api_version.ALLOCATION_PATCH, too_old=405, message=_TOO_OLD_PATCH)
 def update_allocation(req):
     alloc = _visible(req, req.urlvars['allocation'], rules.ALLOCATION_UPDATE)
     patch = validation.json_body(req)
@@ -279,7 +291,7 @@ def update_allocation(req):
     return response.send_json(response.allocation(req, alloc))
 
 
-@router.endpoint(api_version.ALLOCATIONS, too_old=405)
+@router.endpoint(api_version.ALLOCATIONS, too_old=405, message=_TOO_OLD)
 def delete_allocation(req):
     alloc = _visible(req, req.urlvars['allocation'], rules.ALLOCATION_DELETE)
     require_conductor(req).destroy_allocation(req.context, alloc.uuid)
@@ -288,12 +300,12 @@ def delete_allocation(req):
 
 @router.endpoint(api_version.ALLOCATIONS)
 def get_node_allocation(req):
-    fields = query.fields_param(req, response.allocation_fields(req))
+    fields = _fields(req)
     alloc = _visible_on_node(req)
     return response.send_json(response.allocation(req, alloc, fields))
 
 
-@router.endpoint(api_version.ALLOCATIONS, too_old=405)
+@router.endpoint(api_version.ALLOCATIONS)
 def delete_node_allocation(req):
     alloc = _visible_on_node(req, rules.ALLOCATION_DELETE)
     require_conductor(req).destroy_allocation(req.context, alloc.uuid)
