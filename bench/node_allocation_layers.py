@@ -184,8 +184,8 @@ def application_layers(count, nodes=200):
     with tempfile.TemporaryDirectory() as tmp:
         conf = fixtures.make_conf(os.path.join(tmp, 'state'))
         conf.set_override('embedded_conductors', 1, group='conductor')
-        # a POST answers its outcome however loaded the host (the 3 s default
-        # can pass on a busy CI machine); waiting longer costs no CPU
+        # the operator's opt-in: a POST answers its outcome however loaded
+        # the host (3 s can pass on a busy CI machine); waiting costs no CPU
         conf.set_override('allocation_wait', 60, group='api')
         stack = fixtures.start_embedded(conf)
         try:

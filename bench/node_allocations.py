@@ -12,11 +12,14 @@ time from POST to active, duplicates (nodes held by two allocations: must be
 
 How a client waits (``--client``): ``sdk`` (the default) as openstacksdk's
 ``Allocation.wait`` (nova, metalsmith): a GET only while the POST's answer
-is ``allocating``, which with ``[api] allocation_wait`` is rare; ``osc`` as
+is ``allocating``, which with a wait (``--wait``) is rare; ``osc`` as
 python-ironicclient's ``allocation.wait`` behind ``openstack baremetal
 allocation create --wait``: one GET at once after every POST, whatever it
-answered.  "CPU ms per request" is the whole process's (service and
-clients: it is one process).
+answered.  ``--wait`` (3 s by default, what every run below was recorded
+with) is the wait each POST asks for (the ``Berth-Allocation-Wait``
+header; ``[api] allocation_wait`` was 3 s by default then); ``--wait 0``
+takes Ironic's asynchronous answer, now berth's default.  "CPU ms per
+request" is the whole process's (service and clients: it is one process).
 
 2026-11-25 session 11 (issue 20), ``python -W ignore -m
 bench.node_allocations --conductors 2 --nodes 1000 [--client osc]``, base
@@ -147,7 +150,7 @@ def make_nodes(db, count, backend='database'):
                         mirror=backend == 'placement')
 
 
-POLL = {'first': 0.01, 'every': 0.01, 'client': 'sdk'}
+POLL = {'first': 0.01, 'every': 0.01, 'client': 'sdk', 'wait': 3.0}
 
 
 class _Client:
@@ -159,10 +162,11 @@ class _Client:
         self.host, self.port = parts.hostname, parts.port
         self.conn = None
 
-    def call(self, method, path, body=None):
+    def call(self, method, path, body=None, extra_headers=None):
         """(status, decoded JSON or None); one reconnect for a dropped keep-alive."""
         data = json.dumps(body).encode() if body is not None else None
         headers = dict(HEADER, **({'Content-Type': 'application/json'} if data else {}))
+        headers.update(extra_headers or {})
         for attempt in (0, 1):
             if self.conn is None:
                 self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
@@ -183,7 +187,8 @@ def _one(client):
     start = time.monotonic()
     try:
         status, body = client.call('POST', '/v1/allocations',
-                                   {'resource_class': 'baremetal'})
+                                   {'resource_class': 'baremetal'},
+                                   {'Berth-Allocation-Wait': str(POLL['wait'])})
     except (ConnectionError, http.client.HTTPException) as exc:  # counted, never hidden
         print('POST failed: %s' % exc, file=sys.stderr)
         return {'status': 599, 'state': 'connection-error'}
@@ -330,11 +335,15 @@ def add_poll_args(parser):
                              "openstacksdk's Allocation.wait (GETs only while the "
                              "POST's answer is allocating), 'osc' as "
                              "python-ironicclient's (one GET at once after every POST)")
+    parser.add_argument('--wait', type=float, default=3.0,
+                        help='seconds each POST asks berth to wait for the outcome '
+                             '(the Berth-Allocation-Wait header; 0: answered '
+                             'allocating at once, as Ironic)')
 
 
 def set_poll(args):
     POLL.update(first=args.poll_first_ms / 1000.0, every=args.poll_ms / 1000.0,
-                client=args.client)
+                client=args.client, wait=args.wait)
 
 
 def print_table(rows, labels):

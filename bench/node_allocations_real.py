@@ -11,7 +11,8 @@ and a final JSON line.
 ``--client``: how each client waits for its allocation (see
 bench/node_allocations.py): ``sdk`` (default) as openstacksdk, ``osc`` as
 python-ironicclient (``openstack baremetal allocation create --wait``: a
-GET after every POST).
+GET after every POST); ``--wait``: what each POST asks berth to wait for
+(3 s by default, as in every run recorded below; 0: Ironic's answer).
 
 2026-11-25 session 11 (issue 20), ``python -W ignore -m
 bench.node_allocations_real --conductors 2 --nodes 200 [--client osc]``,

@@ -28,6 +28,11 @@ _NODE_FIELD_VERSIONS = {'name': '1.5', 'resource_class': '1.21', 'traits': '1.37
                         'lessee': api_version.LESSEE,
                         **{driver_schema.interface_field(k): v
                            for k, v in driver_schema.INTERFACE_VERSIONS.items()}}
+# (Ironic's own gates of fields berth shows; read by api.baremetal.gates)
+_NODE_FIELD_VERSIONS.update({'driver_internal_info': '1.3', 'clean_step': '1.7',
+                             'deploy_step': '1.44', 'inspection_started_at': '1.6',
+                             'inspection_finished_at': '1.6'})
+NODE_FIELD_VERSIONS = _NODE_FIELD_VERSIONS
 _NODE_LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                      'provision_state', 'maintenance')
 _ALLOCATION_FIELDS = ('uuid', 'name', 'node_uuid', 'state', 'last_error',
@@ -130,15 +135,24 @@ def node(req, node, fields=None, detail=True):
         'links': links(req, 'nodes', node.uuid),
     }
     body.update(fields_rules.shown_interfaces(node))
+    body.update(_inspection(node))
     for field, since in _NODE_FIELD_VERSIONS.items():
         if not req.version.matches(since):
             body.pop(field)
+    if body['provision_state'] == node_obj.AVAILABLE and not req.version.matches('1.2'):
+        body['provision_state'] = None      # Ironic's NOSTATE before 1.2
     if fields is None and not detail:
         fields = _NODE_LIST_FIELDS
     body = pick(body, fields)
     if node.id is not None:
         _restrict(req, node, body)
     return body
+
+
+def _inspection(node):
+    """Ironic's inspection timestamps: berth inspects nothing, so null unless set."""
+    return {'inspection_started_at': _iso(getattr(node, 'inspection_started_at', None)),
+            'inspection_finished_at': _iso(getattr(node, 'inspection_finished_at', None))}
 
 
 # what a caller below baremetal:node:get:filter_threshold sees instead of a

@@ -1,31 +1,52 @@
-"""Dispatch by a table of routes (see routes.py); the first matching template wins."""
+"""Dispatch by a table of routes (see routes.py); the first matching template wins.
 
-from api.baremetal import fault, unsupported
+A path without the ``/v1`` prefix (``/nodes/{node}``, ``/allocations``) is
+routed as its ``/v1`` twin, as Ironic's root controller does: the
+``bookmark`` links of the answers are such paths.
+"""
+
+from api.baremetal import fault, gates, unsupported
 from api.common import errors, routing
 
 
-def endpoint(min_version=None, too_old=404):
-    """Declare the first version of a handler and what older versions get (404/405)."""
+def endpoint(min_version=None, too_old=404, message=None):
+    """Declare the first version of a handler and what older versions get
+    (404/405, with ``message`` or pecan's generic text)."""
     def decorate(fn):
         fn.min_version = min_version
         fn.too_old = too_old
+        fn.too_old_message = message
         return fn
     return decorate
 
 
+def v1_path(path):
+    """``path`` with ``/v1`` in front unless it has it (the root ``/`` stays itself)."""
+    first = path.lstrip('/').split('/', 1)[0]
+    if first in ('', 'v1'):
+        return path
+    return '/v1/' + path.lstrip('/')
+
+
 class Router(routing.PathTable):
+    def match_template(self, path):
+        return super().match_template(v1_path(path))
+
     def __call__(self, req):
         try:
             handler, args = self.resolve(req)
         except errors.NotFound:
-            if unsupported.is_unsupported(req.path_info):
+            if unsupported.is_unsupported(v1_path(req.path_info)):
                 raise unsupported.not_supported(req.path_info)
             raise
         min_version = getattr(handler, 'min_version', None)
         if min_version and not req.version.matches(min_version):
+            message = getattr(handler, 'too_old_message', None)
             if handler.too_old == 405:
                 raise fault.MethodNotAllowed(
-                    'The method specified is not allowed for this resource.')
-            raise fault.NotFound('The resource could not be found.')
+                    message or 'The method specified is not allowed for this resource.')
+            raise fault.NotFound(message or 'The resource could not be found.')
+        if 'node' in args:
+            gates.check_node_ident(req, args['node'])
         req.urlvars = args
         return handler(req)

@@ -26,6 +26,33 @@ def is_valid_trait(value):
             and (bool(_CUSTOM_TRAIT.match(value)) or value in _STANDARD_TRAITS))
 
 
+# Ironic's schema of one trait (its api.controllers.v1.utils.TRAITS_SCHEMA)
+TRAIT_SCHEMA = {'type': 'string', 'minLength': 1, 'maxLength': 255,
+                'anyOf': [{'pattern': _CUSTOM_TRAIT.pattern},
+                          {'enum': sorted(_STANDARD_TRAITS)}]}
+
+
+def check_schema(schema, value, name=None):
+    """400 with Ironic's text when ``value`` fails ``schema`` (a module constant).
+
+    "Schema error for <name>: <message>" (Ironic's argument validator; its
+    request body validator leaves out "for <name>"), followed by the most
+    relevant nested error as ". Possible root cause: <message>".
+    """
+    error = jsonschema.exceptions.best_match(_validator(schema).iter_errors(value))
+    if error is None:
+        return
+    detail = 'Schema error%s: %s' % (' for %s' % name if name else '',
+                                     common_errors.cut_repr(error.message, error.instance))
+    cause = error
+    while cause.context:
+        cause = jsonschema.exceptions.best_match(cause.context)
+    if cause is not error:
+        detail += '. Possible root cause: %s' % common_errors.cut_repr(
+            cause.message, cause.instance)
+    raise fault.BadRequest(detail)
+
+
 def check_trait(value):
     if not is_valid_trait(value):
         raise fault.BadRequest('Invalid trait %s: a trait must be a standard trait '
@@ -37,6 +64,21 @@ def check_name(value, what='name'):
         raise fault.BadRequest("Expected a logical name but received %s for %s; "
                                "only [A-Za-z0-9._~-] are allowed, up to 255 "
                                "characters." % (_cut(value), what))
+
+
+def unknown_driver(driver, group=''):
+    """The 400 of a node whose driver berth does not offer (Ironic's NoValidHost text)."""
+    return fault.BadRequest(
+        'No valid host was found. Reason: No conductor service registered which '
+        'supports driver %s for conductor group "%s". Ensure the driver is valid '
+        'and enabled.' % (_cut(driver), _cut(group or '')))
+
+
+def check_uuid(value, what='uuid'):
+    """400 with Ironic's text unless ``value`` (not None) is a UUID."""
+    if value is not None and not (isinstance(value, str)
+                                  and uuidutils.is_uuid_like(value)):
+        raise fault.BadRequest('Expected UUID for %s: %s' % (what, _cut(value)))
 
 
 def check_ident(value):
@@ -107,8 +149,13 @@ def apply_patch(doc, patch, allowed):
                 rule is True and len(parts) > 1 and parts[0] not in (
                     'instance_info', 'properties', 'extra', 'driver_info')):
             raise fault.BadRequest('Cannot update %s' % _cut(op['path']))
-    try:
-        return jsonpatch.apply_patch(doc, patch)
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException,
-            KeyError, IndexError, TypeError) as exc:
-        raise fault.BadRequest('Invalid patch: %s' % _cut(exc))
+    # one operation at a time, so that the error names the one that failed
+    # (Ironic's PatchError text)
+    for op in patch:
+        try:
+            doc = jsonpatch.apply_patch(doc, [op])
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException,
+                KeyError, IndexError, TypeError) as exc:
+            raise fault.BadRequest("Couldn't apply patch '%s'. Reason: %s"
+                                   % (_cut(op), _cut(exc)))
+    return doc

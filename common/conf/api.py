@@ -53,14 +53,23 @@ opts = [
                       'connection is closed.'),
     cfg.IntOpt('workers', default=16, min=1,
                help='Threads serving requests in the embedded HTTP server.'),
-    cfg.FloatOpt('allocation_wait', default=3.0, min=0,
+    cfg.FloatOpt('allocation_wait', default=0.0, min=0,
                  help='Seconds POST /v1/allocations waits for the conductor to '
-                      'reserve a node, so that the answer (201) usually shows '
-                      'the allocation active or in error and clients need not '
-                      'poll. A conductor that has not finished by then is not '
-                      'an error: the answer then shows it allocating, as '
-                      'Ironic\'s does, and the conductor finishes it. 0 hands '
-                      'the work over without waiting (a cast).'),
+                      'reserve a node before it answers, for every caller. 0 '
+                      '(the default) answers at once with the allocation '
+                      '"allocating", as Ironic does, and the client polls. '
+                      'Above 0 the answer (201) usually shows the allocation '
+                      'active or in error already; a conductor that has not '
+                      'finished by then is not an error: the answer shows it '
+                      'allocating and the conductor finishes it. A caller '
+                      'that sends the Berth-Allocation-Wait header chooses '
+                      'its own wait instead (see allocation_wait_max).'),
+    cfg.FloatOpt('allocation_wait_max', default=30.0, min=0,
+                 help='The longest wait, in seconds, a caller may ask POST '
+                      '/v1/allocations for with the Berth-Allocation-Wait '
+                      'header (a number of seconds; a larger value is cut to '
+                      'this one). 0 lets no caller wait: the header then '
+                      'means no wait.'),
     cfg.URIOpt('public_endpoint', schemes=['http', 'https'],
                help='Base URL clients reach the API at, e.g. '
                     '"https://cloud.example.com:6385" (behind a load balancer '

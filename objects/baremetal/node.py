@@ -48,6 +48,7 @@ PROVISION_VERBS = {
 DEALLOCATING_VERBS = ('deleted', 'undeploy')
 # a node may be deleted in these states (or in maintenance)
 DELETE_ALLOWED = (ENROLL, MANAGEABLE, AVAILABLE)
+MAX_TRAITS = 50    # Ironic's limit of traits on one node
 SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at', 'provision_state',
              'power_state', 'resource_class', 'maintenance', 'owner', 'driver',
              'instance_uuid', 'provision_updated_at')
@@ -427,6 +428,7 @@ def destroy(ctx, ident, mirror=False, deallocate=False):
 def set_traits(ctx, ident, traits, mirror=False):
     """Replace the node's traits."""
     node = get_in_txn(ctx, ident)
+    _trait_limit(node, len(set(traits)))
     guarded_update(ctx, node, {})
     ctx.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node.id))
     now = models._now()
@@ -444,7 +446,18 @@ def add_trait(ctx, ident, trait, mirror=False):
     if trait not in node.traits:
         ctx.session.execute(_TRAIT.insert().values(node_id=node.id, trait=trait,
                                                    created_at=models._now()))
+        # counted after the node's row is locked (guarded_update), as Ironic does
+        _trait_limit(node, ctx.session.execute(
+            sa.select(sa.func.count()).select_from(_TRAIT).where(
+                _TRAIT.c.node_id == node.id)).scalar())
     _mirror(ctx, node.id, mirror)
+
+
+def _trait_limit(node, count):
+    if count > MAX_TRAITS:
+        raise exception.Invalid(
+            'Could not modify traits for node %s as it would exceed the maximum '
+            'number of traits per node (%d vs. %d)' % (node.uuid, count, MAX_TRAITS))
 
 
 @db_api.writer

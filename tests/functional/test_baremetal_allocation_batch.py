@@ -151,7 +151,8 @@ def test_concurrent_posts_over_http_each_get_their_outcome(bm):
     nodes = {h.make_node(bm, 'p%d' % i)['uuid'] for i in range(6)}
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(
-            lambda _: bm.post('/v1/allocations', json={'resource_class': 'gold'}),
+            lambda _: bm.post('/v1/allocations', json={'resource_class': 'gold'},
+                              headers={'Berth-Allocation-Wait': '60'}),
             range(8)))
     assert all(a.status_code == 201 for a in answers), [a.text for a in answers]
     done = [h.wait_allocation(bm, a.json()['uuid']) for a in answers]

@@ -1,6 +1,12 @@
-"""POST /v1/allocations waits (boundedly) for the conductor: the 201 shows the outcome."""
+"""POST /v1/allocations: Ironic's answer (allocating) unless a bounded wait is asked for.
+
+The operator asks with ``[api] allocation_wait``, the caller with the
+``Berth-Allocation-Wait`` header (cut to ``[api] allocation_wait_max``).
+"""
 
 import threading
+
+import pytest
 
 from conductor import workers as workers_mod
 from conductor.manager import allocation_queue, node_allocations
@@ -10,6 +16,61 @@ from tests.functional import baremetal_helpers as h
 # the outcome tests wait long: on a loaded CI machine the 3 s default can pass
 # before the conductor's transaction does, and then the answer is "allocating"
 OUTCOME_WAIT = 60
+WAIT = 'Berth-Allocation-Wait'
+
+
+def test_by_default_the_answer_is_allocating_as_ironic(bm):
+    node = h.make_node(bm, 'n1')
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold'})
+    assert resp.status_code == 201, resp.text
+    body = resp.json()
+    assert (body['state'], body['node_uuid'], body['last_error']) == (
+        'allocating', None, None)
+    done = h.wait_allocation(bm, body['uuid'])
+    assert done['state'] == 'active' and done['node_uuid'] == node['uuid']
+
+
+def test_the_caller_opts_in_to_the_outcome_with_a_header(bm):
+    node = h.make_node(bm, 'n1')
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold'},
+                   headers={WAIT: str(OUTCOME_WAIT)})
+    assert resp.status_code == 201, resp.text
+    body = resp.json()
+    assert body['state'] == 'active' and body['node_uuid'] == node['uuid']
+    assert body == bm.get('/v1/allocations/%s' % body['uuid']).json()
+
+
+def test_the_callers_wait_is_cut_to_the_configured_maximum(bm, conf):
+    # with a maximum of 0 the header can ask for anything: no wait at all
+    conf.set_override('allocation_wait_max', 0, group='api')
+    node = h.make_node(bm, 'n1')
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold'},
+                   headers={WAIT: str(OUTCOME_WAIT)})
+    assert resp.status_code == 201, resp.text
+    assert resp.json()['state'] == 'allocating'
+    done = h.wait_allocation(bm, resp.json()['uuid'])
+    assert done['state'] == 'active' and done['node_uuid'] == node['uuid']
+
+
+def test_a_header_of_zero_overrides_the_operators_wait(bm, conf):
+    conf.set_override('allocation_wait', OUTCOME_WAIT, group='api')
+    h.make_node(bm, 'n1')
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold'},
+                   headers={WAIT: '0'})
+    assert resp.status_code == 201, resp.text
+    assert resp.json()['state'] == 'allocating'
+    assert h.wait_allocation(bm, resp.json()['uuid'])['state'] == 'active'
+
+
+@pytest.mark.parametrize('value', ['soon', '-1', 'nan', 'inf', '', '1e999'])
+def test_a_bad_wait_header_is_400_and_stores_nothing(bm, value):
+    h.make_node(bm, 'n1')
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold'},
+                   headers={WAIT: value})
+    assert resp.status_code == 400, resp.text
+    assert h.fault(resp).startswith('Invalid value for Berth-Allocation-Wait header')
+    assert bm.get('/v1/allocations').json()['allocations'] == []
+    assert bm.get('/v1/nodes/n1').json()['instance_uuid'] is None
 
 
 def test_the_answer_is_the_outcome_as_stored(bm, conf):

@@ -179,7 +179,7 @@ def test_every_field_of_a_several_field_patch_is_checked(bm, as_project, nodes, 
 def test_lessee_needs_api_1_65(bm, as_project, nodes):
     resp = bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'lessee': 'x'},
                    headers={'X-OpenStack-Ironic-API-Version': '1.64'})
-    assert resp.status_code == 400
+    assert resp.status_code == 406      # Ironic's reject_fields_in_newer_versions
     resp = bm.patch('/v1/nodes/mine', json=[{'op': 'add', 'path': '/lessee',
                                                'value': 'p9'}],
                     headers={'X-OpenStack-Ironic-API-Version': '1.64'})

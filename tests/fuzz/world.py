@@ -62,6 +62,8 @@ def seed(h):
             h.json(b, 'PUT', '/v1/nodes/%s/states/provision' % uuid,
                    {'target': verb}, bv)
     h.json(b, 'PUT', '/v1/nodes/%s/traits' % NODE, {'traits': [CUSTOM_TRAIT]}, bv)
+    # waits for the outcome (the caller's opt-in), so the world is settled
     h.json(b, 'POST', '/v1/allocations', {'resource_class': 'fuzz', 'uuid': ALLOCATION,
                                           'name': 'fuzz-alloc',
-                                          'candidate_nodes': [NODE]}, bv)
+                                          'candidate_nodes': [NODE]},
+           dict(bv, **{'Berth-Allocation-Wait': '60'}))

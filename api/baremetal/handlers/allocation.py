@@ -1,21 +1,25 @@
 """/v1/allocations and /v1/nodes/{node}/allocation (API 1.52+).
 
 A new allocation is stored ``allocating`` with the ring owner of its uuid as
-conductor affinity and handed to that conductor, which is waited for a
-bounded time (``[api] allocation_wait``): the answer (201) usually shows it
-``active`` or ``error`` already, else ``allocating``.  A backfill
+conductor affinity and handed to that conductor; the answer (201) shows it
+``allocating``, as Ironic's does, unless the operator (``[api]
+allocation_wait``) or the caller (the ``Berth-Allocation-Wait`` header,
+bounded by ``[api] allocation_wait_max``) asks for a bounded wait for the
+outcome, which then usually shows it ``active`` or ``error``.  A backfill
 (``node``, 1.58) is a call to the ring owner of the allocation uuid, which
 decides it at once.  Deletes are an RPC call, so the node rules (409) reach
 the client.  No allocation write happens here: every one is a conductor's.
 """
 
 import dataclasses
+import math
 
 from oslo_utils import uuidutils
 
 from api.baremetal import fault, policy, query, response, router, validation
 from api.baremetal import version as api_version
 from api.baremetal.schemas import allocation as schema
+from api.common import errors as common_errors
 from api.common import links as common_links
 from api.common.conductor import require_conductor
 from common import exception
@@ -23,7 +27,14 @@ from common.policies.baremetal import endpoints as rules
 from objects.baremetal import allocation as node_alloc
 from objects.baremetal import node as node_obj
 
+# the caller's opt-in to wait for the outcome of POST /v1/allocations (seconds)
+WAIT_HEADER = 'Berth-Allocation-Wait'
 _SORT_FORBIDDEN = ('extra', 'candidate_nodes', 'traits')
+# Ironic's texts for a version without allocations (/v1/allocations only:
+# /v1/nodes/{node}/allocation is a plain 404 before 1.52, as Ironic's routing)
+_TOO_OLD = 'The API version does not allow allocations'
+_TOO_OLD_PATCH = 'The API version does not allow updating allocations'
+_cut = common_errors.cut
 # the query parameters of GET /v1/allocations (anything else is a 400, as Ironic)
 _LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'node',
                 'resource_class', 'state', 'owner')
@@ -57,15 +68,13 @@ def _validate_create(req, data):
         raise fault.BadRequest("Invalid input for field/attribute body. Additional "
                                "properties are not allowed ('node' was unexpected)")
     if 'owner' in data and not req.version.matches(api_version.ALLOCATION_OWNER):
-        raise fault.NotAcceptable('The owner field needs API version %s'
-                                  % api_version.ALLOCATION_OWNER)
+        raise fault.NotAcceptable('Request not acceptable.')
     values = {k: v for k, v in data.items() if v is not None}
     if not values.get('resource_class') and not values.get('node'):
         raise fault.BadRequest('The resource_class field is mandatory when not '
                                'backfilling')
-    for trait in values.get('traits', ()):
-        validation.check_trait(trait)
-    validation.check_name(values.get('name'))
+    validation.check_schema(schema.TRAITS_SCHEMA, values.get('traits'))
+    _check_name(values.get('name'), 'create')
     if uuidutils.is_uuid_like(values.get('name')):
         raise fault.BadRequest('An allocation name cannot look like a UUID: %s'
                                % values['name'])
@@ -78,10 +87,18 @@ def _validate_create(req, data):
     return values
 
 
-@router.endpoint(api_version.ALLOCATIONS, too_old=405)
+def _check_name(name, verb):
+    """400 with Ironic's text for a name that is not a logical name."""
+    if name and not validation.is_logical_name(name):
+        raise fault.BadRequest("Cannot %s allocation with invalid name '%s'"
+                               % (verb, _cut(name)))
+
+
+@router.endpoint(api_version.ALLOCATIONS, too_old=405, message=_TOO_OLD)
 def create_allocation(req):
     policy.authorize(req, rules.ALLOCATION_CREATE)
     values = _validate_create(req, validation.json_body(req, schema.CREATE_SCHEMA))
+    wait = _wait(req)
     ctx = req.context
     scope = policy.project_scope(req)
     if scope is not None:
@@ -101,7 +118,7 @@ def create_allocation(req):
     if node_ident is not None:
         alloc = _backfill(req, values, node_ident)
     else:
-        alloc = _create_and_cast(req, values)
+        alloc = _create_and_cast(req, values, wait)
     return response.send_json(response.allocation(req, alloc), status=201, headers={
         'location': '%s/v1/allocations/%s' % (common_links.base_url(req),
                                                 alloc.uuid)})
@@ -127,11 +144,12 @@ def _backfill(req, values, node_ident):
     return node_alloc.get(req.context, answer['uuid'])
 
 
-def _create_and_cast(req, values):
+def _create_and_cast(req, values, wait):
     """Store the row for its ring owner and hand it over; 503 leaves nothing behind.
 
-    The owner is waited for up to ``[api] allocation_wait`` seconds, so the
-    answer usually shows the outcome; a conductor that does not answer in
+    The owner is waited for ``wait`` seconds (:func:`_wait`; by default not
+    at all: a cast, answered ``allocating``); after a wait the answer
+    usually shows the outcome, and a conductor that does not answer in
     time leaves the row ``allocating`` (it, its re-drive or the orphan
     takeover finishes it), and the answer shows the row as stored by then.
     """
@@ -147,7 +165,7 @@ def _create_and_cast(req, values):
                                                 conductor_affinity=host))
     try:
         written = conductor.create_allocation(req.context, alloc.id, host,
-                                              wait=req.conf.api.allocation_wait)
+                                              wait=wait)
     except exception.ServiceUnavailable as unavailable:
         if node_alloc.delete_unstarted(req.context, alloc.id):
             raise
@@ -159,10 +177,30 @@ def _create_and_cast(req, values):
             raise unavailable from None
     if written is None:
         # a cast (no wait) answers the row as created, like Ironic
-        return _as_stored(req, alloc) if req.conf.api.allocation_wait > 0 else alloc
+        return _as_stored(req, alloc) if wait > 0 else alloc
     return dataclasses.replace(
         alloc, state=written.state, node_uuid=written.node_uuid,
         last_error=written.last_error, updated_at=written.updated_at)
+
+
+def _wait(req):
+    """Seconds to wait for the owner's outcome before answering.
+
+    The caller's ``Berth-Allocation-Wait`` header when sent (cut to ``[api]
+    allocation_wait_max``; 0 asks for no wait), else the operator's ``[api]
+    allocation_wait`` (0 by default: Ironic's asynchronous answer).
+    """
+    value = req.headers.get(WAIT_HEADER)
+    if value is None:
+        return req.conf.api.allocation_wait
+    try:
+        wait = float(value)
+    except ValueError:
+        wait = -1.0
+    if not math.isfinite(wait) or wait < 0:
+        raise fault.BadRequest('Invalid value for %s header: %s; expected a number '
+                               'of seconds, 0 or more' % (WAIT_HEADER, _cut(value)))
+    return min(wait, req.conf.api.allocation_wait_max)
 
 
 def _as_stored(req, alloc):
@@ -192,13 +230,22 @@ def _instance_free(req, alloc_uuid):
         raise exception.InstanceAssociated(instance_uuid=alloc_uuid, node=held)
 
 
-@router.endpoint(api_version.ALLOCATIONS)
+def _fields(req):
+    """``?fields``: ``owner`` before 1.60 is a 406 (Ironic), an unknown field a 400."""
+    fields = query.fields_param(req, response.allocation_fields(
+        req) + ('owner',))
+    if fields and 'owner' in fields and not req.version.matches(
+            api_version.ALLOCATION_OWNER):
+        raise fault.NotAcceptable('Request not acceptable.')
+    return fields
+
+
+@router.endpoint(api_version.ALLOCATIONS, message=_TOO_OLD)
 def list_allocations(req):
     query.known_params(req, _LIST_PARAMS)
     if 'owner' in req.GET and not req.version.matches(api_version.ALLOCATION_OWNER):
-        raise fault.NotAcceptable('The owner filter needs API version %s'
-                                  % api_version.ALLOCATION_OWNER)
-    fields = query.fields_param(req, response.allocation_fields(req))
+        raise fault.NotAcceptable('Request not acceptable.')
+    fields = _fields(req)
     limit, marker, sort_key, sort_dir = query.pagination(
         req, node_alloc.SORT_KEYS + _SORT_FORBIDDEN, _SORT_FORBIDDEN)
     state = req.GET.get('state')
@@ -218,14 +265,14 @@ def list_allocations(req):
     return response.send_json(response.collection(req, 'allocations', items, limit))
 
 
-@router.endpoint(api_version.ALLOCATIONS)
+@router.endpoint(api_version.ALLOCATIONS, message=_TOO_OLD)
 def get_allocation(req):
-    fields = query.fields_param(req, response.allocation_fields(req))
+    fields = _fields(req)
     alloc = _visible(req, req.urlvars['allocation'])
     return response.send_json(response.allocation(req, alloc, fields))
 
 
-@router.endpoint(api_version.ALLOCATION_PATCH, too_old=405)
+@router.endpoint(api_version.ALLOCATION_PATCH, too_old=405, message=_TOO_OLD_PATCH)
 def update_allocation(req):
     alloc = _visible(req, req.urlvars['allocation'], rules.ALLOCATION_UPDATE)
     patch = validation.json_body(req)
@@ -234,7 +281,7 @@ def update_allocation(req):
     if not isinstance(new.get('extra') or {}, dict):
         raise fault.BadRequest('extra must be an object, not %s' % (new['extra'],))
     name = new.get('name')
-    validation.check_name(name)
+    _check_name(name, 'update')
     if name is not None and uuidutils.is_uuid_like(name):
         raise fault.BadRequest('An allocation name cannot look like a UUID: %s' % name)
     require_conductor(req).update_allocation(
@@ -244,7 +291,7 @@ def update_allocation(req):
     return response.send_json(response.allocation(req, alloc))
 
 
-@router.endpoint(api_version.ALLOCATIONS, too_old=405)
+@router.endpoint(api_version.ALLOCATIONS, too_old=405, message=_TOO_OLD)
 def delete_allocation(req):
     alloc = _visible(req, req.urlvars['allocation'], rules.ALLOCATION_DELETE)
     require_conductor(req).destroy_allocation(req.context, alloc.uuid)
@@ -253,12 +300,12 @@ def delete_allocation(req):
 
 @router.endpoint(api_version.ALLOCATIONS)
 def get_node_allocation(req):
-    fields = query.fields_param(req, response.allocation_fields(req))
+    fields = _fields(req)
     alloc = _visible_on_node(req)
     return response.send_json(response.allocation(req, alloc, fields))
 
 
-@router.endpoint(api_version.ALLOCATIONS, too_old=405)
+@router.endpoint(api_version.ALLOCATIONS)
 def delete_node_allocation(req):
     alloc = _visible_on_node(req, rules.ALLOCATION_DELETE)
     require_conductor(req).destroy_allocation(req.context, alloc.uuid)

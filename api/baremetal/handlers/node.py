@@ -7,6 +7,7 @@ from oslo_utils import uuidutils
 from api.baremetal import (
     backend,
     fault,
+    gates,
     node_fields,
     policy,
     query,
@@ -27,12 +28,9 @@ _CONDUCTOR_GROUP = re.compile(r'^[a-zA-Z0-9_.-]*$')
 
 
 def _conductor_group(req, values):
-    """Check and lower-case a ``conductor_group`` being set (406 below 1.46)."""
+    """Check and lower-case a ``conductor_group`` being set (gates: 406 below 1.46)."""
     if 'conductor_group' not in values:
         return
-    if not req.version.matches(api_version.CONDUCTOR_GROUP):
-        raise fault.NotAcceptable('The conductor_group field needs API version %s'
-                                  % api_version.CONDUCTOR_GROUP)
     group = values['conductor_group']
     if group is None:
         values['conductor_group'] = ''
@@ -56,6 +54,7 @@ def create_node(req):
     if not self_owned:
         policy.authorize(req, rules.NODE_CREATE)
     data = validation.json_body(req, schema.CREATE_SCHEMA)
+    gates.check_create(req, data)
     values = {k: v for k, v in data.items() if v is not None}
     if self_owned and not policy.is_system(req):
         project = req.context.project_id
@@ -66,17 +65,12 @@ def create_node(req):
     _conductor_group(req, values)
     node_fields.on_create(req, values)
     if values['driver'] not in schema.DRIVERS:
-        raise fault.BadRequest('Could not find the following driver(s) or hardware '
-                               'type(s): %s.' % values['driver'])
-    if 'lessee' in values and not req.version.matches(api_version.LESSEE):
-        raise fault.BadRequest("Invalid input for field/attribute body. Additional "
-                               "properties are not allowed ('lessee' was unexpected)")
+        raise validation.unknown_driver(values['driver'], values.get('conductor_group'))
     validation.check_name(values.get('name'))
     if 'name' in values and uuidutils.is_uuid_like(values['name']):
         raise fault.BadRequest('A node name cannot look like a UUID: %s'
                                % values['name'])
-    if 'uuid' in values and not uuidutils.is_uuid_like(values['uuid']):
-        raise fault.BadRequest('Expected a UUID but received %s.' % values['uuid'])
+    validation.check_uuid(values.get('uuid'))
     if not req.version.matches('1.11'):
         values['provision_state'] = node_obj.AVAILABLE
     try:
@@ -90,10 +84,8 @@ def create_node(req):
 def _list(req, detail, chassis=None):
     project = policy.list_project(req, 'node')
     query.known_params(req, schema.LIST_PARAMS)
-    if 'conductor_group' in req.GET and not req.version.matches(
-            api_version.CONDUCTOR_GROUP):
-        raise fault.NotAcceptable('The conductor_group filter needs API version %s'
-                                  % api_version.CONDUCTOR_GROUP)
+    gates.check_list(req)
+    validation.check_uuid(req.GET.get('instance_uuid'), 'instance_uuid')
     fields = query.fields_param(req, response.node_fields(req))
     if detail and fields is not None:
         raise fault.BadRequest("Can not specify ?detail=True and fields in the same "
@@ -159,8 +151,9 @@ def list_nodes_detail(req):
 
 @router.endpoint()
 def get_node(req):
-    fields = query.fields_param(req, response.node_fields(req))
     node = policy.node_for(req)
+    gates.check_fields(req)
+    fields = query.fields_param(req, response.node_fields(req))
     return response.send_json(response.node(req, node, fields))
 
 
@@ -170,10 +163,7 @@ def _check_patched(values):
     if rc is not None and (not isinstance(rc, str) or len(rc) > 80):
         raise fault.BadRequest('Invalid resource_class %s: a string of at most 80 '
                                'characters' % (rc,))
-    inst = values.get('instance_uuid')
-    if inst is not None and not (isinstance(inst, str) and uuidutils.is_uuid_like(inst)):
-        raise fault.BadRequest('Expected a UUID for instance_uuid but received %s.'
-                               % (inst,))
+    validation.check_uuid(values.get('instance_uuid'), 'instance_uuid')
     for key in ('instance_info', 'properties', 'extra', 'driver_info'):
         if key in values and not isinstance(values[key], dict):
             raise fault.BadRequest('%s must be an object' % key)
@@ -196,6 +186,7 @@ def _patch_rules(patch):
 @router.endpoint()
 def update_node(req):
     patch = validation.json_body(req)
+    gates.check_patch(req, patch)
     reset = node_fields.reset_param(req, patch)
     names = _patch_rules(patch)
     node = policy.node_for(req, names[0])
@@ -211,9 +202,6 @@ def update_node(req):
     if changed.get('conductor_group', '') is None and doc['conductor_group'] == '':
         changed.pop('conductor_group')    # removing the default group: no change
     _conductor_group(req, changed)
-    if 'lessee' in changed and not req.version.matches(api_version.LESSEE):
-        raise fault.NotAcceptable('The lessee field needs API version %s'
-                                  % api_version.LESSEE)
     _check_patched(changed)
     node_fields.on_update(req, node, changed, reset)
     if ('instance_uuid' in changed and changed['instance_uuid'] is None

@@ -9,6 +9,9 @@ from objects.baremetal import node as node_obj
 
 _POWER_TARGETS = ('power on', 'power off', 'rebooting', 'soft power off',
                   'soft rebooting')
+# the soft targets and a power ``timeout`` need 1.27 (Ironic's 406 before)
+_SOFT_POWER = ('soft power off', 'soft rebooting')
+SOFT_POWER_VERSION = '1.27'
 
 
 def _accepted(req, node):
@@ -52,6 +55,9 @@ def set_provision_state(req):
 def set_power_state(req):
     policy.node_for(req, rules.NODE_POWER)
     data = validation.json_body(req, schema.TARGET_SCHEMA)
+    if ((data['target'] in _SOFT_POWER or data.get('timeout'))
+            and not req.version.matches(SOFT_POWER_VERSION)):
+        raise fault.NotAcceptable('Request not acceptable.')
     if data['target'] not in _POWER_TARGETS:
         raise fault.BadRequest('Invalid power state target %s; valid: %s'
                                % (data['target'], ', '.join(_POWER_TARGETS)))

@@ -1,5 +1,7 @@
 """Body of POST /v1/allocations and what PATCH /v1/allocations/{allocation} may change."""
 
+from api.baremetal import validation
+
 _NULLABLE_STR = {'type': ['string', 'null']}
 # bounds on what one request may ask for (Ironic's node traits limit is 50)
 MAX_TRAITS = 50
@@ -20,6 +22,9 @@ CREATE_SCHEMA = {
     },
     'additionalProperties': False,
 }
+
+# the traits of a new allocation, checked with Ironic's texts
+TRAITS_SCHEMA = {'type': ['array', 'null'], 'items': validation.TRAIT_SCHEMA}
 
 # JSON-patch paths (validation.apply_patch): the name, and extra whole or by key
 # (openstacksdk's update_allocation(extra=...) sends the whole /extra)
