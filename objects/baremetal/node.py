@@ -86,24 +86,24 @@ class Node:
     traits: list = dataclasses.field(default_factory=list)
     allocation_uuid: str | None = None
     conductor_group: str = ''
-    chassis_id: int = None
-    chassis_uuid: str = None
+    chassis_id: int | None = None
+    chassis_uuid: str | None = None
     protected: bool = False
-    protected_reason: str = None
+    protected_reason: str | None = None
     retired: bool = False
-    retired_reason: str = None
-    bios_interface: str = None
-    boot_interface: str = None
-    console_interface: str = None
-    deploy_interface: str = None
-    inspect_interface: str = None
-    management_interface: str = None
-    network_interface: str = None
-    power_interface: str = None
-    raid_interface: str = None
-    rescue_interface: str = None
-    storage_interface: str = None
-    vendor_interface: str = None
+    retired_reason: str | None = None
+    bios_interface: str | None = None
+    boot_interface: str | None = None
+    console_interface: str | None = None
+    deploy_interface: str | None = None
+    inspect_interface: str | None = None
+    management_interface: str | None = None
+    network_interface: str | None = None
+    power_interface: str | None = None
+    raid_interface: str | None = None
+    rescue_interface: str | None = None
+    storage_interface: str | None = None
+    vendor_interface: str | None = None
 
 
 _JOINED = ('traits', 'allocation_uuid', 'chassis_uuid')
