@@ -48,6 +48,10 @@ def _add_commands(subparsers):
         add(subparsers)
 
 
+# command groups that never open the database
+NO_DATABASE = frozenset(('policy',))
+
+
 def _unconfigured(conf):
     """Why berth-manage must not go on: no file read and no database to find, or None.
 
@@ -56,6 +60,8 @@ def _unconfigured(conf):
     create an empty database in whatever directory the operator stood in.
     """
     if conf.config_file or conf.database.connection:
+        return None
+    if conf.category.name in NO_DATABASE:
         return None
     embedded = os.path.abspath(os.path.join(conf.state_path, 'berth.sqlite'))
     if os.path.exists(embedded):

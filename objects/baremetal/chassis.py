@@ -4,14 +4,18 @@ A chassis only groups nodes (``nodes.chassis_id``); deleting one that still
 holds nodes is refused (ChassisNotEmpty), as Ironic refuses it.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import datetime
+from typing import Any
 
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from common import exception
+from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.baremetal import node as node_obj
@@ -31,13 +35,13 @@ class Chassis:
     updated_at: datetime.datetime
 
 
-def _from_row(row):
+def _from_row(row: Any) -> Chassis:
     return Chassis(id=row.id, uuid=row.uuid, description=row.description,
                    extra=row.extra or {}, created_at=row.created_at,
                    updated_at=row.updated_at)
 
 
-def get_in_txn(ctx, uuid):
+def get_in_txn(ctx: RequestContext, uuid: str) -> Chassis:
     """The chassis ``uuid`` inside the caller's transaction (ChassisNotFound)."""
     row = None
     if uuidutils.is_uuid_like(uuid):
@@ -49,12 +53,13 @@ def get_in_txn(ctx, uuid):
 
 
 @db_api.reader
-def get(ctx, uuid):
+def get(ctx: RequestContext, uuid: str) -> Chassis:
     return get_in_txn(ctx, uuid)
 
 
 @db_api.reader
-def list_chassis(ctx, limit=None, marker=None, sort_key='id', sort_dir='asc'):
+def list_chassis(ctx: RequestContext, limit: int | None = None, marker: str | None = None,
+                 sort_key: str = 'id', sort_dir: str = 'asc') -> list[Chassis]:
     """One page of chassis after ``marker`` (a uuid; Invalid when unknown)."""
     q = node_obj.paginate(sa.select(_CHASSIS), _CHASSIS, limit, marker, sort_key,
                           sort_dir, lambda m: get_in_txn(ctx, m),
@@ -63,7 +68,7 @@ def list_chassis(ctx, limit=None, marker=None, sort_key='id', sort_dir='asc'):
 
 
 @db_api.writer
-def create(ctx, values):
+def create(ctx: RequestContext, values: dict[str, Any]) -> Chassis:
     """Insert a chassis; ChassisAlreadyExists on a clashing uuid."""
     values = dict(values)
     values.setdefault('uuid', uuidutils.generate_uuid())
@@ -77,7 +82,7 @@ def create(ctx, values):
 
 
 @db_api.writer
-def update(ctx, uuid, values):
+def update(ctx: RequestContext, uuid: str, values: dict[str, Any]) -> Chassis:
     chassis = get_in_txn(ctx, uuid)
     if values:
         ctx.session.execute(_CHASSIS.update().where(_CHASSIS.c.id == chassis.id)
@@ -86,7 +91,7 @@ def update(ctx, uuid, values):
 
 
 @db_api.writer
-def destroy(ctx, uuid):
+def destroy(ctx: RequestContext, uuid: str) -> None:
     """Delete the chassis ``uuid``; ChassisNotEmpty while a node is in it."""
     chassis = get_in_txn(ctx, uuid)
     held = ctx.session.execute(sa.select(_NODE.c.id).where(

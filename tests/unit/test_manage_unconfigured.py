@@ -29,3 +29,11 @@ def test_a_configuration_file_is_used_as_given(tmp_path, monkeypatch, capsys):
     conf.write_text('[database]\nconnection = sqlite:///%s/other.sqlite\n' % tmp_path)
     assert manage.main(['--config-file', str(conf), 'db', 'version']) == 0
     assert (tmp_path / 'other.sqlite').exists()
+
+
+def test_a_command_without_a_database_needs_no_configuration(tmp_path, monkeypatch, capsys):
+    """``berth-manage policy …`` reads only the policy defaults."""
+    monkeypatch.chdir(tmp_path)
+    assert manage.main(['policy', 'list']) == 0
+    assert 'no configuration' not in capsys.readouterr().err
+    assert os.listdir(tmp_path) == []
