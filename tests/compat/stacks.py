@@ -14,11 +14,10 @@ import os
 
 import pytest
 
-from tests import fixtures
+from tests import fixtures, services
 from tests import keystone_berth as ks_berth
 from tests import keystone_identity as ks_identity
 from tests import keystone_service as ks_service
-from tests import services
 
 REQUIRE = os.environ.get('BERTH_REQUIRE_SERVICES') == '1'
 
