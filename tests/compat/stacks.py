@@ -43,6 +43,10 @@ def keystone(workdir):
         _unavailable('!!! keystone==%s cannot be installed: compat suites behind '
                      'Keystone are SKIPPED: %s !!!' % (ks_service.KEYSTONE_VERSION, exc))
     service = ks_service.Keystone(workdir, venv)
+    # one gunicorn worker: tempest's dynamic credentials write to Keystone's
+    # SQLite file from parallel test workers, and two writer processes get
+    # "database is locked" (a 500 on DELETE /v3/projects/...)
+    service.workers = 1
     try:
         return service.start()
     except services.ServiceError as exc:
