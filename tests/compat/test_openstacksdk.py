@@ -84,8 +84,8 @@ PENDING = {
     'baremetal.v1.test_node.TestNodeRetired.test_retired_in_available':
         'ironic-chassis: PATCH /retired (1.61)',
     'placement.v1.test_resource_provider.TestResourceProvider.test_resource_provider_aggregates':
-        'berth bug, nobody on it: PUT /resource_providers/{u}/aggregates with dashless '
-        'UUIDs, then GET answers them dashed (Placement: as sent)',
+        'placement-compat (aggregates stored as sent): PUT /resource_providers/{u}/'
+        'aggregates with dashless UUIDs, then GET answers them dashed (Placement: as sent)',
 }
 
 
