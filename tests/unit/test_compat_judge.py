@@ -1,4 +1,4 @@
-"""The compat tier's verdict (tests.compat.stestr_suite.judge): what fails a suite, what does not."""
+"""The compat tier's verdict (tests.compat.stestr_suite.judge): what fails a suite."""
 
 import pytest
 
