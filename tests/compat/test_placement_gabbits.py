@@ -30,9 +30,6 @@ EXPECTED_FAILURES = {
         "never reaches berth: gabbi 4's HTTP client (httpx) refuses to send a "
         "non-integer Content-Length (upstream runs it in-process, through "
         "wsgi-intercept); real Placement served over HTTP fails it the same way",
-    'allocation-candidates-root-required.yaml: limit to multiattach-capable '
-    'unsuffixed sharing':
-        'berth lists provider summary traits by name, Placement by trait id',
     'resource-provider.yaml: fail trying to self-parent':
         "berth's detail lacks Placement's 'Unable to create resource provider' prefix",
     'resource-provider.yaml: fail trying to re-parent to a different provider '

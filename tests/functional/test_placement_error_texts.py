@@ -6,7 +6,7 @@ the status, the upstream text as a substring of ``errors[0].detail`` (berth
 may say more after it) and, where the row pins one, the error code.  Then
 the behaviours: a repeated ``limit`` / ``group_policy`` takes the first
 value, errors are HTML or plain text when the client does not accept JSON,
-``provider_summaries[].traits`` by name, and in-use classes named in
+``provider_summaries[].traits`` in trait id order, and in-use classes named in
 inventory record order (the rows ``fail to delete all inventory``).
 
 Rows share one berth; each builds its own providers and names, so they are
@@ -530,19 +530,26 @@ def test_html_error_escapes_the_detail(client):
     assert '<b>' not in resp.text.split('<body>')[1]
 
 
-def test_provider_summary_traits_by_name(client):
+def test_provider_summary_traits_in_trait_id_order(client):
+    """As Placement's query returns them: standard traits, then custom ones as made.
+
+    Upstream's gabbit (allocation-candidates-root-required.yaml) expects
+    ``['HW_NUMA_ROOT', 'CUSTOM_FOO']``: neither the alphabet nor the request.
+    """
     rc = _custom_class(client)
-    trait = 'CUSTOM_' + uuidlib.uuid4().hex.upper()    # made after HW_NUMA_ROOT: larger id
-    assert client.put('/traits/%s' % trait).status_code == 201
+    later = 'CUSTOM_A' + uuidlib.uuid4().hex.upper()
+    first = 'CUSTOM_Z' + uuidlib.uuid4().hex.upper()
+    for trait in (first, later):          # made in this order: first has the smaller id
+        assert client.put('/traits/%s' % trait).status_code == 201
     rp = _provider(client, [(rc, 4)])
     resp = client.put('%s/%s/traits' % (RPS, rp), json={
-        'traits': ['HW_NUMA_ROOT', trait, 'COMPUTE_VOLUME_MULTI_ATTACH'],
+        'traits': [later, 'HW_NUMA_ROOT', first, 'COMPUTE_VOLUME_MULTI_ATTACH'],
         'resource_provider_generation': _generation(client, rp)})
     assert resp.status_code == 200, resp.text
     resp = client.get(AC + '?resources=%s:1' % rc, version='1.17')
     assert resp.status_code == 200, resp.text
     assert resp.json()['provider_summaries'][rp]['traits'] == [
-        'COMPUTE_VOLUME_MULTI_ATTACH', trait, 'HW_NUMA_ROOT']
+        'COMPUTE_VOLUME_MULTI_ATTACH', 'HW_NUMA_ROOT', first, later]
 
 
 def test_in_use_classes_in_inventory_record_order(client):
