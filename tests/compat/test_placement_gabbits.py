@@ -35,10 +35,6 @@ EXPECTED_FAILURES = {
     'resource-provider.yaml: fail trying to re-parent to a different provider '
     'with old microversion':
         "berth says 'changing parent provider UUID', Placement 're-parenting a provider'",
-    'with-allocations.yaml: fail to delete all inventory':
-        'berth names in-use classes in inventory record order, Placement in class id order',
-    'with-allocations.yaml: fail to delete all inventory 1.23':
-        'berth names in-use classes in inventory record order, Placement in class id order',
 }
 
 

@@ -7,7 +7,7 @@ may say more after it) and, where the row pins one, the error code.  Then
 the behaviours: a repeated ``limit`` / ``group_policy`` takes the first
 value, errors are HTML or plain text when the client does not accept JSON,
 ``provider_summaries[].traits`` in trait id order, and in-use classes named in
-inventory record order (the rows ``fail to delete all inventory``).
+Placement's class id order (the rows ``fail to delete all inventory``).
 
 Rows share one berth; each builds its own providers and names, so they are
 independent of each other and of their order.
@@ -552,11 +552,22 @@ def test_provider_summary_traits_in_trait_id_order(client):
         'COMPUTE_VOLUME_MULTI_ATTACH', 'HW_NUMA_ROOT', first, later]
 
 
-def test_in_use_classes_in_inventory_record_order(client):
-    """Creation order, not the alphabet: DISK_GB made first comes first, then VCPU."""
-    rp = _provider(client, [('DISK_GB', 100), ('VCPU', 8), ('MEMORY_MB', 1024)])
-    _put_alloc(client, _new(), rp, {'VCPU': 1, 'DISK_GB': 1, 'MEMORY_MB': 1})
+def test_in_use_classes_in_class_id_order(client):
+    """Placement's class ids: standard classes as os-resource-classes lists them, then custom.
+
+    Neither creation order nor the alphabet: upstream's gabbit
+    (with-allocations.yaml) makes DISK_GB's inventory before VCPU's and
+    expects 'VCPU, DISK_GB'.
+    """
+    custom_z = 'CUSTOM_Z' + uuidlib.uuid4().hex.upper()
+    custom_a = 'CUSTOM_A' + uuidlib.uuid4().hex.upper()
+    for rc in (custom_z, custom_a):       # made in this order: custom_z has the smaller id
+        assert client.put('/resource_classes/%s' % rc, version='1.7').status_code == 201
+    rp = _provider(client, [(custom_a, 5), ('DISK_GB', 100), (custom_z, 5), ('VCPU', 8),
+                            ('MEMORY_MB', 1024)])
+    _put_alloc(client, _new(), rp, {'VCPU': 1, 'DISK_GB': 1, 'MEMORY_MB': 1,
+                                    custom_a: 1, custom_z: 1})
     resp = client.delete('%s/%s/inventories' % (RPS, rp), version='1.23')
     assert resp.status_code == 409, resp.text
-    assert ("Inventory for 'DISK_GB, VCPU, MEMORY_MB' on resource provider '%s' in use"
-            % rp) in resp.json()['errors'][0]['detail']
+    assert ("Inventory for 'VCPU, MEMORY_MB, DISK_GB, %s, %s' on resource provider '%s' "
+            "in use" % (custom_z, custom_a, rp)) in resp.json()['errors'][0]['detail']
