@@ -111,7 +111,7 @@ def setup_in_use(c):
     """VCPU's inventory record is made before DISK_GB's; both are allocated."""
     rp = _provider(c, [('VCPU', 8), ('DISK_GB', 100)])
     _put_alloc(c, _new(), rp, {'VCPU': 1, 'DISK_GB': 10})
-    return {'rp': rp}
+    return {'rp': rp, 'gen': _generation(c, rp)}
 
 
 def setup_consumer_at_3(c):
@@ -348,8 +348,19 @@ ROWS = [
     row('delete-all-inventory-in-use-1.23', 'in_use', 'DELETE', RPS + '/{rp}/inventories',
         '1.23', 409, "Inventory for 'VCPU, DISK_GB' on resource provider '{rp}' in use",
         code=INUSE),
+    row('put-all-inventory-in-use', 'in_use', 'PUT', RPS + '/{rp}/inventories', '1.23', 409,
+        "update conflict: Inventory for 'VCPU, DISK_GB' on resource provider '{rp}' in use",
+        body={'resource_provider_generation': '{gen}', 'inventories': {}}, code=INUSE),
+    row('delete-one-inventory-in-use', 'in_use', 'DELETE', RPS + '/{rp}/inventories/VCPU',
+        '1.23', 409, "Unable to delete inventory of class VCPU: Inventory for 'VCPU' on "
+                     "resource provider '{rp}' in use", code='placement.concurrent_update'),
 
     # -- reshaper ------------------------------------------------------------------
+    row('reshape-class-in-use', 'in_use', 'POST', '/reshaper', '1.30', 409,
+        "update conflict: Inventory for 'VCPU, DISK_GB' on resource provider '{rp}' in use",
+        body={'inventories': {'{rp}': {'resource_provider_generation': '{gen}',
+                                       'inventories': {}}},
+              'allocations': {}}, headers={'X-Roles': 'service'}, code=INUSE),
     row('reshape-stale-provider-generation', 'reshape', 'POST', '/reshaper', '1.30', 409,
         ('resource provider generation conflict', 'actual: {gen}, given: {stale}'),
         body={'inventories': {'{rp}': {'resource_provider_generation': '{stale}',

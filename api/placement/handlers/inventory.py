@@ -41,6 +41,11 @@ def _invalid(verb, uuid, exc):
                             % (verb, uuid, exc.message))
 
 
+def in_use_conflict(exc):
+    """Placement's 409 for inventory in use, replaced by a PUT or a reshape."""
+    return fault.Conflict('update conflict: %s' % exc.message, code=errors.INVENTORY_INUSE)
+
+
 @router.endpoint(json_reply=True)
 def get_inventories(req):
     policy.authorize(req, rules.RESOURCE_PROVIDERS_INVENTORIES_LIST)
@@ -95,6 +100,8 @@ def replace_inventories(req):
         raise _unknown_class(exc)
     except exception.InvalidInventory as exc:
         raise _invalid('update', uuid, exc)
+    except exception.InventoryInUse as exc:
+        raise in_use_conflict(exc)
     return response.send_json(req, _all_body(gen, inventories),
                               last_modified=_modified(inventories))
 
@@ -137,7 +144,9 @@ def delete_inventory(req):
                            req.urlvars['resource_class'])
     except exception.InventoryInUse as exc:
         # Placement answers this one case with concurrent_update, not inuse
-        raise fault.Conflict(exc.message, code=errors.CONCURRENT_UPDATE)
+        raise fault.Conflict('Unable to delete inventory of class %s: %s'
+                             % (req.urlvars['resource_class'], exc.message),
+                             code=errors.CONCURRENT_UPDATE)
     except exception.InventoryNotFound as exc:
         raise fault.NotFound('No inventory of class %s found for delete: %s'
                              % (req.urlvars['resource_class'], exc.message))

@@ -2,6 +2,7 @@
 
 from api.common.conductor import require_conductor
 from api.placement import consumers, errors, fault, policy, response, router, validation
+from api.placement.handlers import inventory
 from api.placement.schemas import allocation as allocation_schema
 from api.placement.schemas import reshaper as schema
 from common import exception
@@ -21,4 +22,6 @@ def reshape(req):
         require_conductor(req).reshape(req.context, body)
     except exception.ReshapeProviderNotFound as exc:
         raise fault.BadRequest(exc.message, code=errors.RESOURCE_PROVIDER_NOT_FOUND)
+    except exception.InventoryInUse as exc:
+        raise inventory.in_use_conflict(exc)
     return response.no_content()
