@@ -30,11 +30,6 @@ EXPECTED_FAILURES = {
         "never reaches berth: gabbi 4's HTTP client (httpx) refuses to send a "
         "non-integer Content-Length (upstream runs it in-process, through "
         "wsgi-intercept); real Placement served over HTTP fails it the same way",
-    'resource-provider.yaml: fail trying to self-parent':
-        "berth's detail lacks Placement's 'Unable to create resource provider' prefix",
-    'resource-provider.yaml: fail trying to re-parent to a different provider '
-    'with old microversion':
-        "berth says 'changing parent provider UUID', Placement 're-parenting a provider'",
 }
 
 

@@ -104,7 +104,7 @@ def setup_bare(c):
 
 def setup_tree(c):
     parent = _provider(c)
-    return {'parent': parent, 'child': _provider(c, parent=parent)}
+    return {'parent': parent, 'child': _provider(c, parent=parent), 'other': _provider(c)}
 
 
 def setup_in_use(c):
@@ -396,8 +396,15 @@ ROWS = [
         400, ('Badly formed resources parameter. Expected resources query string parameter '
               'in form:', 'Got: .')),
     row('rp-self-parent', 'none', 'POST', RPS, '1.39', 400,
-        'parent provider UUID cannot be same as UUID',
+        ('parent provider UUID cannot be same as UUID',
+         'Unable to create resource provider "child-{new}", {new}: Object action create '
+         'failed because: parent provider UUID cannot be same as UUID. Please set parent '
+         'provider UUID to None if there is no parent.'),
         body={'name': 'child-{new}', 'uuid': '{new}', 'parent_provider_uuid': '{new}'}),
+    row('rp-re-parent-before-1.37', 'tree', 'PUT', RPS + '/{child}', '1.36', 400,
+        'Unable to save resource provider {child}: Object action update failed because: '
+        're-parenting a provider is not currently allowed.',
+        body={'name': 'child-{new}', 'parent_provider_uuid': '{other}'}),
     row('rp-parent-does-not-exist', 'tree', 'PUT', RPS + '/{child}', '1.39', 400,
         'parent provider UUID does not exist',
         body={'name': 'child-{new}', 'parent_provider_uuid': '{new}'}),
