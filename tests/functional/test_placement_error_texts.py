@@ -433,6 +433,15 @@ ROWS = [
         '1.6', 400, BAD_TRAIT),
     row('traits-associated-not-boolean', 'none', 'GET', '/traits?associated=xyz', '1.6', 400,
         'The query parameter "associated" only accepts "true" or "false"'),
+    row('provider-aggregates-stale-generation', 'bare', 'PUT', RPS + '/{rp}/aggregates',
+        '1.19', 409, "Resource provider's generation already changed. Please update the "
+                     "generation and try again.",
+        body={'aggregates': ['{agga}'], 'resource_provider_generation': 99999}),
+    row('provider-aggregates-stale-generation-1.23', 'bare', 'PUT', RPS + '/{rp}/aggregates',
+        '1.23', 409, "Resource provider's generation already changed. Please update the "
+                     "generation and try again.",
+        body={'aggregates': ['{agga}'], 'resource_provider_generation': 99999},
+        code='placement.concurrent_update'),
     row('provider-traits-stale-generation', 'trait_rp', 'PUT', RPS + '/{rp}/traits', '1.23',
         409, "Resource provider's generation already changed. Please update the generation "
              "and try again.",
