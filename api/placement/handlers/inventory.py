@@ -41,11 +41,6 @@ def _invalid(verb, uuid, exc):
                             % (verb, uuid, exc.message))
 
 
-def in_use_conflict(exc):
-    """Placement's 409 for inventory in use, replaced by a PUT or a reshape."""
-    return fault.Conflict('update conflict: %s' % exc.message, code=errors.INVENTORY_INUSE)
-
-
 @router.endpoint(json_reply=True)
 def get_inventories(req):
     policy.authorize(req, rules.RESOURCE_PROVIDERS_INVENTORIES_LIST)
@@ -101,7 +96,7 @@ def replace_inventories(req):
     except exception.InvalidInventory as exc:
         raise _invalid('update', uuid, exc)
     except exception.InventoryInUse as exc:
-        raise in_use_conflict(exc)
+        raise fault.inventory_in_use(exc)
     return response.send_json(req, _all_body(gen, inventories),
                               last_modified=_modified(inventories))
 

@@ -2,7 +2,6 @@
 
 from api.common.conductor import require_conductor
 from api.placement import consumers, errors, fault, policy, response, router, validation
-from api.placement.handlers import inventory
 from api.placement.schemas import allocation as allocation_schema
 from api.placement.schemas import reshaper as schema
 from common import exception
@@ -23,5 +22,5 @@ def reshape(req):
     except exception.ReshapeProviderNotFound as exc:
         raise fault.BadRequest(exc.message, code=errors.RESOURCE_PROVIDER_NOT_FOUND)
     except exception.InventoryInUse as exc:
-        raise inventory.in_use_conflict(exc)
+        raise fault.inventory_in_use(exc)
     return response.no_content()
