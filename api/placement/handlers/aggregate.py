@@ -1,6 +1,6 @@
 """/resource_providers/{uuid}/aggregates (from 1.1)."""
 
-from api.placement import errors, fault, policy, query, response, router, validation
+from api.placement import errors, fault, policy, response, router, validation
 from api.placement.schemas import aggregate as schema
 from common import exception
 from common.policies.placement import endpoints as rules
@@ -33,11 +33,10 @@ def set_aggregates(req):
         expected = data['resource_provider_generation']
     else:
         aggregates, expected = data, None
-    # stored canonical (as member_of looks them up); echoed as sent
+    # stored as sent, as Placement does (member_of finds every spelling)
     try:
-        generation = agg_obj.set_for_provider(
-            req.context, uuid, {query.normalize_uuid(a) for a in aggregates},
-            expected_generation=expected)
+        generation = agg_obj.set_for_provider(req.context, uuid, set(aggregates),
+                                              expected_generation=expected)
     except exception.ConcurrentUpdate:
         # Placement's sentence, as for the provider's traits (osc-placement matches it)
         raise fault.Conflict("Resource provider's generation already changed. Please "
