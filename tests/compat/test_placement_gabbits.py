@@ -29,7 +29,8 @@ EXPECTED_FAILURES = {
     'basic-http.yaml: bad content length not int':
         "never reaches berth: gabbi 4's HTTP client (httpx) refuses to send a "
         "non-integer Content-Length (upstream runs it in-process, through "
-        "wsgi-intercept); real Placement served over HTTP fails it the same way",
+        "wsgi-intercept); sent by hand, berth answers it as the gabbit expects "
+        "(tests/security/test_http_edge.py)",
 }
 
 
