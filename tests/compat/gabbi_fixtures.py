@@ -19,8 +19,7 @@ import uuid as uuidlib
 
 from tests.compat import gabbi_topologies
 
-# the standard configuration every fixture starts from (upstream: noauth2 and
-# the deprecated, non-scoped policy defaults)
+# the origin upstream's CORSFixture allows (its cors.yaml asks with it)
 CORS_ORIGIN = 'http://valid.example.com'
 
 
@@ -145,6 +144,8 @@ def check_known(names):
 def settings(names, state_dir, policy_rules):
     """berth configuration overrides for a file declaring fixtures ``names``.
 
+    Every fixture runs noauth2 (berth's test default) on Placement's legacy
+    policy defaults but SecureRBACPolicyFixture's files, on the new ones.
     ``policy_rules`` are berth's Placement rule names; OpenPolicyFixture opens
     each of them but ``admin_api`` to anyone (``@``), through a policy file.
     """
