@@ -105,7 +105,9 @@ class _Request(cheroot_server.HTTPRequest):
             return False
         length = headers.get(b'Content-Length', b'0')
         if not length.strip().isdigit():
-            self._refuse('400 Bad Request', 'Malformed Content-Length Header.')
+            # cheroot's words, then Placement's (its gabbits match them)
+            self._refuse('400 Bad Request', 'Malformed Content-Length Header: '
+                         'content-length header must be an integer.')
             return False
         # cheroot answers 100 Continue right here; we do when the body is read
         expect = headers.pop(b'Expect', None)

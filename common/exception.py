@@ -120,6 +120,11 @@ class ConsumerAllocationsNotFound(NotFound):
     msg_fmt = "No allocations for consumer '%(uuid)s'"
 
 
+class ProviderTreeRefused(Invalid):
+    """A provider's parent refused by the tree rules (Placement's ObjectActionError)."""
+    msg_fmt = "Object action %(action)s failed because: %(reason)s"
+
+
 class ProviderHasChildren(Conflict):
     msg_fmt = "Unable to delete parent resource provider %(uuid)s: It has child resource providers."
 

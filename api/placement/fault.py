@@ -53,6 +53,11 @@ def from_domain(exc):
     return common_errors.translate(exc, _BY_EXCEPTION)
 
 
+def inventory_in_use(exc):
+    """Placement's 409 for inventory in use that a PUT of inventories or a reshape removes."""
+    return Conflict('update conflict: %s' % exc.message, code=errors.INVENTORY_INUSE)
+
+
 def body(status, detail, request_id, code=None, extra=None):
     """The error envelope; ``code`` None leaves it out (before 1.23)."""
     error = {'status': status, 'title': http.client.responses.get(status, 'Error'),

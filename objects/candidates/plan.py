@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from common import exception
 from db import models
 from objects.candidates import per_database
+from objects.placement import aggregate as agg_obj
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 
@@ -67,9 +68,15 @@ _TRAIT_IDS = (sa.select(_TRAIT.c.name, _TRAIT.c.id)
 
 
 def _agg_ids(ctx, uuids):
+    """{canonical uuid: frozenset of the ids of the aggregates spelled so}."""
     if not uuids:
         return {}
-    return dict(ctx.session.execute(_AGG_IDS, {'uuids': sorted(uuids)}).all())
+    found = {}
+    rows = ctx.session.execute(_AGG_IDS, {'uuids': agg_obj.spellings(uuids)}).all()
+    for stored, agg_id in rows:
+        key = agg_obj.canonical(stored)
+        found[key] = found.get(key, frozenset()) | {agg_id}
+    return found
 
 
 def _tree_roots(ctx, uuids):
@@ -88,7 +95,7 @@ class Names:
     """
     class_names: dict
     trait_ids: dict          # name -> id or None
-    agg_ids: dict            # aggregate uuid -> id or None
+    agg_ids: dict            # aggregate uuid -> frozenset of ids (its spellings) or None
     tree_roots: dict         # provider uuid -> its root's id or None
 
     def covers(self, wanted):
@@ -166,9 +173,10 @@ def compile_request(ctx, request, names=None):
             required=tuple(frozenset(trait_ids[t] for t in any_of)
                            for any_of in g.required),
             forbidden=frozenset(trait_ids[t] for t in g.forbidden),
-            member_of=tuple(frozenset(aggs[u] for u in any_of if u in aggs)
+            member_of=tuple(frozenset(i for u in any_of if u in aggs for i in aggs[u])
                             for any_of in g.member_of),
-            forbidden_aggs=frozenset(aggs[u] for u in g.forbidden_aggs if u in aggs),
+            forbidden_aggs=frozenset(i for u in g.forbidden_aggs if u in aggs
+                                     for i in aggs[u]),
             in_tree=(_or(roots.get(g.in_tree), -1) if g.in_tree else None)))
     index = {g.suffix: i for i, g in enumerate(compiled)}
     return Plan(

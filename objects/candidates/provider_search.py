@@ -26,6 +26,7 @@ from db import api as db_api
 from db import models
 from objects.candidates import capacity
 from objects.candidates import request as candidates_request
+from objects.placement import aggregate as agg_obj
 from objects.placement import resource_class as rc_obj
 from objects.placement import resource_provider as rp_obj
 from objects.placement import trait as trait_obj
@@ -41,7 +42,7 @@ MAX_INT = 2147483647
 def _in_aggregates(rp_id, agg_uuids):
     return (sa.exists().where(_RP_AGG.c.resource_provider_id == rp_id)
             .where(_RP_AGG.c.aggregate_id == _AGG.c.id)
-            .where(_AGG.c.uuid.in_(sorted(agg_uuids))))
+            .where(_AGG.c.uuid.in_(agg_obj.spellings(agg_uuids))))
 
 
 def _has_any_trait(rp_id, trait_ids):

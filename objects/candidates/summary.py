@@ -52,7 +52,9 @@ class Summaries:
         names, requested = self.class_names, self.requested
         all_classes = self.all_classes
         providers = self.providers
-        traits_of = {}     # trait sets repeat across providers: sort each once
+        # trait sets repeat across providers: order each once, by trait id as
+        # Placement's query returns them (standard traits before custom ones)
+        traits_of = {}
         for p in self.chosen() if chosen is None else chosen:
             resources = {names[rc_id]: {'capacity': inv[_CAPACITY], 'used': inv[_USED]}
                          for rc_id, inv in p.inv.items()
@@ -62,7 +64,7 @@ class Summaries:
                 key = frozenset(p.traits)
                 found = traits_of.get(key)
                 if found is None:
-                    found = traits_of[key] = sorted(p.traits.values())
+                    found = traits_of[key] = [p.traits[t] for t in sorted(p.traits)]
                 summary['traits'] = list(found)
             if self.tree_uuids:
                 parent = providers.get(p.parent_id) if p.parent_id is not None else None

@@ -1,8 +1,9 @@
-"""Provider aggregates: bare uuids, created the first time they are associated."""
+"""Provider aggregates: bare uuids (as sent), created the first time they are associated."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+import uuid as uuid_lib
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
@@ -16,6 +17,25 @@ from objects.placement import generation
 _RP = models.ResourceProvider.__table__
 _AGG = models.PlacementAggregate.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
+
+
+def spellings(agg_uuids: Iterable[str]) -> list[str]:
+    """The ways an aggregate of each canonical uuid may be stored, sorted.
+
+    Aggregates are stored as their client sent them, as Placement does:
+    dashed or dashless, lower or upper case.  A lookup by a canonical uuid
+    (``member_of``) finds any of these four spellings.
+    """
+    out = set()
+    for agg in agg_uuids:
+        dashless = agg.replace('-', '')
+        out.update((agg, agg.upper(), dashless, dashless.upper()))
+    return sorted(out)
+
+
+def canonical(agg_uuid: str) -> str:
+    """The dashed lower-case form of a stored aggregate uuid."""
+    return str(uuid_lib.UUID(agg_uuid))
 
 
 def _uuids_of(ctx, rp_id):

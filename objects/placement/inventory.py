@@ -132,15 +132,13 @@ def _check_generation(rp, expected):
 
 def _in_use(ctx, rp_id, rc_ids):
     """Names of the classes among ``rc_ids`` that have allocations on the provider."""
-    # in the order of the provider's inventory records (creation order), as
-    # Placement names them: nova's report client parses this message
+    # in Placement's class id order (its GROUP BY resource_class_id), as it
+    # names them: nova's report client copies this message
     rows = ctx.session.execute(
-        sa.select(_RC.c.name).join(_INV, _INV.c.resource_class_id == _RC.c.id)
-        .where(_INV.c.resource_provider_id == rp_id)
-        .where(_RC.c.id.in_(rc_ids)).where(
+        sa.select(_RC.c.name, _RC.c.id).where(_RC.c.id.in_(rc_ids)).where(
             sa.exists().where(_ALLOC.c.resource_provider_id == rp_id)
-            .where(_ALLOC.c.resource_class_id == _RC.c.id)).order_by(_INV.c.id))
-    return list(rows.scalars())
+            .where(_ALLOC.c.resource_class_id == _RC.c.id))).all()
+    return [name for name, _ in sorted(rows, key=lambda r: rc_obj.placement_order(*r))]
 
 
 def _delete_unused(ctx, rp, rc_ids):

@@ -79,11 +79,13 @@ def set_parent(ctx: RequestContext, row: sa.Row, parent_row: sa.Row | None) -> N
     if row.id not in roots:
         raise exception.ResourceProviderNotFound(uuid=row.uuid)
     if parent_row is not None and parent_row.id not in roots:
-        raise exception.Invalid(
+        raise exception.ProviderTreeRefused(
+            action='create',
             reason='parent provider UUID does not exist: %s' % parent_row.uuid)
     moved = subtree_ids(ctx, row.id)
     if parent_row is not None and parent_row.id in moved:
-        raise exception.Invalid(
+        raise exception.ProviderTreeRefused(
+            action='update',
             reason='creating loop in the provider tree is not allowed. '
                    '%s is %s itself or one of its descendants.'
                    % (parent_row.uuid, row.uuid))

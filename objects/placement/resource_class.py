@@ -22,8 +22,22 @@ _INV = models.Inventory.__table__
 STANDARDS = frozenset(os_resource_classes.STANDARDS)
 
 
+_STANDARD_RANK = {name: i for i, name in enumerate(os_resource_classes.STANDARDS)}
+
+
 def is_custom(name: str) -> bool:
     return name.startswith(os_resource_classes.CUSTOM_NAMESPACE)
+
+
+def placement_order(name: str, rc_id: int) -> tuple[int, int]:
+    """A sort key putting classes in Placement's id order.
+
+    Placement numbers the standard classes as os-resource-classes lists them
+    (VCPU, MEMORY_MB, DISK_GB, ...) and custom ones after them as they are
+    made; berth's own ids number the standard classes by name.
+    """
+    rank = _STANDARD_RANK.get(name)
+    return (0, rank) if rank is not None else (1, rc_id)
 
 
 @dataclasses.dataclass

@@ -98,9 +98,10 @@ def _parent_row(ctx, parent_uuid):
 
 
 def _no_parent(parent_uuid):
-    # Placement's words first ("parent provider UUID does not exist"), then which
-    return exception.Invalid(
-        reason='parent provider UUID does not exist: %s' % parent_uuid)
+    # Placement's words first ("parent provider UUID does not exist"), then
+    # which; Placement names the action 'create' on an update too
+    return exception.ProviderTreeRefused(
+        action='create', reason='parent provider UUID does not exist: %s' % parent_uuid)
 
 
 @db_api.writer
@@ -118,9 +119,10 @@ def create(ctx: RequestContext, name: str, uuid: str | None = None,
     if parent_uuid is not None:
         parent_uuid = _canonical(parent_uuid)
         if parent_uuid == uuid:
-            raise exception.Invalid(
-                reason='parent provider UUID cannot be same as UUID. Please choose '
-                       'a different parent provider UUID.')
+            raise exception.ProviderTreeRefused(
+                action='create',
+                reason='parent provider UUID cannot be same as UUID. Please set parent '
+                       'provider UUID to None if there is no parent.')
         parent = _parent_row(ctx, parent_uuid)
         # the parent's tree must not move (or go) while the child joins it
         roots = provider_tree.lock_trees(ctx, [parent.id])
@@ -172,7 +174,8 @@ def _reparent(ctx, row, parent_uuid, allow_reparent):
     if parent_uuid is not None:
         parent_uuid = _canonical(parent_uuid)
         if parent_uuid == row.uuid:
-            raise exception.Invalid(
+            raise exception.ProviderTreeRefused(
+                action='update',
                 reason='creating loop in the provider tree is not allowed. A '
                        'provider cannot be its own parent.')
         parent = _parent_row(ctx, parent_uuid)
@@ -181,10 +184,11 @@ def _reparent(ctx, row, parent_uuid, allow_reparent):
         return
     if row.parent_provider_id is not None and not allow_reparent:
         # Placement's two texts (before microversion 1.37)
-        raise exception.Invalid(
+        raise exception.ProviderTreeRefused(
+            action='update',
             reason='un-parenting a provider is not currently allowed.'
             if parent is None else
-            'changing parent provider UUID is not currently allowed.')
+            're-parenting a provider is not currently allowed.')
     provider_tree.set_parent(ctx, row, parent)
 
 

@@ -8,6 +8,8 @@ import pytest
 AGG1 = '11111111-1111-1111-1111-111111111111'
 AGG2 = '22222222-2222-2222-2222-222222222222'
 AGG3 = '33333333-3333-3333-3333-333333333333'
+# letters too, so that its upper-case spelling differs
+AGGX = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d'
 
 
 @pytest.fixture
@@ -73,28 +75,39 @@ def test_put_from_1_19_checks_and_always_bumps(client, rp):
     assert resp.json() == {'aggregates': [], 'resource_provider_generation': 3}
 
 
-def test_put_dashless_is_stored_canonical(client, rp):
-    resp = client.put(_path(rp), json=[AGG1.replace('-', '').upper()], version='1.18')
-    assert resp.json() == {'aggregates': [AGG1.replace('-', '').upper()]}
-    assert client.get(_path(rp), version='1.18').json() == {'aggregates': [AGG1]}
+@pytest.mark.parametrize('spelling', [AGGX.replace('-', ''), AGGX.replace('-', '').upper(),
+                                      AGGX.upper()])
+def test_put_dashless_or_upper_is_kept_as_sent(client, rp, spelling):
+    """As Placement: the PUT's answer and every later GET say it as it was sent."""
+    resp = client.put(_path(rp), json=[spelling], version='1.18')
+    assert resp.json() == {'aggregates': [spelling]}
+    assert client.get(_path(rp), version='1.18').json() == {'aggregates': [spelling]}
+    resp = client.put(_path(rp), json={'aggregates': [spelling, AGG2],
+                                       'resource_provider_generation': 0}, version='1.19')
+    assert resp.status_code == 200, resp.text
+    assert sorted(client.get(_path(rp)).json()['aggregates']) == sorted([spelling, AGG2])
+    # member_of (canonical, dashless or upper) still finds the provider
+    for member_of in (AGGX, AGGX.replace('-', ''), AGGX.upper()):
+        listed = client.get('/resource_providers?member_of=%s' % member_of).json()
+        assert [p['uuid'] for p in listed['resource_providers']] == [rp]
 
 
 def test_aggregates_shared_between_providers(client, rp):
     other = client.post('/resource_providers', json={'name': 'other'}).json()['uuid']
-    client.put(_path(rp), json=[AGG1, AGG2], version='1.18')
+    client.put(_path(rp), json=[AGGX, AGG2], version='1.18')
     client.put(_path(other), json=[AGG2], version='1.18')
-    client.put(_path(rp), json=[AGG1], version='1.18')
+    client.put(_path(rp), json=[AGGX], version='1.18')
     assert client.get(_path(other), version='1.18').json() == {'aggregates': [AGG2]}
     listed = client.get('/resource_providers?member_of=%s' % AGG2).json()
     assert [p['uuid'] for p in listed['resource_providers']] == [other]
 
 
 @pytest.mark.parametrize('body,version', [
-    ({'aggregates': [AGG1], 'resource_provider_generation': 0}, '1.18'),
-    ([AGG1], '1.19'),
+    ({'aggregates': [AGGX], 'resource_provider_generation': 0}, '1.18'),
+    ([AGGX], '1.19'),
     (['nope'], '1.18'),
-    ([AGG1, AGG1], '1.18'),
-    ({'aggregates': [AGG1]}, '1.19'),
+    ([AGGX, AGGX], '1.18'),
+    ({'aggregates': [AGGX]}, '1.19'),
     ({'resource_provider_generation': 0}, '1.19'),
     ({'aggregates': ['nope'], 'resource_provider_generation': 0}, '1.19'),
     ({'aggregates': [], 'resource_provider_generation': 0, 'x': 1}, '1.19'),
@@ -139,3 +152,16 @@ def test_concurrent_puts_one_wins(client, rp):
     body = client.get(_path(rp)).json()
     assert body['resource_provider_generation'] == 1
     assert len(body['aggregates']) == 1 and body['aggregates'][0] in aggs
+
+
+def test_candidates_member_of_finds_a_dashless_aggregate(client, rp):
+    resp = client.post('/resource_providers/%s/inventories' % rp, json={
+        'resource_class': 'VCPU', 'total': 4, 'resource_provider_generation': 0})
+    assert resp.status_code == 201, resp.text
+    client.put(_path(rp), json=[AGGX.replace('-', '')], version='1.18')
+    for member_of, found in ((AGGX, [rp]), ('in:%s,%s' % (AGG2, AGGX.upper()), [rp]),
+                             (AGG2, []), ('!' + AGGX, [])):
+        resp = client.get('/allocation_candidates?resources=VCPU:1&member_of=' + member_of)
+        assert resp.status_code == 200, resp.text
+        assert [list(a['allocations']) for a in resp.json()['allocation_requests']] == [
+            [p] for p in found], member_of

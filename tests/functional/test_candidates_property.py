@@ -257,7 +257,8 @@ def reference_summaries(provs, results, requested, flags):
                if flags['all_classes'] or rc in requested}
         s = {'resources': res}
         if flags['traits']:
-            s['traits'] = sorted(p['traits'])
+            # trait id order: the standard SHARES, then CUSTOM_A, _B, _C as made
+            s['traits'] = sorted(p['traits'], key=lambda t: (t.startswith('CUSTOM_'), t))
         if flags['trees']:
             s['parent_provider_uuid'] = p['parent_uuid']
             s['root_provider_uuid'] = p['root']

@@ -6,8 +6,8 @@ the status, the upstream text as a substring of ``errors[0].detail`` (berth
 may say more after it) and, where the row pins one, the error code.  Then
 the behaviours: a repeated ``limit`` / ``group_policy`` takes the first
 value, errors are HTML or plain text when the client does not accept JSON,
-``provider_summaries[].traits`` by name, and in-use classes named in
-inventory record order (the rows ``fail to delete all inventory``).
+``provider_summaries[].traits`` in trait id order, and in-use classes named in
+Placement's class id order (the rows ``fail to delete all inventory``).
 
 Rows share one berth; each builds its own providers and names, so they are
 independent of each other and of their order.
@@ -104,14 +104,14 @@ def setup_bare(c):
 
 def setup_tree(c):
     parent = _provider(c)
-    return {'parent': parent, 'child': _provider(c, parent=parent)}
+    return {'parent': parent, 'child': _provider(c, parent=parent), 'other': _provider(c)}
 
 
 def setup_in_use(c):
     """VCPU's inventory record is made before DISK_GB's; both are allocated."""
     rp = _provider(c, [('VCPU', 8), ('DISK_GB', 100)])
     _put_alloc(c, _new(), rp, {'VCPU': 1, 'DISK_GB': 10})
-    return {'rp': rp}
+    return {'rp': rp, 'gen': _generation(c, rp)}
 
 
 def setup_consumer_at_3(c):
@@ -348,8 +348,19 @@ ROWS = [
     row('delete-all-inventory-in-use-1.23', 'in_use', 'DELETE', RPS + '/{rp}/inventories',
         '1.23', 409, "Inventory for 'VCPU, DISK_GB' on resource provider '{rp}' in use",
         code=INUSE),
+    row('put-all-inventory-in-use', 'in_use', 'PUT', RPS + '/{rp}/inventories', '1.23', 409,
+        "update conflict: Inventory for 'VCPU, DISK_GB' on resource provider '{rp}' in use",
+        body={'resource_provider_generation': '{gen}', 'inventories': {}}, code=INUSE),
+    row('delete-one-inventory-in-use', 'in_use', 'DELETE', RPS + '/{rp}/inventories/VCPU',
+        '1.23', 409, "Unable to delete inventory of class VCPU: Inventory for 'VCPU' on "
+                     "resource provider '{rp}' in use", code='placement.concurrent_update'),
 
     # -- reshaper ------------------------------------------------------------------
+    row('reshape-class-in-use', 'in_use', 'POST', '/reshaper', '1.30', 409,
+        "update conflict: Inventory for 'VCPU, DISK_GB' on resource provider '{rp}' in use",
+        body={'inventories': {'{rp}': {'resource_provider_generation': '{gen}',
+                                       'inventories': {}}},
+              'allocations': {}}, headers={'X-Roles': 'service'}, code=INUSE),
     row('reshape-stale-provider-generation', 'reshape', 'POST', '/reshaper', '1.30', 409,
         ('resource provider generation conflict', 'actual: {gen}, given: {stale}'),
         body={'inventories': {'{rp}': {'resource_provider_generation': '{stale}',
@@ -385,8 +396,15 @@ ROWS = [
         400, ('Badly formed resources parameter. Expected resources query string parameter '
               'in form:', 'Got: .')),
     row('rp-self-parent', 'none', 'POST', RPS, '1.39', 400,
-        'parent provider UUID cannot be same as UUID',
+        ('parent provider UUID cannot be same as UUID',
+         'Unable to create resource provider "child-{new}", {new}: Object action create '
+         'failed because: parent provider UUID cannot be same as UUID. Please set parent '
+         'provider UUID to None if there is no parent.'),
         body={'name': 'child-{new}', 'uuid': '{new}', 'parent_provider_uuid': '{new}'}),
+    row('rp-re-parent-before-1.37', 'tree', 'PUT', RPS + '/{child}', '1.36', 400,
+        'Unable to save resource provider {child}: Object action update failed because: '
+        're-parenting a provider is not currently allowed.',
+        body={'name': 'child-{new}', 'parent_provider_uuid': '{other}'}),
     row('rp-parent-does-not-exist', 'tree', 'PUT', RPS + '/{child}', '1.39', 400,
         'parent provider UUID does not exist',
         body={'name': 'child-{new}', 'parent_provider_uuid': '{new}'}),
@@ -415,6 +433,15 @@ ROWS = [
         '1.6', 400, BAD_TRAIT),
     row('traits-associated-not-boolean', 'none', 'GET', '/traits?associated=xyz', '1.6', 400,
         'The query parameter "associated" only accepts "true" or "false"'),
+    row('provider-aggregates-stale-generation', 'bare', 'PUT', RPS + '/{rp}/aggregates',
+        '1.19', 409, "Resource provider's generation already changed. Please update the "
+                     "generation and try again.",
+        body={'aggregates': ['{agga}'], 'resource_provider_generation': 99999}),
+    row('provider-aggregates-stale-generation-1.23', 'bare', 'PUT', RPS + '/{rp}/aggregates',
+        '1.23', 409, "Resource provider's generation already changed. Please update the "
+                     "generation and try again.",
+        body={'aggregates': ['{agga}'], 'resource_provider_generation': 99999},
+        code='placement.concurrent_update'),
     row('provider-traits-stale-generation', 'trait_rp', 'PUT', RPS + '/{rp}/traits', '1.23',
         409, "Resource provider's generation already changed. Please update the generation "
              "and try again.",
@@ -530,26 +557,44 @@ def test_html_error_escapes_the_detail(client):
     assert '<b>' not in resp.text.split('<body>')[1]
 
 
-def test_provider_summary_traits_by_name(client):
+def test_provider_summary_traits_in_trait_id_order(client):
+    """As Placement's query returns them: standard traits, then custom ones as made.
+
+    Upstream's gabbit (allocation-candidates-root-required.yaml) expects
+    ``['HW_NUMA_ROOT', 'CUSTOM_FOO']``: neither the alphabet nor the request.
+    """
     rc = _custom_class(client)
-    trait = 'CUSTOM_' + uuidlib.uuid4().hex.upper()    # made after HW_NUMA_ROOT: larger id
-    assert client.put('/traits/%s' % trait).status_code == 201
+    later = 'CUSTOM_A' + uuidlib.uuid4().hex.upper()
+    first = 'CUSTOM_Z' + uuidlib.uuid4().hex.upper()
+    for trait in (first, later):          # made in this order: first has the smaller id
+        assert client.put('/traits/%s' % trait).status_code == 201
     rp = _provider(client, [(rc, 4)])
     resp = client.put('%s/%s/traits' % (RPS, rp), json={
-        'traits': ['HW_NUMA_ROOT', trait, 'COMPUTE_VOLUME_MULTI_ATTACH'],
+        'traits': [later, 'HW_NUMA_ROOT', first, 'COMPUTE_VOLUME_MULTI_ATTACH'],
         'resource_provider_generation': _generation(client, rp)})
     assert resp.status_code == 200, resp.text
     resp = client.get(AC + '?resources=%s:1' % rc, version='1.17')
     assert resp.status_code == 200, resp.text
     assert resp.json()['provider_summaries'][rp]['traits'] == [
-        'COMPUTE_VOLUME_MULTI_ATTACH', trait, 'HW_NUMA_ROOT']
+        'COMPUTE_VOLUME_MULTI_ATTACH', 'HW_NUMA_ROOT', first, later]
 
 
-def test_in_use_classes_in_inventory_record_order(client):
-    """Creation order, not the alphabet: DISK_GB made first comes first, then VCPU."""
-    rp = _provider(client, [('DISK_GB', 100), ('VCPU', 8), ('MEMORY_MB', 1024)])
-    _put_alloc(client, _new(), rp, {'VCPU': 1, 'DISK_GB': 1, 'MEMORY_MB': 1})
+def test_in_use_classes_in_class_id_order(client):
+    """Placement's class ids: standard classes as os-resource-classes lists them, then custom.
+
+    Neither creation order nor the alphabet: upstream's gabbit
+    (with-allocations.yaml) makes DISK_GB's inventory before VCPU's and
+    expects 'VCPU, DISK_GB'.
+    """
+    custom_z = 'CUSTOM_Z' + uuidlib.uuid4().hex.upper()
+    custom_a = 'CUSTOM_A' + uuidlib.uuid4().hex.upper()
+    for rc in (custom_z, custom_a):       # made in this order: custom_z has the smaller id
+        assert client.put('/resource_classes/%s' % rc, version='1.7').status_code == 201
+    rp = _provider(client, [(custom_a, 5), ('DISK_GB', 100), (custom_z, 5), ('VCPU', 8),
+                            ('MEMORY_MB', 1024)])
+    _put_alloc(client, _new(), rp, {'VCPU': 1, 'DISK_GB': 1, 'MEMORY_MB': 1,
+                                    custom_a: 1, custom_z: 1})
     resp = client.delete('%s/%s/inventories' % (RPS, rp), version='1.23')
     assert resp.status_code == 409, resp.text
-    assert ("Inventory for 'DISK_GB, VCPU, MEMORY_MB' on resource provider '%s' in use"
-            % rp) in resp.json()['errors'][0]['detail']
+    assert ("Inventory for 'VCPU, MEMORY_MB, DISK_GB, %s, %s' on resource provider '%s' "
+            "in use" % (custom_z, custom_a, rp)) in resp.json()['errors'][0]['detail']

@@ -449,7 +449,7 @@ def test_change_parent_needs_1_37(client):
     a, b = _new(client), _new(client)
     child = _new(client, name='c', parent=a)
     grandchild = _new(client, parent=child)
-    for target, text in ((b, 'changing parent provider UUID is not currently allowed'),
+    for target, text in ((b, 're-parenting a provider is not currently allowed'),
                          (None, 'un-parenting a provider is not currently allowed')):
         resp = client.put('/resource_providers/%s' % child, version='1.36',
                           json={'name': 'c', 'parent_provider_uuid': target})

@@ -68,6 +68,17 @@ def test_ambiguous_framing_is_400_and_stores_nothing(berth, bm, headers):
     assert bm.get('/v1/nodes').json()['nodes'] == []
 
 
+def test_a_content_length_that_is_not_a_number_gets_placements_words(berth, client):
+    """Upstream's gabbit (basic-http.yaml, 'bad content length not int'), sent by hand."""
+    body = b'{"uuid": "ce13d7f1-9988-4dfd-8e16-ce071802eb36"}'
+    status, answer = _send(berth.placement_url, (
+        b'POST /resource_providers HTTP/1.1\r\nHost: x\r\nX-Auth-Token: admin\r\n'
+        b'Content-Type: application/json\r\nContent-Length: hi mom\r\n\r\n' + body))
+    assert status == 400, answer
+    assert b'content-length header must be an integer' in answer
+    assert client.get('/resource_providers').json()['resource_providers'] == []
+
+
 @pytest.mark.parametrize('chunks', [b'zz\r\nabc\r\n0\r\n\r\n',
                                     b'3\r\nabcdef\r\n0\r\n\r\n'])
 def test_bad_chunks_are_400_never_500(berth, bm, chunks):

@@ -1,7 +1,8 @@
 """/resource_providers/{uuid}/aggregates (from 1.1)."""
 
-from api.placement import microversion, policy, query, response, router, validation
+from api.placement import errors, fault, microversion, policy, response, router, validation
 from api.placement.schemas import aggregate as schema
+from common import exception
 from common.policies.placement import endpoints as rules
 from objects.placement import aggregate as agg_obj
 from objects.placement import resource_provider as rp_obj
@@ -32,8 +33,13 @@ def set_aggregates(req):
         expected = data['resource_provider_generation']
     else:
         aggregates, expected = data, None
-    # stored canonical (as member_of looks them up); echoed as sent
-    generation = agg_obj.set_for_provider(
-        req.context, uuid, {query.normalize_uuid(a) for a in aggregates},
-        expected_generation=expected)
+    # stored as sent, as Placement does (member_of finds every spelling)
+    try:
+        generation = agg_obj.set_for_provider(req.context, uuid, set(aggregates),
+                                              expected_generation=expected)
+    except exception.ConcurrentUpdate:
+        # Placement's sentence, as for the provider's traits (osc-placement matches it)
+        raise fault.Conflict("Resource provider's generation already changed. Please "
+                             "update the generation and try again.",
+                             code=errors.CONCURRENT_UPDATE)
     return response.send_json(req, _body(req, aggregates, generation))

@@ -95,6 +95,8 @@ def replace_inventories(req):
         raise _unknown_class(exc)
     except exception.InvalidInventory as exc:
         raise _invalid('update', uuid, exc)
+    except exception.InventoryInUse as exc:
+        raise fault.inventory_in_use(exc)
     return response.send_json(req, _all_body(gen, inventories),
                               last_modified=_modified(inventories))
 
@@ -137,7 +139,9 @@ def delete_inventory(req):
                            req.urlvars['resource_class'])
     except exception.InventoryInUse as exc:
         # Placement answers this one case with concurrent_update, not inuse
-        raise fault.Conflict(exc.message, code=errors.CONCURRENT_UPDATE)
+        raise fault.Conflict('Unable to delete inventory of class %s: %s'
+                             % (req.urlvars['resource_class'], exc.message),
+                             code=errors.CONCURRENT_UPDATE)
     except exception.InventoryNotFound as exc:
         raise fault.NotFound('No inventory of class %s found for delete: %s'
                              % (req.urlvars['resource_class'], exc.message))

@@ -30,4 +30,6 @@ def reshape(req):
         require_conductor(req).reshape(req.context, body)
     except exception.ReshapeProviderNotFound as exc:
         raise fault.BadRequest(exc.message, code=errors.RESOURCE_PROVIDER_NOT_FOUND)
+    except exception.InventoryInUse as exc:
+        raise fault.inventory_in_use(exc)
     return response.no_content()

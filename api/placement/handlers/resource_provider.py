@@ -1,5 +1,7 @@
 """/resource_providers and /resource_providers/{uuid}."""
 
+import uuid as uuid_lib
+
 import orjson
 
 from api.placement import fault, microversion, policy, query, response, router, validation
@@ -68,8 +70,13 @@ def list_resource_providers(req):
 def create_resource_provider(req):
     policy.authorize(req, rules.RESOURCE_PROVIDERS_CREATE)
     data = validation.extract_json(req, schema.post_provider(req.version))
-    rp = rp_obj.create(req.context, data['name'], uuid=data.get('uuid'),
-                       parent_uuid=data.get('parent_provider_uuid'))
+    uuid = data.get('uuid') or str(uuid_lib.uuid4())
+    try:
+        rp = rp_obj.create(req.context, data['name'], uuid=uuid,
+                           parent_uuid=data.get('parent_provider_uuid'))
+    except exception.ProviderTreeRefused as exc:
+        raise fault.BadRequest('Unable to create resource provider "%s", %s: %s'
+                               % (data['name'], uuid, exc.message))
     location = response.location(req, '/resource_providers/%s' % rp.uuid)
     if not req.version.matches(microversion.POST_PROVIDER_BODY):
         return response.no_content(201, location=location)
@@ -91,9 +98,13 @@ def update_resource_provider(req):
     uuid = req.urlvars['uuid']
     rp_obj.get_by_uuid(req.context, uuid)  # 404 comes before body errors
     data = validation.extract_json(req, schema.put_provider(req.version))
-    rp = rp_obj.update(req.context, uuid, data['name'],
-                       parent_uuid=data.get('parent_provider_uuid', rp_obj.UNCHANGED),
-                       allow_reparent=req.version.matches(microversion.REPARENT))
+    try:
+        rp = rp_obj.update(req.context, uuid, data['name'],
+                           parent_uuid=data.get('parent_provider_uuid', rp_obj.UNCHANGED),
+                           allow_reparent=req.version.matches(microversion.REPARENT))
+    except exception.ProviderTreeRefused as exc:
+        raise fault.BadRequest('Unable to save resource provider %s: %s'
+                               % (uuid, exc.message))
     return response.send_json(req, represent(req, rp), last_modified=rp.last_modified)
 
 
