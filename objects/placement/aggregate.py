@@ -26,7 +26,7 @@ def spellings(agg_uuids: Iterable[str]) -> list[str]:
     dashed or dashless, lower or upper case.  A lookup by a canonical uuid
     (``member_of``) finds any of these four spellings.
     """
-    out = set()
+    out: set[str] = set()
     for agg in agg_uuids:
         dashless = agg.replace('-', '')
         out.update((agg, agg.upper(), dashless, dashless.upper()))
