@@ -8,7 +8,7 @@ from oslo_serialization import jsonutils
 from oslo_utils import strutils
 import webob
 
-from api.baremetal import policy
+from api.baremetal import node_conductor, policy
 from api.baremetal import version as api_version
 from api.common import links as common_links
 from api.common import response as common_response
@@ -114,7 +114,7 @@ def node(req, node, fields=None, detail=True):
         'driver_internal_info': {}, 'extra': node.extra, 'owner': node.owner,
         'lessee': node.lessee,
         'description': node.description, 'last_error': node.last_error,
-        'reservation': node.reservation, 'conductor': node.conductor_affinity,
+        'reservation': node.reservation, 'conductor': None,
         'conductor_group': node.conductor_group or '', 'console_enabled': False,
         'chassis_uuid': None,
         'clean_step': {}, 'deploy_step': {}, 'protected': False,
@@ -129,6 +129,8 @@ def node(req, node, fields=None, detail=True):
     if fields is None and not detail:
         fields = _NODE_LIST_FIELDS
     body = pick(body, fields)
+    if 'conductor' in body:        # the live conductor responsible for it (1.49)
+        body['conductor'] = node_conductor.of(req, node)
     if node.id is not None:
         _restrict(req, node, body)
     return body

@@ -4,11 +4,13 @@ Literal segments come before ``{parameters}`` at the same depth (the first
 match wins); a path with an empty method table answers 405 to everything.
 """
 
-from api.baremetal.handlers import allocation, node, node_state, node_trait, root
+from api.baremetal.handlers import allocation, conductor, node, node_state, node_trait, root
 
 ROUTES = [
     ('/', {'GET': root.root}),
     ('/v1', {'GET': root.v1}),
+    ('/v1/conductors', {'GET': conductor.list_conductors}),
+    ('/v1/conductors/{hostname}', {'GET': conductor.get_conductor}),
     ('/v1/nodes', {'GET': node.list_nodes, 'POST': node.create_node}),
     ('/v1/nodes/detail', {'GET': node.list_nodes_detail}),
     ('/v1/nodes/{node}', {'GET': node.get_node, 'PATCH': node.update_node,

@@ -4,7 +4,16 @@ import re
 
 from oslo_utils import uuidutils
 
-from api.baremetal import backend, fault, policy, query, response, router, validation
+from api.baremetal import (
+    backend,
+    fault,
+    node_conductor,
+    policy,
+    query,
+    response,
+    router,
+    validation,
+)
 from api.baremetal import version as api_version
 from api.baremetal.schemas import node as schema
 from api.common import links as common_links
@@ -73,6 +82,15 @@ def create_node(req):
         'location': '%s/v1/nodes/%s' % (common_links.base_url(req), node.uuid)})
 
 
+def _conductor_filter(req):
+    """``?conductor=<hostname>`` (1.49, 406 before), or None."""
+    conductor = req.GET.get('conductor')
+    if conductor is not None and not req.version.matches(node_conductor.SINCE):
+        raise fault.NotAcceptable('Request not acceptable. The minimal required API '
+                                  'version should be %s' % node_conductor.SINCE)
+    return conductor
+
+
 def _list(req, detail):
     project = policy.list_project(req, 'node')
     query.known_params(req, schema.LIST_PARAMS)
@@ -80,6 +98,7 @@ def _list(req, detail):
             api_version.CONDUCTOR_GROUP):
         raise fault.NotAcceptable('The conductor_group filter needs API version %s'
                                   % api_version.CONDUCTOR_GROUP)
+    conductor = _conductor_filter(req)
     fields = query.fields_param(req, response.node_fields(req))
     if detail and fields is not None:
         raise fault.BadRequest("Can not specify ?detail=True and fields in the same "
@@ -108,7 +127,12 @@ def _list(req, detail):
     # node: nova's ironic driver finds it so right after setting instance_uuid
     listing = (node_obj.list_nodes if filters.get('instance_uuid') is not None
                else node_obj.list_nodes_may_lag)
-    nodes = listing(req.context, filters, limit, marker, sort_key, sort_dir)
+    if conductor is None:
+        nodes = listing(req.context, filters, limit, marker, sort_key, sort_dir)
+    else:
+        nodes = node_conductor.filter_pages(
+            req, lambda lim, mark: listing(req.context, filters, lim, mark, sort_key,
+                                           sort_dir), limit, marker, conductor)
     items = [response.node(req, n, fields, detail) for n in nodes]
     return response.send_json(response.collection(req, 'nodes', items, limit))
 

@@ -31,4 +31,4 @@ PATCHABLE = {'name': True, 'resource_class': True, 'instance_uuid': True,
 LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'detail',
                'resource_class', 'provision_state', 'maintenance', 'associated',
                'owner', 'lessee', 'project', 'driver', 'instance_uuid',
-               'conductor_group')
+               'conductor_group', 'conductor')
