@@ -50,8 +50,8 @@ def prefetch(req, nodes):
     if ring is None:
         cache.update((n.uuid, None) for n in nodes)
         return cache
-    affinities = conductor_obj.allocation_affinities(
-        req.context, [n.allocation_uuid for n in nodes if n.allocation_uuid])
+    held = [n.allocation_uuid for n in nodes if n.allocation_uuid]
+    affinities = conductor_obj.allocation_affinities(req.context, held) if held else {}
     cache.update((n.uuid, _answer(ring, n, affinities)) for n in nodes)
     return cache
 
