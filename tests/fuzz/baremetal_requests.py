@@ -22,7 +22,8 @@ _LIST_VALUES = st.one_of(st.sampled_from([
     jsonfuzz.TEXT)
 _NODE_KEYS = ['fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'resource_class',
               'provision_state', 'owner', 'driver', 'instance_uuid', 'maintenance',
-              'associated', 'detail']
+              'associated', 'detail', 'conductor']
+_CONDUCTOR_KEYS = ['fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'detail']
 _ALLOC_KEYS = ['fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'node',
                'resource_class', 'state', 'owner']
 
@@ -116,4 +117,7 @@ def routes():
         ('GET', alloc, fields, None),
         ('PATCH', alloc, None, PATCHES),
         ('DELETE', alloc, None, None),
+        ('GET', st.just('/v1/conductors'), _keyed(_CONDUCTOR_KEYS), None),
+        ('GET', st.one_of(st.just('fuzz-host'), jsonfuzz.TEXT).map(
+            lambda h: '/v1/conductors/' + quote(h)), fields, None),
     ]
