@@ -233,6 +233,8 @@ def test_the_conductor_filter_partitions_the_nodes(berth, bm):
         seen |= uuids
     assert seen == made
     assert bm.get('/v1/nodes?conductor=nobody').json()['nodes'] == []
+    # empty is no filter (Ironic)
+    assert {n['uuid'] for n in bm.get('/v1/nodes?conductor=').json()['nodes']} == made
 
 
 def test_the_conductor_filter_fills_its_pages(berth, bm):

@@ -12,6 +12,7 @@ import urllib.parse
 
 from api.baremetal import fault, policy, query, response, router
 from api.common import links as common_links
+from api.common import response as common_response
 from common.policies.baremetal import conductor as rules
 from objects.baremetal import conductor as conductor_obj
 
@@ -29,8 +30,8 @@ def _body(req, conductor, fields, at):
             'conductor_group': conductor.conductor_group,
             'alive': conductor.alive(req.conf.conductor.heartbeat_timeout, at),
             'drivers': conductor.drivers,
-            'created_at': response._iso(conductor.created_at),
-            'updated_at': response._iso(conductor.updated_at),
+            'created_at': common_response.iso(conductor.created_at),
+            'updated_at': common_response.iso(conductor.updated_at),
             'links': response.links(req, 'conductors', conductor.hostname)}
     return response.pick(body, fields, always=())
 

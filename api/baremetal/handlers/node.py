@@ -83,12 +83,12 @@ def create_node(req):
 
 
 def _conductor_filter(req):
-    """``?conductor=<hostname>`` (1.49, 406 before), or None."""
+    """``?conductor=<hostname>`` (1.49, 406 before), or None (also when empty, as Ironic)."""
     conductor = req.GET.get('conductor')
     if conductor is not None and not req.version.matches(node_conductor.SINCE):
         raise fault.NotAcceptable('Request not acceptable. The minimal required API '
                                   'version should be %s' % node_conductor.SINCE)
-    return conductor
+    return conductor or None
 
 
 def _list(req, detail):
