@@ -181,14 +181,28 @@ def test_forget_refuses_a_live_conductor(berth, bm, capsys):
     assert bm.get('/v1/conductors/%s' % host).json()['alive'] is True
 
 
-def manage_forget(conf, hostname):
-    """``berth-manage conductor forget`` on the database of the running berth."""
+def manage_conductor(conf, *args):
+    """``berth-manage conductor ...`` on the database of the running berth."""
     cfg = conf.state_path + '/manage.conf'
     with open(cfg, 'w') as f:
         f.write('[DEFAULT]\nstate_path = %s\n[conductor]\nheartbeat_timeout = %d\n%s'
                 % (conf.state_path, conf.conductor.heartbeat_timeout,
                    fixtures.database_section(conf)))
-    return manage.main(['--config-file', cfg, 'conductor', 'forget', hostname])
+    return manage.main(['--config-file', cfg, 'conductor'] + list(args))
+
+
+def manage_forget(conf, hostname):
+    return manage_conductor(conf, 'forget', hostname)
+
+
+def test_manage_conductor_list_shows_every_state(berth, ctx, capsys):
+    live, stopped = (c.host for c in berth.conductors)
+    berth.conductors[1].stop(grace=0)
+    assert manage_conductor(berth.conf, 'list') == 0
+    rows = {line.split('|')[1].strip(): line.split('|')[3].strip()
+            for line in capsys.readouterr().out.splitlines()
+            if line.startswith('| ') and 'Hostname' not in line}
+    assert rows == {live: 'alive', stopped: 'stopped'}
 
 
 # --- a node's conductor and ?conductor= ---
