@@ -30,6 +30,11 @@ class Registration:
         self._db = db
         self._lock = threading.Lock()      # a heartbeat never follows the sign-off
         self._signed_off = False
+        if conf.conductor.heartbeat_timeout < 2 * self.interval:
+            LOG.warning('[conductor] heartbeat_timeout (%ss) is under two '
+                        'heartbeat_interval (%ss): conductor %s will look dead '
+                        'between its heartbeats', conf.conductor.heartbeat_timeout,
+                        self.interval, host)
 
     def _ctx(self):
         return berth_context.admin_context(self._db)

@@ -171,6 +171,14 @@ def test_a_forgotten_conductor_registers_again_on_its_next_heartbeat(conf, db, c
     assert (back.online, back.created_at) == (True, clock.at)
 
 
+def test_a_timeout_under_two_heartbeats_is_warned_about(conf, db, caplog):
+    registry.Registration(conf, 'c1', db)
+    assert 'will look dead' not in caplog.text       # the defaults: 10 s and 60 s
+    conf.set_override('heartbeat_timeout', 15, group='conductor')
+    registry.Registration(conf, 'c1', db)
+    assert 'heartbeat_timeout (15s) is under two heartbeat_interval (10s)' in caplog.text
+
+
 def test_registration_heartbeat_interval_and_group_come_from_conf(conf, db):
     conf.set_override('heartbeat_interval', 7, group='conductor')
     conf.set_override('conductor_group', 'Rack-B', group='conductor')
