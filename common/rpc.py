@@ -12,10 +12,10 @@ from kombu import exceptions as kombu_exc
 from oslo_config import cfg
 import oslo_messaging as messaging
 from oslo_messaging import opts as messaging_opts
-from oslo_messaging.rpc import dispatcher
+from oslo_messaging.rpc import server as rpc_server
 
 from common import context as berth_context
-from common import exception, metrics
+from common import exception, metrics, rpc_door
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -167,12 +167,11 @@ def get_client(transport, version, version_cap, timeout, retry):
 
 
 def get_server(transport, host, endpoints, db):
-    """The RPC server of one conductor; private (underscore) methods stay private."""
+    """The RPC server of one conductor: only the methods its endpoints publish
+    (their ``RPC_METHODS``) dispatch (common.rpc_door)."""
     target = messaging.Target(topic=TOPIC, server=host)
-    return messaging.get_rpc_server(
-        transport, target, endpoints,
-        serializer=RequestContextSerializer(db),
-        access_policy=dispatcher.DefaultRPCAccessPolicy)
+    door = rpc_door.Dispatcher(endpoints, RequestContextSerializer(db))
+    return rpc_server.RPCServer(transport, target, door)
 
 
 @contextlib.contextmanager

@@ -1,0 +1,58 @@
+"""The conductor's RPC door on a running embedded berth (the in-process transport).
+
+A caller on the bus naming an attribute that is not a published method
+(``conf``, ``db``, ``ring``, ...) gets NoSuchMethod with no traceback, by
+call or by fanout cast, and the conductor keeps working: REST writes that
+its policy checks still pass.
+"""
+
+import oslo_messaging as messaging
+import pytest
+
+from common import context as berth_context
+from tests import fixtures
+from tests.functional import alloc_helpers
+
+INTERNAL = ['conf', 'db', 'ring', 'workers', 'calls', 'authz', 'claims',
+            'periodic_tasks', 'node_allocator', '__init__', '_refused']
+
+
+@pytest.fixture
+def placement(berth):
+    client = fixtures.PlacementClient(berth.placement_url, version='1.38')
+    yield client
+    client.close()
+
+
+def _client(berth, **target):
+    return berth.conductor_api.client.prepare(version='1.0', **target)
+
+
+@pytest.mark.parametrize('name', INTERNAL)
+def test_an_internal_name_is_no_such_method_without_traceback(berth, placement, name):
+    host = berth.conductors[0].host
+    with pytest.raises(messaging.RemoteError) as err:
+        _client(berth, server=host).call(berth_context.admin_context(), name)
+    assert err.value.exc_type == 'NoSuchMethod'
+    assert 'Traceback' not in (err.value.traceback or '')
+    assert '.py' not in (err.value.traceback or '')
+    # the conductor is whole: its policy-checked writes still run
+    ctx = berth_context.admin_context(berth.db)
+    rp = alloc_helpers.provider(placement, ctx, {'VCPU': {'total': 4}})
+    consumer = alloc_helpers.new_uuid()
+    resp = alloc_helpers.put(placement, consumer, {rp: {'VCPU': 1}})
+    assert resp.status_code == 204, resp.text
+    assert placement.delete('/allocations/%s' % consumer).status_code == 204
+
+
+def test_a_fanout_cast_of_conf_clears_nothing(berth, placement):
+    _client(berth, fanout=True).cast(berth_context.admin_context(), 'conf')
+    host = berth.conductors[0].host
+    # a call after the cast is answered after it (one queue, one server)
+    assert berth.conductor_api.ping(berth_context.admin_context(), 'k')['host'] == host
+    assert berth.conductors[0].manager.conf.conductor.workers == \
+        berth.conf.conductor.workers
+    ctx = berth_context.admin_context(berth.db)
+    rp = alloc_helpers.provider(placement, ctx, {'VCPU': {'total': 4}})
+    resp = alloc_helpers.put(placement, alloc_helpers.new_uuid(), {rp: {'VCPU': 1}})
+    assert resp.status_code == 204, resp.text
