@@ -141,16 +141,30 @@ def get_transport(conf, url=None):
                                        allowed_remote_exmods=ALLOWED_EXMODS)
 
 
+# context fields that never cross the bus: bearer credentials.  A conductor
+# acts on the identity the message carries (and its signature vouches for,
+# common.rpc_trust), never calls Keystone or another service with the
+# caller's token, so a queue bound to the exchange learns no token.
+SECRET_FIELDS = ('auth_token', 'auth_token_info', 'service_token')
+
+
+def without_secrets(values):
+    """``values`` (a context dict) without the fields of SECRET_FIELDS."""
+    return {k: v for k, v in values.items() if k not in SECRET_FIELDS}
+
+
 class RequestContextSerializer(messaging.NoOpSerializer):
-    """Sends a RequestContext as its dict; the receiver attaches its own database."""
+    """Sends a RequestContext as its dict, tokens left out; the receiver attaches
+    its own database."""
 
     def __init__(self, db=None):
         self.db = db
 
     def serialize_context(self, ctxt):
-        return ctxt.to_dict()
+        return without_secrets(ctxt.to_dict())
 
     def deserialize_context(self, ctxt):
+        ctxt = without_secrets(ctxt)
         # request_id and global_request_id travel in the dict; the endpoint
         # makes the context the thread's current one for the call's log lines
         # (conductor.manager), and forgets it after

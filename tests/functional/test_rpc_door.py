@@ -10,6 +10,7 @@ import oslo_messaging as messaging
 import pytest
 
 from common import context as berth_context
+from conductor.rpcapi import payloads
 from tests import fixtures
 from tests.functional import alloc_helpers
 
@@ -56,3 +57,30 @@ def test_a_fanout_cast_of_conf_clears_nothing(berth, placement):
     rp = alloc_helpers.provider(placement, ctx, {'VCPU': {'total': 4}})
     resp = alloc_helpers.put(placement, alloc_helpers.new_uuid(), {rp: {'VCPU': 1}})
     assert resp.status_code == 204, resp.text
+
+
+def test_no_token_crosses_the_bus(berth, placement, monkeypatch):
+    """A context holding the caller's Keystone token: its messages carry none."""
+    sent = []
+    driver = berth.transport._driver
+    real_send = driver.send
+
+    def send(target, ctxt, message, *args, **kwargs):
+        sent.append((dict(ctxt), message.get('method')))
+        return real_send(target, ctxt, message, *args, **kwargs)
+
+    monkeypatch.setattr(driver, 'send', send)
+    rp = alloc_helpers.provider(placement, berth_context.admin_context(berth.db),
+                                {'VCPU': {'total': 4}})
+    ctx = berth_context.RequestContext(
+        user_id='u', project_id='p', roles=['admin'], auth_token='bearer-secret-7',
+        service_token='service-secret-8', db=berth.db, overwrite=False)
+    consumer = alloc_helpers.new_uuid()
+    berth.conductor_api.claim_resources(ctx, [payloads.ClaimConsumer(
+        consumer, {rp: {'VCPU': 1}}, 'p', 'u')])
+    berth.conductor_api.delete_allocations(ctx, consumer)
+    assert {m for _c, m in sent} >= {'claim_resources', 'delete_allocations'}
+    for ctxt, _method in sent:
+        assert ctxt['user'] == 'u'
+        assert not {'auth_token', 'auth_token_info', 'service_token'} & set(ctxt)
+        assert 'secret' not in repr(ctxt)
