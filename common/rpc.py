@@ -15,7 +15,7 @@ from oslo_messaging import opts as messaging_opts
 from oslo_messaging.rpc import server as rpc_server
 
 from common import context as berth_context
-from common import exception, metrics, rpc_door
+from common import exception, metrics, rpc_door, rpc_trust
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -173,8 +173,12 @@ class RequestContextSerializer(messaging.NoOpSerializer):
 
 
 def get_client(transport, version, version_cap, timeout, retry):
-    """An RPC client for the conductor topic; callers ``prepare(server=...)``."""
+    """An RPC client for the conductor topic; callers ``prepare(server=...)``.
+
+    Its messages are signed with this process's key (common.rpc_trust).
+    """
     target = messaging.Target(topic=TOPIC, version=version)
+    transport = rpc_trust.signing(transport)      # every message leaves signed
     return messaging.get_rpc_client(transport, target, version_cap=version_cap,
                                     serializer=RequestContextSerializer(),
                                     timeout=timeout, retry=retry)
@@ -182,9 +186,11 @@ def get_client(transport, version, version_cap, timeout, retry):
 
 def get_server(transport, host, endpoints, db):
     """The RPC server of one conductor: only the methods its endpoints publish
-    (their ``RPC_METHODS``) dispatch (common.rpc_door)."""
+    (their ``RPC_METHODS``) dispatch (common.rpc_door), for messages whose
+    signature verifies (common.rpc_trust)."""
     target = messaging.Target(topic=TOPIC, server=host)
-    door = rpc_door.Dispatcher(endpoints, RequestContextSerializer(db))
+    verifier = rpc_trust.verifier(transport.conf, transport, host)
+    door = rpc_door.Dispatcher(endpoints, RequestContextSerializer(db), verifier)
     return rpc_server.RPCServer(transport, target, door)
 
 

@@ -10,6 +10,7 @@ import oslo_messaging as messaging
 import pytest
 
 from common import context as berth_context
+from common import exception, rpc, rpc_trust
 from conductor.rpcapi import payloads
 from tests import fixtures
 from tests.functional import alloc_helpers
@@ -84,3 +85,45 @@ def test_no_token_crosses_the_bus(berth, placement, monkeypatch):
         assert ctxt['user'] == 'u'
         assert not {'auth_token', 'auth_token_info', 'service_token'} & set(ctxt)
         assert 'secret' not in repr(ctxt)
+
+
+def _raw_client(berth, key=None):
+    """An oslo.messaging client on the bus, unsigned (or signed with ``key``)."""
+    transport = berth.transport
+    if key is not None:
+        transport = rpc_trust.SigningTransport(transport, rpc_trust.Signer('berth', key))
+    target = messaging.Target(topic=rpc.TOPIC, version='1.9')
+    return messaging.get_rpc_client(transport, target,
+                                    serializer=messaging.NoOpSerializer())
+
+
+FORGED = [
+    {'user': 'x', 'project_id': 'x', 'roles': ['admin']},
+    {'user': 'x', 'project_id': None, 'roles': ['member', 'reader'],
+     'system_scope': 'all'},
+    {'user': 'x', 'project_id': 'svc', 'project_name': 'service', 'roles': ['service'],
+     'is_admin': True},
+]
+
+
+@pytest.mark.parametrize('key', [None, 'not-berths-key-' * 3])
+@pytest.mark.parametrize('forged', FORGED)
+def test_a_forged_context_writes_nothing(berth, placement, key, forged):
+    ctx = berth_context.admin_context(berth.db)
+    rp = alloc_helpers.provider(placement, ctx, {'VCPU': {'total': 4}})
+    victim = alloc_helpers.new_uuid()
+    assert alloc_helpers.put(placement, victim, {rp: {'VCPU': 1}}).status_code == 204
+    host = berth.conductors[0].host
+    cctxt = _raw_client(berth, key).prepare(server=host)
+    with pytest.raises(exception.Forbidden) as err:
+        cctxt.call(forged, 'delete_allocations', tree=None, consumer_uuid=victim)
+    assert 'RPC message was refused' in err.value.message
+    with pytest.raises(exception.Forbidden):
+        cctxt.call(forged, 'claim_resources', tree=None, consumers=[{
+            'uuid': alloc_helpers.new_uuid(), 'allocations': {rp: {'VCPU': 3}},
+            'project_id': 'x', 'user_id': 'x', 'consumer_type': None,
+            'check_generation': False, 'generation': None}])
+    held = placement.get('/allocations/%s' % victim).json()['allocations']
+    assert {p: a['resources'] for p, a in held.items()} == {rp: {'VCPU': 1}}
+    assert placement.get('/resource_providers/%s/usages' % rp).json()['usages'] == {
+        'VCPU': 1}
