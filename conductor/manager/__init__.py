@@ -140,12 +140,11 @@ class ConductorManager:
         in the database for the re-drive (conductor/manager/allocation_queue.py).
         Call (1.4, ``wait`` seconds): the same, and answer what the worker
         wrote once it is done, or None if it is not done within ``wait``.
+        A caller without ``allocation:create`` is Forbidden; a row it may not
+        create is answered None, as a row that does not exist, and left alone.
         """
-        refused = self._refused(ctx, allocation_id)
-        if refused is not None:
-            if wait is None:
-                return None
-            raise refused
+        if self._refused(ctx, [allocation_id]):
+            return None
         if wait is None:
             self.allocation_queue.submit(ctx, allocation_id)
             return None
@@ -157,54 +156,35 @@ class ConductorManager:
         """Call (1.5): ``create_allocation`` with ``wait`` for several rows at once.
 
         Answers a result (or None) per id, in order, within ``wait`` seconds;
-        a row the caller may not create ends ``error`` and answers that.
+        a row the caller may not create is answered None and left alone.
         """
-        refused = self._refused_many(ctx, allocation_ids)
+        refused = self._refused(ctx, allocation_ids)
         allowed = [alloc_id for alloc_id in allocation_ids if alloc_id not in refused]
-        answers = {alloc_id: _outcome(ctx, alloc_id) for alloc_id in refused}
+        answers = {}
         if allowed:
             answers.update(zip(allowed, self.allocation_queue.run_many(ctx, allowed, wait)))
         return [answers.get(alloc_id) for alloc_id in allocation_ids]
 
-    def _refused(self, ctx, alloc_id):
-        """The Forbidden of a row ``ctx`` may not create (the row ends ``error``), else None."""
-        try:
-            alloc = alloc_obj.get_by_id(ctx, alloc_id)
-        except exception.AllocationNotFound:
-            return None             # nothing to write: the queue answers it
-        try:
-            self.authz.create_allocation(ctx, alloc)
-        except exception.Forbidden as exc:
-            return self._refuse(ctx, alloc, exc)
-        return None
-
-    def _refused_many(self, ctx, alloc_ids):
-        """The ids of the rows ``ctx`` may not create (each ends ``error``).
+    def _refused(self, ctx, alloc_ids):
+        """The ids of the rows ``ctx`` may not create; Forbidden without the rule.
 
         The rule is checked once per call; the rows are read only when their
-        owner matters (a caller limited to its project) or all are refused.
+        owner matters (a caller limited to its project).  A refused row is
+        neither written nor described: it stays with its owner's request
+        and the re-drive, and the caller learns nothing of it.
         """
-        try:
-            scope, refusal = self.authz.create_scope(ctx), None
-        except exception.Forbidden as exc:
-            scope, refusal = None, exc
-        if scope is None and refusal is None:
+        scope = self.authz.create_scope(ctx)
+        if scope is None:
             return set()
         refused = set()
         for alloc in alloc_obj.owners(ctx, alloc_ids):
             try:
-                if refusal is not None:
-                    raise refusal
                 self.authz.create_allocation(ctx, alloc, scope)
             except exception.Forbidden as exc:
-                self._refuse(ctx, alloc, exc)
+                LOG.warning('Allocation %s refused by policy: %s', alloc.uuid,
+                            exc.message)
                 refused.add(alloc.id)
         return refused
-
-    def _refuse(self, ctx, alloc, exc):
-        LOG.warning('Allocation %s refused by policy: %s', alloc.uuid, exc.message)
-        alloc_obj.set_error(ctx, alloc.id, self.host, exc.message)
-        return exc
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
@@ -311,10 +291,3 @@ class ConductorManager:
         self.authz.update_compute_node(ctx)
         return self.compute_nodes.update(ctx, tree, host, capacity)
 
-
-def _outcome(ctx, alloc_id):
-    """The reply for a row as it is now (a refused one: ``error``)."""
-    try:
-        return node_allocations.written(alloc_obj.get_by_id(ctx, alloc_id))
-    except exception.AllocationNotFound:
-        return None

@@ -12,8 +12,10 @@ import pytest
 from common import context as berth_context
 from common import exception, rpc, rpc_trust
 from conductor.rpcapi import payloads
+from objects.baremetal import allocation as alloc_obj
 from tests import fixtures
 from tests.functional import alloc_helpers
+from tests.functional import baremetal_helpers as h
 
 INTERNAL = ['conf', 'db', 'ring', 'workers', 'calls', 'authz', 'claims',
             'periodic_tasks', 'node_allocator', '__init__', '_refused']
@@ -127,3 +129,28 @@ def test_a_forged_context_writes_nothing(berth, placement, key, forged):
     assert {p: a['resources'] for p, a in held.items()} == {rp: {'VCPU': 1}}
     assert placement.get('/resource_providers/%s/usages' % rp).json()['usages'] == {
         'VCPU': 1}
+
+
+def test_another_projects_allocation_is_neither_changed_nor_described(berth, bm):
+    """create_allocation(s) for ids of rows the caller may not create: None, no write."""
+    node = h.make_node(bm, owner='project-a')
+    victim = h.allocate(bm, resource_class='gold', owner='project-a')
+    assert victim['state'] == 'active', victim
+    row = alloc_obj.get(berth_context.admin_context(berth.db), victim['uuid'])
+    member_b = berth_context.RequestContext(user_id='u', project_id='project-b',
+                                            roles=['member', 'reader'], overwrite=False)
+    cctxt = berth.conductor_api.client.prepare(server=row.conductor_affinity,
+                                               version='1.5')
+    assert cctxt.call(member_b, 'create_allocations', allocation_ids=[row.id],
+                      wait=1.0) == [None]
+    assert cctxt.call(member_b, 'create_allocation', allocation_id=row.id,
+                      wait=1.0) is None
+    cctxt.cast(member_b, 'create_allocation', allocation_id=row.id)
+    berth.conductor_api.ping(member_b, 'k')       # after the cast, on one queue
+    after = bm.get('/v1/allocations/%s' % victim['uuid']).json()
+    assert (after['state'], after['node_uuid'], after['last_error'],
+            after['updated_at']) == ('active', node['uuid'], None, victim['updated_at'])
+    reader = berth_context.RequestContext(user_id='u', project_id='project-b',
+                                          roles=['reader'], overwrite=False)
+    with pytest.raises(exception.Forbidden):
+        cctxt.call(reader, 'create_allocations', allocation_ids=[row.id], wait=1.0)

@@ -49,7 +49,6 @@ def manager(conf, monkeypatch):
         types.SimpleNamespace(id=i, uuid=ALLOC.uuid, owner=ALLOC.owner) for i in ids])
     set_error = mock.Mock(return_value='now')
     monkeypatch.setattr(manager_mod.alloc_obj, 'set_error', set_error)
-    monkeypatch.setattr(manager_mod, '_outcome', lambda ctx, i: {'state': 'error'})
     m = manager_mod.ConductorManager.__new__(manager_mod.ConductorManager)
     m.host = 'c1'
     m.authz = authz.Authorizer(conf)
@@ -194,24 +193,25 @@ def test_backfill_for_another_owner_needs_create_restricted(manager):
     manager.node_writes.backfill.assert_not_called()
 
 
-def test_a_refused_create_ends_the_row_in_error(manager):
-    with pytest.raises(exception.Forbidden):
-        _call(manager.create_allocation, OTHER_MEMBER, 7, wait=1.0)
-    manager.set_error.assert_called_once()
-    assert manager.set_error.call_args[0][1:3] == (7, 'c1')
+def test_another_projects_row_is_answered_none_and_left_alone(manager):
+    """A refused caller changes nothing and learns nothing of the row."""
+    assert _call(manager.create_allocation, OTHER_MEMBER, 7, wait=1.0) is None
+    manager.set_error.assert_not_called()
     manager.allocation_queue.run.assert_not_called()
 
 
-def test_a_refused_cast_ends_the_row_in_error_and_queues_nothing(manager):
-    assert _call(manager.create_allocation, NO_ROLE, 7) is None
-    manager.set_error.assert_called_once()
+def test_a_refused_cast_writes_and_queues_nothing(manager):
+    with pytest.raises(exception.Forbidden):
+        _call(manager.create_allocation, NO_ROLE, 7)
+    assert _call(manager.create_allocation, OTHER_MEMBER, 7) is None
+    manager.set_error.assert_not_called()
     manager.allocation_queue.submit.assert_not_called()
 
 
-def test_create_allocations_answers_refused_rows_as_error(manager):
-    assert _call(manager.create_allocations, OTHER_MEMBER, [7, 8], 1.0) == [
-        {'state': 'error'}, {'state': 'error'}]
+def test_create_allocations_answers_refused_rows_none(manager):
+    assert _call(manager.create_allocations, OTHER_MEMBER, [7, 8], 1.0) == [None, None]
     manager.allocation_queue.run_many.assert_not_called()
+    manager.set_error.assert_not_called()
     assert _call(manager.create_allocations, OWNER_MEMBER, [7, 8], 1.0) == [{'id': 7}, {'id': 8}]
 
 
@@ -224,10 +224,10 @@ def test_create_allocations_reads_no_row_for_a_caller_any_owner_will_do(manager,
     manager.set_error.assert_not_called()
 
 
-def test_create_allocations_refused_by_the_rule_answers_every_row_as_error(manager):
-    assert _call(manager.create_allocations, READER, [7, 8], 1.0) == [
-        {'state': 'error'}, {'state': 'error'}]
-    assert manager.set_error.call_count == 2
+def test_create_allocations_refused_by_the_rule_is_forbidden(manager):
+    with pytest.raises(exception.Forbidden):
+        _call(manager.create_allocations, READER, [7, 8], 1.0)
+    manager.set_error.assert_not_called()
     manager.allocation_queue.run_many.assert_not_called()
 
 
