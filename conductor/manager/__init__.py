@@ -25,6 +25,7 @@ from conductor.manager import (
     node_writes,
     replay,
     scheduling,
+    write_checks,
 )
 from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import routing
@@ -47,7 +48,8 @@ def _admitted(method):
         def run():
             with self.workers.slot():
                 return method(self, ctx, *args, **kwargs)
-        return self.calls.run(call_id, name, run)
+        # a replay answers only the caller of the first attempt
+        return self.calls.run(call_id, name, run, caller=replay.caller(ctx))
     return _in_request(wrapper)
 
 
@@ -114,6 +116,11 @@ class ConductorManager:
         self.scheduler = scheduling.Scheduler(conf, self.claims,
                                               lambda: len(self.ring.members()))
 
+    @property
+    def _max_bytes(self):
+        """The most a JSON object of a write may take: the REST body limit."""
+        return self.conf.api.max_request_body_size
+
     def periodic_tasks(self):
         """``[(callable, spacing_seconds)]`` to run on the periodic worker.
 
@@ -143,6 +150,8 @@ class ConductorManager:
         A caller without ``allocation:create`` is Forbidden; a row it may not
         create is answered None, as a row that does not exist, and left alone.
         """
+        if not isinstance(allocation_id, int) or isinstance(allocation_id, bool):
+            raise exception.Invalid(reason='allocation_id must be an integer')
         if self._refused(ctx, [allocation_id]):
             return None
         if wait is None:
@@ -158,6 +167,7 @@ class ConductorManager:
         Answers a result (or None) per id, in order, within ``wait`` seconds;
         a row the caller may not create is answered None and left alone.
         """
+        write_checks.allocation_ids(allocation_ids)
         refused = self._refused(ctx, allocation_ids)
         allowed = [alloc_id for alloc_id in allocation_ids if alloc_id not in refused]
         answers = {}
@@ -197,6 +207,7 @@ class ConductorManager:
     @_admitted
     def backfill_allocation(self, ctx, values, node):
         """Call (1.6): an allocation for ``node``, already ``active`` (Ironic 1.58)."""
+        write_checks.backfill(values, node, self._max_bytes)
         values = self.authz.backfill(ctx, values, node)
         return self.node_writes.backfill(ctx, values, node)
 
@@ -204,6 +215,7 @@ class ConductorManager:
     @_admitted
     def update_allocation(self, ctx, allocation, values):
         """Call (1.6): PATCH an allocation's ``name``/``extra`` (AllocationDuplicateName)."""
+        write_checks.update_allocation(allocation, values, self._max_bytes)
         self.authz.update_allocation(ctx, allocation)
         self.node_writes.update_allocation(ctx, allocation, values)
 
@@ -211,6 +223,7 @@ class ConductorManager:
     @_admitted
     def update_node(self, ctx, node, values):
         """Call (1.6): a node PATCH that removes the node's instance and allocation."""
+        write_checks.update_node(node, values, self._max_bytes)
         self.authz.update_node(ctx, node, values)
         self.node_writes.update_node(ctx, node, values)
 
@@ -218,6 +231,7 @@ class ConductorManager:
     @_admitted
     def set_node_provision_state(self, ctx, node, verb):
         """Call (1.6): ``deleted``/``undeploy`` on a node holding an allocation."""
+        write_checks.node_verb(node, verb)
         self.authz.set_node_provision_state(ctx, node)
         self.node_writes.set_provision_state(ctx, node, verb)
 
@@ -250,6 +264,7 @@ class ConductorManager:
         committed claim or its error serialised as oslo.messaging does
         (conductor/manager/claim_many.py).
         """
+        write_checks.claims(claims)
         return claim_many.run(self, ctx, claims)
 
     @messaging.expected_exceptions(exception.BerthException)
@@ -288,6 +303,7 @@ class ConductorManager:
 
         ``tree`` None (a client without the database, or a new node): resolved here.
         """
+        write_checks.finite(capacity)
         self.authz.update_compute_node(ctx)
         return self.compute_nodes.update(ctx, tree, host, capacity)
 

@@ -154,3 +154,36 @@ def test_another_projects_allocation_is_neither_changed_nor_described(berth, bm)
                                           roles=['reader'], overwrite=False)
     with pytest.raises(exception.Forbidden):
         cctxt.call(reader, 'create_allocations', allocation_ids=[row.id], wait=1.0)
+
+
+def test_raw_column_values_are_invalid_and_written_nowhere(berth, bm):
+    """A project member's RPC writes: only what its REST PATCH may change."""
+    node = h.make_node(bm, owner='project-a')
+    other = h.make_node(bm, owner='project-b')
+    mine = h.allocate(bm, resource_class='gold', owner='project-a')
+    row = alloc_obj.get(berth_context.admin_context(berth.db), mine['uuid'])
+    member = berth_context.RequestContext(user_id='u', project_id='project-a',
+                                          roles=['member', 'reader'], overwrite=False)
+    cctxt = berth.conductor_api.client.prepare(server=row.conductor_affinity,
+                                               version='1.6')
+    for values in ({'node_id': row.node_id + 1}, {'owner': 'project-b'},
+                   {'state': 'error'}, {'name': alloc_helpers.new_uuid()}):
+        with pytest.raises(exception.Invalid):
+            cctxt.call(member, 'update_allocation', allocation=mine['uuid'],
+                       values=values)
+    for values in ({'instance_uuid': None, 'provision_state': 'active'},
+                   {'instance_uuid': None, 'maintenance': True},
+                   {'instance_uuid': None, 'reservation': 'c1'}):
+        with pytest.raises(exception.Invalid):
+            cctxt.call(member, 'update_node', node=node['uuid'], values=values)
+    with pytest.raises(exception.Invalid):
+        cctxt.call(member, 'backfill_allocation', node=other['uuid'], values={
+            'uuid': alloc_helpers.new_uuid(), 'traits': ['CUSTOM_%d' % i
+                                                        for i in range(3000)]})
+    after = bm.get('/v1/allocations/%s' % mine['uuid']).json()
+    assert (after['state'], after['node_uuid'], after['owner'], after['name']) == (
+        'active', node['uuid'], 'project-a', None)
+    got = bm.get('/v1/nodes/%s' % node['uuid']).json()
+    assert (got['provision_state'], got['maintenance'], got['reservation']) == (
+        'available', False, None)
+    assert bm.get('/v1/allocations?node=%s' % other['uuid']).json()['allocations'] == []

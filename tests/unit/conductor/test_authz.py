@@ -21,6 +21,8 @@ from conductor.manager import replay as manager_replay
 
 NODE = types.SimpleNamespace(uuid='n1', owner='p1', lessee=None)
 ALLOC = types.SimpleNamespace(id=7, uuid='a1', owner='p1')
+# a backfill's uuid (checked as a UUID before anything else)
+A1 = '9f3c8a52-7a51-4d8e-9b0e-4a7f5cbe0a11'
 
 
 def _ctx(roles, project='p1', system=None, project_name=None):
@@ -51,6 +53,7 @@ def manager(conf, monkeypatch):
     monkeypatch.setattr(manager_mod.alloc_obj, 'set_error', set_error)
     m = manager_mod.ConductorManager.__new__(manager_mod.ConductorManager)
     m.host = 'c1'
+    m.conf = conf
     m.authz = authz.Authorizer(conf)
     m.workers = types.SimpleNamespace(slot=contextlib.nullcontext)
     m.calls = manager_replay.CallLedger()
@@ -75,7 +78,7 @@ PLACEMENT = [
 ]
 BAREMETAL = [
     ('destroy_allocation', ('a1',), 'node_allocator.destroy'),
-    ('backfill_allocation', ({'uuid': 'a1'}, 'n1'), 'node_writes.backfill'),
+    ('backfill_allocation', ({'uuid': A1}, 'n1'), 'node_writes.backfill'),
     ('update_allocation', ('a1', {'name': 'x'}), 'node_writes.update_allocation'),
     ('update_node', ('n1', {'instance_uuid': None}), 'node_writes.update_node'),
     ('set_node_provision_state', ('n1', 'deleted'), 'node_writes.set_provision_state'),
@@ -181,14 +184,14 @@ def test_several_consumers_need_the_manage_rule(manager, conf):
 
 
 def test_backfill_sets_the_owner_of_a_project_scoped_caller(manager):
-    _call(manager.backfill_allocation, OWNER_MEMBER, {'uuid': 'a1'}, 'n1')
+    _call(manager.backfill_allocation, OWNER_MEMBER, {'uuid': A1}, 'n1')
     values = manager.node_writes.backfill.call_args[0][1]
     assert values['owner'] == 'p1'
 
 
 def test_backfill_for_another_owner_needs_create_restricted(manager):
     with pytest.raises(exception.Forbidden) as err:
-        _call(manager.backfill_allocation, OWNER_MEMBER, {'uuid': 'a1', 'owner': 'p2'}, 'n1')
+        _call(manager.backfill_allocation, OWNER_MEMBER, {'uuid': A1, 'owner': 'p2'}, 'n1')
     assert bm.ALLOCATION_CREATE_RESTRICTED in err.value.message
     manager.node_writes.backfill.assert_not_called()
 
