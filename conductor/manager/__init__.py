@@ -292,6 +292,7 @@ class ConductorManager:
     def schedule_and_claim(self, ctx, request, consumers, weigher=None,
                            distinct_roots=False):
         """Call (1.3): pick candidates for ``consumers`` and claim them (POST /claims)."""
+        write_checks.schedule_consumers(consumers)
         self.authz.schedule_and_claim(ctx)
         return self.scheduler.schedule_and_claim(ctx, request, consumers, weigher,
                                                  distinct_roots)

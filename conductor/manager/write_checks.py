@@ -43,6 +43,8 @@ MAX_DESCRIPTION = 4096
 MAX_BATCH = 32
 # the most allocation ids of one create_allocations call
 MAX_ALLOCATION_IDS = MAX_BATCH
+# POST /claims: consumer_uuids (api/placement/schemas/claim.py)
+MAX_CLAIM_CONSUMERS = 1000
 
 _LOGICAL_NAME = re.compile(r'^[A-Za-z0-9._~-]{1,255}$')
 _CUSTOM_TRAIT = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
@@ -177,6 +179,13 @@ def allocation_ids(ids):
 def claims(batch):
     if not (isinstance(batch, list) and 0 < len(batch) <= MAX_BATCH):
         raise _invalid('claims must be a list of 1 to %d claims' % MAX_BATCH)
+
+
+def schedule_consumers(consumers):
+    """``schedule_and_claim``'s consumers: as POST /claims' ``consumer_uuids``."""
+    if not (isinstance(consumers, list) and 0 < len(consumers) <= MAX_CLAIM_CONSUMERS):
+        raise _invalid('consumers must be a list of 1 to %d consumers'
+                       % MAX_CLAIM_CONSUMERS)
 
 
 def finite(capacity):

@@ -73,7 +73,7 @@ PLACEMENT = [
     ('claim_resources', ('t', [{'uuid': 'c', 'allocations': {}}]), 'claims.claim_resources'),
     ('delete_allocations', ('t', 'c'), 'claims.delete_allocations'),
     ('reshape', ('t', {}, []), 'claims.reshape'),
-    ('schedule_and_claim', ({}, []), 'scheduler.schedule_and_claim'),
+    ('schedule_and_claim', ({}, [{}]), 'scheduler.schedule_and_claim'),
     ('update_compute_node', ('t', 'host1', {}), 'compute_nodes.update'),
 ]
 BAREMETAL = [

@@ -10,6 +10,7 @@ import pytest
 from api.baremetal import validation as api_validation
 from api.baremetal.schemas import allocation as api_alloc_schema
 from api.baremetal.schemas import node as api_node_schema
+from api.placement.schemas import claim as api_claim_schema
 from common import exception
 from conductor.manager import replay
 from conductor.manager import write_checks as wc
@@ -28,6 +29,8 @@ def test_the_bounds_are_the_rest_apis():
     assert props['resource_class']['maxLength'] == wc.MAX_RESOURCE_CLASS
     assert wc.ALLOCATION_PATCHABLE == set(api_alloc_schema.PATCHABLE)
     assert wc.NODE_PATCHABLE == set(api_node_schema.PATCHABLE)
+    assert api_claim_schema.POST_CLAIMS['properties']['consumer_uuids']['maxItems'] == \
+        wc.MAX_CLAIM_CONSUMERS
     assert wc._LOGICAL_NAME.pattern == api_validation._LOGICAL_NAME.pattern
     assert wc._CUSTOM_TRAIT.pattern == api_validation._CUSTOM_TRAIT.pattern
 
@@ -101,6 +104,8 @@ def test_a_node_update_beyond_rest_is_invalid(values):
     (wc.allocation_ids, ([],)),
     (wc.allocation_ids, (['1'],)),
     (wc.claims, ([{}] * 33,)),
+    (wc.schedule_consumers, ([{}] * 1001,)),
+    (wc.schedule_consumers, ([],)),
     (wc.finite, ({'vcpus': float('nan')},)),
     (wc.finite, ({'numa': [{'x': float('inf')}]},)),
 ])
