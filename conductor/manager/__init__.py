@@ -249,6 +249,7 @@ class ConductorManager:
 
         ``tree`` None (a client without the database): resolved here.
         """
+        write_checks.claim_consumers(consumers, self._max_bytes)
         self.authz.claim_resources(ctx, consumers)
         if tree is None:
             tree = routing.ROOTS.tree(ctx, {rp for c in consumers for rp in c['allocations']},
@@ -280,6 +281,7 @@ class ConductorManager:
     @_admitted
     def reshape(self, ctx, tree, inventories, consumers):
         """Call (1.2): move inventory and allocations atomically (POST /reshaper)."""
+        write_checks.claim_consumers(consumers, self._max_bytes)
         self.authz.reshape(ctx)
         if tree is None:
             tree = routing.ROOTS.tree(

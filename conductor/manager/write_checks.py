@@ -181,6 +181,25 @@ def claims(batch):
         raise _invalid('claims must be a list of 1 to %d claims' % MAX_BATCH)
 
 
+# a claim with more consumers than this has its size measured (a REST body
+# holding it would be over the body limit); smaller ones are not measured
+MEASURED_CONSUMERS = 64
+
+
+def claim_consumers(consumers, max_bytes):
+    """``claim_resources``/``reshape`` consumers: what one REST body could carry.
+
+    POST /allocations bounds its consumers by the body limit only
+    (``[api] max_request_body_size``); a call is held to the same.
+    """
+    if not isinstance(consumers, list):
+        raise _invalid('consumers must be a list')
+    if (len(consumers) > MEASURED_CONSUMERS and max_bytes
+            and len(json.dumps(consumers, default=str)) > max_bytes):
+        raise _invalid('%d consumers are more than one request body of %d bytes '
+                       'may carry' % (len(consumers), max_bytes))
+
+
 def schedule_consumers(consumers):
     """``schedule_and_claim``'s consumers: as POST /claims' ``consumer_uuids``."""
     if not (isinstance(consumers, list) and 0 < len(consumers) <= MAX_CLAIM_CONSUMERS):

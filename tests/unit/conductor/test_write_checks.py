@@ -45,6 +45,7 @@ def test_what_berth_api_sends_passes():
     wc.node_verb('node-1', 'undeploy')
     wc.allocation_ids(list(range(32)))
     wc.claims([{}] * 32)
+    wc.claim_consumers([{'uuid': UUID, 'allocations': {NODE: {'VCPU': 1}}}] * 1000, LIMIT)
     wc.finite({'vcpus': 4, 'cpu_allocation_ratio': 16.0})
 
 
@@ -106,6 +107,9 @@ def test_a_node_update_beyond_rest_is_invalid(values):
     (wc.claims, ([{}] * 33,)),
     (wc.schedule_consumers, ([{}] * 1001,)),
     (wc.schedule_consumers, ([],)),
+    (wc.claim_consumers, ('x', LIMIT)),
+    (wc.claim_consumers, ([{'uuid': UUID, 'allocations': {NODE: {'VCPU': 1}},
+                            'project_id': 'p', 'user_id': 'u'}] * 20000, LIMIT)),
     (wc.finite, ({'vcpus': float('nan')},)),
     (wc.finite, ({'numa': [{'x': float('inf')}]},)),
 ])
