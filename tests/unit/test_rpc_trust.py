@@ -161,3 +161,14 @@ def test_modes(conf):
     verifier = rpc_trust.verifier(conf, Transport('x.impl_rabbit'), 'c1')
     assert verifier.keys == {'berth': KEY, 'nova': NOVA_KEY}
     assert verifier.roles == {'berth': None, 'nova': frozenset({'admin', 'service'})}
+
+
+def test_each_process_says_its_trust_mode_once(caplog, monkeypatch):
+    monkeypatch.setattr(rpc_trust, '_LOGGED', set())
+    with caplog.at_level('INFO', logger='berth'):
+        rpc_trust.log_mode('server', 'embedded')
+        rpc_trust.log_mode('server', 'embedded')
+        rpc_trust.log_mode('client', 'unsigned')
+    lines = [r for r in caplog.records if 'trust mode' in r.getMessage()]
+    assert [(r.levelname, r.getMessage().split(':')[0]) for r in lines] == [
+        ('INFO', 'RPC server trust mode'), ('WARNING', 'RPC client trust mode')]
