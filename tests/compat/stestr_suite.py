@@ -96,7 +96,9 @@ def judge(suite, results, expected, pending, prefix=''):
 
     ``expected`` and ``pending`` map test ids (without ``prefix``) to why
     they fail.  A listed test that was not run at all is a failure too (a
-    stale or misspelt entry); one that passes is printed so the list shrinks.
+    stale or misspelt entry); an expected failure that passes fails the suite
+    (the reviewed list must say what berth does not offer), a pending one that
+    passes is printed so the temporary list shrinks.
     """
     def name(test_id):
         return test_id[len(prefix):] if test_id.startswith(prefix) else test_id
@@ -138,6 +140,10 @@ def judge(suite, results, expected, pending, prefix=''):
             for t in unexpected)))
     if missing:
         problems.append('listed tests that did not run: %s' % ', '.join(missing))
+    stale = [t for t in now_pass if t in expected]
+    if stale:
+        problems.append('expected failures that pass now (berth offers the feature: '
+                        'remove them from EXPECTED_FAILURES): %s' % ', '.join(stale))
     if problems:
         pytest.fail('%s: %s' % (suite, '\n'.join(problems)))
     return passed, len(failed), len(skipped)

@@ -47,6 +47,13 @@ def test_a_listed_test_that_passes_is_reported_not_failed(capsys):
         capsys.readouterr().err)
 
 
+def test_an_expected_failure_that_passes_fails_the_suite():
+    results = _results(a__test_fixed='success')
+    with pytest.raises(pytest.fail.Exception, match='expected failures that pass now'):
+        stestr_suite.judge('suite', results, {'a.test_fixed': 'no ports'}, {},
+                           prefix=PREFIX)
+
+
 def test_short_id_drops_tempest_tags():
     assert stestr_suite.short_id('m.C.test_x[id-1234,negative]') == 'm.C.test_x'
     assert stestr_suite.short_id('m.C.test_x') == 'm.C.test_x'
