@@ -173,13 +173,43 @@ def test_the_api_version_is_negotiated_or_taken_as_given(osc):
     assert 'berth API version 2.0 is not supported' in unknown.stderr
 
 
-def test_capacity_counts_how_many_more_fit(osc, client, ctx):
+def _aggregate(client, rp, agg):
+    gen = client.get('/resource_providers/%s' % rp).json()['generation']
+    resp = client.put('/resource_providers/%s/aggregates' % rp, json={
+        'resource_provider_generation': gen, 'aggregates': [agg]})
+    assert resp.status_code == 200, resp.text
+
+
+def _skip_without_capacity(client):
     if client.get('/capacity?resources=VCPU:1').status_code == 404:
         pytest.skip('GET /capacity answers 404: the capacity extension is built on '
                     'branch "capacity" (issue 37) and lands when both branches merge')
-    claim_helpers.host(client, ctx, vcpu=8, memory=8192)
-    claim_helpers.host(client, ctx, vcpu=4, memory=2048)
+
+
+def test_capacity_counts_how_many_more_fit(osc, client, ctx):
+    _skip_without_capacity(client)
+    agg = claim_helpers.new_uuid()
+    big = claim_helpers.host(client, ctx, vcpu=8, memory=8192, traits=['HW_CPU_X86_AVX2'])
+    small = claim_helpers.host(client, ctx, vcpu=4, memory=2048)
+    _aggregate(client, small, agg)
     answer = osc('berth', 'capacity', '--resource', 'VCPU=2', '--resource',
-                 'MEMORY_MB=1024', '-f', 'json').json
-    assert answer['fits'] == 4 + 2
-    assert answer['resources'] == {'VCPU': 2, 'MEMORY_MB': 1024}
+                 'MEMORY_MB=1024', '--providers', '5', '-f', 'json').json
+    assert answer == {'resources': {'VCPU': 2, 'MEMORY_MB': 1024}, 'fits': 4 + 2,
+                      'aggregates': [{'uuid': agg, 'fits': 2}],
+                      'providers': [{'uuid': big, 'fits': 4}, {'uuid': small, 'fits': 2}]}
+    narrowed = osc('berth', 'capacity', '--resource', 'VCPU=2', '--required',
+                   'HW_CPU_X86_AVX2', '-f', 'json').json
+    assert (narrowed['fits'], narrowed['aggregates']) == (4, [])
+    assert 'providers' not in narrowed
+    table = osc('berth', 'capacity', '--resource', 'VCPU=2', '--member-of', agg,
+                '-f', 'table')
+    assert table.rc == 0, table.stderr
+    assert '| aggregates | %s=2 |' % agg in table.stdout, table.stdout
+
+
+def test_capacity_of_an_unknown_class_is_an_osc_error(osc, client):
+    _skip_without_capacity(client)
+    result = osc('berth', 'capacity', '--resource', 'CUSTOM_NOPE=1')
+    assert result.rc == 1
+    assert '(HTTP 400)' in result.stderr
+    assert 'CUSTOM_NOPE' in result.stderr
