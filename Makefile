@@ -9,7 +9,8 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PYTEST_ARGS ?=
 
-.PHONY: run test test-types test-wheel test-db-parity test-compat install sample-config clean
+.PHONY: run test lint test-unit test-functional test-integration test-types test-wheel \
+	test-db-parity test-compat install sample-config sample-policy clean
 
 # `make run` installs what the service needs (requirements.txt) and nothing of
 # the test toolchain; `make test` adds test-requirements.txt on top.
@@ -42,16 +43,33 @@ run: $(RUN_STAMP)
 # Every pass must collect tests: "no tests collected" (pytest's exit 5) fails
 # the run, so a pass whose marker or path stopped matching cannot pass empty.
 test: $(STAMP)
-	$(VENV)/bin/ruff check .
+	$(MAKE) lint
 	$(MAKE) test-types
 	$(MAKE) test-wheel
 	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS)
 	$(MAKE) test-db-parity
-	$(VENV)/bin/pytest -m "integration and not chaos and not netns and not ha and not compat" $(PYTEST_ARGS)
+	$(MAKE) test-integration
 	$(MAKE) test-compat
 	$(VENV)/bin/pytest -m chaos -s $(PYTEST_ARGS)
 	$(VENV)/bin/pytest -m netns -s $(PYTEST_ARGS)
 	$(VENV)/bin/pytest -m ha -s $(PYTEST_ARGS)
+
+# One tier at a time (tox.ini's environments call these; PYTEST_ARGS goes to
+# that tier only).  `make test` runs the same commands in its own order.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+test-unit: $(STAMP)
+	$(VENV)/bin/pytest -n auto tests/unit $(PYTEST_ARGS)
+
+# the embedded berth (SQLite) tier alone; test-db-parity runs it on the servers
+test-functional: $(STAMP)
+	$(VENV)/bin/pytest -n auto tests/functional $(PYTEST_ARGS)
+
+# real RabbitMQ/etcd/Redis/PostgreSQL/Keystone and conductor processes, not
+# the chaos, partition, HA and compat runs (their own targets and passes)
+test-integration: $(STAMP)
+	$(VENV)/bin/pytest -m "integration and not chaos and not netns and not ha and not compat" $(PYTEST_ARGS)
 
 # Static types: mypy over the packages setup.cfg's [mypy] section lists
 # (conductor, objects, db, common), which must stay at 0 errors.
@@ -85,6 +103,12 @@ sample-config: $(STAMP)
 		--output-file etc/berth/berth.conf.sample
 	$(PY) -m common.conf.reference doc/configuration.md
 	$(PY) -m api.placement.reference doc/api/placement-endpoints.md
+
+# regenerate etc/berth/policy.yaml.sample: every policy rule of both APIs with
+# its default (a test fails when it is stale)
+sample-policy: $(STAMP)
+	$(VENV)/bin/oslopolicy-sample-generator --config-file etc/berth/berth-policy-generator.conf \
+		--output-file etc/berth/policy.yaml.sample
 
 clean:
 	rm -rf $(VENV) berth-data .pytest_cache

@@ -1,0 +1,1 @@
+"""python-berthclient: OpenStackClient commands for berth's Placement extensions."""

@@ -1,0 +1,1 @@
+"""The `openstack berth ...` commands (command group openstack.berth.v1)."""
