@@ -1,0 +1,78 @@
+"""GET /capacity (berth extension): how many more consumers of one request fit.
+
+The query string is the request language of GET /allocation_candidates,
+read by the same parser at microversion.CAPACITY_REQUEST whatever the
+request's own microversion (so a new microversion changes it only when that
+line does); ``providers=N`` adds the N root providers holding the most.
+The count itself is objects.candidates.counting's.
+"""
+
+from webob import multidict
+
+from api.placement import (
+    candidate_request,
+    errors,
+    fault,
+    microversion,
+    policy,
+    query,
+    response,
+    router,
+)
+from common.policies.placement import extensions as rules
+from objects.candidates import counting
+
+MAX_PROVIDERS = 1000
+_OWN = ('providers',)
+
+
+class _AsQuery:
+    """What the query-string parser reads of a request: a version and GET params."""
+
+    def __init__(self, params):
+        self.version = microversion.CAPACITY_REQUEST
+        self.GET = params
+
+
+def _bad(text):
+    return fault.BadRequest(text, code=errors.CAPACITY_BAD_QUERY)
+
+
+def _providers(req):
+    values = req.GET.getall('providers')
+    if not values:
+        return None
+    if len(values) > 1:
+        raise _bad("Query parameter 'providers' may be given only once.")
+    value = values[0]
+    if not value.isdigit() or not 1 <= int(value) <= MAX_PROVIDERS:
+        raise _bad("'providers' must be an integer from 1 to %d; got %r."
+                   % (MAX_PROVIDERS, value))
+    return int(value)
+
+
+def parse_request(req):
+    """(The ResourceRequest of the query string, the ``providers`` count or None)."""
+    if 'limit' in req.GET:
+        raise _bad("'limit' has no meaning for GET /capacity: every candidate "
+                   "is counted.")
+    providers = _providers(req)
+    params = multidict.MultiDict((k, v) for k, v in req.GET.items() if k not in _OWN)
+    return candidate_request.parse_request(_AsQuery(params)), providers
+
+
+@router.endpoint(json_reply=True)
+def get_capacity(req):
+    policy.authorize(req, rules.CAPACITY_SHOW)
+    request, providers = parse_request(req)
+    query.check_names(req.context, request.groups,
+                      request.root_required | request.root_forbidden, may_lag=True)
+    answer = counting.count(req.context, request)
+    unsuffixed = request.group('')
+    body = {'resources': dict(unsuffixed.resources) if unsuffixed else {},
+            'fits': answer.fits,
+            'aggregates': [{'uuid': uuid, 'fits': answer.aggregates[uuid]}
+                           for uuid in sorted(answer.aggregates)]}
+    if providers is not None:
+        body['providers'] = counting.top(answer.roots, providers)
+    return response.send_json(req, body, cache=False)
