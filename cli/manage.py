@@ -7,6 +7,7 @@ from oslo_config import cfg
 
 from cli import (
     config,
+    manage_capacity,
     manage_migrations,
     manage_policy,
     manage_quota,
@@ -40,7 +41,8 @@ def _add_db_commands(subparsers):
 COMMAND_GROUPS = [_add_db_commands, manage_migrations.add_import_commands,
                   manage_status.add_status_command,
                   manage_quota.add_quota_commands,
-                  manage_policy.add_policy_commands]
+                  manage_policy.add_policy_commands,
+                  manage_capacity.add_capacity_command]
 
 
 def _add_commands(subparsers):

@@ -1,7 +1,10 @@
-"""GET /capacity over HTTP: how many more of a request fit, and its 400s."""
+"""GET /capacity over HTTP (and berth-manage capacity): how many more of a request fit."""
+
+import json
 
 import pytest
 
+from cli import manage
 from tests import fixtures
 from tests.functional import claim_helpers as h
 
@@ -172,3 +175,39 @@ def test_unknown_routes_stay_unknown(berth):
         assert c.post('/capacity', json={}).status_code == 405
     finally:
         c.close()
+
+
+def _manage(conf, tmp_path, capsys, *args):
+    path = tmp_path / 'berth-manage.conf'
+    text = '[DEFAULT]\nstate_path = %s\n' % conf.state_path
+    if conf.database.connection:          # else the embedded SQLite file of state_path
+        text += '[database]\nconnection = %s\n' % conf.database.connection
+    path.write_text(text)
+    code = manage.main(['--config-file', str(path), 'capacity'] + list(args))
+    return code, capsys.readouterr().out
+
+
+def test_berth_manage_capacity_prints_the_same_answer(client, conf, tmp_path, capsys):
+    agg = h.new_uuid()
+    _provider(client, {'VCPU': 8}, traits=['HW_CPU_X86_AVX2'], aggregates=[agg])
+    _provider(client, {'VCPU': 8})
+    query = 'resources=VCPU:2&required=HW_CPU_X86_AVX2&member_of=%s&providers=3' % agg
+    code, out = _manage(conf, tmp_path, capsys, '--resources', 'VCPU:2',
+                        '--required', 'HW_CPU_X86_AVX2', '--member-of', agg,
+                        '--providers', '3')
+    assert code == 0, out
+    assert json.loads(out) == _capacity(client, query)
+    assert json.loads(out)['fits'] == 4
+    code, out = _manage(conf, tmp_path, capsys, '--resources', 'VCPU:2')
+    assert (code, json.loads(out)['fits']) == (0, 8)
+
+
+@pytest.mark.parametrize('args, text', [
+    (('--resources', 'VCPU:2', '--providers', '0'), 'berth.capacity.bad_query'),
+    (('--resources', 'NO_SUCH_CLASS:1'), 'NO_SUCH_CLASS'),
+    (('--resources', 'VCPU:2', '--required', 'CUSTOM_NOPE'), 'CUSTOM_NOPE'),
+])
+def test_berth_manage_capacity_bad_input_fails_with_the_reason(berth, conf, tmp_path,
+                                                                capsys, args, text):
+    code, out = _manage(conf, tmp_path, capsys, *args)
+    assert code == 1 and text in out, out

@@ -38,8 +38,8 @@ def _bad(text):
     return fault.BadRequest(text, code=errors.CAPACITY_BAD_QUERY)
 
 
-def _providers(req):
-    values = req.GET.getall('providers')
+def _providers(params):
+    values = params.getall('providers')
     if not values:
         return None
     if len(values) > 1:
@@ -51,28 +51,36 @@ def _providers(req):
     return int(value)
 
 
-def parse_request(req):
-    """(The ResourceRequest of the query string, the ``providers`` count or None)."""
-    if 'limit' in req.GET:
+def parse_params(params):
+    """(The ResourceRequest of query ``params``, a MultiDict; the ``providers`` count or None)."""
+    if 'limit' in params:
         raise _bad("'limit' has no meaning for GET /capacity: every candidate "
                    "is counted.")
-    providers = _providers(req)
-    params = multidict.MultiDict((k, v) for k, v in req.GET.items() if k not in _OWN)
-    return candidate_request.parse_request(_AsQuery(params)), providers
+    providers = _providers(params)
+    rest = multidict.MultiDict((k, v) for k, v in params.items() if k not in _OWN)
+    return candidate_request.parse_request(_AsQuery(rest)), providers
+
+
+def answer(ctx, params):
+    """The answer's body for query ``params`` (raises fault.BadRequest).
+
+    Shared by the handler and ``berth-manage capacity``, so both say the same.
+    """
+    request, providers = parse_params(params)
+    query.check_names(ctx, request.groups,
+                      request.root_required | request.root_forbidden, may_lag=True)
+    counted = counting.count(ctx, request)
+    unsuffixed = request.group('')
+    body = {'resources': dict(unsuffixed.resources) if unsuffixed else {},
+            'fits': counted.fits,
+            'aggregates': [{'uuid': uuid, 'fits': counted.aggregates[uuid]}
+                           for uuid in sorted(counted.aggregates)]}
+    if providers is not None:
+        body['providers'] = counting.top(counted.roots, providers)
+    return body
 
 
 @router.endpoint(json_reply=True)
 def get_capacity(req):
     policy.authorize(req, rules.CAPACITY_SHOW)
-    request, providers = parse_request(req)
-    query.check_names(req.context, request.groups,
-                      request.root_required | request.root_forbidden, may_lag=True)
-    answer = counting.count(req.context, request)
-    unsuffixed = request.group('')
-    body = {'resources': dict(unsuffixed.resources) if unsuffixed else {},
-            'fits': answer.fits,
-            'aggregates': [{'uuid': uuid, 'fits': answer.aggregates[uuid]}
-                           for uuid in sorted(answer.aggregates)]}
-    if providers is not None:
-        body['providers'] = counting.top(answer.roots, providers)
-    return response.send_json(req, body, cache=False)
+    return response.send_json(req, answer(req.context, req.GET), cache=False)
