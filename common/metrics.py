@@ -51,6 +51,39 @@ OLDEST_ALLOCATING = prom.Gauge(
     'berth_node_allocation_oldest_allocating_seconds', 'Age of the oldest node '
     'allocation still allocating (0: none); read when /metrics is scraped.',
     multiprocess_mode='livemostrecent')
+RESOURCE_CAPACITY = prom.Gauge(
+    'berth_resource_capacity', 'Capacity of a resource class summed over every '
+    'provider: (total - reserved) * allocation_ratio; read when /metrics is '
+    'scraped.', ['resource_class'], multiprocess_mode='livemostrecent')
+RESOURCE_USED = prom.Gauge(
+    'berth_resource_used', 'Units of a resource class held by allocations, '
+    'every provider; read when /metrics is scraped.', ['resource_class'],
+    multiprocess_mode='livemostrecent')
+RESOURCE_FREE = prom.Gauge(
+    'berth_resource_free', 'Capacity minus used of a resource class, every '
+    'provider (free units may be scattered: GET /capacity says how many of '
+    'one request fit); read when /metrics is scraped.', ['resource_class'],
+    multiprocess_mode='livemostrecent')
+PROVIDER_CAPACITY = prom.Gauge(
+    'berth_provider_resource_capacity', 'Capacity of a resource class on one '
+    'provider, for the [metrics] fullest_providers fullest providers of each '
+    'class only.', ['resource_class', 'provider', 'provider_name'],
+    multiprocess_mode='livemostrecent')
+PROVIDER_USED = prom.Gauge(
+    'berth_provider_resource_used', 'Used units of a resource class on one of '
+    'the fullest providers of the class.', ['resource_class', 'provider', 'provider_name'],
+    multiprocess_mode='livemostrecent')
+PROVIDER_FREE = prom.Gauge(
+    'berth_provider_resource_free', 'Free units of a resource class on one of '
+    'the fullest providers of the class.', ['resource_class', 'provider', 'provider_name'],
+    multiprocess_mode='livemostrecent')
+BAREMETAL_NODES = prom.Gauge(
+    'berth_baremetal_nodes', 'Bare-metal nodes by node resource class and state: '
+    'free (a new allocation may take it), allocated, unavailable (maintenance, '
+    'not available, no power state); read when /metrics is scraped.',
+    ['resource_class', 'state'], multiprocess_mode='livemostrecent')
+CAPACITY_GAUGES = (RESOURCE_CAPACITY, RESOURCE_USED, RESOURCE_FREE, PROVIDER_CAPACITY,
+                   PROVIDER_USED, PROVIDER_FREE, BAREMETAL_NODES)
 
 # --- conductors ---
 

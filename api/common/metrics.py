@@ -13,6 +13,7 @@ import time
 
 from common import context as berth_context
 from common import metrics
+from objects import fullness
 from objects import status as status_obj
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -53,6 +54,7 @@ class MetricsMiddleware:
         self.api = api
         self.db = db
         self.access = conf.metrics.api_access
+        self.fullest = conf.metrics.fullest_providers
 
     def __call__(self, environ, start_response):
         if self.access != 'disabled' and environ.get('PATH_INFO') == PATH:
@@ -104,6 +106,31 @@ class MetricsMiddleware:
         for state, count in summary.counts.items():
             metrics.NODE_ALLOCATIONS.labels(state).set(count)
         metrics.OLDEST_ALLOCATING.set(summary.oldest_allocating_age or 0)
+        try:
+            self._refresh_capacity(berth_context.admin_context(self.db))
+        except Exception as exc:  # as above: the scrape answers with what it has
+            LOG.warning('Cannot read capacity for /metrics: %s', exc)
+
+    def _refresh_capacity(self, ctx):
+        """Capacity gauges: per class, the fullest providers, nodes (three reads)."""
+        classes = fullness.by_class(ctx)
+        fullest = fullness.fullest(ctx, self.fullest)
+        nodes = fullness.nodes_by_class(ctx)
+        # a class or provider that left (or left the top N) leaves /metrics too
+        for gauge in metrics.CAPACITY_GAUGES:
+            gauge.clear()
+        for row in classes:
+            metrics.RESOURCE_CAPACITY.labels(row.resource_class).set(row.capacity)
+            metrics.RESOURCE_USED.labels(row.resource_class).set(row.used)
+            metrics.RESOURCE_FREE.labels(row.resource_class).set(row.free)
+        for row in fullest:
+            labels = (row.resource_class, row.provider, row.name or '')
+            metrics.PROVIDER_CAPACITY.labels(*labels).set(row.capacity)
+            metrics.PROVIDER_USED.labels(*labels).set(row.used)
+            metrics.PROVIDER_FREE.labels(*labels).set(row.free)
+        for rc, counts in nodes.items():
+            for state, count in counts.items():
+                metrics.BAREMETAL_NODES.labels(rc, state).set(count)
 
 
 def wrap(app, conf, api, db=None):
