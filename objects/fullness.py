@@ -83,7 +83,8 @@ def fullest(ctx: RequestContext, top: int) -> list[Fullness]:
     """The ``top`` fullest providers of every class (used / capacity), by class.
 
     Fullest first; ties (equal ratios) by provider uuid, so the answer is
-    the same on every read.  Inventories without capacity are left out.
+    the same on every read.  Inventories without capacity, or with nothing
+    used, are left out (an empty provider is not full).
     """
     if top <= 0:
         return []
@@ -95,7 +96,7 @@ def fullest(ctx: RequestContext, top: int) -> list[Fullness]:
                         inv.c.capacity, inv.c.used, ratio.label('ratio'), rank)
               .select_from(inv.join(_RC, _RC.c.id == inv.c.rc_id)
                            .join(_RP, _RP.c.id == inv.c.rp_id))
-              .where(inv.c.capacity > 0).subquery())
+              .where(inv.c.capacity > 0).where(inv.c.used > 0).subquery())
     rows = ctx.session.execute(
         sa.select(ranked.c.rc, ranked.c.uuid, ranked.c.rp_name, ranked.c.capacity,
                   ranked.c.used)
