@@ -12,8 +12,14 @@ Each socket read is bounded by what is left of the current deadline
 (:meth:`DeadlineReader.start_deadline`; api.server starts one for the
 request line and headers, another for the body): a read that would pass it
 raises ``TimeoutError('timed out')`` and marks the reader ``timed_out``.
+
+Before a server thread parses a request, :meth:`DeadlineReader.gather_headers`
+takes what the socket already holds without blocking: a header block that
+is not complete yet goes back to cheroot's selector (api.server), so a
+client trickling its headers holds no thread while it waits.
 """
 
+import ssl
 import time
 
 # the most a single socket read asks for (a larger body arrives in several)
@@ -37,6 +43,43 @@ class DeadlineReader:
         self.timed_out = False
         self.closed = False
         self.bytes_read = 0
+        # when the first byte of the request being gathered came (monotonic)
+        self.header_since = None
+
+    def gather_headers(self, limit):
+        """Read what the socket holds, without blocking; whether to parse now.
+
+        True when the buffer holds a whole header block (or more than
+        ``limit`` bytes, or the stream ended: the parser answers those);
+        False when the client has more to send.  A TLS socket is not
+        gathered (its reads may need writes): True.
+        """
+        if isinstance(self._sock, ssl.SSLSocket):
+            return True
+        buf = self._buf
+        # a socket with a timeout polls before it reads, whatever the flags:
+        # non-blocking for these reads only
+        timeout = self._sock.gettimeout()
+        self._sock.settimeout(0.0)
+        try:
+            while not _complete(buf) and len(buf) <= limit:
+                try:
+                    chunk = self._sock.recv(MAX_CHUNK)
+                except (BlockingIOError, InterruptedError):
+                    break
+                except OSError:
+                    self._buf = buf
+                    return True            # the parser meets the error itself
+                if not chunk:
+                    self._buf = buf
+                    return True
+                buf += chunk
+        finally:
+            self._sock.settimeout(timeout)
+        self._buf = buf
+        if buf and self.header_since is None:
+            self.header_since = time.monotonic()
+        return _complete(buf) or len(buf) > limit
 
     def start_deadline(self, seconds):
         """Bound the reads from now on to ``seconds`` in all (None: no bound)."""
@@ -67,8 +110,12 @@ class DeadlineReader:
             self._sock.settimeout(self._read_timeout)
 
     def has_data(self):
-        """Whether bytes are buffered (a pipelined request already read)."""
-        return bool(self._buf)
+        """Whether a whole header block is buffered (a pipelined request already read).
+
+        cheroot hands a connection with buffered data straight back to a
+        thread; a part of a header block waits in the selector for the rest.
+        """
+        return _complete(self._buf)
 
     def read(self, size=-1):
         """``size`` bytes (fewer only at the end of the stream); all, for a negative size."""
@@ -142,3 +189,9 @@ class DeadlineReader:
     def close(self):
         self.closed = True
         self._buf = b''
+
+
+def _complete(buf):
+    """Whether ``buf`` holds a header block's end (blank lines before it skipped)."""
+    start = len(buf) - len(buf.lstrip(b'\r\n'))
+    return b'\r\n\r\n' in buf[start:] or b'\n\n' in buf[start:]

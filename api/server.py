@@ -23,13 +23,14 @@ never before that 413.
 import io
 import logging
 import threading
+import time
 
 from cheroot import errors as cheroot_errors
 from cheroot import makefile as cheroot_makefile
 from cheroot import server as cheroot_server
 from cheroot import wsgi
 
-from api import connection_reader, connection_writer
+from api import connection_reader, connection_writer, http_framing
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -55,6 +56,9 @@ BODY_TIMEOUT = 60.0
 class _Request(cheroot_server.HTTPRequest):
     """cheroot's request with the framing checks it leaves out."""
 
+    # RFC 9112's refusals: duplicate or folded framing headers, bad names,
+    # control characters (api.http_framing); a 400 that closes
+    header_reader = http_framing.StrictHeaderReader()
     _expect_continue = False
     _continued = False
 
@@ -102,6 +106,10 @@ class _Request(cheroot_server.HTTPRequest):
         if b'Transfer-Encoding' in headers and b'Content-Length' in headers:
             self._refuse('400 Bad Request',
                          'Content-Length and Transfer-Encoding together.')
+            return False
+        if b'Transfer-Encoding' in headers and self.request_protocol != b'HTTP/1.1':
+            # RFC 9112 6.1: an HTTP/1.0 message with it is faulty framing
+            self._refuse('400 Bad Request', 'Transfer-Encoding needs HTTP/1.1.')
             return False
         length = headers.get(b'Content-Length', b'0')
         if not length.strip().isdigit():
@@ -182,7 +190,7 @@ class _Request(cheroot_server.HTTPRequest):
         try:
             self.header_reader(self.rfile, self.inheaders)
         except ValueError as ex:
-            self.simple_response('400 Bad Request', ex.args[0])
+            self._refuse('400 Bad Request', ex.args[0])
             return False
         self.header_reader = _replay(self.inheaders)
         return True
@@ -266,6 +274,36 @@ class _Connection(cheroot_server.HTTPConnection):
             self.rfile = connection_reader.DeadlineReader(sock, self.rbufsize, server.timeout)
         if type(self.wfile) is cheroot_makefile.StreamWriter:
             self.wfile = connection_writer.HeldWriter(sock)
+
+    def communicate(self):
+        """Parse a request only once its header block is here (no thread waits for it).
+
+        A connection whose headers are still arriving goes back to cheroot's
+        selector (True: "keep it"), which hands it to a thread again when
+        more bytes come; a client trickling its headers thus holds no
+        thread, and as many such clients as threads do not stop the
+        others.  Past ``header_timeout`` since its first byte it gets 408
+        and is closed; one that goes quiet is closed by the selector after
+        READ_TIMEOUT idle.
+        """
+        reader = self.rfile
+        if not isinstance(reader, connection_reader.DeadlineReader):
+            return super().communicate()
+        if not reader.gather_headers(MAX_HEADER_BYTES):
+            since, limit = reader.header_since, self.server.header_timeout
+            if since is None or limit is None or time.monotonic() - since < limit:
+                return True
+            self._timed_out()
+            return False
+        reader.header_since = None
+        return super().communicate()
+
+    def _timed_out(self):
+        try:
+            self.socket.sendall(b'HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n'
+                                b'Connection: close\r\n\r\n')
+        except OSError:
+            pass
 
 
 class HttpServer:

@@ -15,7 +15,7 @@ import prettytable
 from sqlalchemy import exc as sa_exc
 
 from api.placement import policy as berth_policy
-from cli import manage_upgrade
+from cli import manage_conductor, manage_upgrade
 from common import context as berth_context
 from objects import database
 from objects.legacy import compute_node_migration, online_migrations
@@ -119,6 +119,12 @@ class Checks(upgradecheck.UpgradeCommands):
         if len(members) == 1:
             return Result(Code.WARNING, detail + ' A single conductor has no standby.')
         return Result(Code.SUCCESS, detail)
+
+    def _check_registry(self):
+        """Every registered conductor alive (a Warning names the dead or stopped ones)."""
+        if not self._expanded():
+            return Result(Code.FAILURE, 'Not checked: the schema is not at head.')
+        return manage_conductor.registry_result(self.conf, self._database())
 
     def _check_compute_gate(self):
         from conductor.rpcapi import gate
@@ -246,6 +252,7 @@ class Checks(upgradecheck.UpgradeCommands):
         ('Online data migrations', _check_online_migrations),
         ('Conductor ring members', _check_ring),
         ('Conductors reachable', _check_conductors),
+        ('Registered conductors', _check_registry),
         ('Compute node gate', _check_compute_gate),
         ('Contract step', _check_contract),
         ('Policy file', _check_policy),

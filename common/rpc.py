@@ -12,10 +12,10 @@ from kombu import exceptions as kombu_exc
 from oslo_config import cfg
 import oslo_messaging as messaging
 from oslo_messaging import opts as messaging_opts
-from oslo_messaging.rpc import dispatcher
+from oslo_messaging.rpc import server as rpc_server
 
 from common import context as berth_context
-from common import exception, metrics
+from common import exception, metrics, rpc_door, rpc_trust
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -141,16 +141,30 @@ def get_transport(conf, url=None):
                                        allowed_remote_exmods=ALLOWED_EXMODS)
 
 
+# context fields that never cross the bus: bearer credentials.  A conductor
+# acts on the identity the message carries (and its signature vouches for,
+# common.rpc_trust), never calls Keystone or another service with the
+# caller's token, so a queue bound to the exchange learns no token.
+SECRET_FIELDS = ('auth_token', 'auth_token_info', 'service_token')
+
+
+def without_secrets(values):
+    """``values`` (a context dict) without the fields of SECRET_FIELDS."""
+    return {k: v for k, v in values.items() if k not in SECRET_FIELDS}
+
+
 class RequestContextSerializer(messaging.NoOpSerializer):
-    """Sends a RequestContext as its dict; the receiver attaches its own database."""
+    """Sends a RequestContext as its dict, tokens left out; the receiver attaches
+    its own database."""
 
     def __init__(self, db=None):
         self.db = db
 
     def serialize_context(self, ctxt):
-        return ctxt.to_dict()
+        return without_secrets(ctxt.to_dict())
 
     def deserialize_context(self, ctxt):
+        ctxt = without_secrets(ctxt)
         # request_id and global_request_id travel in the dict; the endpoint
         # makes the context the thread's current one for the call's log lines
         # (conductor.manager), and forgets it after
@@ -159,20 +173,25 @@ class RequestContextSerializer(messaging.NoOpSerializer):
 
 
 def get_client(transport, version, version_cap, timeout, retry):
-    """An RPC client for the conductor topic; callers ``prepare(server=...)``."""
+    """An RPC client for the conductor topic; callers ``prepare(server=...)``.
+
+    Its messages are signed with this process's key (common.rpc_trust).
+    """
     target = messaging.Target(topic=TOPIC, version=version)
+    transport = rpc_trust.signing(transport)      # every message leaves signed
     return messaging.get_rpc_client(transport, target, version_cap=version_cap,
                                     serializer=RequestContextSerializer(),
                                     timeout=timeout, retry=retry)
 
 
 def get_server(transport, host, endpoints, db):
-    """The RPC server of one conductor; private (underscore) methods stay private."""
+    """The RPC server of one conductor: only the methods its endpoints publish
+    (their ``RPC_METHODS``) dispatch (common.rpc_door), for messages whose
+    signature verifies (common.rpc_trust)."""
     target = messaging.Target(topic=TOPIC, server=host)
-    return messaging.get_rpc_server(
-        transport, target, endpoints,
-        serializer=RequestContextSerializer(db),
-        access_policy=dispatcher.DefaultRPCAccessPolicy)
+    verifier = rpc_trust.verifier(transport.conf, transport, host)
+    door = rpc_door.Dispatcher(endpoints, RequestContextSerializer(db), verifier)
+    return rpc_server.RPCServer(transport, target, door)
 
 
 @contextlib.contextmanager

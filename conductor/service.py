@@ -1,11 +1,12 @@
 """One conductor: RPC server, ring membership, bounded workers and periodic tasks.
 
 Start order: the RPC server first (so the conductor answers before anyone
-routes to it), then the group join, then the periodic tasks.  Stop order
-(graceful): leave the group, keep serving for ``grace`` seconds (one ring
-refresh, so peers whose ring still names this conductor are answered), stop
-taking messages, finish the work in flight, stop the periodic tasks, and
-disconnect.
+routes to it), then the conductor registry (conductor/periodic/registry.py:
+listed before any ring names it), the group join, then the periodic tasks.
+Stop order (graceful): leave the group, mark itself offline in the
+registry, keep serving for ``grace`` seconds (one ring refresh, so peers
+whose ring still names this conductor are answered), stop taking messages,
+finish the work in flight, stop the periodic tasks, and disconnect.
 """
 
 import logging
@@ -17,6 +18,7 @@ from conductor import manager as conductor_manager
 from conductor import periodic, service_versions
 from conductor import ring as conductor_ring
 from conductor import workers as conductor_workers
+from conductor.periodic import registry as conductor_registry
 from conductor.rpcapi import version as rpc_version
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -44,6 +46,7 @@ class ConductorService:
         self.manager = None
         self._server = None
         self._periodic = None
+        self.registration = None
         self._stopped = threading.Event()
 
     def start(self, on_phase=None):
@@ -61,11 +64,14 @@ class ConductorService:
                                       self.db)
         phase('connecting to the message broker')
         self._server.start(override_pool_size=self.workers.rpc_pool_size)
+        self.registration = conductor_registry.Registration(conf, self.host, self.db)
+        self.registration.register()
         phase('joining the conductor group')
         self.ring.join(dict(service_versions.capabilities(), host=self.host,
                             pid=os.getpid(), rpc_api_version=rpc_version.RPC_API_VERSION))
-        self._periodic = periodic.PeriodicRunner(self.manager.periodic_tasks(),
-                                                 name='periodic-%s' % self.host)
+        self._periodic = periodic.PeriodicRunner(
+            self.manager.periodic_tasks() + self.registration.tasks(),
+            name='periodic-%s' % self.host)
         self._periodic.start()
         LOG.info('Conductor %s started (%d workers)', self.host, conf.conductor.workers)
         return self
@@ -80,6 +86,8 @@ class ConductorService:
         # a start that failed part of the way left some parts None: stop the rest
         if self.ring is not None:
             self.ring.leave()
+        if self.registration is not None:
+            self.registration.sign_off()     # listed, not alive, from now on
         if grace > 0 and self.ring is not None:
             LOG.info('Conductor %s left the ring; serving %.1fs more for peers '
                      'with an older ring', self.host, grace)

@@ -321,6 +321,26 @@ class NodeAllocation(TimestampMixin, Base):
     conductor_affinity = sa.Column(sa.String(255), nullable=True)
 
 
+class Conductor(Base):
+    """A conductor process that registered itself (Ironic's ``conductors`` table).
+
+    A row outlives its process: ``online`` turns false on a clean stop, and a
+    conductor whose ``updated_at`` (its last heartbeat) is older than
+    ``[conductor] heartbeat_timeout`` is dead.  Only ``berth-manage conductor
+    forget`` deletes a row (objects/baremetal/conductor.py).
+    """
+    __tablename__ = 'conductors'
+    __table_args__ = (_uniq('conductors', 'hostname'),)
+    id = sa.Column(sa.Integer, primary_key=True)
+    hostname = sa.Column(sa.String(255), nullable=False)
+    conductor_group = sa.Column(sa.String(255), nullable=False, server_default='')
+    drivers = sa.Column(sa.JSON, nullable=True)
+    online = sa.Column(sa.Boolean, nullable=False, default=True)
+    created_at = sa.Column(sa.DateTime, nullable=False, default=_now)
+    # the last heartbeat (set by every registration and heartbeat)
+    updated_at = sa.Column(sa.DateTime, nullable=False, default=_now)
+
+
 # --- Legacy ---------------------------------------------------------------------------
 
 class ComputeNode(TimestampMixin, Base):

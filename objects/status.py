@@ -1,4 +1,5 @@
-"""Read-only summaries for operators: node allocations by state, capacity per class.
+"""Read-only summaries for operators: node allocations by state, capacity per class,
+the conductor registry.
 
 What ``/status`` and ``/metrics`` show; every function is one reader
 transaction of a few aggregate queries, never a walk over rows.
@@ -15,6 +16,7 @@ from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.baremetal import allocation as node_alloc_obj
+from objects.baremetal import conductor as conductor_obj
 
 _NALLOC = models.NodeAllocation.__table__
 _INV = models.Inventory.__table__
@@ -105,3 +107,20 @@ def _top_consumers(ctx, rc_id, top):
         .order_by(total.desc(), _ALLOC.c.consumer_id).limit(top))
     return [{'consumer_uuid': consumer, 'project_id': project, 'used': int(amount)}
             for consumer, project, amount in rows]
+
+
+def conductor_registry(ctx: RequestContext, timeout: float) -> list[dict]:
+    """Every registered conductor, alive or dead, by hostname (for /status).
+
+    ``[{'hostname', 'conductor_group', 'online', 'alive', 'heartbeat_age',
+    'registered_at'}]``: ``heartbeat_age`` in seconds since its last
+    heartbeat; ``alive`` as GET /v1/conductors says it (``timeout`` is
+    ``[conductor] heartbeat_timeout``).
+    """
+    at = conductor_obj.now()
+    found = conductor_obj.list_conductors(ctx, sort_key='hostname')
+    return [{'hostname': c.hostname, 'conductor_group': c.conductor_group,
+             'online': c.online, 'alive': c.alive(timeout, at),
+             'heartbeat_age': round(c.heartbeat_age(at), 1),
+             'registered_at': c.created_at.strftime('%Y-%m-%dT%H:%M:%SZ')}
+            for c in found]

@@ -8,8 +8,8 @@ from oslo_serialization import jsonutils
 from oslo_utils import strutils
 import webob
 
+from api.baremetal import node_conductor, policy
 from api.baremetal import node_fields as fields_rules
-from api.baremetal import policy
 from api.baremetal import version as api_version
 from api.baremetal.schemas import driver as driver_schema
 from api.common import links as common_links
@@ -124,7 +124,7 @@ def node(req, node, fields=None, detail=True):
         'driver_internal_info': {}, 'extra': node.extra, 'owner': node.owner,
         'lessee': node.lessee,
         'description': node.description, 'last_error': node.last_error,
-        'reservation': node.reservation, 'conductor': node.conductor_affinity,
+        'reservation': node.reservation, 'conductor': None,
         'conductor_group': node.conductor_group or '', 'console_enabled': False,
         'chassis_uuid': node.chassis_uuid,
         'clean_step': {}, 'deploy_step': {}, 'protected': node.protected,
@@ -144,6 +144,8 @@ def node(req, node, fields=None, detail=True):
     if fields is None and not detail:
         fields = _NODE_LIST_FIELDS
     body = pick(body, fields)
+    if 'conductor' in body:        # the live conductor responsible for it (1.49)
+        body['conductor'] = node_conductor.of(req, node)
     if node.id is not None:
         _restrict(req, node, body)
     return body

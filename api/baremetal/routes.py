@@ -7,6 +7,7 @@ match wins); a path with an empty method table answers 405 to everything.
 from api.baremetal.handlers import (
     allocation,
     chassis,
+    conductor,
     driver,
     node,
     node_state,
@@ -17,6 +18,8 @@ from api.baremetal.handlers import (
 ROUTES = [
     ('/', {'GET': root.root}),
     ('/v1', {'GET': root.v1}),
+    ('/v1/conductors', {'GET': conductor.list_conductors}),
+    ('/v1/conductors/{hostname}', {'GET': conductor.get_conductor}),
     ('/v1/nodes', {'GET': node.list_nodes, 'POST': node.create_node}),
     ('/v1/nodes/detail', {'GET': node.list_nodes_detail}),
     ('/v1/nodes/{node}', {'GET': node.get_node, 'PATCH': node.update_node,

@@ -12,7 +12,7 @@ DOC = 'doc/api/baremetal.md'
 
 # /v1/<name>...
 TOP_LEVEL = frozenset((
-    'ports', 'portgroups', 'conductors', 'deploy_templates',
+    'ports', 'portgroups', 'deploy_templates',
     'runbooks', 'volume', 'lookup', 'heartbeat', 'events', 'shards',
     'continue_inspection', 'inspection_rules'))
 # /v1/nodes/{node}/<name>...

@@ -21,6 +21,13 @@ def _not_utf8(key, value):
     return None
 
 
+def _has_nul(key, value):
+    """Whether ``environ[key]`` (percent-decoded for the query) holds a NUL byte."""
+    if key == 'QUERY_STRING':
+        value = urllib.parse.unquote(value, errors='replace')
+    return '\x00' in value
+
+
 def _replaced(key, value):
     """``environ[key]`` with its invalid UTF-8 bytes replaced by U+FFFD."""
     raw = value.encode('latin-1', 'replace')
@@ -55,6 +62,10 @@ class BerthRequest(webob.Request):
                 environ.setdefault(_ENCODING_ERROR, '%s is not UTF-8 (%s)'
                                    % ('path' if key == 'PATH_INFO' else
                                       'query string', error))
+            elif _has_nul(key, environ.get(key, '')):
+                # no database takes a NUL in a string (PostgreSQL raised: a 500)
+                environ.setdefault(_ENCODING_ERROR, '%s contains a NUL byte'
+                                   % ('path' if key == 'PATH_INFO' else 'query string'))
 
     @property
     def context(self):

@@ -49,6 +49,8 @@ _TEMPLATE = """<!DOCTYPE html>
  .num { font-variant-numeric: tabular-nums; white-space: nowrap; }
  .small { font-size: 12px; color: #52606d; }
  #error { display: none; background: #fdecea; color: #b3261e; padding: 8px 24px; }
+ h2.sub { margin-top: 14px; }
+ tr.dead td { background: #fdecea; }
 </style>
 </head>
 <body>
@@ -60,7 +62,10 @@ _TEMPLATE = """<!DOCTYPE html>
 <main>
  <section id="conductors"><h2>Conductors in the ring</h2>
   <table><thead><tr><th>host</th><th>RPC</th><th>joined</th><th>heartbeat</th>
-  <th>ping</th></tr></thead><tbody id="conductor-rows"></tbody></table></section>
+  <th>ping</th></tr></thead><tbody id="conductor-rows"></tbody></table>
+  <h2 class="sub">Registered conductors</h2>
+  <table><thead><tr><th>host</th><th>group</th><th>state</th><th>last heartbeat</th>
+  </tr></thead><tbody id="registry-rows"></tbody></table></section>
  <section id="node-allocations"><h2>Node allocations</h2>
   <div class="states" id="state-counts"></div>
   <div id="oldest" class="small"></div></section>
@@ -112,6 +117,25 @@ function conductors(list, interval) {
                                               ["no conductor is alive"])])]);
   }
 }
+// every conductor that registered, alive or dead, until it is forgotten
+function registry(list, timeout) {
+  fill("registry-rows", list.map(function (c) {
+    var state = c.alive ? el("span", {"class": "ok"}, ["alive"])
+      : el("span", {"class": "bad", title: c.online
+                    ? "no heartbeat for more than " + timeout + " s"
+                    : "stopped (marked itself offline)"},
+           [c.online ? "dead" : "stopped"]);
+    return el("tr", {"data-registered": c.hostname, "data-alive": String(c.alive),
+                     "class": c.alive ? "" : "dead"}, [
+      el("td", {}, [c.hostname]), el("td", {}, [c.conductor_group || "(default)"]),
+      el("td", {}, [state]),
+      el("td", {"class": c.alive ? "" : "bad"}, [age(c.heartbeat_age)])]);
+  }));
+  if (!list.length) {
+    fill("registry-rows", [el("tr", {}, [el("td", {colspan: "4", "class": "small"},
+                                            ["no conductor has registered"])])]);
+  }
+}
 function allocations(summary) {
   var box = document.getElementById("state-counts");
   while (box.firstChild) { box.removeChild(box.firstChild); }
@@ -151,6 +175,7 @@ function refresh() {
     })
     .then(function (data) {
       conductors(data.conductors, data.heartbeat_interval);
+      registry(data.registered_conductors || [], data.heartbeat_timeout);
       allocations(data.node_allocations);
       capacity(data.capacity);
       document.getElementById("updated").textContent = "updated " + data.generated_at;

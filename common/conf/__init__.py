@@ -17,13 +17,15 @@ from common.conf import (
     oslo_limit,
     placement,
     quota,
+    rpc,
     scheduler,
     upgrade_levels,
 )
 
 # Every module here that defines options; common.conf.opts walks this list.
 MODULES = [default, api, database, placement, conductor, coordination, upgrade_levels,
-           allocation, compute, scheduler, quota, oslo_limit, metrics, notifications]
+           allocation, compute, scheduler, quota, oslo_limit, metrics, notifications,
+           rpc]
 
 
 def register_opts(conf):

@@ -60,6 +60,23 @@ opts = [
     cfg.IntOpt('embedded_conductors', default=1, min=1,
                help='Conductors ``berth serve`` runs inside its own process '
                     '(hosts <host>-c0, <host>-c1, ...).'),
+    # the conductor registry (Ironic's options of the same names)
+    cfg.StrOpt('conductor_group', default='',
+               regex=r'^[a-zA-Z0-9_.-]*$',
+               help='The conductor group this conductor registers with (shown '
+                    'by GET /v1/conductors; letters, digits, "_", "-" and ".", '
+                    'stored lower case). berth routes work by its hash ring '
+                    'over every live conductor, whatever its group.'),
+    cfg.IntOpt('heartbeat_interval', default=10, min=1,
+               help='Seconds between two heartbeats of a conductor into the '
+                    'conductor registry (the ``conductors`` table).'),
+    cfg.IntOpt('heartbeat_timeout', default=60, min=2,
+               help='Seconds after its last heartbeat a registered conductor '
+                    'is dead (``alive: false`` on GET /v1/conductors, red on '
+                    '/status, a warning of ``berth-manage status``). Keep it '
+                    'several ``heartbeat_interval`` long. A dead conductor '
+                    'stays listed until ``berth-manage conductor forget`` '
+                    'removes it.'),
 ]
 
 

@@ -25,6 +25,7 @@ from conductor.manager import (
     node_writes,
     replay,
     scheduling,
+    write_checks,
 )
 from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import routing
@@ -47,7 +48,8 @@ def _admitted(method):
         def run():
             with self.workers.slot():
                 return method(self, ctx, *args, **kwargs)
-        return self.calls.run(call_id, name, run)
+        # a replay answers only the caller of the first attempt
+        return self.calls.run(call_id, name, run, caller=replay.caller(ctx))
     return _in_request(wrapper)
 
 
@@ -89,6 +91,9 @@ class ConductorManager:
     """
 
     target = messaging.Target(version=rpc_version.RPC_API_VERSION)
+    # what the RPC server dispatches (common.rpc_door); every other attribute
+    # (the collaborators below) answers NoSuchMethod
+    RPC_METHODS = rpc_version.METHODS
 
     def __init__(self, conf, host, db, ring, workers):
         self.conf = conf
@@ -110,6 +115,11 @@ class ConductorManager:
         self.compute_nodes = compute_nodes.ComputeNodes(conf, self.claims.locks, ring)
         self.scheduler = scheduling.Scheduler(conf, self.claims,
                                               lambda: len(self.ring.members()))
+
+    @property
+    def _max_bytes(self):
+        """The most a JSON object of a write may take: the REST body limit."""
+        return self.conf.api.max_request_body_size
 
     def periodic_tasks(self):
         """``[(callable, spacing_seconds)]`` to run on the periodic worker.
@@ -137,12 +147,13 @@ class ConductorManager:
         in the database for the re-drive (conductor/manager/allocation_queue.py).
         Call (1.4, ``wait`` seconds): the same, and answer what the worker
         wrote once it is done, or None if it is not done within ``wait``.
+        A caller without ``allocation:create`` is Forbidden; a row it may not
+        create is answered None, as a row that does not exist, and left alone.
         """
-        refused = self._refused(ctx, allocation_id)
-        if refused is not None:
-            if wait is None:
-                return None
-            raise refused
+        if not isinstance(allocation_id, int) or isinstance(allocation_id, bool):
+            raise exception.Invalid(reason='allocation_id must be an integer')
+        if self._refused(ctx, [allocation_id]):
+            return None
         if wait is None:
             self.allocation_queue.submit(ctx, allocation_id)
             return None
@@ -154,54 +165,36 @@ class ConductorManager:
         """Call (1.5): ``create_allocation`` with ``wait`` for several rows at once.
 
         Answers a result (or None) per id, in order, within ``wait`` seconds;
-        a row the caller may not create ends ``error`` and answers that.
+        a row the caller may not create is answered None and left alone.
         """
-        refused = self._refused_many(ctx, allocation_ids)
+        write_checks.allocation_ids(allocation_ids)
+        refused = self._refused(ctx, allocation_ids)
         allowed = [alloc_id for alloc_id in allocation_ids if alloc_id not in refused]
-        answers = {alloc_id: _outcome(ctx, alloc_id) for alloc_id in refused}
+        answers = {}
         if allowed:
             answers.update(zip(allowed, self.allocation_queue.run_many(ctx, allowed, wait)))
         return [answers.get(alloc_id) for alloc_id in allocation_ids]
 
-    def _refused(self, ctx, alloc_id):
-        """The Forbidden of a row ``ctx`` may not create (the row ends ``error``), else None."""
-        try:
-            alloc = node_alloc.get_by_id(ctx, alloc_id)
-        except exception.AllocationNotFound:
-            return None             # nothing to write: the queue answers it
-        try:
-            self.authz.create_allocation(ctx, alloc)
-        except exception.Forbidden as exc:
-            return self._refuse(ctx, alloc, exc)
-        return None
-
-    def _refused_many(self, ctx, alloc_ids):
-        """The ids of the rows ``ctx`` may not create (each ends ``error``).
+    def _refused(self, ctx, alloc_ids):
+        """The ids of the rows ``ctx`` may not create; Forbidden without the rule.
 
         The rule is checked once per call; the rows are read only when their
-        owner matters (a caller limited to its project) or all are refused.
+        owner matters (a caller limited to its project).  A refused row is
+        neither written nor described: it stays with its owner's request
+        and the re-drive, and the caller learns nothing of it.
         """
-        try:
-            scope, refusal = self.authz.create_scope(ctx), None
-        except exception.Forbidden as exc:
-            scope, refusal = None, exc
-        if scope is None and refusal is None:
+        scope = self.authz.create_scope(ctx)
+        if scope is None:
             return set()
         refused = set()
         for alloc in node_alloc.owners(ctx, alloc_ids):
             try:
-                if refusal is not None:
-                    raise refusal
                 self.authz.create_allocation(ctx, alloc, scope)
             except exception.Forbidden as exc:
-                self._refuse(ctx, alloc, exc)
+                LOG.warning('Allocation %s refused by policy: %s', alloc.uuid,
+                            exc.message)
                 refused.add(alloc.id)
         return refused
-
-    def _refuse(self, ctx, alloc, exc):
-        LOG.warning('Allocation %s refused by policy: %s', alloc.uuid, exc.message)
-        node_alloc.set_error(ctx, alloc.id, self.host, exc.message)
-        return exc
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
@@ -214,6 +207,7 @@ class ConductorManager:
     @_admitted
     def backfill_allocation(self, ctx, values, node):
         """Call (1.6): an allocation for ``node``, already ``active`` (Ironic 1.58)."""
+        write_checks.backfill(values, node, self._max_bytes)
         values = self.authz.backfill(ctx, values, node)
         return self.node_writes.backfill(ctx, values, node)
 
@@ -221,6 +215,7 @@ class ConductorManager:
     @_admitted
     def update_allocation(self, ctx, allocation, values):
         """Call (1.6): PATCH an allocation's ``name``/``extra`` (AllocationDuplicateName)."""
+        write_checks.update_allocation(allocation, values, self._max_bytes)
         self.authz.update_allocation(ctx, allocation)
         self.node_writes.update_allocation(ctx, allocation, values)
 
@@ -228,6 +223,7 @@ class ConductorManager:
     @_admitted
     def update_node(self, ctx, node, values):
         """Call (1.6): a node PATCH that removes the node's instance and allocation."""
+        write_checks.update_node(node, values, self._max_bytes)
         self.authz.update_node(ctx, node, values)
         self.node_writes.update_node(ctx, node, values)
 
@@ -235,6 +231,7 @@ class ConductorManager:
     @_admitted
     def set_node_provision_state(self, ctx, node, verb):
         """Call (1.6): ``deleted``/``undeploy`` on a node holding an allocation."""
+        write_checks.node_verb(node, verb)
         self.authz.set_node_provision_state(ctx, node)
         self.node_writes.set_provision_state(ctx, node, verb)
 
@@ -252,6 +249,7 @@ class ConductorManager:
 
         ``tree`` None (a client without the database): resolved here.
         """
+        write_checks.claim_consumers(consumers, self._max_bytes)
         self.authz.claim_resources(ctx, consumers)
         if tree is None:
             tree = routing.ROOTS.tree(ctx, {rp for c in consumers for rp in c['allocations']},
@@ -267,6 +265,7 @@ class ConductorManager:
         committed claim or its error serialised as oslo.messaging does
         (conductor/manager/claim_many.py).
         """
+        write_checks.claims(claims)
         return claim_many.run(self, ctx, claims)
 
     @messaging.expected_exceptions(exception.BerthException)
@@ -282,6 +281,7 @@ class ConductorManager:
     @_admitted
     def reshape(self, ctx, tree, inventories, consumers):
         """Call (1.2): move inventory and allocations atomically (POST /reshaper)."""
+        write_checks.claim_consumers(consumers, self._max_bytes)
         self.authz.reshape(ctx)
         if tree is None:
             tree = routing.ROOTS.tree(
@@ -294,6 +294,7 @@ class ConductorManager:
     def schedule_and_claim(self, ctx, request, consumers, weigher=None,
                            distinct_roots=False):
         """Call (1.3): pick candidates for ``consumers`` and claim them (POST /claims)."""
+        write_checks.schedule_consumers(consumers)
         self.authz.schedule_and_claim(ctx)
         return self.scheduler.schedule_and_claim(ctx, request, consumers, weigher,
                                                  distinct_roots)
@@ -305,13 +306,7 @@ class ConductorManager:
 
         ``tree`` None (a client without the database, or a new node): resolved here.
         """
+        write_checks.finite(capacity)
         self.authz.update_compute_node(ctx)
         return self.compute_nodes.update(ctx, tree, host, capacity)
 
-
-def _outcome(ctx, alloc_id):
-    """The reply for a row as it is now (a refused one: ``error``)."""
-    try:
-        return node_allocations.written(node_alloc.get_by_id(ctx, alloc_id))
-    except exception.AllocationNotFound:
-        return None

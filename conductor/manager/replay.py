@@ -68,6 +68,12 @@ def _detached(error):
         return error
 
 
+def caller(ctx):
+    """Who a call is from, as far as its policy checks go (its ledger key)."""
+    return (ctx.user_id, ctx.project_id, ctx.system_scope, ctx.domain_id,
+            tuple(sorted(ctx.roles or ())), ctx.project_name)
+
+
 class CallLedger:
     """Recent calls by ``(call_id, method)`` (see the module docstring).
 
@@ -84,14 +90,20 @@ class CallLedger:
         self._lock = threading.Lock()
         self._entries = collections.OrderedDict()     # key -> _Entry, oldest first
 
-    def run(self, call_id, method, func):
-        """``func()`` once per ``(call_id, method)``; a replay answers the first outcome.
+    def run(self, call_id, method, func, caller=None):
+        """``func()`` once per ``(call_id, method, caller)``; a replay answers the
+        first outcome.
 
         ``call_id`` None (a client older than 1.8): ``func()``, nothing recorded.
+        ``caller`` (:func:`caller`): a call with a recorded id from another
+        caller is another call, so nobody gets another caller's answer.
         """
         if call_id is None:
             return func()
-        key = (call_id, method)
+        if not isinstance(call_id, str) or len(call_id) > 64:
+            raise exception.Invalid(reason='call_id must be a string of at most '
+                                           '64 characters')
+        key = (call_id, method) if caller is None else (call_id, method, caller)
         with self._lock:
             now = self._clock()
             self._expire(now)

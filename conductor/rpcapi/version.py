@@ -55,3 +55,12 @@ REPLAY = '1.8'
 # the lowest version every conductor must publish before the compute-node
 # write path of seed 000 (providers on create, migrate on read) is on
 COMPUTE_NODE_WRITES = '1.7'
+
+# the methods of the API (doc/rpc.md's table): the conductor dispatches these
+# and nothing else (common.rpc_door); every other name is NoSuchMethod
+METHODS = frozenset({
+    'ping', 'create_allocation', 'create_allocations', 'destroy_allocation',
+    'claim_resources', 'claim_resources_many', 'delete_allocations', 'reshape',
+    'schedule_and_claim', 'backfill_allocation', 'update_allocation', 'update_node',
+    'set_node_provision_state', 'destroy_node', 'update_compute_node',
+})

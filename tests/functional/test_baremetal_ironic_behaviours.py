@@ -7,7 +7,7 @@ from tests.functional import baremetal_helpers as h
 
 @pytest.mark.parametrize('path,version', [
     ('/v1/nodes?bogus=1', '1.1'), ('/v1/nodes/detail?bogus=1', '1.1'),
-    ('/v1/nodes?conductor=x', 'latest'), ('/v1/allocations?bogus=1', '1.52'),
+    ('/v1/nodes?frobnicate=x', 'latest'), ('/v1/allocations?bogus=1', '1.52'),
     ('/v1/allocations?node_uuid=x', 'latest')])
 def test_unknown_query_parameters_are_400_not_ignored(bm, path, version):
     h.make_node(bm, 'listed')

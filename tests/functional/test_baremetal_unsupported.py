@@ -15,7 +15,7 @@ def _fault(resp):
 @pytest.mark.parametrize('method, path', [
     ('GET', '/v1/ports'), ('GET', '/v1/drivers/fake-hardware/properties'),
     ('POST', '/v1/portgroups'),
-    ('GET', '/v1/conductors/c1'), ('GET', '/v1/deploy_templates'),
+    ('GET', '/v1/runbooks/r1'), ('GET', '/v1/deploy_templates'),
     ('GET', '/v1/volume/connectors'),
     ('GET', '/v1/nodes/{node}/validate'), ('PUT', '/v1/nodes/{node}/management/boot_device'),
     ('GET', '/v1/nodes/{node}/ports'), ('PUT', '/v1/nodes/{node}/states/raid'),

@@ -23,9 +23,11 @@ _LIST_VALUES = st.one_of(st.sampled_from([
     jsonfuzz.TEXT)
 _NODE_KEYS = ['fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'resource_class',
               'provision_state', 'owner', 'driver', 'instance_uuid', 'maintenance',
-              'associated', 'detail', 'chassis_uuid', 'retired', 'fault']
+              'associated', 'detail', 'chassis_uuid', 'retired', 'fault',
+              'conductor']
 _CHASSIS_KEYS = ['fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'detail']
 CHASSIS = st.one_of(st.uuids().map(str), jsonfuzz.TEXT)
+_CONDUCTOR_KEYS = ['fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'detail']
 _ALLOC_KEYS = ['fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'node',
                'resource_class', 'state', 'owner']
 
@@ -133,4 +135,7 @@ def routes():
         ('GET', st.just('/v1/drivers'), _keyed(['type', 'detail', 'fields']), None),
         ('GET', st.one_of(st.just('fake-hardware'), jsonfuzz.TEXT).map(
             lambda d: '/v1/drivers/' + quote(d)), fields, None),
+        ('GET', st.just('/v1/conductors'), _keyed(_CONDUCTOR_KEYS), None),
+        ('GET', st.one_of(st.just('fuzz-host'), jsonfuzz.TEXT).map(
+            lambda h: '/v1/conductors/' + quote(h)), fields, None),
     ]

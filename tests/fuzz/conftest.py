@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+from tests import fixtures
 from tests.fuzz import harness as fuzz_harness
 from tests.fuzz import world
 
@@ -13,6 +14,14 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if str(item.fspath).startswith(here):
             item.add_marker(pytest.mark.fuzz)
+
+
+@pytest.fixture
+def conf(tmp_path):
+    """The embedded defaults, with no conductor heartbeat during a run: a beat
+    writes the conductors table, and the harness checks that a refused
+    request changed no table."""
+    return fixtures.make_conf(tmp_path / 'state', **{'conductor.heartbeat_interval': 86400})
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from api.baremetal import (
     backend,
     fault,
     gates,
+    node_conductor,
     node_fields,
     policy,
     query,
@@ -81,11 +82,21 @@ def create_node(req):
         'location': '%s/v1/nodes/%s' % (common_links.base_url(req), node.uuid)})
 
 
+def _conductor_filter(req):
+    """``?conductor=<hostname>`` (1.49, 406 before), or None (also when empty, as Ironic)."""
+    conductor = req.GET.get('conductor')
+    if conductor is not None and not req.version.matches(node_conductor.SINCE):
+        raise fault.NotAcceptable('Request not acceptable. The minimal required API '
+                                  'version should be %s' % node_conductor.SINCE)
+    return conductor or None
+
+
 def _list(req, detail, chassis=None):
     project = policy.list_project(req, 'node')
     query.known_params(req, schema.LIST_PARAMS)
     gates.check_list(req)
     validation.check_uuid(req.GET.get('instance_uuid'), 'instance_uuid')
+    conductor = _conductor_filter(req)
     fields = query.fields_param(req, response.node_fields(req))
     if detail and fields is not None:
         raise fault.BadRequest("Can not specify ?detail=True and fields in the same "
@@ -118,7 +129,12 @@ def _list(req, detail, chassis=None):
     # node: nova's ironic driver finds it so right after setting instance_uuid
     listing = (node_obj.list_nodes if filters.get('instance_uuid') is not None
                else node_obj.list_nodes_may_lag)
-    nodes = listing(req.context, filters, limit, marker, sort_key, sort_dir)
+    if conductor is None:
+        nodes = listing(req.context, filters, limit, marker, sort_key, sort_dir)
+    else:
+        nodes = node_conductor.filter_pages(
+            req, lambda lim, mark: listing(req.context, filters, lim, mark, sort_key,
+                                           sort_dir), limit, marker, conductor)
     items = [response.node(req, n, fields, detail) for n in nodes]
     return response.send_json(response.collection(req, 'nodes', items, limit))
 

@@ -38,4 +38,6 @@ def v1(req):
             'version': _version(req)}
     if req.version.matches(api_version.ALLOCATIONS):
         body['allocations'] = res('allocations')
+    if req.version.matches('1.49'):
+        body['conductors'] = res('conductors')
     return response.send_json(body)

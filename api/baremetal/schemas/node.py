@@ -1,9 +1,11 @@
 """Bodies of POST /v1/nodes and what PATCH /v1/nodes/{node} may change."""
 
+from objects.baremetal import conductor as conductor_obj
+
 # the hardware types accepted, the ones /v1/drivers lists (no driver is loaded:
 # every node runs as Ironic's fake-hardware; schemas/driver.py has their interfaces).
 # As in Ironic, a hardware type no conductor offers is refused (400).
-DRIVERS = ('fake-hardware',)
+DRIVERS = conductor_obj.DRIVERS
 _INTERFACES = ('bios', 'boot', 'console', 'deploy', 'inspect', 'management',
                'network', 'power', 'raid', 'rescue', 'storage', 'vendor')
 INTERFACE_FIELDS = tuple('%s_interface' % k for k in _INTERFACES)
@@ -44,4 +46,4 @@ PATCHABLE = {'name': True, 'resource_class': True, 'instance_uuid': True,
 LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'detail',
                'resource_class', 'provision_state', 'maintenance', 'associated',
                'owner', 'lessee', 'project', 'driver', 'instance_uuid',
-               'conductor_group', 'chassis_uuid', 'retired', 'fault')
+               'conductor_group', 'chassis_uuid', 'retired', 'fault', 'conductor')

@@ -39,6 +39,10 @@ def show_json(req):
         'refresh_seconds': status_page.REFRESH_SECONDS,
         'heartbeat_interval': req.conf.coordination.ring_refresh_interval,
         'conductors': require_conductor(req).conductors(ctx),
+        # every conductor that registered, alive or dead (GET /v1/conductors)
+        'heartbeat_timeout': req.conf.conductor.heartbeat_timeout,
+        'registered_conductors': status_obj.conductor_registry(
+            ctx, req.conf.conductor.heartbeat_timeout),
         'node_allocations': dataclasses.asdict(status_obj.node_allocation_summary(ctx)),
         'capacity': [dataclasses.asdict(c) for c in
                      status_obj.capacity_by_class(ctx, top=TOP_CONSUMERS)],

@@ -21,6 +21,8 @@ from conductor.manager import replay as manager_replay
 
 NODE = types.SimpleNamespace(uuid='n1', owner='p1', lessee=None)
 ALLOC = types.SimpleNamespace(id=7, uuid='a1', owner='p1')
+# a backfill's uuid (checked as a UUID before anything else)
+A1 = '9f3c8a52-7a51-4d8e-9b0e-4a7f5cbe0a11'
 
 
 def _ctx(roles, project='p1', system=None, project_name=None):
@@ -49,9 +51,9 @@ def manager(conf, monkeypatch):
         types.SimpleNamespace(id=i, uuid=ALLOC.uuid, owner=ALLOC.owner) for i in ids])
     set_error = mock.Mock(return_value='now')
     monkeypatch.setattr(manager_mod.node_alloc, 'set_error', set_error)
-    monkeypatch.setattr(manager_mod, '_outcome', lambda ctx, i: {'state': 'error'})
     m = manager_mod.ConductorManager.__new__(manager_mod.ConductorManager)
     m.host = 'c1'
+    m.conf = conf
     m.authz = authz.Authorizer(conf)
     m.workers = types.SimpleNamespace(slot=contextlib.nullcontext)
     m.calls = manager_replay.CallLedger()
@@ -71,12 +73,12 @@ PLACEMENT = [
     ('claim_resources', ('t', [{'uuid': 'c', 'allocations': {}}]), 'claims.claim_resources'),
     ('delete_allocations', ('t', 'c'), 'claims.delete_allocations'),
     ('reshape', ('t', {}, []), 'claims.reshape'),
-    ('schedule_and_claim', ({}, []), 'scheduler.schedule_and_claim'),
+    ('schedule_and_claim', ({}, [{}]), 'scheduler.schedule_and_claim'),
     ('update_compute_node', ('t', 'host1', {}), 'compute_nodes.update'),
 ]
 BAREMETAL = [
     ('destroy_allocation', ('a1',), 'node_allocator.destroy'),
-    ('backfill_allocation', ({'uuid': 'a1'}, 'n1'), 'node_writes.backfill'),
+    ('backfill_allocation', ({'uuid': A1}, 'n1'), 'node_writes.backfill'),
     ('update_allocation', ('a1', {'name': 'x'}), 'node_writes.update_allocation'),
     ('update_node', ('n1', {'instance_uuid': None}), 'node_writes.update_node'),
     ('set_node_provision_state', ('n1', 'deleted'), 'node_writes.set_provision_state'),
@@ -182,36 +184,37 @@ def test_several_consumers_need_the_manage_rule(manager, conf):
 
 
 def test_backfill_sets_the_owner_of_a_project_scoped_caller(manager):
-    _call(manager.backfill_allocation, OWNER_MEMBER, {'uuid': 'a1'}, 'n1')
+    _call(manager.backfill_allocation, OWNER_MEMBER, {'uuid': A1}, 'n1')
     values = manager.node_writes.backfill.call_args[0][1]
     assert values['owner'] == 'p1'
 
 
 def test_backfill_for_another_owner_needs_create_restricted(manager):
     with pytest.raises(exception.Forbidden) as err:
-        _call(manager.backfill_allocation, OWNER_MEMBER, {'uuid': 'a1', 'owner': 'p2'}, 'n1')
+        _call(manager.backfill_allocation, OWNER_MEMBER, {'uuid': A1, 'owner': 'p2'}, 'n1')
     assert bm.ALLOCATION_CREATE_RESTRICTED in err.value.message
     manager.node_writes.backfill.assert_not_called()
 
 
-def test_a_refused_create_ends_the_row_in_error(manager):
-    with pytest.raises(exception.Forbidden):
-        _call(manager.create_allocation, OTHER_MEMBER, 7, wait=1.0)
-    manager.set_error.assert_called_once()
-    assert manager.set_error.call_args[0][1:3] == (7, 'c1')
+def test_another_projects_row_is_answered_none_and_left_alone(manager):
+    """A refused caller changes nothing and learns nothing of the row."""
+    assert _call(manager.create_allocation, OTHER_MEMBER, 7, wait=1.0) is None
+    manager.set_error.assert_not_called()
     manager.allocation_queue.run.assert_not_called()
 
 
-def test_a_refused_cast_ends_the_row_in_error_and_queues_nothing(manager):
-    assert _call(manager.create_allocation, NO_ROLE, 7) is None
-    manager.set_error.assert_called_once()
+def test_a_refused_cast_writes_and_queues_nothing(manager):
+    with pytest.raises(exception.Forbidden):
+        _call(manager.create_allocation, NO_ROLE, 7)
+    assert _call(manager.create_allocation, OTHER_MEMBER, 7) is None
+    manager.set_error.assert_not_called()
     manager.allocation_queue.submit.assert_not_called()
 
 
-def test_create_allocations_answers_refused_rows_as_error(manager):
-    assert _call(manager.create_allocations, OTHER_MEMBER, [7, 8], 1.0) == [
-        {'state': 'error'}, {'state': 'error'}]
+def test_create_allocations_answers_refused_rows_none(manager):
+    assert _call(manager.create_allocations, OTHER_MEMBER, [7, 8], 1.0) == [None, None]
     manager.allocation_queue.run_many.assert_not_called()
+    manager.set_error.assert_not_called()
     assert _call(manager.create_allocations, OWNER_MEMBER, [7, 8], 1.0) == [{'id': 7}, {'id': 8}]
 
 
@@ -224,10 +227,10 @@ def test_create_allocations_reads_no_row_for_a_caller_any_owner_will_do(manager,
     manager.set_error.assert_not_called()
 
 
-def test_create_allocations_refused_by_the_rule_answers_every_row_as_error(manager):
-    assert _call(manager.create_allocations, READER, [7, 8], 1.0) == [
-        {'state': 'error'}, {'state': 'error'}]
-    assert manager.set_error.call_count == 2
+def test_create_allocations_refused_by_the_rule_is_forbidden(manager):
+    with pytest.raises(exception.Forbidden):
+        _call(manager.create_allocations, READER, [7, 8], 1.0)
+    manager.set_error.assert_not_called()
     manager.allocation_queue.run_many.assert_not_called()
 
 

@@ -1,0 +1,75 @@
+"""The conductor's RPC door: only the published methods dispatch, only to verified callers.
+
+oslo.messaging's default access policy dispatches every endpoint attribute
+whose name does not start with ``_``: the endpoint's collaborators (``conf``,
+``db``, ``ring``, ...) were callable by anyone on the bus.  The
+:class:`Dispatcher` here dispatches a method only when the endpoint
+publishes it (its ``RPC_METHODS``, the table of doc/rpc.md) and, before
+that, only for a message whose signature :mod:`common.rpc_trust` verifies.
+
+Anything else is refused before the endpoint sees it, with one log line and
+an answer without a traceback: an unpublished name is ``NoSuchMethod`` (a
+``RemoteError`` on the caller's side), a message that fails verification
+is :class:`common.exception.Forbidden`.
+"""
+
+import logging
+
+from oslo_messaging.rpc import dispatcher as rpc_dispatcher
+
+from common import exception
+
+LOG = logging.getLogger('berth.' + __name__)
+
+
+def published(endpoint):
+    """The method names ``endpoint`` publishes (an empty set when it names none)."""
+    return frozenset(getattr(endpoint, 'RPC_METHODS', ()))
+
+
+class PublishedOnly(rpc_dispatcher.RPCAccessPolicyBase):
+    """Dispatch exactly the methods the endpoint names in ``RPC_METHODS``."""
+
+    def is_allowed(self, endpoint, method):
+        return isinstance(method, str) and method in published(endpoint)
+
+
+def refusal(exc):
+    """An ExpectedException carrying ``exc`` with no traceback (none goes on the wire).
+
+    oslo.messaging's server replies an ExpectedException's ``exc_info``
+    and logs it at DEBUG only; the reply's ``tb`` is then the exception's
+    one line.
+    """
+    exc = exc.with_traceback(None)
+    expected = rpc_dispatcher.ExpectedException()
+    expected.exc_info = (type(exc), exc, None)
+    return expected
+
+
+class Dispatcher(rpc_dispatcher.RPCDispatcher):
+    """oslo.messaging's RPC dispatcher behind the door.
+
+    :param verifier: a :class:`common.rpc_trust.Verifier` (answers the
+        context to dispatch with, or raises Forbidden); None: none.
+    """
+
+    def __init__(self, endpoints, serializer, verifier=None):
+        super().__init__(endpoints, serializer, PublishedOnly)
+        self.verifier = verifier
+        self._methods = frozenset().union(*(published(ep) for ep in endpoints))
+
+    def dispatch(self, incoming):
+        method = incoming.message.get('method')
+        if not (isinstance(method, str) and method in self._methods):
+            LOG.warning('Refused an RPC call of %r: not a published method',
+                        str(method)[:80])
+            raise refusal(rpc_dispatcher.NoSuchMethod(str(method)[:80]))
+        if self.verifier is None:
+            return super().dispatch(incoming)
+        try:
+            incoming.ctxt = self.verifier.verify(incoming.ctxt, incoming.message)
+        except exception.Forbidden as exc:
+            LOG.warning('Refused an RPC call of %s: %s', method, exc.message)
+            raise refusal(exc) from None
+        return super().dispatch(incoming)
