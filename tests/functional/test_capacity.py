@@ -159,6 +159,8 @@ def test_admin_only_and_served_at_every_microversion(client):
     ('resources=VCPU:1&providers=1001', BAD, "'providers'"),
     ('resources=VCPU:1&providers=-1', BAD, "'providers'"),
     ('resources=VCPU:1&providers=two', BAD, "'providers'"),
+    ('resources=VCPU:1&providers=%C2%B2', BAD, "'providers'"),          # a unicode digit
+    ('resources=VCPU:1&providers=%D9%A3', BAD, "'providers'"),          # arabic-indic 3
     ('resources=VCPU:1&providers=1&providers=2', BAD, "'providers'"),
 ])
 def test_bad_queries_are_400_with_a_stable_code(client, query, code, text):

@@ -7,6 +7,8 @@ line does); ``providers=N`` adds the N root providers holding the most.
 The count itself is objects.candidates.counting's.
 """
 
+import re
+
 from webob import multidict
 
 from api.placement import (
@@ -24,6 +26,8 @@ from objects.candidates import counting
 
 MAX_PROVIDERS = 1000
 _OWN = ('providers',)
+# ASCII digits only: str.isdigit() also takes '²', which int() refuses
+_NUMBER = re.compile('[0-9]{1,7}')
 
 
 class _AsQuery:
@@ -45,7 +49,7 @@ def _providers(params):
     if len(values) > 1:
         raise _bad("Query parameter 'providers' may be given only once.")
     value = values[0]
-    if not value.isdigit() or not 1 <= int(value) <= MAX_PROVIDERS:
+    if not _NUMBER.fullmatch(value) or not 1 <= int(value) <= MAX_PROVIDERS:
         raise _bad("'providers' must be an integer from 1 to %d; got %r."
                    % (MAX_PROVIDERS, value))
     return int(value)
