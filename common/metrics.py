@@ -82,8 +82,6 @@ BAREMETAL_NODES = prom.Gauge(
     'free (a new allocation may take it), allocated, unavailable (maintenance, '
     'not available, no power state); read when /metrics is scraped.',
     ['resource_class', 'state'], multiprocess_mode='livemostrecent')
-CAPACITY_GAUGES = (RESOURCE_CAPACITY, RESOURCE_USED, RESOURCE_FREE, PROVIDER_CAPACITY,
-                   PROVIDER_USED, PROVIDER_FREE, BAREMETAL_NODES)
 
 # --- conductors ---
 
@@ -121,6 +119,30 @@ WORKER_SLOTS = prom.Gauge(
 REJECTIONS = prom.Counter(
     'berth_conductor_rejections', 'Work a conductor refused because every worker '
     'slot was taken (the client got 503), by conductor.', ['conductor'])
+
+
+_SHOWN: dict = {}      # gauge: the label tuples replace_series() set last
+
+
+def replace_series(gauge, values):
+    """Make ``gauge`` show exactly ``values`` ({label tuple: value}).
+
+    A series set before and missing now goes away.  In multiprocess mode
+    (gunicorn) prometheus_client cannot remove a series from the value
+    files, so it is set to NaN instead: it stays (until the worker exits)
+    but never matches an alert's comparison.
+    """
+    multi = multiprocess_dir() is not None
+    before = _SHOWN.get(gauge, set())
+    gone = before - set(values)
+    for labels in gone:
+        if multi:
+            gauge.labels(*labels).set(float('nan'))
+        else:
+            gauge.remove(*labels)
+    for labels, value in values.items():
+        gauge.labels(*labels).set(value)
+    _SHOWN[gauge] = set(values) | (gone if multi else set())
 
 
 def _operation(name):

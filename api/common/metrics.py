@@ -117,20 +117,20 @@ class MetricsMiddleware:
         fullest = fullness.fullest(ctx, self.fullest)
         nodes = fullness.nodes_by_class(ctx)
         # a class or provider that left (or left the top N) leaves /metrics too
-        for gauge in metrics.CAPACITY_GAUGES:
-            gauge.clear()
-        for row in classes:
-            metrics.RESOURCE_CAPACITY.labels(row.resource_class).set(row.capacity)
-            metrics.RESOURCE_USED.labels(row.resource_class).set(row.used)
-            metrics.RESOURCE_FREE.labels(row.resource_class).set(row.free)
-        for row in fullest:
-            labels = (row.resource_class, row.provider, row.name or '')
-            metrics.PROVIDER_CAPACITY.labels(*labels).set(row.capacity)
-            metrics.PROVIDER_USED.labels(*labels).set(row.used)
-            metrics.PROVIDER_FREE.labels(*labels).set(row.free)
-        for rc, counts in nodes.items():
-            for state, count in counts.items():
-                metrics.BAREMETAL_NODES.labels(rc, state).set(count)
+        per_class = {(row.resource_class,): row for row in classes}
+        for gauge, field in ((metrics.RESOURCE_CAPACITY, 'capacity'),
+                             (metrics.RESOURCE_USED, 'used'), (metrics.RESOURCE_FREE, 'free')):
+            metrics.replace_series(gauge, {k: getattr(row, field)
+                                           for k, row in per_class.items()})
+        per_provider = {(row.resource_class, row.provider, row.name or ''): row
+                        for row in fullest}
+        for gauge, field in ((metrics.PROVIDER_CAPACITY, 'capacity'),
+                             (metrics.PROVIDER_USED, 'used'), (metrics.PROVIDER_FREE, 'free')):
+            metrics.replace_series(gauge, {k: getattr(row, field)
+                                           for k, row in per_provider.items()})
+        metrics.replace_series(metrics.BAREMETAL_NODES, {
+            (rc, state): count for rc, counts in nodes.items()
+            for state, count in counts.items()})
 
 
 def wrap(app, conf, api, db=None):
