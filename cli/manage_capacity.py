@@ -5,6 +5,7 @@ Reads the database directly, with the very code of the endpoint
 """
 
 import json
+from typing import Any
 
 from webob import multidict
 
@@ -14,7 +15,7 @@ from common import context as berth_context
 from objects import database
 
 
-def _params(args):
+def _params(args: Any) -> multidict.MultiDict:
     """The GET /capacity query parameters the command line stands for."""
     params = multidict.MultiDict()
     params.add('resources', args.resources)
@@ -28,7 +29,7 @@ def _params(args):
     return params
 
 
-def _capacity(conf):
+def _capacity(conf: Any) -> int:
     db = database.open_database(conf)
     try:
         body = capacity.answer(berth_context.admin_context(db), _params(conf.category))
@@ -41,7 +42,7 @@ def _capacity(conf):
     return 0
 
 
-def add_capacity_command(subparsers):
+def add_capacity_command(subparsers: Any) -> None:
     """The ``capacity`` command."""
     cmd = subparsers.add_parser(
         'capacity', help='how many more consumers of one resource request fit')

@@ -10,6 +10,7 @@ values of several processes combine (``multiprocess_mode``).
 
 import os
 import time
+from typing import Any
 
 import prometheus_client as prom
 from prometheus_client import multiprocess
@@ -124,7 +125,7 @@ REJECTIONS = prom.Counter(
 _SHOWN: dict = {}      # gauge: the label tuples replace_series() set last
 
 
-def replace_series(gauge, values):
+def replace_series(gauge: Any, values: dict[tuple[str, ...], float]) -> None:
     """Make ``gauge`` show exactly ``values`` ({label tuple: value}).
 
     A series set before and missing now goes away.  In multiprocess mode

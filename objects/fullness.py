@@ -13,6 +13,7 @@ operator lowered a total below what is allocated).
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -49,7 +50,7 @@ class Fullness:
         return self.used / self.capacity if self.capacity > 0 else 1.0
 
 
-def _per_inventory():
+def _per_inventory() -> Any:
     """SELECT per inventory row: provider id, class id, capacity, used."""
     used = (sa.select(_ALLOC.c.resource_provider_id.label('rp_id'),
                       _ALLOC.c.resource_class_id.label('rc_id'),
@@ -106,7 +107,7 @@ def fullest(ctx: RequestContext, top: int) -> list[Fullness]:
             for rc, uuid, name, cap, used in rows]
 
 
-def _node_state():
+def _node_state() -> Any:
     allocated = sa.or_(_NODE.c.allocation_id.is_not(None),
                        _NODE.c.instance_uuid.is_not(None))
     free = sa.and_(_NODE.c.provision_state == 'available',

@@ -111,7 +111,7 @@ class MetricsMiddleware:
         except Exception as exc:  # as above: the scrape answers with what it has
             LOG.warning('Cannot read capacity for /metrics: %s', exc)
 
-    def _refresh_capacity(self, ctx):
+    def _refresh_capacity(self, ctx: berth_context.RequestContext) -> None:
         """Capacity gauges: per class, the fullest providers, nodes (three reads)."""
         classes = fullness.by_class(ctx)
         fullest = fullness.fullest(ctx, self.fullest)

@@ -64,7 +64,7 @@ class Answer:
     roots: dict[str, int]
 
 
-def _demands(candidates, summaries):
+def _demands(candidates: Iterable[Any], summaries: Mapping[str, Any]) -> list[Any]:
     """[(root uuid, {(provider uuid, class): amount}, provider uuids)] in search order."""
     out = []
     for cand in candidates:
@@ -84,7 +84,7 @@ def _demands(candidates, summaries):
     return out
 
 
-def _free(summaries):
+def _free(summaries: Mapping[str, Any]) -> dict[tuple[str, str], int]:
     return {(uuid, name): int(res['capacity']) - int(res['used'])
             for uuid, summary in summaries.items()
             for name, res in summary['resources'].items()}

@@ -8,6 +8,7 @@ The count itself is objects.candidates.counting's.
 """
 
 import re
+from typing import Any
 
 from webob import multidict
 
@@ -38,11 +39,11 @@ class _AsQuery:
         self.GET = params
 
 
-def _bad(text):
+def _bad(text: str) -> fault.BadRequest:
     return fault.BadRequest(text, code=errors.CAPACITY_BAD_QUERY)
 
 
-def _providers(params):
+def _providers(params: Any) -> int | None:
     values = params.getall('providers')
     if not values:
         return None
@@ -55,7 +56,7 @@ def _providers(params):
     return int(value)
 
 
-def parse_params(params):
+def parse_params(params: Any) -> tuple[Any, int | None]:
     """(The ResourceRequest of query ``params``, a MultiDict; the ``providers`` count or None)."""
     if 'limit' in params:
         raise _bad("'limit' has no meaning for GET /capacity: every candidate "
@@ -65,7 +66,7 @@ def parse_params(params):
     return candidate_request.parse_request(_AsQuery(rest)), providers
 
 
-def answer(ctx, params):
+def answer(ctx: Any, params: Any) -> dict[str, Any]:
     """The answer's body for query ``params`` (raises fault.BadRequest).
 
     Shared by the handler and ``berth-manage capacity``, so both say the same.
