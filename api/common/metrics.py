@@ -13,8 +13,9 @@ import time
 
 from common import context as berth_context
 from common import metrics
-from objects import fullness
 from objects import status as status_obj
+from objects.baremetal import fullness as node_fullness
+from objects.placement import fullness
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -115,7 +116,7 @@ class MetricsMiddleware:
         """Capacity gauges: per class, the fullest providers, nodes (three reads)."""
         classes = fullness.by_class(ctx)
         fullest = fullness.fullest(ctx, self.fullest)
-        nodes = fullness.nodes_by_class(ctx)
+        nodes = node_fullness.nodes_by_class(ctx)
         # a class or provider that left (or left the top N) leaves /metrics too
         per_class = {(row.resource_class,): row for row in classes}
         for gauge, field in ((metrics.RESOURCE_CAPACITY, 'capacity'),

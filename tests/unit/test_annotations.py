@@ -87,12 +87,12 @@ FLOORS = {
     'conductor/periodic': 0.0,
     'conductor/rpcapi': 91.1,
     'db': 49.2,
-    'objects': 90.4,
-    'objects/baremetal': 14.1,
+    'objects': 84.6,
+    'objects/baremetal': 16.6,
     'objects/candidates': 13.2,
     'objects/candidates/weighers': 0.0,
     'objects/legacy': 63.4,
-    'objects/placement': 60.8,
+    'objects/placement': 63.0,
     'objects/sql': 0.0,
 }
 # points a package may stand above its floor before the floor must be raised

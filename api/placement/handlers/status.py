@@ -13,8 +13,9 @@ import webob
 from api.common.conductor import require_conductor
 from api.placement import policy, response, router, status_page
 from common.policies.placement import extensions
-from objects import fullness
 from objects import status as status_obj
+from objects.baremetal import fullness as node_fullness
+from objects.placement import fullness
 
 TOP_CONSUMERS = 5
 # fullest providers shown per resource class
@@ -51,7 +52,7 @@ def show_json(req):
                      status_obj.capacity_by_class(ctx, top=TOP_CONSUMERS)],
         'fullest_providers': [dict(dataclasses.asdict(f), free=f.free) for f in
                               fullness.fullest(ctx, FULLEST_PROVIDERS)],
-        'baremetal_nodes': fullness.nodes_by_class(ctx),
+        'baremetal_nodes': node_fullness.nodes_by_class(ctx),
     }
     resp = response.send_json(req, body, cache=False)
     resp.headers['cache-control'] = 'no-store'
