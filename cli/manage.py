@@ -7,6 +7,7 @@ from oslo_config import cfg
 
 from cli import (
     config,
+    manage_capacity,
     manage_conductor,
     manage_migrations,
     manage_policy,
@@ -42,7 +43,8 @@ COMMAND_GROUPS = [_add_db_commands, manage_migrations.add_import_commands,
                   manage_status.add_status_command,
                   manage_quota.add_quota_commands,
                   manage_policy.add_policy_commands,
-                  manage_conductor.add_conductor_commands]
+                  manage_conductor.add_conductor_commands,
+                  manage_capacity.add_capacity_command]
 
 
 def _add_commands(subparsers):

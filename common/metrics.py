@@ -10,6 +10,7 @@ values of several processes combine (``multiprocess_mode``).
 
 import os
 import time
+from typing import Any
 
 import prometheus_client as prom
 from prometheus_client import multiprocess
@@ -51,6 +52,37 @@ OLDEST_ALLOCATING = prom.Gauge(
     'berth_node_allocation_oldest_allocating_seconds', 'Age of the oldest node '
     'allocation still allocating (0: none); read when /metrics is scraped.',
     multiprocess_mode='livemostrecent')
+RESOURCE_CAPACITY = prom.Gauge(
+    'berth_resource_capacity', 'Capacity of a resource class summed over every '
+    'provider: (total - reserved) * allocation_ratio; read when /metrics is '
+    'scraped.', ['resource_class'], multiprocess_mode='livemostrecent')
+RESOURCE_USED = prom.Gauge(
+    'berth_resource_used', 'Units of a resource class held by allocations, '
+    'every provider; read when /metrics is scraped.', ['resource_class'],
+    multiprocess_mode='livemostrecent')
+RESOURCE_FREE = prom.Gauge(
+    'berth_resource_free', 'Capacity minus used of a resource class, every '
+    'provider (free units may be scattered: GET /capacity says how many of '
+    'one request fit); read when /metrics is scraped.', ['resource_class'],
+    multiprocess_mode='livemostrecent')
+PROVIDER_CAPACITY = prom.Gauge(
+    'berth_provider_resource_capacity', 'Capacity of a resource class on one '
+    'provider, for the [metrics] fullest_providers fullest providers of each '
+    'class only.', ['resource_class', 'provider', 'provider_name'],
+    multiprocess_mode='livemostrecent')
+PROVIDER_USED = prom.Gauge(
+    'berth_provider_resource_used', 'Used units of a resource class on one of '
+    'the fullest providers of the class.', ['resource_class', 'provider', 'provider_name'],
+    multiprocess_mode='livemostrecent')
+PROVIDER_FREE = prom.Gauge(
+    'berth_provider_resource_free', 'Free units of a resource class on one of '
+    'the fullest providers of the class.', ['resource_class', 'provider', 'provider_name'],
+    multiprocess_mode='livemostrecent')
+BAREMETAL_NODES = prom.Gauge(
+    'berth_baremetal_nodes', 'Bare-metal nodes by node resource class and state: '
+    'free (a new allocation may take it), allocated, unavailable (maintenance, '
+    'not available, no power state); read when /metrics is scraped.',
+    ['resource_class', 'state'], multiprocess_mode='livemostrecent')
 
 # --- conductors ---
 
@@ -88,6 +120,30 @@ WORKER_SLOTS = prom.Gauge(
 REJECTIONS = prom.Counter(
     'berth_conductor_rejections', 'Work a conductor refused because every worker '
     'slot was taken (the client got 503), by conductor.', ['conductor'])
+
+
+_SHOWN: dict = {}      # gauge: the label tuples replace_series() set last
+
+
+def replace_series(gauge: Any, values: dict[tuple[str, ...], float]) -> None:
+    """Make ``gauge`` show exactly ``values`` ({label tuple: value}).
+
+    A series set before and missing now goes away.  In multiprocess mode
+    (gunicorn) prometheus_client cannot remove a series from the value
+    files, so it is set to NaN instead: it stays (until the worker exits)
+    but never matches an alert's comparison.
+    """
+    multi = multiprocess_dir() is not None
+    before = _SHOWN.get(gauge, set())
+    gone = before - set(values)
+    for labels in gone:
+        if multi:
+            gauge.labels(*labels).set(float('nan'))
+        else:
+            gauge.remove(*labels)
+    for labels, value in values.items():
+        gauge.labels(*labels).set(value)
+    _SHOWN[gauge] = set(values) | (gone if multi else set())
 
 
 def _operation(name):

@@ -14,6 +14,8 @@ import time
 from common import context as berth_context
 from common import metrics
 from objects import status as status_obj
+from objects.baremetal import fullness as node_fullness
+from objects.placement import fullness
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -53,6 +55,7 @@ class MetricsMiddleware:
         self.api = api
         self.db = db
         self.access = conf.metrics.api_access
+        self.fullest = conf.metrics.fullest_providers
 
     def __call__(self, environ, start_response):
         if self.access != 'disabled' and environ.get('PATH_INFO') == PATH:
@@ -104,6 +107,31 @@ class MetricsMiddleware:
         for state, count in summary.counts.items():
             metrics.NODE_ALLOCATIONS.labels(state).set(count)
         metrics.OLDEST_ALLOCATING.set(summary.oldest_allocating_age or 0)
+        try:
+            self._refresh_capacity(berth_context.admin_context(self.db))
+        except Exception as exc:  # as above: the scrape answers with what it has
+            LOG.warning('Cannot read capacity for /metrics: %s', exc)
+
+    def _refresh_capacity(self, ctx: berth_context.RequestContext) -> None:
+        """Capacity gauges: per class, the fullest providers, nodes (three reads)."""
+        classes = fullness.by_class(ctx)
+        fullest = fullness.fullest(ctx, self.fullest)
+        nodes = node_fullness.nodes_by_class(ctx)
+        # a class or provider that left (or left the top N) leaves /metrics too
+        per_class = {(row.resource_class,): row for row in classes}
+        for gauge, field in ((metrics.RESOURCE_CAPACITY, 'capacity'),
+                             (metrics.RESOURCE_USED, 'used'), (metrics.RESOURCE_FREE, 'free')):
+            metrics.replace_series(gauge, {k: getattr(row, field)
+                                           for k, row in per_class.items()})
+        per_provider = {(row.resource_class, row.provider, row.name or ''): row
+                        for row in fullest}
+        for gauge, field in ((metrics.PROVIDER_CAPACITY, 'capacity'),
+                             (metrics.PROVIDER_USED, 'used'), (metrics.PROVIDER_FREE, 'free')):
+            metrics.replace_series(gauge, {k: getattr(row, field)
+                                           for k, row in per_provider.items()})
+        metrics.replace_series(metrics.BAREMETAL_NODES, {
+            (rc, state): count for rc, counts in nodes.items()
+            for state, count in counts.items()})
 
 
 def wrap(app, conf, api, db=None):

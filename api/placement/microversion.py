@@ -106,6 +106,8 @@ ANY_OF_TRAITS = Version(1, 39)
 # them only when this line does: POST /claims reads its resource request
 # as GET /allocation_candidates does at
 CLAIMS_REQUEST = Version(1, 39)
+# and GET /capacity reads its query string as GET /allocation_candidates at
+CAPACITY_REQUEST = Version(1, 39)
 
 MIN_VERSION = Version.parse(VERSIONS[0])
 MAX_VERSION = Version.parse(VERSIONS[-1])

@@ -11,7 +11,7 @@ from api.placement import routes
 from common.conf import reference as conf_reference
 from common.policies import placement as policies
 
-EXTENSIONS = {'/claims', '/quotas/{project_id}', '/status', '/status.json'}
+EXTENSIONS = {'/claims', '/capacity', '/quotas/{project_id}', '/status', '/status.json'}
 
 HEADER = """# Placement port: endpoints
 

@@ -4,6 +4,7 @@ from api.placement.handlers import (
     aggregate,
     allocation,
     allocation_candidate,
+    capacity,
     claim,
     inventory,
     project_usage,
@@ -58,6 +59,7 @@ ROUTES = [
     ('/traits', {'GET': trait.list_traits}),
     # berth extensions (every microversion)
     ('/claims', {'POST': claim.create_claims}),
+    ('/capacity', {'GET': capacity.get_capacity}),
     ('/status', {'GET': status.show_page}),
     ('/status.json', {'GET': status.show_json}),
     ('/quotas/{project_id}', {'GET': quota.get_quota, 'PUT': quota.put_quota,

@@ -72,6 +72,12 @@ _TEMPLATE = """<!DOCTYPE html>
  <section id="capacity" class="wide"><h2>Capacity by resource class</h2>
   <table><thead><tr><th>class</th><th>used / capacity</th><th></th><th>providers</th>
   <th>top consumers</th></tr></thead><tbody id="capacity-rows"></tbody></table></section>
+ <section id="fullest"><h2>Fullest providers</h2>
+  <table><thead><tr><th>class</th><th>provider</th><th>used / capacity</th><th></th>
+  </tr></thead><tbody id="fullest-rows"></tbody></table></section>
+ <section id="nodes"><h2>Bare-metal nodes by resource class</h2>
+  <table><thead><tr><th>resource class</th><th>free</th><th>allocated</th>
+  <th>unavailable</th></tr></thead><tbody id="node-rows"></tbody></table></section>
 </main>
 <script>
 "use strict";
@@ -166,6 +172,42 @@ function capacity(classes) {
       el("td", {"class": "small"}, [top || "\\u2014"])]);
   }));
 }
+function bar(used, capacity) {
+  var pct = capacity > 0 ? Math.min(100, 100 * used / capacity) : 0;
+  return el("div", {"class": "bar", title: pct.toFixed(1) + "%"},
+            [el("div", {"class": "fill" + (pct >= 90 ? " high" : ""),
+                        style: "width:" + pct.toFixed(1) + "%"})]);
+}
+// the fullest providers of each class (used / capacity), ties by uuid
+function fullest(list) {
+  fill("fullest-rows", list.map(function (f) {
+    return el("tr", {"data-fullest": f.resource_class + "/" + f.provider}, [
+      el("td", {}, [f.resource_class]),
+      el("td", {title: f.provider}, [f.name || f.provider]),
+      el("td", {"class": "num" + (f.free <= 0 ? " bad" : "")},
+         [f.used + " / " + f.capacity]),
+      el("td", {}, [bar(f.used, f.capacity)])]);
+  }));
+  if (!list.length) {
+    fill("fullest-rows", [el("tr", {}, [el("td", {colspan: "4", "class": "small"},
+                                          ["nothing is allocated"])])]);
+  }
+}
+function nodes(byClass) {
+  var names = Object.keys(byClass).sort();
+  fill("node-rows", names.map(function (rc) {
+    var n = byClass[rc];
+    return el("tr", {"data-node-class": rc}, [
+      el("td", {}, [rc]),
+      el("td", {"class": "num" + (n.free === 0 ? " bad" : "")}, [String(n.free)]),
+      el("td", {"class": "num"}, [String(n.allocated)]),
+      el("td", {"class": "num"}, [String(n.unavailable)])]);
+  }));
+  if (!names.length) {
+    fill("node-rows", [el("tr", {}, [el("td", {colspan: "4", "class": "small"},
+                                       ["no node has a resource class"])])]);
+  }
+}
 function refresh() {
   fetch("status.json", {credentials: "same-origin", cache: "no-store",
                         headers: {"Accept": "application/json"}})
@@ -178,6 +220,8 @@ function refresh() {
       registry(data.registered_conductors || [], data.heartbeat_timeout);
       allocations(data.node_allocations);
       capacity(data.capacity);
+      fullest(data.fullest_providers || []);
+      nodes(data.baremetal_nodes || {});
       document.getElementById("updated").textContent = "updated " + data.generated_at;
       document.getElementById("error").style.display = "none";
       document.body.setAttribute("data-loaded", "true");

@@ -30,6 +30,13 @@ opts = [
                      'listener. 0: a free port, printed and logged at start. '
                      'The conductors of "berth serve" share the API process '
                      'and its /metrics instead.'),
+    cfg.IntOpt('fullest_providers', default=5, min=0, max=100,
+               help='How many providers per resource class /metrics labels '
+                    'one by one (berth_provider_resource_* gauges): the '
+                    'fullest ones (used / capacity; ties by provider uuid). '
+                    'Bounds the number of series to this many per class '
+                    'whatever the size of the cloud; 0: no per-provider '
+                    'gauges.'),
 ]
 
 

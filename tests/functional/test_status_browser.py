@@ -143,6 +143,10 @@ def test_status_page_in_chromium(berth, client, ctx, browser, tmp_path):
     assert float(re.search(r'width:\s*([\d.]+)%', style).group(1)) == 35.0
     # 97.7% used: drawn red
     assert 'high' in _attribute(browser, 'tr[data-class="MEMORY_MB"] .fill', 'class')
+    # the fullest providers per class, and the nodes per resource class
+    assert '1500 / 1536' in _text(browser, 'tr[data-fullest^="MEMORY_MB/"]')
+    assert '6 / 16' in _text(browser, 'tr[data-fullest^="VCPU/"]')
+    assert 'no node has a resource class' in _text(browser, '#node-rows')
 
     shot = tmp_path / 'status.png'
     assert browser.save_screenshot(str(shot))

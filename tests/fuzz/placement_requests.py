@@ -104,6 +104,7 @@ def routes():
             st.sampled_from(['in:HW_CPU_X86_AVX,CUSTOM_FUZZ', 'startswith:CUSTOM',
                              'in:', 'startswith:', 'true', 'false']), q)), None),
         ('POST', st.just('/claims'), None, _bodies(claim_schema.POST_CLAIMS)),
+        ('GET', st.just('/capacity'), capacity_query(), None),
         ('GET', _quota_path(), _keyed(['user_id'], PROJECTS), None),
         ('PUT', _quota_path(), _keyed(['user_id'], PROJECTS),
          _bodies(quota_schema.PUT_QUOTA)),
@@ -112,6 +113,15 @@ def routes():
         ('PUT', TRAITS.map(lambda t: '/traits/' + quote(t)), None, None),
         ('DELETE', TRAITS.map(lambda t: '/traits/' + quote(t)), None, None),
     ]
+
+
+def capacity_query():
+    """GET /capacity: the candidates' (key, value) pairs plus ``providers`` ones."""
+    providers = st.lists(st.tuples(st.just('providers'), st.one_of(
+        st.sampled_from(['1', '0', '1000', '1001', '-1', 'x', '']), _query_values())),
+        max_size=2)
+    return st.tuples(candidates.query(), providers).map(
+        lambda t: list(t[0]) + list(t[1]))
 
 
 def _inventory_path(rp):

@@ -24,6 +24,15 @@ def test_allocation_candidates_language(fuzz):
                 world.examples(4000))
 
 
+def test_capacity_language(fuzz):
+    # GET /capacity reads the candidates' language (and providers=) as the admin
+    route = [('GET', st.just('/capacity'), placement_requests.capacity_query(), None)]
+    harness.run(fuzz, 'placement',
+                requests.request(route, hdrs.placement_version(),
+                                 identity=st.just(harness.ADMIN)),
+                world.examples(1500))
+
+
 def test_hostile_bodies(fuzz):
     bodies = st.one_of(jsonfuzz.RAW_BODIES, jsonfuzz.huge_json(fuzz.max_body),
                        jsonfuzz.any_json(30).map(jsonfuzz.dumps))

@@ -14,8 +14,12 @@ from api.common.conductor import require_conductor
 from api.placement import policy, response, router, status_page
 from common.policies.placement import extensions
 from objects import status as status_obj
+from objects.baremetal import fullness as node_fullness
+from objects.placement import fullness
 
 TOP_CONSUMERS = 5
+# fullest providers shown per resource class
+FULLEST_PROVIDERS = 5
 
 
 @router.endpoint()
@@ -46,6 +50,9 @@ def show_json(req):
         'node_allocations': dataclasses.asdict(status_obj.node_allocation_summary(ctx)),
         'capacity': [dataclasses.asdict(c) for c in
                      status_obj.capacity_by_class(ctx, top=TOP_CONSUMERS)],
+        'fullest_providers': [dict(dataclasses.asdict(f), free=f.free) for f in
+                              fullness.fullest(ctx, FULLEST_PROVIDERS)],
+        'baremetal_nodes': node_fullness.nodes_by_class(ctx),
     }
     resp = response.send_json(req, body, cache=False)
     resp.headers['cache-control'] = 'no-store'

@@ -1,4 +1,4 @@
-"""Rules of berth's own extensions on the placement port (POST /claims, /quotas)."""
+"""Rules of berth's own extensions on the placement port (POST /claims, /quotas, /capacity)."""
 
 from oslo_policy import policy
 
@@ -9,6 +9,7 @@ QUOTAS_SHOW = 'placement:quotas:show'
 QUOTAS_UPDATE = 'placement:quotas:update'
 QUOTAS_DELETE = 'placement:quotas:delete'
 STATUS_SHOW = 'placement:status:show'
+CAPACITY_SHOW = 'placement:capacity:show'
 
 
 def _rule(name, check, description, method, path):
@@ -30,6 +31,9 @@ rules = [
     _rule(QUOTAS_DELETE, base.ADMIN,
           'Remove the quota limits of a project or user (berth extension).',
           'DELETE', '/quotas/{project_id}'),
+    _rule(CAPACITY_SHOW, base.ADMIN,
+          'Count how many more consumers of a resource request fit, cloud-wide '
+          'and per aggregate (berth extension).', 'GET', '/capacity'),
     policy.DocumentedRuleDefault(
         STATUS_SHOW, base.ADMIN,
         'Show the status page and its data: conductors, node allocations, '
