@@ -172,7 +172,7 @@ def test_raw_column_values_are_invalid_and_written_nowhere(berth, bm):
             cctxt.call(member, 'update_allocation', allocation=mine['uuid'],
                        values=values)
     for values in ({'instance_uuid': None, 'provision_state': 'active'},
-                   {'instance_uuid': None, 'maintenance': True},
+                   {'instance_uuid': None, 'fault': 'power failure'},
                    {'instance_uuid': None, 'reservation': 'c1'}):
         with pytest.raises(exception.Invalid):
             cctxt.call(member, 'update_node', node=node['uuid'], values=values)
@@ -184,6 +184,6 @@ def test_raw_column_values_are_invalid_and_written_nowhere(berth, bm):
     assert (after['state'], after['node_uuid'], after['owner'], after['name']) == (
         'active', node['uuid'], 'project-a', None)
     got = bm.get('/v1/nodes/%s' % node['uuid']).json()
-    assert (got['provision_state'], got['maintenance'], got['reservation']) == (
-        'available', False, None)
+    assert (got['provision_state'], got['fault'], got['reservation']) == (
+        'available', None, None)
     assert bm.get('/v1/allocations?node=%s' % other['uuid']).json()['allocations'] == []
