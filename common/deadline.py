@@ -17,10 +17,14 @@ transactions commit (:func:`check`): one log line, counted in
 ``berth_rpc_expired{method, where}``, and nothing written.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
 import contextlib
 import logging
 import threading
 import time
+from typing import Any
 
 import oslo_messaging as messaging
 from oslo_messaging import transport as msg_transport
@@ -35,17 +39,18 @@ FIELD = 'berth_deadline'
 _local = threading.local()
 
 
-def _now(clock):
+def _now(clock: Callable[[], float] | None) -> float:
     return clock() if clock is not None else time.time()
 
 
-def current():
+def current() -> float | None:
     """The deadline of the logical call open on this thread (None: none)."""
     return getattr(_local, 'deadline', None)
 
 
 @contextlib.contextmanager
-def bounded(seconds, clock=None):
+def bounded(seconds: float, clock: Callable[[], float] | None = None
+            ) -> Iterator[float]:
     """Open a logical call of ``seconds`` on this thread: its messages carry its deadline.
 
     Nested, the earlier deadline wins (an inner call cannot outlive its caller).
@@ -59,7 +64,8 @@ def bounded(seconds, clock=None):
         _local.deadline = outer
 
 
-def stamp(ctxt, timeout, clock=None):
+def stamp(ctxt: dict[str, Any], timeout: float,
+          clock: Callable[[], float] | None = None) -> dict[str, Any]:
     """``ctxt`` (a context dict) with its deadline: the open call's, else now + ``timeout``.
 
     A context that carries one already (a peer forwarding its caller's) keeps it.
@@ -84,14 +90,15 @@ class StampingTransport(msg_transport.RPCTransport):
         timeout, else fails undelivered (503) having sent nothing.
     """
 
-    def __init__(self, inner, default_timeout, replies=None):
+    def __init__(self, inner: Any, default_timeout: float, replies: Any = None) -> None:
         super().__init__(inner._driver)
         self.inner = inner
         self.default_timeout = default_timeout
         self.replies = replies
 
-    def _send(self, target, ctxt, message, wait_for_reply=None, timeout=None,
-              *args, **kwargs):
+    def _send(self, target: Any, ctxt: dict[str, Any], message: Any,
+              wait_for_reply: Any = None, timeout: float | None = None,
+              *args: Any, **kwargs: Any) -> Any:
         ctxt = stamp(ctxt, timeout or self.default_timeout)
         if wait_for_reply and self.replies is not None and not self.replies.ready.is_set():
             started = time.monotonic()
@@ -104,23 +111,24 @@ class StampingTransport(msg_transport.RPCTransport):
         return self.inner._send(target, ctxt, message, wait_for_reply, timeout,
                                 *args, **kwargs)
 
-    def cleanup(self):
+    def cleanup(self) -> None:
         self.inner.cleanup()
 
 
-def effective(value, grace):
+def effective(value: Any, grace: float) -> float | None:
     """The deadline a conductor enforces: the stamped one plus ``grace`` (None: none)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return value + grace
 
 
-def passed(deadline, clock=None):
+def passed(deadline: float | None, clock: Callable[[], float] | None = None) -> bool:
     """Whether ``deadline`` (an effective one, or None) has passed."""
     return deadline is not None and _now(clock) > deadline
 
 
-def expired(method, where, deadline, clock=None):
+def expired(method: str, where: str, deadline: float,
+            clock: Callable[[], float] | None = None) -> exception.RequestExpired:
     """Log and count a dropped request; the RequestExpired to raise for it."""
     late = _now(clock) - deadline
     metrics.RPC_EXPIRED.labels(method, where).inc()
@@ -129,22 +137,22 @@ def expired(method, where, deadline, clock=None):
     return exception.RequestExpired(method=method)
 
 
-def dropped(ctx, where, clock=None):
+def dropped(ctx: Any, where: str, clock: Callable[[], float] | None = None) -> bool:
     """Whether ``ctx``'s deadline has passed (then logged and counted as dropped)."""
     value = getattr(ctx, 'deadline', None)
-    if not passed(value, clock):
+    if value is None or not passed(value, clock):
         return False
     expired(getattr(ctx, 'rpc_method', None) or 'write', where, value, clock)
     return True
 
 
-def check(ctx, where, clock=None):
+def check(ctx: Any, where: str, clock: Callable[[], float] | None = None) -> None:
     """RequestExpired when ``ctx``'s deadline (grace included) has passed; else nothing.
 
     Called right before a write commits; a context without a deadline (a
     conductor's own periodic work) never expires.
     """
     deadline = getattr(ctx, 'deadline', None)
-    if passed(deadline, clock):
+    if deadline is not None and passed(deadline, clock):
         raise expired(getattr(ctx, 'rpc_method', None) or 'write', where, deadline,
                       clock)

@@ -14,9 +14,12 @@ as undeliverable, which the API answers 503 ``berth.service_unavailable``;
 nothing is sent, so nothing can be written later.
 """
 
+from __future__ import annotations
+
 import logging
 import threading
 import time
+from typing import Any
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -31,16 +34,16 @@ class ReplyListener:
     transports) is ready at once.
     """
 
-    def __init__(self, transport, retry_delay=RETRY_DELAY):
+    def __init__(self, transport: Any, retry_delay: float = RETRY_DELAY) -> None:
         self.ready = threading.Event()
         self.retry_delay = retry_delay
         self._setup = getattr(getattr(transport, '_driver', None), '_get_reply_q', None)
         self._stopped = threading.Event()
-        self._thread = None
+        self._thread: threading.Thread | None = None
         if self._setup is None:
             self.ready.set()
 
-    def start(self):
+    def start(self) -> ReplyListener:
         """Start setting the queue up (once); returns self."""
         if not self.ready.is_set() and self._thread is None:
             self._thread = threading.Thread(target=self._run, daemon=True,
@@ -48,11 +51,11 @@ class ReplyListener:
             self._thread.start()
         return self
 
-    def _run(self):
-        started = time.monotonic()
-        while not self._stopped.is_set():
+    def _run(self) -> None:
+        setup, started = self._setup, time.monotonic()
+        while setup is not None and not self._stopped.is_set():
             try:
-                self._setup()
+                setup()
             except Exception as exc:      # kombu's and the socket's: try again
                 LOG.warning('Cannot set up the RPC reply queue yet: %s', exc)
                 self._stopped.wait(self.retry_delay)
@@ -61,9 +64,9 @@ class ReplyListener:
             LOG.info('RPC reply queue ready after %.1fs', time.monotonic() - started)
             return
 
-    def wait(self, timeout):
+    def wait(self, timeout: float) -> bool:
         """Whether the queue is ready, waiting at most ``timeout`` seconds for it."""
         return self.ready.wait(max(0.0, timeout))
 
-    def stop(self):
+    def stop(self) -> None:
         self._stopped.set()

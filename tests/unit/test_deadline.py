@@ -7,13 +7,14 @@ checks it again before it commits.
 """
 
 import json
+import threading
 import types
 
 import oslo_messaging as messaging
 from oslo_messaging.rpc import dispatcher as rpc_dispatcher
 import pytest
 
-from common import deadline, exception, metrics, rpc, rpc_door, rpc_trust
+from common import deadline, exception, metrics, rpc, rpc_door, rpc_replies, rpc_trust
 
 KEY = 'k' * 40
 MESSAGE = {'method': 'claim_resources', 'version': '1.10', 'args': {'tree': 'r1'}}
@@ -132,3 +133,53 @@ def test_check_raises_once_the_deadline_has_passed(clock):
         deadline.check(ctx, 'commit')
     assert _expired('reshape', 'commit') == before + 1
     deadline.check(types.SimpleNamespace(deadline=None), 'commit')   # never expires
+
+
+class BlockedDriver:
+    """A driver edge whose reply queue set-up blocks until the broker 'returns'."""
+
+    def __init__(self):
+        self.conf = None
+        self.broker_back = threading.Event()
+        self.sent = []
+
+    def _get_reply_q(self):
+        self.broker_back.wait(60)
+        return 'reply_q'
+
+
+class Inner:
+    """The transport below (the signing one): records what it would send."""
+
+    def __init__(self, driver):
+        self._driver = driver
+
+    def _send(self, target, ctxt, message, wait_for_reply=None, timeout=None, **kwargs):
+        self._driver.sent.append((ctxt, timeout))
+        return 'answer'
+
+
+def test_a_call_before_the_reply_queue_is_set_up_fails_unsent_within_its_timeout():
+    driver = BlockedDriver()
+    replies = rpc_replies.ReplyListener(types.SimpleNamespace(_driver=driver)).start()
+    stamping = deadline.StampingTransport(Inner(driver), 30, replies)
+    try:
+        with pytest.raises(messaging.MessageDeliveryFailure, match='broker'):
+            stamping._send(None, {}, MESSAGE, wait_for_reply=True, timeout=0.2)
+        assert driver.sent == []          # nothing left to be sent later
+        # a cast needs no reply queue: it goes (the driver bounds its own retries)
+        assert stamping._send(None, {}, MESSAGE) == 'answer'
+        driver.broker_back.set()
+        assert replies.ready.wait(60), 'the reply queue was never set up'
+        assert stamping._send(None, {}, MESSAGE, wait_for_reply=True,
+                              timeout=5) == 'answer'
+        assert [t for _, t in driver.sent] == [None, 5]
+        assert all(deadline.FIELD in ctxt for ctxt, _ in driver.sent)
+    finally:
+        driver.broker_back.set()
+        replies.stop()
+
+
+def test_a_driver_without_a_reply_queue_is_ready_at_once():
+    replies = rpc_replies.ReplyListener(types.SimpleNamespace(_driver=object()))
+    assert replies.start().ready.is_set()
