@@ -20,7 +20,15 @@ import oslo_messaging as messaging
 from common import exception, rpc, rpc_replies
 from common.context import RequestContext
 from conductor import ring as conductor_ring
-from conductor.rpcapi import allocation_batch, claim_batch, gate, payloads, replay, routing
+from conductor.rpcapi import (
+    allocation_batch,
+    claim_batch,
+    gate,
+    payloads,
+    pings,
+    replay,
+    routing,
+)
 from conductor.rpcapi import version as rpc_version
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -139,26 +147,36 @@ class ConductorAPI:
         found = []
         for member in self.ring.describe():
             caps = member['capabilities']
-            entry = {'host': member['host'],
-                     'rpc_api_version': caps.get('rpc_api_version'),
-                     'joined_age': _age(now, caps.get('joined_at')),
-                     'heartbeat_age': _age(now, caps.get('heartbeat_at')),
-                     'ping_ms': None, 'ping_error': None}
-            if not self.broker_reachable():     # no ping can be answered: none sent
+            found.append({'host': member['host'],
+                          'rpc_api_version': caps.get('rpc_api_version'),
+                          'joined_age': _age(now, caps.get('joined_at')),
+                          'heartbeat_age': _age(now, caps.get('heartbeat_at')),
+                          'ping_ms': None, 'ping_error': None})
+        if not self.broker_reachable():     # no ping can be answered: none sent
+            for entry in found:
                 entry['ping_error'] = 'the message broker cannot be reached'
-                found.append(entry)
-                continue
-            cctxt = self.client.prepare(server=member['host'], version='1.0',
-                                        timeout=ping_timeout)
-            start = time.monotonic()
-            try:
-                with rpc.translate_errors(member['host'], 'ping'):
-                    cctxt.call(ctx, 'ping')
-                entry['ping_ms'] = round((time.monotonic() - start) * 1000, 1)
-            except (exception.BerthException, messaging.MessagingException) as exc:
-                entry['ping_error'] = str(exc)
-            found.append(entry)
+            return found
+        answers = pings.ping_all(self.client, ctx, [e['host'] for e in found],
+                                 ping_timeout)
+        for entry in found:
+            entry['ping_ms'], entry['ping_error'] = answers[entry['host']]
         return found
+
+    def unreachable(self, conductors: list[dict[str, Any]] | None = None) -> list[str]:
+        """What this process cannot reach now: ``broker``, ``coordination`` (for /status).
+
+        ``conductors``: what :meth:`conductors` answered (their pings tell a
+        broker that went away after the reply queue was set up).
+        """
+        down = []
+        errors = [c.get('ping_error') or '' for c in conductors or ()]
+        if not self.broker_reachable() or (
+                errors and all('broker cannot be reached' in e for e in errors)):
+            down.append('broker')
+        reachable = getattr(self.ring, 'reachable', None)
+        if reachable is not None and not reachable():
+            down.append('coordination')
+        return down
 
     def allocation_owner(self, allocation_uuid: str) -> str:
         """The conductor that will own a new node allocation (its affinity host)."""
