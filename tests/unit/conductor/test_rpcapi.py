@@ -87,7 +87,7 @@ REPLIES = {'schedule_and_claim': (
     [payloads.ClaimedConsumer('c-1', {})])}
 
 # public methods that send nothing
-LOCAL = {'can_send_version', 'allocation_owner', 'broker_reachable'}
+LOCAL = {'can_send_version', 'allocation_owner', 'broker_reachable', 'unreachable'}
 # public methods that send to every conductor (tested on their own below)
 FAN_OUT = {'conductors'}
 
