@@ -153,6 +153,7 @@ class Claims:
         """
         self._prefetch(consumers)
         with self.locks.hold(tree):
+            deadline.check(ctx, 'commit')      # its caller no longer waits: drop
             return self._replace(ctx, consumers)
 
     def delete_allocations(self, ctx, tree, consumer_uuid):
