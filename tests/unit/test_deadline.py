@@ -15,6 +15,7 @@ from oslo_messaging.rpc import dispatcher as rpc_dispatcher
 import pytest
 
 from common import deadline, exception, metrics, rpc, rpc_door, rpc_replies, rpc_trust
+from conductor.rpcapi import pings
 
 KEY = 'k' * 40
 MESSAGE = {'method': 'claim_resources', 'version': '1.10', 'args': {'tree': 'r1'}}
@@ -183,3 +184,29 @@ def test_a_call_before_the_reply_queue_is_set_up_fails_unsent_within_its_timeout
 def test_a_driver_without_a_reply_queue_is_ready_at_once():
     replies = rpc_replies.ReplyListener(types.SimpleNamespace(_driver=object()))
     assert replies.start().ready.is_set()
+
+
+class SilentConductors:
+    """The RPC client edge: ``silent`` hosts never answer a ping; the others at once."""
+
+    def __init__(self, silent):
+        self.silent = silent
+        self.release = threading.Event()
+
+    def prepare(self, server, version, timeout):
+        def call(ctx, method):
+            if server in self.silent:
+                self.release.wait(60)
+                raise messaging.MessagingTimeout('no answer')
+            return {'host': server}
+        return types.SimpleNamespace(call=call)
+
+
+def test_status_pings_answer_within_one_bound_whatever_is_silent():
+    client = SilentConductors({'c1', 'c2'})
+    try:
+        answers = pings.ping_all(client, None, ['c0', 'c1', 'c2'], timeout=0.2)
+    finally:
+        client.release.set()
+    assert answers['c0'][0] is not None and answers['c0'][1] is None
+    assert answers['c1'] == answers['c2'] == (None, 'no answer within 0.2s')
