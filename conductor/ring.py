@@ -244,7 +244,7 @@ class Ring:
             LOG.warning('Conductor %s could not publish its heartbeat: %s',
                         self.host, exc)
 
-    def reachable(self):
+    def reachable(self) -> bool:
         """False once no read of the group has succeeded for three refresh intervals."""
         if not self._last_refresh:
             return False
