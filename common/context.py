@@ -23,6 +23,10 @@ class RequestContext(o_context.RequestContext):
     def __init__(self, *args, db=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.db = db
+        # a conductor's: when its caller stops waiting, grace included
+        # (common.deadline; None: never); the RPC method it serves
+        self.deadline = None
+        self.rpc_method = None
 
     def to_dict(self):
         """oslo.context's dict plus the names it leaves out.

@@ -168,6 +168,12 @@ class ServiceUnavailable(BerthException):
     msg_fmt = "Service unavailable: %(reason)s"
 
 
+class RequestExpired(ServiceUnavailable):
+    """A conductor dropped a request whose caller's deadline had passed (nothing written)."""
+    msg_fmt = ("Service unavailable: the request (%(method)s) reached its deadline "
+               "before it was written; nothing was written")
+
+
 class QuotaLimitsUnavailable(ServiceUnavailable):
     """The quota limits could not be read (Keystone down, nothing cached young enough)."""
     msg_fmt = ("Quota limits of project %(project)s are unavailable: %(reason)s. "

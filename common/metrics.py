@@ -40,6 +40,11 @@ RPC_LATENCY = prom.Histogram(
 RPC_TIMEOUTS = prom.Counter(
     'berth_rpc_timeouts', 'RPC calls a conductor did not answer within '
     'the RPC timeout (the client got 503), by RPC method.', ['method'])
+RPC_EXPIRED = prom.Counter(
+    'berth_rpc_expired', 'RPC requests a conductor dropped because their '
+    'deadline (the caller\'s RPC timeout plus [rpc] deadline_grace) had passed: '
+    'nothing was written; by RPC method and where (dispatch, commit).',
+    ['method', 'where'])
 RPC_REPLAYS = prom.Counter(
     'berth_rpc_replays', 'Write calls sent again with the same call id after an '
     'attempt was not answered within [conductor] rpc_attempt_timeout (RPC 1.8; '

@@ -15,7 +15,7 @@ from oslo_messaging import opts as messaging_opts
 from oslo_messaging.rpc import server as rpc_server
 
 from common import context as berth_context
-from common import exception, metrics, rpc_door, rpc_trust
+from common import deadline, exception, metrics, rpc_door, rpc_trust
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -168,17 +168,25 @@ class RequestContextSerializer(messaging.NoOpSerializer):
         # request_id and global_request_id travel in the dict; the endpoint
         # makes the context the thread's current one for the call's log lines
         # (conductor.manager), and forgets it after
-        return berth_context.RequestContext.from_dict(ctxt, db=self.db,
-                                                      overwrite=False)
+        ctx = berth_context.RequestContext.from_dict(ctxt, db=self.db,
+                                                     overwrite=False)
+        # the deadline the conductor's door made effective (grace included)
+        ctx.deadline = deadline.effective(ctxt.get(deadline.FIELD), 0)
+        return ctx
 
 
-def get_client(transport, version, version_cap, timeout, retry):
+def get_client(transport, version, version_cap, timeout, retry, replies=None):
     """An RPC client for the conductor topic; callers ``prepare(server=...)``.
 
-    Its messages are signed with this process's key (common.rpc_trust).
+    ``replies``: the process's common.rpc_replies.ReplyListener, whose
+    queue a call waits for within its timeout (None: set up on first call).
+
+    Its messages carry their deadline (common.deadline) and are signed with
+    this process's key (common.rpc_trust), the deadline included.
     """
     target = messaging.Target(topic=TOPIC, version=version)
     transport = rpc_trust.signing(transport)      # every message leaves signed
+    transport = deadline.StampingTransport(transport, timeout, replies)   # stamped first
     return messaging.get_rpc_client(transport, target, version_cap=version_cap,
                                     serializer=RequestContextSerializer(),
                                     timeout=timeout, retry=retry)
@@ -190,7 +198,8 @@ def get_server(transport, host, endpoints, db):
     signature verifies (common.rpc_trust)."""
     target = messaging.Target(topic=TOPIC, server=host)
     verifier = rpc_trust.verifier(transport.conf, transport, host)
-    door = rpc_door.Dispatcher(endpoints, RequestContextSerializer(db), verifier)
+    door = rpc_door.Dispatcher(endpoints, RequestContextSerializer(db), verifier,
+                               grace=transport.conf.rpc.deadline_grace)
     return rpc_server.RPCServer(transport, target, door)
 
 

@@ -10,14 +10,16 @@ that, only for a message whose signature :mod:`common.rpc_trust` verifies.
 Anything else is refused before the endpoint sees it, with one log line and
 an answer without a traceback: an unpublished name is ``NoSuchMethod`` (a
 ``RemoteError`` on the caller's side), a message that fails verification
-is :class:`common.exception.Forbidden`.
+is :class:`common.exception.Forbidden`, a message whose deadline (plus
+``grace``) has passed is :class:`common.exception.RequestExpired`
+(common.deadline; the caller no longer waits for it).
 """
 
 import logging
 
 from oslo_messaging.rpc import dispatcher as rpc_dispatcher
 
-from common import exception
+from common import deadline, exception
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -52,11 +54,13 @@ class Dispatcher(rpc_dispatcher.RPCDispatcher):
 
     :param verifier: a :class:`common.rpc_trust.Verifier` (answers the
         context to dispatch with, or raises Forbidden); None: none.
+    :param grace: seconds added to a message's deadline (``[rpc] deadline_grace``).
     """
 
-    def __init__(self, endpoints, serializer, verifier=None):
+    def __init__(self, endpoints, serializer, verifier=None, grace=0.0):
         super().__init__(endpoints, serializer, PublishedOnly)
         self.verifier = verifier
+        self.grace = grace
         self._methods = frozenset().union(*(published(ep) for ep in endpoints))
 
     def dispatch(self, incoming):
@@ -65,11 +69,25 @@ class Dispatcher(rpc_dispatcher.RPCDispatcher):
             LOG.warning('Refused an RPC call of %r: not a published method',
                         str(method)[:80])
             raise refusal(rpc_dispatcher.NoSuchMethod(str(method)[:80]))
-        if self.verifier is None:
-            return super().dispatch(incoming)
-        try:
-            incoming.ctxt = self.verifier.verify(incoming.ctxt, incoming.message)
-        except exception.Forbidden as exc:
-            LOG.warning('Refused an RPC call of %s: %s', method, exc.message)
-            raise refusal(exc) from None
+        if self.verifier is not None:
+            try:
+                incoming.ctxt = self.verifier.verify(incoming.ctxt, incoming.message)
+            except exception.Forbidden as exc:
+                LOG.warning('Refused an RPC call of %s: %s', method, exc.message)
+                raise refusal(exc) from None
+        self._check_deadline(incoming, method)
         return super().dispatch(incoming)
+
+    def _check_deadline(self, incoming, method):
+        """Drop a message whose deadline has passed; else make it effective (grace in).
+
+        Checked after the signature (a forged deadline never verifies) and
+        before the endpoint runs; the endpoint's writes check it again
+        before they commit (common.deadline.check).
+        """
+        ctxt = incoming.ctxt if isinstance(incoming.ctxt, dict) else {}
+        effective = deadline.effective(ctxt.get(deadline.FIELD), self.grace)
+        if deadline.passed(effective):
+            raise refusal(deadline.expired(method, 'dispatch', effective)) from None
+        if deadline.FIELD in ctxt:
+            incoming.ctxt = dict(ctxt, **{deadline.FIELD: effective})

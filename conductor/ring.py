@@ -244,6 +244,12 @@ class Ring:
             LOG.warning('Conductor %s could not publish its heartbeat: %s',
                         self.host, exc)
 
+    def reachable(self) -> bool:
+        """False once no read of the group has succeeded for three refresh intervals."""
+        if not self._last_refresh:
+            return False
+        return time.monotonic() - self._last_refresh <= 3 * max(self._refresh_interval, 1)
+
     def describe(self):
         """``[{'host', 'capabilities'}]`` of the live members, by host.
 

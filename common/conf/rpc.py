@@ -47,6 +47,14 @@ opts = [
                     'clock skew) its timestamp; within it each message is '
                     'accepted once (its nonce is remembered), after it is '
                     'refused as expired.'),
+    cfg.FloatOpt('deadline_grace', default=1.0, min=0, max=60,
+                 help='Conductors only: seconds added to the deadline every '
+                      'RPC message carries (its caller\'s RPC timeout, RPC '
+                      '1.10) before the conductor drops the message rather '
+                      'than write it. It absorbs the clock difference between '
+                      'the API hosts and the conductor hosts, which must keep '
+                      'their clocks with NTP (a skew of milliseconds); raise '
+                      'it only when the clocks cannot be kept closer.'),
 ]
 
 

@@ -69,6 +69,7 @@ def _in_request(method):
     """
     @functools.wraps(method)
     def wrapper(self, ctx, *args, **kwargs):
+        ctx.rpc_method = method.__name__     # names a dropped write (common.deadline)
         ctx.update_store()
         try:
             return method(self, ctx, *args, **kwargs)

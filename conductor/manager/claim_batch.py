@@ -22,7 +22,10 @@ one statement per step for all of them
 (ConcurrentUpdate), and every claim of a batch whose transaction failed as a
 whole (deadlock, lost connection, commit error), is run again alone, with
 the usual retries.  Nobody is answered before the transaction holding their
-claim has committed.
+claim has committed.  A claim whose caller's deadline has passed
+(common.deadline) is dropped before its transaction, and a batch that
+reaches one of its deadlines while being written rolls back before it
+commits (its claims then go alone, each checked on its own).
 
 Batches group all claims on SQLite (writers are serialised anyway) and the
 claims of one tree on other databases (where trees are written in parallel
@@ -34,7 +37,7 @@ import contextlib
 import logging
 import threading
 
-from common import exception
+from common import deadline, exception
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -170,6 +173,9 @@ class GroupCommitter:
                 successor.wake.set()
 
     def _run(self, key, batch, locked=False):
+        batch = _unexpired(batch)
+        if not batch:
+            return
         ctx = batch[0].ctx
         try:
             if key is None or locked:
@@ -195,6 +201,7 @@ class GroupCommitter:
             try:
                 with ctx.db.writer(ctx):
                     self._write(ctx, entry.consumers)
+                    deadline.check(entry.ctx, 'commit')      # else rolled back
                 entry.done = True
             except self._retryable:
                 entry.retry = True
@@ -203,6 +210,7 @@ class GroupCommitter:
             return
         with ctx.db.writer(ctx):
             if self._split_many is not None and self._checked_many(ctx, batch):
+                _before_commit(batch)
                 return
             for entry in batch:
                 if self._split is not None:
@@ -216,6 +224,7 @@ class GroupCommitter:
                     entry.retry = True
                 except exception.BerthException as exc:
                     entry.error = exc
+            _before_commit(batch)
 
     def _checked_write(self, ctx, entry):
         """One claim of a savepoint-free batch: refused having written nothing, or written.
@@ -258,6 +267,30 @@ class GroupCommitter:
         for entry, error in zip(batch, errors):
             entry.done = error is None
         return True
+
+
+def _unexpired(batch):
+    """The claims of ``batch`` still awaited; the others get RequestExpired (dropped)."""
+    live = []
+    for entry in batch:
+        try:
+            deadline.check(entry.ctx, 'commit')
+        except exception.RequestExpired as exc:
+            entry.error = exc
+        else:
+            live.append(entry)
+    return live
+
+
+def _before_commit(batch):
+    """RequestExpired when a claim written in the batch is past its deadline.
+
+    Raised inside the transaction, it rolls the batch back; its claims are
+    then written alone, where each is checked (and dropped) on its own.
+    """
+    for entry in batch:
+        if entry.done:
+            deadline.check(entry.ctx, 'commit')
 
 
 def _outcome(write):

@@ -19,7 +19,7 @@ import time
 
 from oslo_db import exception as db_exc
 
-from common import exception, metrics
+from common import deadline, exception, metrics
 from conductor.manager import claim_batch
 from objects.placement import allocation as placement_alloc
 from objects.placement import allocation_batch, quota_keystone
@@ -80,6 +80,7 @@ class Claims:
         with self.locks.hold(tree):
             attempt = 0
             while True:
+                deadline.check(ctx, 'commit')      # its caller no longer waits: drop
                 try:
                     result = fn(ctx, *args)
                 except exception.ConsumerGenerationConflict:
@@ -152,6 +153,7 @@ class Claims:
         """
         self._prefetch(consumers)
         with self.locks.hold(tree):
+            deadline.check(ctx, 'commit')      # its caller no longer waits: drop
             return self._replace(ctx, consumers)
 
     def delete_allocations(self, ctx, tree, consumer_uuid):

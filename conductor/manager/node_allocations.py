@@ -25,7 +25,7 @@ import time
 
 from oslo_db import exception as db_exc
 
-from common import exception
+from common import deadline, exception
 from conductor.rpcapi import payloads
 from objects.baremetal import allocation as node_alloc
 from objects.baremetal import deallocation, reservation
@@ -202,6 +202,10 @@ class NodeAllocator:
         nothing it can vouch for (not ours, gone, or its result not saved).
         ``first``: what a shared first pass (``allocate_many``) already did.
         """
+        if deadline.dropped(ctx, 'commit'):
+            # its caller gave up: the API deletes the row it answered 503 for,
+            # and the stale sweep finishes one it answered 201
+            return None
         failed = None
         try:
             alloc, todo = self._first_pass(ctx, alloc_id, first)
@@ -345,6 +349,8 @@ class NodeAllocator:
                 time.sleep(self.lock_interval)
             locked = []
             for node in nodes:
+                if deadline.dropped(ctx, 'commit'):
+                    return      # left allocating: as above
                 outcome = self._try_node(ctx, alloc, node)
                 if outcome == reservation.LOCKED:
                     locked.append(node)
@@ -382,6 +388,7 @@ class NodeAllocator:
 
     def destroy(self, ctx, ident):
         """Delete an allocation (NodeLocked / NodeInvalidState / AllocationNotFound)."""
+        deadline.check(ctx, 'commit')
         with self.notified(ctx, 'delete', node_alloc.get(ctx, ident)):
             deallocation.destroy_allocation(ctx, ident, self.host, mirror=self.mirror)
 

@@ -17,10 +17,18 @@ from typing import Any
 from oslo_config import cfg
 import oslo_messaging as messaging
 
-from common import exception, rpc
+from common import exception, rpc, rpc_replies
 from common.context import RequestContext
 from conductor import ring as conductor_ring
-from conductor.rpcapi import allocation_batch, claim_batch, gate, payloads, replay, routing
+from conductor.rpcapi import (
+    allocation_batch,
+    claim_batch,
+    gate,
+    payloads,
+    pings,
+    replay,
+    routing,
+)
 from conductor.rpcapi import version as rpc_version
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -37,17 +45,21 @@ class ConductorAPI:
     :param conf: the process's ConfigOpts.
     :param transport: an oslo.messaging RPC transport (see common.rpc).
     :param ring: anything with ``owner(key) -> host`` (conductor.ring.Ring).
+    :param replies: the process's reply queue set-up (common.rpc_replies);
+        None: oslo.messaging's, on the first call.
     """
 
     def __init__(self, conf: cfg.ConfigOpts, transport: messaging.Transport,
-                 ring: Any) -> None:
+                 ring: Any, replies: rpc_replies.ReplyListener | None = None) -> None:
         self.conf = conf
         self.ring = ring
+        self.replies = replies
         self.version_cap = conf.upgrade_levels.conductor or rpc_version.RPC_API_VERSION
         self.client = rpc.get_client(transport, rpc_version.RPC_API_VERSION,
                                      self.version_cap,
                                      timeout=rpc.call_timeout(conf),
-                                     retry=conf.conductor.rpc_send_retries)
+                                     retry=conf.conductor.rpc_send_retries,
+                                     replies=replies)
         # whether create_allocation may wait (1.4); the cap is fixed per process
         self._allocation_wait = self.can_send_version('1.4')
         # backfill and the node writes that end an allocation (1.6)
@@ -71,6 +83,10 @@ class ConductorAPI:
                 self.client, rpc_version.CLAIM_BATCH,
                 conf.conductor.rpc_attempt_timeout, rpc.call_timeout(conf),
                 linger=conf.conductor.claim_batch_linger)
+
+    def broker_reachable(self) -> bool:
+        """False while this process's reply queue is not set up (the broker never reached)."""
+        return self.replies is None or self.replies.ready.is_set()
 
     def can_send_version(self, version: str) -> bool:
         """Whether every conductor is new enough for ``version`` (rolling upgrades)."""
@@ -131,22 +147,36 @@ class ConductorAPI:
         found = []
         for member in self.ring.describe():
             caps = member['capabilities']
-            entry = {'host': member['host'],
-                     'rpc_api_version': caps.get('rpc_api_version'),
-                     'joined_age': _age(now, caps.get('joined_at')),
-                     'heartbeat_age': _age(now, caps.get('heartbeat_at')),
-                     'ping_ms': None, 'ping_error': None}
-            cctxt = self.client.prepare(server=member['host'], version='1.0',
-                                        timeout=ping_timeout)
-            start = time.monotonic()
-            try:
-                with rpc.translate_errors(member['host'], 'ping'):
-                    cctxt.call(ctx, 'ping')
-                entry['ping_ms'] = round((time.monotonic() - start) * 1000, 1)
-            except (exception.BerthException, messaging.MessagingException) as exc:
-                entry['ping_error'] = str(exc)
-            found.append(entry)
+            found.append({'host': member['host'],
+                          'rpc_api_version': caps.get('rpc_api_version'),
+                          'joined_age': _age(now, caps.get('joined_at')),
+                          'heartbeat_age': _age(now, caps.get('heartbeat_at')),
+                          'ping_ms': None, 'ping_error': None})
+        if not self.broker_reachable():     # no ping can be answered: none sent
+            for entry in found:
+                entry['ping_error'] = 'the message broker cannot be reached'
+            return found
+        answers = pings.ping_all(self.client, ctx, [e['host'] for e in found],
+                                 ping_timeout)
+        for entry in found:
+            entry['ping_ms'], entry['ping_error'] = answers[entry['host']]
         return found
+
+    def unreachable(self, conductors: list[dict[str, Any]] | None = None) -> list[str]:
+        """What this process cannot reach now: ``broker``, ``coordination`` (for /status).
+
+        ``conductors``: what :meth:`conductors` answered (their pings tell a
+        broker that went away after the reply queue was set up).
+        """
+        down = []
+        errors = [c.get('ping_error') or '' for c in conductors or ()]
+        if not self.broker_reachable() or (
+                errors and all('broker cannot be reached' in e for e in errors)):
+            down.append('broker')
+        reachable = getattr(self.ring, 'reachable', None)
+        if reachable is not None and not reachable():
+            down.append('coordination')
+        return down
 
     def allocation_owner(self, allocation_uuid: str) -> str:
         """The conductor that will own a new node allocation (its affinity host)."""
@@ -369,9 +399,14 @@ class APIConductorClient(ConductorAPI):
         if transport is None:
             transport = rpc.get_transport(conf)
         self.transport = transport
-        super().__init__(conf, transport, conductor_ring.Ring(conf).start())
+        # the reply queue is set up now, in the background: a call never
+        # waits on it longer than its own timeout (common.rpc_replies)
+        replies = rpc_replies.ReplyListener(transport).start()
+        super().__init__(conf, transport, conductor_ring.Ring(conf).start(), replies)
 
     def stop(self) -> None:
+        if self.replies is not None:
+            self.replies.stop()
         self.ring.stop()
         if self._own_transport:
             self.transport.cleanup()

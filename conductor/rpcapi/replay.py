@@ -24,7 +24,7 @@ from typing import Any
 import oslo_messaging as messaging
 from oslo_utils import uuidutils
 
-from common import metrics, rpc
+from common import deadline, metrics, rpc
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -49,12 +49,13 @@ def call(client: Any, ctx: Any, server: str, method: str, version: str,
     Errors as :func:`common.rpc.translate_errors` makes them.
     """
     call_id = uuidutils.generate_uuid()
-    deadline = time.monotonic() + budget
+    deadline_at = time.monotonic() + budget
     attempt = 1
-    with rpc.translate_errors(server, method):
+    # every attempt carries the logical call's deadline (common.deadline)
+    with rpc.translate_errors(server, method), deadline.bounded(budget):
         while True:
             started = time.monotonic()
-            wait = max(MIN_ATTEMPT, min(attempt_timeout, deadline - started))
+            wait = max(MIN_ATTEMPT, min(attempt_timeout, deadline_at - started))
             cctxt = client.prepare(server=server, version=version, timeout=wait)
             try:
                 return cctxt.call(ctx, method, call_id=call_id, **kwargs)
@@ -65,10 +66,10 @@ def call(client: Any, ctx: Any, server: str, method: str, version: str,
             except messaging.MessagingTimeout:
                 # a driver may time out at once (nobody listens on that
                 # server): wait out the attempt rather than spin
-                rest = min(started + wait, deadline) - time.monotonic()
+                rest = min(started + wait, deadline_at) - time.monotonic()
                 if rest > 0:
                     time.sleep(rest)
-                if deadline - time.monotonic() < MIN_ATTEMPT:
+                if deadline_at - time.monotonic() < MIN_ATTEMPT:
                     raise
             attempt += 1
             metrics.RPC_REPLAYS.labels(method).inc()

@@ -42,9 +42,19 @@ or a new optional argument, the major version for anything incompatible):
   serialises a call's), written in one transaction.  A client capped below
   1.9, or calling a conductor that refuses it, sends ``claim_resources``
   per claim as before (conductor/rpcapi/claim_batch.py).
+* 1.10 - every message's context carries ``berth_deadline`` (Unix seconds,
+  covered by the signature): when its caller stops waiting (the client's RPC
+  timeout for the logical call, replays included).  A conductor drops a
+  message whose deadline, plus ``[rpc] deadline_grace``, has passed, at
+  dispatch and again before a claim or node-allocation write commits, and
+  raises ``RequestExpired`` (a ServiceUnavailable) having written nothing
+  (common/deadline.py).  No argument changed: a conductor older than 1.10
+  ignores the field, so a client sends it whatever its cap; a message without
+  it (an older client) never expires.
 """
 
-RPC_API_VERSION = '1.9'
+RPC_API_VERSION = '1.10'
+
 
 # claims coalesced per conductor: ``claim_resources_many``
 CLAIM_BATCH = '1.9'

@@ -26,6 +26,7 @@ def test_status_json(berth, client, ctx):
     assert body['heartbeat_interval'] == berth.conf.coordination.ring_refresh_interval
     conductors = body['conductors']
     assert [c['host'] for c in conductors] == sorted(c.host for c in berth.conductors)
+    assert body['unreachable'] == []        # broker, coordination: both answer
     for conductor in conductors:
         assert conductor['rpc_api_version']
         assert conductor['ping_error'] is None and conductor['ping_ms'] >= 0

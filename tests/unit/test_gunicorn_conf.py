@@ -29,3 +29,11 @@ def test_the_control_socket_can_be_named(monkeypatch, tmp_path):
     assert _settings(monkeypatch, BERTH_CONTROL_SOCKET=named)['control_socket'] == named
     runtime = _settings(monkeypatch, XDG_RUNTIME_DIR=str(tmp_path), BERTH_BIND='unix:/x/y')
     assert runtime['control_socket'] == str(tmp_path / 'berth-unix-_x_y.ctl')
+
+
+def test_the_worker_timeout_sits_above_the_write_bound(monkeypatch, conf):
+    """gunicorn never kills a worker that waits out berth's own RPC bound (60 s + retries)."""
+    from common import rpc
+    monkeypatch.delenv('BERTH_WORKER_TIMEOUT', raising=False)
+    assert _settings(monkeypatch)['timeout'] >= rpc.call_timeout(conf) + 30
+    assert _settings(monkeypatch, BERTH_WORKER_TIMEOUT='150')['timeout'] == 150

@@ -37,12 +37,16 @@ def show_page(req):
 def show_json(req):
     policy.authorize(req, extensions.STATUS_SHOW)
     ctx = req.context
+    conductor = require_conductor(req)
+    conductors = conductor.conductors(ctx)
     body = {
         'generated_at': datetime.datetime.now(datetime.UTC)
         .strftime('%Y-%m-%dT%H:%M:%SZ'),
         'refresh_seconds': status_page.REFRESH_SECONDS,
         'heartbeat_interval': req.conf.coordination.ring_refresh_interval,
-        'conductors': require_conductor(req).conductors(ctx),
+        'conductors': conductors,
+        # what this API process cannot reach now (broker, coordination, database)
+        'unreachable': conductor.unreachable(conductors),
         # every conductor that registered, alive or dead (GET /v1/conductors)
         'heartbeat_timeout': req.conf.conductor.heartbeat_timeout,
         'registered_conductors': status_obj.conductor_registry(

@@ -11,7 +11,7 @@ from common import exception
 from conductor import manager as conductor_manager
 from conductor import rpcapi
 from conductor.manager import claim_many
-from conductor.rpcapi import claim_batch, payloads
+from conductor.rpcapi import claim_batch, gate, payloads
 from conductor.rpcapi import version as rpc_version
 from tests.unit.conductor.test_rpcapi import FakeRing
 
@@ -161,7 +161,7 @@ def test_the_endpoint_answers_each_claim_and_refuses_alone():
 
 def test_claim_resources_many_is_an_endpoint_method_of_1_9():
     assert callable(conductor_manager.ConductorManager.claim_resources_many)
-    assert rpc_version.CLAIM_BATCH <= rpc_version.RPC_API_VERSION
+    assert gate.parse(rpc_version.CLAIM_BATCH) <= gate.parse(rpc_version.RPC_API_VERSION)
 
 
 def test_the_linger_of_coalesced_claims_is_configured(conf, transport, monkeypatch):

@@ -12,7 +12,7 @@ import pytest
 from common import context as berth_context
 from conductor import manager as conductor_manager
 from conductor import rpcapi
-from conductor.rpcapi import payloads, routing
+from conductor.rpcapi import gate, payloads, routing
 from conductor.rpcapi import version as rpc_version
 
 
@@ -87,7 +87,7 @@ REPLIES = {'schedule_and_claim': (
     [payloads.ClaimedConsumer('c-1', {})])}
 
 # public methods that send nothing
-LOCAL = {'can_send_version', 'allocation_owner'}
+LOCAL = {'can_send_version', 'allocation_owner', 'broker_reachable', 'unreachable'}
 # public methods that send to every conductor (tested on their own below)
 FAN_OUT = {'conductors'}
 
@@ -171,7 +171,7 @@ def test_every_rpc_method_exists_on_the_endpoint():
 def test_one_version_for_client_and_endpoint(api):
     assert conductor_manager.ConductorManager.target.version == rpc_version.RPC_API_VERSION
     assert api.version_cap == rpc_version.RPC_API_VERSION
-    assert max(c[5] for c in CASES) <= rpc_version.RPC_API_VERSION
+    assert max(gate.parse(c[5]) for c in CASES) <= gate.parse(rpc_version.RPC_API_VERSION)
 
 
 def test_version_cap_from_upgrade_levels(conf, transport):

@@ -1,0 +1,158 @@
+"""Deadlines of RPC writes: stamped by the caller, enforced by the conductor (RPC 1.10).
+
+A caller that stops waiting answers 503; the write it sent must then never
+land.  So every message a client sends carries, in its context, the
+absolute time (Unix seconds) after which its caller no longer waits:
+``berth_deadline``.  The client stamps it at the last step before signing
+(:class:`StampingTransport`), so the signature (common.rpc_trust) covers
+it: the deadline of a logical call when one is open on the thread
+(:func:`bounded`, opened by conductor.rpcapi around a write and its
+replays), else now plus the message's own timeout (a call) or the process's
+RPC timeout (a cast).
+
+The conductor adds ``[rpc] deadline_grace`` (clock skew: hosts keep their
+clocks with NTP) and drops a message whose deadline has passed, at dispatch
+(common.rpc_door) and again right before the claim and node-allocation
+transactions commit (:func:`check`): one log line, counted in
+``berth_rpc_expired{method, where}``, and nothing written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+import contextlib
+import logging
+import threading
+import time
+from typing import Any
+
+import oslo_messaging as messaging
+from oslo_messaging import transport as msg_transport
+
+from common import exception, metrics
+
+LOG = logging.getLogger('berth.' + __name__)
+
+# the context field that carries the deadline (oslo.context ignores it)
+FIELD = 'berth_deadline'
+
+_local = threading.local()
+
+
+def _now(clock: Callable[[], float] | None) -> float:
+    return clock() if clock is not None else time.time()
+
+
+def current() -> float | None:
+    """The deadline of the logical call open on this thread (None: none)."""
+    return getattr(_local, 'deadline', None)
+
+
+@contextlib.contextmanager
+def bounded(seconds: float, clock: Callable[[], float] | None = None
+            ) -> Iterator[float]:
+    """Open a logical call of ``seconds`` on this thread: its messages carry its deadline.
+
+    Nested, the earlier deadline wins (an inner call cannot outlive its caller).
+    """
+    outer = current()
+    mine = _now(clock) + seconds
+    _local.deadline = mine if outer is None else min(outer, mine)
+    try:
+        yield _local.deadline
+    finally:
+        _local.deadline = outer
+
+
+def stamp(ctxt: dict[str, Any], timeout: float,
+          clock: Callable[[], float] | None = None) -> dict[str, Any]:
+    """``ctxt`` (a context dict) with its deadline: the open call's, else now + ``timeout``.
+
+    A context that carries one already (a peer forwarding its caller's) keeps it.
+    """
+    if isinstance(ctxt.get(FIELD), (int, float)):
+        return ctxt
+    deadline = current()
+    if deadline is None:
+        deadline = _now(clock) + timeout
+    return dict(ctxt, **{FIELD: round(deadline, 3)})
+
+
+class StampingTransport(msg_transport.RPCTransport):
+    """An RPC transport whose messages leave with a deadline (then ``inner``'s ``_send``).
+
+    :param inner: the transport that sends (a SigningTransport signs what
+        this one stamped).
+    :param default_timeout: seconds for a message sent without a timeout
+        (casts): the process's RPC timeout.
+    :param replies: a common.rpc_replies.ReplyListener (None: the driver's
+        own, set up on the first call): a call waits for it within its
+        timeout, else fails undelivered (503) having sent nothing.
+    """
+
+    def __init__(self, inner: Any, default_timeout: float, replies: Any = None) -> None:
+        super().__init__(inner._driver)
+        self.inner = inner
+        self.default_timeout = default_timeout
+        self.replies = replies
+
+    def _send(self, target: Any, ctxt: dict[str, Any], message: Any,
+              wait_for_reply: Any = None, timeout: float | None = None,
+              *args: Any, **kwargs: Any) -> Any:
+        ctxt = stamp(ctxt, timeout or self.default_timeout)
+        if wait_for_reply and self.replies is not None and not self.replies.ready.is_set():
+            started = time.monotonic()
+            if not self.replies.wait(timeout or self.default_timeout):
+                raise messaging.MessageDeliveryFailure(
+                    'the reply queue could not be set up: the message broker '
+                    'cannot be reached')
+            if timeout:     # the call's bound includes the wait
+                timeout = max(0.1, timeout - (time.monotonic() - started))
+        return self.inner._send(target, ctxt, message, wait_for_reply, timeout,
+                                *args, **kwargs)
+
+    def cleanup(self) -> None:
+        self.inner.cleanup()
+
+
+def effective(value: Any, grace: float) -> float | None:
+    """The deadline a conductor enforces: the stamped one plus ``grace`` (None: none)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value + grace
+
+
+def passed(deadline: float | None, clock: Callable[[], float] | None = None) -> bool:
+    """Whether ``deadline`` (an effective one, or None) has passed."""
+    return deadline is not None and _now(clock) > deadline
+
+
+def expired(method: str, where: str, deadline: float,
+            clock: Callable[[], float] | None = None) -> exception.RequestExpired:
+    """Log and count a dropped request; the RequestExpired to raise for it."""
+    late = _now(clock) - deadline
+    metrics.RPC_EXPIRED.labels(method, where).inc()
+    LOG.warning('Dropped %s at %s: its deadline passed %.3fs ago (the caller '
+                'no longer waits); nothing was written', method, where, late)
+    return exception.RequestExpired(method=method)
+
+
+def dropped(ctx: Any, where: str, clock: Callable[[], float] | None = None) -> bool:
+    """Whether ``ctx``'s deadline has passed (then logged and counted as dropped)."""
+    value = getattr(ctx, 'deadline', None)
+    if value is None or not passed(value, clock):
+        return False
+    expired(getattr(ctx, 'rpc_method', None) or 'write', where, value, clock)
+    return True
+
+
+def check(ctx: Any, where: str, clock: Callable[[], float] | None = None) -> None:
+    """RequestExpired when ``ctx``'s deadline (grace included) has passed; else nothing.
+
+    Called right before a write commits; a context without a deadline (a
+    conductor's own periodic work) never expires.
+    """
+    deadline = getattr(ctx, 'deadline', None)
+    if deadline is not None and passed(deadline, clock):
+        raise expired(getattr(ctx, 'rpc_method', None) or 'write', where, deadline,
+                      clock)

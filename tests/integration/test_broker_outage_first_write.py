@@ -1,0 +1,113 @@
+"""RabbitMQ stopped before a fresh API process's first write: 503 within the bound, nothing written.
+
+A ``berth-conductor`` joins the ring while RabbitMQ runs; then RabbitMQ stops
+and a fresh API starts, ``berth-api`` or gunicorn with one worker (it has
+never reached the broker, so it has no reply queue).  Its first write answers 503
+``berth.service_unavailable`` in Placement's JSON format within the write
+bound (the HTTP client gives up after the bound plus a margin: a hang
+fails), reads still work, and ``/status.json`` answers and names the
+broker as unreachable.  After RabbitMQ returns, a new write is granted and
+the first one is nowhere: it was never committed, then or later.
+"""
+
+import os
+import pathlib
+import subprocess
+import time
+import uuid as uuidlib
+
+import pytest
+import requests
+
+from conductor import rpcapi
+from tests import fixtures, services
+from tests.integration import conftest
+from tests.integration import test_conductors as tc
+
+pytestmark = conftest.MARKS
+
+RPC_TIMEOUT = 5                 # the cluster's [conductor] rpc_timeout
+BOUND = RPC_TIMEOUT + 30        # an answer later than this is a hang: the test fails
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+GUNICORN = conftest.bin_path('gunicorn')
+
+
+@pytest.fixture
+def cluster(rabbitmq, etcd, pg_synced, tmp_path_factory):
+    c = tc.Cluster(tmp_path_factory.mktemp('outage'), rabbitmq, etcd, pg_synced)
+    yield c
+    c.stop_all()
+
+
+def _start_gunicorn(cluster):
+    """gunicorn with the sample settings and one worker on the cluster's config; its URL."""
+    if not os.access(GUNICORN, os.X_OK):
+        pytest.skip('!!! gunicorn is not installed in this virtualenv !!!')
+    port = services.free_port()
+    log_path = cluster.workdir / 'gunicorn.log'
+    env = dict(os.environ, BERTH_CONFIG_FILE=str(cluster.config), BERTH_WORKERS='1',
+               BERTH_BIND='127.0.0.1:%d' % port)
+    with open(log_path, 'ab') as log:
+        cluster.procs['gunicorn'] = subprocess.Popen(
+            [GUNICORN, '-c', str(ROOT / 'etc/berth/gunicorn.conf.py'),
+             '--no-control-socket', 'api.wsgi:application'],
+            cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, start_new_session=True)
+    url = 'http://127.0.0.1:%d' % port
+
+    def answers():
+        assert cluster.procs['gunicorn'].poll() is None, log_path.read_text()[-3000:]
+        try:    # the worker's first request builds its app, after the fork
+            return requests.get(url + '/', timeout=BOUND).status_code == 200
+        except requests.RequestException:
+            return False
+    tc.wait_for(answers, 'gunicorn to answer', deadline=120, interval=0.2)
+    return url
+
+
+START = {'berth-api': lambda cluster: cluster.start_api(), 'gunicorn': _start_gunicorn}
+
+
+def _claim(http, rp, consumer):
+    return http.put('/allocations/%s' % consumer, timeout=BOUND, json={
+        'allocations': {rp: {'resources': {'VCPU': 1}}},
+        'project_id': 'p', 'user_id': 'u', 'consumer_generation': None})
+
+
+@pytest.mark.parametrize('server', sorted(START))
+def test_a_fresh_api_answers_503_and_writes_nothing_while_the_broker_is_down(
+        cluster, rabbitmq, tmp_path, server):
+    cluster.start('outage-c0')
+    reader = rpcapi.APIConductorClient(cluster.client_conf(tmp_path))
+    try:
+        tc.wait_for(lambda: reader.ring.members() == {'outage-c0'}, 'the conductor')
+    finally:
+        reader.stop()
+    rabbitmq.stop_broker()
+    try:
+        http = fixtures.PlacementClient(START[server](cluster), version='1.28')
+        rp = tc.add_vcpu_host(http, 'outage', vcpu=4)      # no broker needed
+        first = str(uuidlib.uuid4())
+        started = time.monotonic()
+        resp = _claim(http, rp, first)
+        took = time.monotonic() - started
+        assert resp.status_code == 503, resp.text
+        assert resp.headers['content-type'].startswith('application/json')
+        assert resp.json()['errors'][0]['code'] == 'berth.service_unavailable'
+        print('first write of a fresh %s with the broker down: 503 after %.2fs '
+              '(rpc_timeout %ds)' % (server, took, RPC_TIMEOUT))
+        status = http.get('/status.json', version='', timeout=BOUND)
+        assert status.status_code == 200, status.text
+        assert 'broker' in status.json()['unreachable']
+        usages = http.get('/resource_providers/%s/usages' % rp, timeout=BOUND)
+        assert usages.status_code == 200 and usages.json()['usages']['VCPU'] == 0
+    finally:
+        rabbitmq.start()
+    second = str(uuidlib.uuid4())
+    tc.wait_for(lambda: _claim(http, rp, second).status_code == 204,
+                'writes to work again once the broker is back', deadline=120, interval=0.5)
+    assert http.get('/status.json', version='', timeout=BOUND).json()['unreachable'] == []
+    # the first write was never committed, then or later
+    assert http.get('/allocations/%s' % first).json()['allocations'] == {}
+    assert http.get('/resource_providers/%s/usages' % rp).json()['usages']['VCPU'] == 1
+    http.close()
