@@ -156,7 +156,6 @@ class Master:
     def _child(self, slot):
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
-        gc.unfreeze()
         _die_with_parent()
         if os.getppid() != self._pid:      # the master went before the line above
             return 0
