@@ -88,7 +88,8 @@ def reexec_with_metrics_dir(argv):
     os.environ[_OWNED_DIR_ENV] = path
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(sys.executable, [sys.executable, '-m', 'cli.api', *argv])
+    # -P: the working directory is not put on sys.path (-m would put it first)
+    os.execv(sys.executable, [sys.executable, '-P', '-m', 'cli.api', *argv])
 
 
 def listen(host, port, backlog):
@@ -121,8 +122,8 @@ class Master:
     def serve(self, life):
         """Lifecycle's ``serve``: fork the workers and keep them running until a stop."""
         signal.signal(signal.SIGHUP, self._on_hup(life))
-        # the master serves nothing: no live gauge of its own in the sums
-        metrics.mark_process_dead(self._pid)
+        # values of an earlier run, and the master's own (it serves nothing)
+        metrics.clear_multiprocess_dir()
         gc.freeze()       # the loaded index stays out of the collector's writes
         while not life.stopping.is_set():
             self._reap()
