@@ -84,11 +84,11 @@ def main(argv=None):
         rpc.slow_amqp_polls()      # replies are handed on whatever the poll timeout
         conductor = parts['conductor'] = rpcapi.APIConductorClient(conf)
         life.set_phase('starting the HTTP servers')
-        metrics.API_WORKER.set(1)
         parts['servers'] = []
         for title, (host, port), server in _servers(conf, db, conductor, threads):
             parts['servers'].append(server)
             print('berth-api: %s on http://%s:%d' % (title, host, port), flush=True)
+        metrics.API_WORKER.set(1)       # serving
 
     # the servers finish their requests in flight, then close
     return life.run(start, lambda: _stop(parts), stacks.STOP_MARGIN)
@@ -119,12 +119,12 @@ def _master(conf, processes, threads):
         wparts = {}
 
         def wstart(wlife):
-            metrics.API_WORKER.set(1)
             wparts['db'] = parts['db']
             rpc.slow_amqp_polls()
             wparts['conductor'] = rpcapi.APIConductorClient(conf)
             wparts['servers'] = [s for _t, _a, s in _servers(
                 conf, parts['db'], wparts['conductor'], threads, parts['socks'])]
+            metrics.API_WORKER.set(1)       # serving
 
         return wlife.run(wstart, lambda: _stop(wparts), stacks.STOP_MARGIN)
 

@@ -2,15 +2,16 @@
 replaced, SIGTERM ends them all (cli/api_workers.py).
 
 Everything is checked on the real processes: the children of the master as
-/proc lists them, each worker proved to serve by stopping the other one
-(SIGSTOP: a stopped process accepts nothing, so the answer came from the
-one left running), and after SIGTERM every pid gone from /proc.
+/proc lists them, each worker proved to serve by finding the server end of
+an answered connection among its open files (/proc/net/tcp, /proc/PID/fd),
+and after SIGTERM every pid gone from /proc.
 """
 
 import os
 import pathlib
 import re
 import signal
+import socket
 import time
 import urllib.request
 
@@ -27,8 +28,6 @@ def api(tmp_path):
     cfg = _synced(tmp_path, api={'workers': 2, 'threads': 4})
     cmd = Command(tmp_path, 'berth-api', '--config-file', cfg)
     yield cmd
-    for pid in _children(cmd.proc.pid):
-        _kill(pid, signal.SIGCONT)
     cmd.kill()
 
 
@@ -49,15 +48,8 @@ def _children(pid):
     return found
 
 
-def _kill(pid, sig):
-    try:
-        os.kill(pid, sig)
-    except ProcessLookupError:
-        pass
-
-
 def _get(port, path='/'):
-    with urllib.request.urlopen('http://127.0.0.1:%d%s' % (port, path), timeout=30) as rsp:
+    with urllib.request.urlopen('http://127.0.0.1:%d%s' % (port, path), timeout=BOUND) as rsp:
         return rsp.status, rsp.read().decode()
 
 
@@ -67,7 +59,8 @@ def _ports(cmd):
 
 
 def _live_workers(port):
-    """The pids berth_api_worker says are serving (any worker answers for all)."""
+    """The pids berth_api_worker says are serving (set once both servers listen;
+    any worker answers for all)."""
     _status, body = _get(port, '/metrics')
     return {int(p) for p in re.findall(r'^berth_api_worker\{pid="(\d+)"\} 1\.0$',
                                        body, re.M)}
@@ -81,16 +74,42 @@ def _wait(predicate, what):
         time.sleep(0.2)
 
 
-def _serves_alone(pid, others, ports):
-    """``pid`` answers on both ports while every other worker is stopped."""
-    for other in others:
-        os.kill(other, signal.SIGSTOP)
-    try:
-        for port in ports:
-            assert _get(port)[0] == 200
-    finally:
-        for other in others:
-            os.kill(other, signal.SIGCONT)
+def _server_inode(client):
+    """The inode of the server's end of ``client``'s loopback TCP connection."""
+    port = client.getsockname()[1]
+    for line in pathlib.Path('/proc/net/tcp').read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[2].split(':')[1], 16) == port:     # its remote end is us
+            return fields[9]
+    return None
+
+
+def _serving_pid(port, pids):
+    """Which of ``pids`` answered a request on a new connection (it holds the socket)."""
+    with socket.create_connection(('127.0.0.1', port), timeout=BOUND) as client:
+        client.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+        assert client.recv(12).startswith(b'HTTP/1.1 200'), port
+        inode = _server_inode(client)
+        for pid in pids:
+            try:
+                fds = os.listdir('/proc/%d/fd' % pid)
+            except FileNotFoundError:
+                continue
+            for fd in fds:
+                try:
+                    if os.readlink('/proc/%d/fd/%s' % (pid, fd)) == 'socket:[%s]' % inode:
+                        return pid
+                except OSError:
+                    continue
+    return None
+
+
+def _each_serves(pids, ports):
+    """Every one of ``pids`` answers on every port (new connections until each has)."""
+    for port in ports:
+        seen = set()
+        _wait(lambda: seen.add(_serving_pid(port, pids)) or pids <= seen,
+              'answers from each of %s on port %d (so far %s)' % (pids, port, seen))
 
 
 def test_two_workers_serve_one_killed_is_replaced_and_sigterm_ends_all(api):
@@ -101,8 +120,7 @@ def test_two_workers_serve_one_killed_is_replaced_and_sigterm_ends_all(api):
     workers = _children(master)
     # both are up and each counts itself in the shared metrics
     _wait(lambda: _live_workers(placement) == workers, 'both workers in /metrics')
-    for pid in workers:
-        _serves_alone(pid, workers - {pid}, (placement, baremetal))
+    _each_serves(workers, (placement, baremetal))
 
     victim = min(workers)
     os.kill(victim, signal.SIGKILL)
@@ -111,7 +129,7 @@ def test_two_workers_serve_one_killed_is_replaced_and_sigterm_ends_all(api):
     now = _children(master)
     (newcomer,) = now - workers
     _wait(lambda: _live_workers(placement) == now, 'the new worker in /metrics')
-    _serves_alone(newcomer, now - {newcomer}, (placement, baremetal))
+    _each_serves(now, (placement, baremetal))
 
     metrics_dir = dict(line.split('=', 1) for line in pathlib.Path(
         '/proc/%d/environ' % master).read_text().split('\0') if '=' in line)[
