@@ -311,7 +311,9 @@ class HttpServer:
 
     def __init__(self, app, host, port, threads=16, name='berth',
                  max_body_size=MAX_BODY_BYTES, header_timeout=HEADER_TIMEOUT,
-                 body_timeout=BODY_TIMEOUT):
+                 body_timeout=BODY_TIMEOUT, sock=None):
+        # sock: a listening socket opened by a parent process (api_workers.py)
+        self._sock = sock
         self._server = wsgi.Server((host, port), app, numthreads=threads,
                                    server_name=name, shutdown_timeout=5,
                                    request_queue_size=LISTEN_BACKLOG,
@@ -334,11 +336,22 @@ class HttpServer:
 
     def start(self):
         """Bind and serve in a background thread; return the bound (host, port)."""
+        if self._sock is not None:
+            self._server.bind = self._adopt
         self._server.prepare()
+        if self._sock is not None:
+            # shared with sibling processes: a connection another one took
+            # must not block this one's accept (cheroot gives it 1 s)
+            self._server.socket.setblocking(False)
         self._thread = threading.Thread(target=self._server.serve,
                                         name='http-%s' % self.name, daemon=True)
         self._thread.start()
         return self._server.bind_addr[:2]
+
+    def _adopt(self, family, type_, proto=0):
+        self._server.socket = self._sock
+        self._server.bind_addr = self._sock.getsockname()[:2]
+        return self._sock
 
     @property
     def address(self):

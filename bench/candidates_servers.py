@@ -112,7 +112,7 @@ class Embedded:
         conf.set_override('host', '127.0.0.1', group='api')
         conf.set_override('placement_port', services.free_port(), group='api')
         conf.set_override('baremetal_port', services.free_port(), group='api')
-        conf.set_override('workers', 16, group='api')
+        conf.set_override('threads', 16, group='api')
         self.stack = deployment.Embedded(conf)
         self.stack.start()
         self.host, self.port = self.stack.servers['placement'].address[:2]

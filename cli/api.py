@@ -1,18 +1,24 @@
 """``berth-api``: the REST API servers of a production deployment.
 
 SIGTERM/SIGINT stop it in every phase, SIGHUP reloads the mutable options
-(cli/lifecycle.py).
+(cli/lifecycle.py).  With ``[api] workers`` above 1 it is a master process
+forking that many workers (cli/api_workers.py).
 """
 
+import logging
 import sys
+import time
 
 from api import server as http_server
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
-from cli import config, lifecycle, metrics_once, security, stacks
-from common import heap, rpc
+from cli import api_workers, config, lifecycle, metrics_once, security, stacks
+from common import heap, metrics, rpc
 from conductor import rpcapi
 from objects import database
+from objects.candidates import preload
+
+LOG = logging.getLogger('berth.cli.api')   # also when run as -m cli.api
 
 
 def _baremetal_app(conf, db, conductor):
@@ -21,18 +27,54 @@ def _baremetal_app(conf, db, conductor):
         baremetal_app.loadapp(conf, db, conductor=conductor), conf)
 
 
+def _servers(conf, db, conductor, threads, socks=None):
+    """Both API servers, started; ``socks``: listening sockets by API name."""
+    servers = []
+    for name, factory, port, title in (
+            ('placement', placement_app.loadapp, conf.api.placement_port,
+             'Placement API'),
+            ('baremetal', _baremetal_app, conf.api.baremetal_port,
+             'Bare metal API')):
+        server = http_server.HttpServer(factory(conf, db, conductor=conductor),
+                                        conf.api.host, port,
+                                        threads=threads, name=name,
+                                        max_body_size=conf.api.max_request_body_size,
+                                        header_timeout=conf.api.request_header_timeout,
+                                        body_timeout=conf.api.request_body_timeout,
+                                        sock=(socks or {}).get(name))
+        servers.append((title, server.start(), server))
+    return servers
+
+
+def _stop(parts):
+    for server in reversed(parts.get('servers', [])):
+        server.stop()
+    for name, method in (('conductor', 'stop'), ('db', 'dispose')):
+        if name in parts:      # a failed start may have got only part of the way
+            getattr(parts[name], method)()
+
+
 def main(argv=None):
     heap.cap_malloc_arenas()            # before any server thread starts
-    conf = config.make_conf(sys.argv[1:] if argv is None else argv,
-                            description='berth API server')
+    argv = sys.argv[1:] if argv is None else argv
+    conf = config.make_conf(argv, description='berth API server')
     refusal = security.startup_error(conf)
     if refusal:
         print('berth-api: %s' % refusal, file=sys.stderr)
         return 2
+    processes = api_workers.process_count(conf)
+    if processes > 1:
+        api_workers.reexec_with_metrics_dir(argv)
     config.setup_logging(conf)
     security.warn_if_insecure(conf)
+    threads = api_workers.thread_count(conf)
+    if processes > 1:
+        try:
+            return _master(conf, processes, threads)
+        finally:
+            api_workers.remove_owned_metrics_dir()
     life = lifecycle.Lifecycle('berth-api', conf)
-    parts = {'servers': []}
+    parts = {}
 
     def start(life):
         life.set_phase('opening the database')
@@ -42,30 +84,70 @@ def main(argv=None):
         rpc.slow_amqp_polls()      # replies are handed on whatever the poll timeout
         conductor = parts['conductor'] = rpcapi.APIConductorClient(conf)
         life.set_phase('starting the HTTP servers')
-        for name, factory, port, title in (
-                ('placement', placement_app.loadapp, conf.api.placement_port,
-                 'Placement API'),
-                ('baremetal', _baremetal_app, conf.api.baremetal_port,
-                 'Bare metal API')):
-            server = http_server.HttpServer(factory(conf, db, conductor=conductor),
-                                            conf.api.host, port,
-                                            threads=conf.api.workers, name=name,
-                                            max_body_size=conf.api.max_request_body_size,
-                                            header_timeout=conf.api.request_header_timeout,
-                                            body_timeout=conf.api.request_body_timeout)
-            host, bound_port = server.start()
+        parts['servers'] = []
+        for title, (host, port), server in _servers(conf, db, conductor, threads):
             parts['servers'].append(server)
-            print('berth-api: %s on http://%s:%d' % (title, host, bound_port), flush=True)
-
-    def stop():
-        for server in reversed(parts['servers']):
-            server.stop()
-        for name, method in (('conductor', 'stop'), ('db', 'dispose')):
-            if name in parts:      # a failed start may have got only part of the way
-                getattr(parts[name], method)()
+            print('berth-api: %s on http://%s:%d' % (title, host, port), flush=True)
+        metrics.API_WORKER.set(1)       # serving
 
     # the servers finish their requests in flight, then close
-    return life.run(start, stop, stacks.STOP_MARGIN)
+    return life.run(start, lambda: _stop(parts), stacks.STOP_MARGIN)
+
+
+def _master(conf, processes, threads):
+    """berth-api as a master forking ``processes`` workers (cli/api_workers.py)."""
+    life = lifecycle.Lifecycle('berth-api', conf)
+    parts = {}
+
+    def start(life):
+        life.set_phase('opening the database')
+        db = parts['db'] = database.open_database(conf)
+        life.set_phase('loading the candidate index')
+        began = time.monotonic()
+        preload.load_index(db)
+        LOG.info('berth-api: candidate index loaded in %.1f s', time.monotonic() - began)
+        db.dispose()        # no connection of the master's crosses the fork
+        life.set_phase('opening the listening sockets')
+        socks = parts['socks'] = {}
+        for name, port in (('placement', conf.api.placement_port),
+                           ('baremetal', conf.api.baremetal_port)):
+            socks[name] = api_workers.listen(conf.api.host, port,
+                                             http_server.LISTEN_BACKLOG)
+
+    def worker(slot):
+        wlife = lifecycle.Lifecycle('berth-api worker %d' % slot, conf)
+        wparts = {}
+
+        def wstart(wlife):
+            wparts['db'] = parts['db']
+            rpc.slow_amqp_polls()
+            wparts['conductor'] = rpcapi.APIConductorClient(conf)
+            wparts['servers'] = [s for _t, _a, s in _servers(
+                conf, parts['db'], wparts['conductor'], threads, parts['socks'])]
+            metrics.API_WORKER.set(1)       # serving
+
+        return wlife.run(wstart, lambda: _stop(wparts), stacks.STOP_MARGIN)
+
+    master = api_workers.Master('berth-api', processes, worker)
+
+    def serve(life):
+        for title, name in (('Placement API', 'placement'),
+                            ('Bare metal API', 'baremetal')):
+            host, port = parts['socks'][name].getsockname()[:2]
+            print('berth-api: %s on http://%s:%d' % (title, host, port), flush=True)
+        print('berth-api: %d worker processes of %d threads' % (processes, threads),
+              flush=True)
+        master.serve(life)
+
+    def stop():
+        master.stop()
+        for sock in parts.get('socks', {}).values():
+            sock.close()
+        if 'db' in parts:
+            parts['db'].dispose()
+
+    return life.run(start, stop, stacks.STOP_MARGIN + api_workers.WORKER_STOP_BOUND,
+                    serve=serve)
 
 
 if __name__ == '__main__':

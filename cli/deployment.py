@@ -5,7 +5,7 @@ import os
 from api import server as http_server
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
-from cli import metrics_once
+from cli import api_workers, metrics_once
 from common import context as berth_context
 from common import rpc
 from conductor import rpcapi
@@ -44,7 +44,7 @@ class Embedded:
         placement = placement_app.loadapp(conf, self.db, conductor=self.conductor_api)
         server = http_server.HttpServer(placement, conf.api.host,
                                         conf.api.placement_port,
-                                        threads=conf.api.workers, name='placement',
+                                        threads=api_workers.thread_count(conf), name='placement',
                                         max_body_size=conf.api.max_request_body_size,
                                         header_timeout=conf.api.request_header_timeout,
                                         body_timeout=conf.api.request_body_timeout)
@@ -55,7 +55,8 @@ class Embedded:
             baremetal_app.loadapp(conf, self.db, conductor=self.conductor_api), conf)
         server = http_server.HttpServer(baremetal, conf.api.host,
                                         conf.api.baremetal_port,
-                                        threads=conf.api.workers, name='baremetal',
+                                        threads=api_workers.thread_count(conf, warn=False),
+                                        name='baremetal',
                                         max_body_size=conf.api.max_request_body_size,
                                         header_timeout=conf.api.request_header_timeout,
                                         body_timeout=conf.api.request_body_timeout)

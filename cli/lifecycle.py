@@ -86,14 +86,16 @@ class Lifecycle:
                  ', '.join(sorted('%s.%s' % (g or 'DEFAULT', n) for g, n in changed))
                  if changed else 'no mutable option changed')
 
-    def run(self, start, stop, stop_bound, expected_errors=()):
+    def run(self, start, stop, stop_bound, expected_errors=(), serve=None):
         """Start (``start(self)``), serve, stop (``stop()`` within ``stop_bound`` s).
 
         ``stop`` must cope with a start that got only part of the way: it
         also runs after a failed start.  ``expected_errors`` are start
         failures an operator can fix (a port in use, a bad option): said in
-        one line, without a traceback.  Returns the exit status: 0 after a
-        stop, 1 when the start failed.
+        one line, without a traceback.  ``serve(self)``, when given, runs in
+        the main thread once the start has finished (nothing else runs then:
+        it may fork) and returns once :attr:`stopping` is set.  Returns the
+        exit status: 0 after a stop, 1 when the start failed.
         """
         self._expected = expected_errors
         self.install_signals()
@@ -113,6 +115,9 @@ class Lifecycle:
                 except Exception:
                     LOG.exception('%s: cleaning up after the failed start', self.name)
             return 1
+        if serve is not None:
+            starter.join()
+            serve(self)
         while not self.stopping.wait(0.5):
             pass
         print('%s: stopping' % self.name, flush=True)

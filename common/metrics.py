@@ -27,6 +27,10 @@ BUILD_INFO.labels(version.version_string()).set(1)
 
 # --- API processes ---
 
+API_WORKER = prom.Gauge(
+    'berth_api_worker', 'Always 1, one sample per live berth-api process (its pid '
+    'label when berth-api runs several workers).', multiprocess_mode='liveall')
+
 API_REQUESTS = prom.Counter(
     'berth_api_requests', 'HTTP requests answered, by API, method, route template '
     'and status code.', ['api', 'method', 'route', 'status'])

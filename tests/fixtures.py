@@ -31,7 +31,7 @@ def make_conf(state_path, config_files=(), **overrides):
         'api.auth_strategy': 'noauth2',
         'api.placement_port': 0,
         'api.baremetal_port': 0,
-        'api.workers': 8,
+        'api.threads': 8,
         'database.sqlite_synchronous': False,
     }
     return builder.build(config_files=[str(f) for f in config_files],

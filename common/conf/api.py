@@ -51,8 +51,21 @@ opts = [
                       'shorter than its Content-Length) is answered 408 '
                       'Request Timeout in the API\'s error format and the '
                       'connection is closed.'),
-    cfg.IntOpt('workers', default=16, min=1,
-               help='Threads serving requests in the embedded HTTP server.'),
+    cfg.IntOpt('workers', min=1, sample_default='<number of CPUs>',
+               help='Worker processes of berth-api, as in every OpenStack '
+                    'service (default: the number of CPUs). The master '
+                    'process opens both ports and loads the candidate index, '
+                    'then forks this many workers that share it copy-on-write '
+                    'and serve on the same ports; a worker that dies is '
+                    'replaced. 1: one process, no fork. berth serve always '
+                    'runs one process. In earlier releases this option was '
+                    'the number of threads: with [api] threads unset, a value '
+                    'above the number of CPUs is still read as threads (one '
+                    'process per CPU, a deprecation warning); set threads to '
+                    'end that.'),
+    cfg.IntOpt('threads', min=1, sample_default='16',
+               help='Threads serving requests in each API process (berth-api '
+                    'worker, berth serve). Default 16.'),
     cfg.FloatOpt('allocation_wait', default=0.0, min=0,
                  help='Seconds POST /v1/allocations waits for the conductor to '
                       'reserve a node before it answers, for every caller. 0 '

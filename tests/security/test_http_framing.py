@@ -99,7 +99,7 @@ def test_well_formed_framing_still_works(berth, bm):
 def two_threads(tmp_path_factory, tmp_path):
     """Two server threads per API, and a header deadline far beyond the test."""
     conf = fixtures.make_conf(tmp_path / 'state', **{
-        'api.workers': 2, 'api.request_header_timeout': 600.0})
+        'api.threads': 2, 'api.request_header_timeout': 600.0})
     fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
     stack = fixtures.start_embedded(conf)
     yield stack

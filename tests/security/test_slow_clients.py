@@ -26,7 +26,7 @@ TRICKLE_PAUSE = 0.1
 def slow_berth(tmp_path_factory, tmp_path):
     """Two server threads per API and deadlines of one second."""
     conf = fixtures.make_conf(tmp_path / 'state', **{
-        'api.workers': 2, 'api.request_header_timeout': 1.0,
+        'api.threads': 2, 'api.request_header_timeout': 1.0,
         'api.request_body_timeout': 1.0})
     fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), conf.state_path)
     stack = fixtures.start_embedded(conf)
