@@ -33,6 +33,8 @@ import sys
 import tempfile
 import time
 
+from oslo_config import cfg
+
 from common import metrics
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -49,7 +51,7 @@ _OWNED_DIR_ENV = 'BERTH_API_OWNED_METRICS_DIR'
 _PR_SET_PDEATHSIG = 1
 
 
-def _legacy_threads(conf):
+def _legacy_threads(conf: cfg.ConfigOpts) -> int | None:
     """``[api] workers`` in its old meaning (threads), or None."""
     api = conf.api
     if api.threads is None and api.workers is not None and api.workers > os.cpu_count():
@@ -57,14 +59,14 @@ def _legacy_threads(conf):
     return None
 
 
-def process_count(conf):
+def process_count(conf: cfg.ConfigOpts) -> int:
     """Worker processes berth-api runs (1: no fork)."""
     if _legacy_threads(conf) is not None:
         return os.cpu_count() or 1
     return conf.api.workers or os.cpu_count() or 1
 
 
-def thread_count(conf, warn=True):
+def thread_count(conf: cfg.ConfigOpts, warn: bool = True) -> int:
     """Threads per API process; warns when ``[api] workers`` still means threads."""
     legacy = _legacy_threads(conf)
     if legacy is None:
@@ -92,7 +94,7 @@ def reexec_with_metrics_dir(argv):
     os.execv(sys.executable, [sys.executable, '-P', '-m', 'cli.api', *argv])
 
 
-def listen(host, port, backlog):
+def listen(host: str, port: int, backlog: int) -> socket.socket:
     """A listening TCP socket on ``host:port`` for the workers to inherit."""
     family = socket.getaddrinfo(host, port, socket.AF_UNSPEC, socket.SOCK_STREAM,
                                 0, socket.AI_PASSIVE)[0][0]
@@ -208,14 +210,14 @@ class Master:
             self._gone(pid, 0)
 
 
-def remove_owned_metrics_dir():
+def remove_owned_metrics_dir() -> None:
     """Remove the metrics directory the master made (reexec_with_metrics_dir)."""
     path = os.environ.get(_OWNED_DIR_ENV)
     if path and path == metrics.multiprocess_dir():
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _signal(pid, sig):
+def _signal(pid: int, sig: int) -> None:
     try:
         os.kill(pid, sig)
     except ProcessLookupError:
@@ -228,7 +230,7 @@ def _how(status):
     return 'status %d' % os.waitstatus_to_exitcode(status)
 
 
-def _die_with_parent():
+def _die_with_parent() -> None:
     """Linux: the kernel sends this process SIGTERM when its parent dies."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
