@@ -12,23 +12,13 @@ stale consumer generation (or when the retries run out).
 """
 
 import contextlib
-import logging
-import random
 import threading
-import time
 
-from oslo_db import exception as db_exc
-
-from common import exception, metrics
-from conductor.manager import claim_batch
+from common import metrics
+from conductor.manager import claim_batch, retrying
 from objects.placement import allocation as placement_alloc
 from objects.placement import allocation_batch, quota_keystone
 from objects.placement import reshaper as reshaper_obj
-
-LOG = logging.getLogger('berth.' + __name__)
-
-# Lost races worth another attempt; a stale consumer generation is not one.
-_RETRYABLE = (exception.ConcurrentUpdate, db_exc.DBDeadlock)
 
 
 class TreeLocks:
@@ -69,7 +59,7 @@ class Claims:
                                                  placement_alloc.apply_replace)
         # and batches of new consumers are written with one statement per step
         self.batches = claim_batch.GroupCommitter(
-            self._replace, self._claim_alone, self.locks.hold, _RETRYABLE,
+            self._replace, self._claim_alone, self.locks.hold, retrying.RETRYABLE,
             on_done=self._batched,
             on_conflict=lambda: metrics.claim_conflict('_replace', 'consumer_generation'),
             split=split, split_many=(allocation_batch.check_many,
@@ -78,32 +68,7 @@ class Claims:
     def _write(self, ctx, tree, fn, *args):
         """Run ``fn(ctx, *args)`` under the tree's lock, retrying lost races."""
         with self.locks.hold(tree):
-            attempt = 0
-            while True:
-                try:
-                    result = fn(ctx, *args)
-                except exception.ConsumerGenerationConflict:
-                    metrics.claim_conflict(fn.__name__, 'consumer_generation')
-                    raise
-                except _RETRYABLE as exc:
-                    if attempt >= self.retries:
-                        metrics.claim_conflict(fn.__name__, 'retries_exhausted')
-                        LOG.info('Giving up on %s for tree %s after %d retries: %s',
-                                 fn.__name__, tree, attempt, exc)
-                        if isinstance(exc, exception.ConcurrentUpdate):
-                            raise
-                        raise exception.ConcurrentUpdate(
-                            what='resource provider',
-                            reason='the write kept racing with others; retry')
-                    attempt += 1
-                    metrics.claim_retry(fn.__name__)
-                    LOG.debug('Retrying %s for tree %s (attempt %d): %s',
-                              fn.__name__, tree, attempt, exc)
-                    # a little jitter so two conductors racing do not lock-step
-                    time.sleep(random.uniform(0, 0.002 * attempt))
-                else:
-                    metrics.claim_done(fn.__name__)
-                    return result
+            return retrying.call(fn.__name__, self.retries, tree, fn, ctx, *args)
 
     def _replace(self, ctx, consumers):
         return placement_alloc.replace(ctx, consumers, enforce_quota=self.enforce_quota,

@@ -26,6 +26,7 @@ import time
 from oslo_db import exception as db_exc
 
 from common import exception
+from conductor.manager import retrying
 from conductor.rpcapi import payloads
 from objects.baremetal import allocation as node_alloc
 from objects.baremetal import deallocation, reservation
@@ -66,8 +67,8 @@ def short_error(exc):
     return '%s: %s' % (type(exc).__name__, text) if text else type(exc).__name__
 
 
-# what Placement may answer to a claim, and what the allocator does then
-_CLAIM_RETRY = (exception.ConcurrentUpdate, db_exc.DBDeadlock)
+# what Placement may answer to a claim that the allocator skips the node for
+# (a lost race, retrying.RETRYABLE, is worth the node's next lock attempt)
 _CLAIM_SKIP = (exception.InvalidAllocation, exception.AllocationProviderNotFound,
                exception.AllocationClassNotFound)
 
@@ -374,7 +375,7 @@ class NodeAllocator:
             LOG.info('Placement refused node %s for allocation %s: %s', node.uuid,
                      alloc.uuid, exc)
             return reservation.SKIPPED
-        except _CLAIM_RETRY:
+        except retrying.RETRYABLE:
             return reservation.LOCKED
         if outcome == reservation.NOT_OURS:
             LOG.info('Allocation %s is no longer ours; leaving it', alloc.uuid)

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from common import exception
-from conductor.manager import claim_batch
+from conductor.manager import claim_batch, retrying
 from conductor.manager import claims as conductor_claims
 from objects.placement import allocation as alloc_obj
 from tests.functional import alloc_helpers as h
@@ -44,7 +44,7 @@ class Harness:
         self._queued_behind = queued_behind
         self.committer = claim_batch.GroupCommitter(
             self._write, self._write_alone, claims.locks.hold,
-            conductor_claims._RETRYABLE, on_done=self.batches.append,
+            retrying.RETRYABLE, on_done=self.batches.append,
             split=(self._check, self._apply) if split else None)
 
     def _queued(self, ctx):
