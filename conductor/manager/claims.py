@@ -14,10 +14,9 @@ stale consumer generation (or when the retries run out).
 import contextlib
 import threading
 
-from common import metrics
 from conductor.manager import claim_batch, retrying
 from objects.placement import allocation as placement_alloc
-from objects.placement import allocation_batch, quota_keystone
+from objects.placement import claim_writer, quota_keystone
 from objects.placement import reshaper as reshaper_obj
 
 
@@ -54,25 +53,14 @@ class Claims:
         if self.enforce_quota:
             self.quota_source.warm_up()
         self.locks = TreeLocks()
-        # the quota check follows the writes: with it, claims keep savepoints
-        split = None if self.enforce_quota else (placement_alloc.check_replace,
-                                                 placement_alloc.apply_replace)
-        # and batches of new consumers are written with one statement per step
-        self.batches = claim_batch.GroupCommitter(
-            self._replace, self._claim_alone, self.locks.hold, retrying.RETRYABLE,
-            on_done=self._batched,
-            on_conflict=lambda: metrics.claim_conflict('_replace', 'consumer_generation'),
-            split=split, split_many=(allocation_batch.check_many,
-                                     allocation_batch.apply_many))
+        # with the quota check in the write, batched claims keep savepoints
+        self.writer = claim_writer.Writer(self.enforce_quota, self.quota_source)
+        self.batches = claim_batch.GroupCommitter(self.writer, self.locks, self.retries)
 
     def _write(self, ctx, tree, fn, *args):
         """Run ``fn(ctx, *args)`` under the tree's lock, retrying lost races."""
         with self.locks.hold(tree):
             return retrying.call(fn.__name__, self.retries, tree, fn, ctx, *args)
-
-    def _replace(self, ctx, consumers):
-        return placement_alloc.replace(ctx, consumers, enforce_quota=self.enforce_quota,
-                                       quota_source=self.quota_source)
 
     def _prefetch(self, consumers):
         """Read the projects' limits before the transaction (no HTTP under its locks).
@@ -81,14 +69,6 @@ class Claims:
         """
         if self.enforce_quota:
             self.quota_source.prefetch(c['project_id'] for c in consumers)
-
-    def _claim_alone(self, ctx, tree, consumers):
-        return self._write(ctx, tree, self._replace, consumers)
-
-    @staticmethod
-    def _batched(count):
-        for _ in range(count):
-            metrics.claim_done('_replace')
 
     def claim_resources(self, ctx, tree, consumers):
         """Replace the allocations of ``consumers`` (see objects.placement.allocation.replace).
@@ -117,7 +97,7 @@ class Claims:
         """
         self._prefetch(consumers)
         with self.locks.hold(tree):
-            return self._replace(ctx, consumers)
+            return self.writer.write(ctx, consumers)
 
     def delete_allocations(self, ctx, tree, consumer_uuid):
         """Remove every allocation of one consumer, and the consumer."""
