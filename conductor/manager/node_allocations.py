@@ -6,7 +6,7 @@ objects/baremetal/reservation.py), so a row taken over by a peer is never
 written by two conductors.  ``allocate`` never raises: the allocation ends
 ``active`` or ``error``, or stays ``allocating`` only when it is not ours.
 Every step that finds the allocation cannot be satisfied raises
-reservation.CannotAllocate with the reason; ``allocate`` alone catches it and
+node_choice.CannotAllocate with the reason; ``allocate`` alone catches it and
 records ``error`` with that reason as ``last_error``.
 
 With ``[allocation] backend = placement`` the reservation of a node also
@@ -19,7 +19,6 @@ import collections
 import contextlib
 import dataclasses
 import logging
-import random
 import threading
 import time
 
@@ -29,7 +28,7 @@ from common import exception
 from conductor.manager import retrying
 from conductor.rpcapi import payloads
 from objects.baremetal import allocation as node_alloc
-from objects.baremetal import deallocation, reservation
+from objects.baremetal import deallocation, node_choice, reservation
 from objects.baremetal import mirror as node_mirror
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -133,7 +132,7 @@ class NodeAllocator:
         firsts = [None] * len(alloc_ids)
         if self.claimant is None and len(alloc_ids) > 1:
             try:
-                firsts = reservation.reserve_many(ctx, alloc_ids, self.host, self._order)
+                firsts = reservation.reserve_many(ctx, alloc_ids, self.host)
             except Exception as exc:
                 LOG.debug('Shared first pass of allocations %s rolled back: %s',
                           alloc_ids, short_error(exc))
@@ -206,7 +205,7 @@ class NodeAllocator:
         failed = None
         try:
             alloc, todo = self._first_pass(ctx, alloc_id, first)
-        except reservation.CannotAllocate as exc:
+        except node_choice.CannotAllocate as exc:
             alloc, todo, failed = exc.alloc, [], exc
         except exception.AllocationNotFound:
             return None  # deleted before we got to it
@@ -221,7 +220,7 @@ class NodeAllocator:
             if failed is not None:
                 raise failed
             self._allocate(ctx, alloc, todo)
-        except reservation.CannotAllocate as exc:
+        except node_choice.CannotAllocate as exc:
             reason = str(exc)
         except Exception as exc:
             LOG.error('Unexpected exception during allocation %s: %s', alloc.uuid,
@@ -278,7 +277,7 @@ class NodeAllocator:
 
         Nothing is left to try when the first pass finished the row (it
         shows ``active``) or it is not ours (None).  Raises
-        reservation.CannotAllocate (with the allocation) when no node can
+        node_choice.CannotAllocate (with the allocation) when no node can
         take it.
 
         With the database backend the first pass over the candidates runs in
@@ -289,7 +288,7 @@ class NodeAllocator:
         if self.claimant is None:
             try:
                 if first is None:
-                    first = reservation.reserve(ctx, alloc_id, self.host, self._order)
+                    first = reservation.reserve(ctx, alloc_id, self.host)
                 elif isinstance(first, Exception):
                     raise first
             except (exception.NodeAssociated, db_exc.DBError) as exc:
@@ -302,44 +301,19 @@ class NodeAllocator:
                 if first.outcome == reservation.NOT_OURS:
                     return None, []
                 if first.reason is not None:
-                    raise reservation.CannotAllocate(first.reason, first.alloc)
+                    raise node_choice.CannotAllocate(first.reason, first.alloc)
                 if not first.locked:
-                    raise reservation.CannotAllocate(
+                    raise node_choice.CannotAllocate(
                         'all nodes were filtered out during reservation', first.alloc)
                 return first.alloc, first.locked
         return reservation.prepare(ctx, alloc_id)
 
-    @staticmethod
-    def _order(alloc, nodes):
-        """The candidates to try, in order (shuffled, its name first).
-
-        Raises reservation.CannotAllocate saying why when there are none.
-        """
-        if not nodes:
-            if alloc.candidate_nodes:
-                raise reservation.CannotAllocate(
-                    'none of the requested nodes are available and match the '
-                    'resource class %s' % alloc.resource_class, alloc)
-            raise reservation.CannotAllocate(
-                'no available nodes match the resource class %s' % alloc.resource_class,
-                alloc)
-        wanted = set(alloc.traits)
-        nodes = [n for n in nodes if wanted <= set(n.traits)]
-        if not nodes:
-            raise reservation.CannotAllocate(
-                'no suitable nodes have the requested traits %s'
-                % ', '.join(alloc.traits), alloc)
-        random.shuffle(nodes)
-        if alloc.name:
-            nodes.sort(key=lambda n: n.name != alloc.name)  # stable: name first
-        return nodes
-
     def _allocate(self, ctx, alloc, nodes):
         """Reserve one of ``nodes`` (done too when the row is no longer ours).
 
-        Raises reservation.CannotAllocate when none can be reserved.
+        Raises node_choice.CannotAllocate when none can be reserved.
         """
-        nodes = self._order(alloc, nodes)
+        nodes = node_choice.order(alloc, nodes)
         total = len(nodes)
         for attempt in range(self.lock_attempts):
             if attempt:
@@ -352,16 +326,16 @@ class NodeAllocator:
                 elif outcome in (reservation.RESERVED, reservation.NOT_OURS):
                     return
             if not locked:
-                raise reservation.CannotAllocate(
+                raise node_choice.CannotAllocate(
                     'all nodes were filtered out during reservation', alloc)
             nodes = locked
-        raise reservation.CannotAllocate(
+        raise node_choice.CannotAllocate(
             'could not reserve any of %d suitable nodes' % total, alloc)
 
     def _try_node(self, ctx, alloc, node):
         """A reservation.Outcome: RESERVED, NOT_OURS, LOCKED (retry later) or SKIPPED.
 
-        Raises reservation.CannotAllocate when the claim was over quota: no
+        Raises node_choice.CannotAllocate when the claim was over quota: no
         other node would do better.
         """
         hold = self.claimant.hold if self.claimant is not None else None
@@ -370,7 +344,7 @@ class NodeAllocator:
         except (exception.NodeAssociated, exception.NodeNotFound):
             return reservation.SKIPPED
         except (exception.QuotaExceeded, exception.QuotaLimitsUnavailable) as exc:
-            raise reservation.CannotAllocate(exc.message.rstrip('.'), alloc)
+            raise node_choice.CannotAllocate(exc.message.rstrip('.'), alloc)
         except _CLAIM_SKIP as exc:
             LOG.info('Placement refused node %s for allocation %s: %s', node.uuid,
                      alloc.uuid, exc)

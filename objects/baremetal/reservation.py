@@ -64,27 +64,10 @@ class Outcome(enum.StrEnum):
 LOCKED, SKIPPED, RESERVED, NOT_OURS = Outcome
 
 
-# ``order(alloc, candidates)``: the candidates to try, in order (or CannotAllocate)
-Order = Callable[[Any, list[node_choice.Candidate]], list[node_choice.Candidate]]
-
-
-class CannotAllocate(Exception):
-    """No node can take this allocation; ``str(exc)`` says why (its last_error).
-
-    Raised by an ``order`` callback that finds nothing to try, and by the
-    conductor's allocator; caught once, where the allocation is set ``error``.
-    ``alloc`` is the allocation when the raiser has read it.
-    """
-
-    def __init__(self, reason: str, alloc: Any = None) -> None:
-        super().__init__(reason)
-        self.alloc = alloc
-
-
 class FirstPass(NamedTuple):
     """What :func:`reserve` did: ``outcome`` RESERVED, NOT_OURS or None (nothing
     reserved: ``locked`` lists the candidates another operation held, worth
-    another try; ``reason`` set when ``order`` found none to try)."""
+    another try; ``reason`` set when node_choice.order found none to try)."""
     alloc: Any
     outcome: Outcome | None
     locked: list
@@ -92,13 +75,13 @@ class FirstPass(NamedTuple):
 
 
 @db_api.writer
-def reserve(ctx: Any, alloc_id: int, host: str, order: Order) -> FirstPass:
+def reserve(ctx: Any, alloc_id: int, host: str) -> FirstPass:
     """:func:`_reserve` in one write transaction."""
-    return _reserve(ctx, alloc_id, host, order)
+    return _reserve(ctx, alloc_id, host)
 
 
 @db_api.writer
-def reserve_many(ctx: Any, alloc_ids: list[int], host: str, order: Order
+def reserve_many(ctx: Any, alloc_ids: list[int], host: str
                  ) -> list[FirstPass | Exception]:
     """:func:`_reserve` for several allocations in one transaction, rows read at once.
 
@@ -116,29 +99,29 @@ def reserve_many(ctx: Any, alloc_ids: list[int], host: str, order: Order
         if alloc is None:
             results.append(exception.AllocationNotFound(allocation=alloc_id))
         else:
-            results.append(_reserve_row(ctx, alloc, host, order))
+            results.append(_reserve_row(ctx, alloc, host))
     return results
 
 
-def _reserve(ctx, alloc_id, host, order):
+def _reserve(ctx, alloc_id, host):
     """Read an allocation and its candidates and reserve one, all in one transaction.
 
     First the one-statement pick (:func:`_pick`); when it cannot decide,
-    ``order(alloc, candidates)`` returns the candidates to try in order, or
-    raises CannotAllocate saying why there are none.  Candidates are read a few at a time
-    (``CANDIDATE_BATCH``, drawn at random by the database), the next few only
-    when those were taken meanwhile, so a node is found without reading
-    every usable node.  A lock that fails holds nothing, so the candidates
+    ``node_choice.order(alloc, candidates)`` returns the candidates to try in
+    order, or raises CannotAllocate saying why there are none.  Candidates
+    are read a few at a time (``CANDIDATE_BATCH``, drawn at random by the
+    database), the next few only when those were taken meanwhile, so a node
+    is found without reading every usable node.  A lock that fails holds nothing, so the candidates
     are tried one after the other in this transaction.  Returns a
     :class:`FirstPass` (NOT_OURS: not ``allocating`` or not ``host``'s;
-    ``reason``: what ``order`` raised).  Raises AllocationNotFound, and
+    ``reason``: what node_choice.order raised).  Raises AllocationNotFound, and
     NodeAssociated (everything rolled back) when a unique constraint
     refused the reservation.
     """
-    return _reserve_row(ctx, node_alloc.get_by_id_in_txn(ctx, alloc_id), host, order)
+    return _reserve_row(ctx, node_alloc.get_by_id_in_txn(ctx, alloc_id), host)
 
 
-def _reserve_row(ctx, alloc, host, order):
+def _reserve_row(ctx, alloc, host):
     """:func:`_reserve` of an allocation read in this transaction."""
     if alloc.state != node_alloc.ALLOCATING or alloc.conductor_affinity != host:
         return FirstPass(alloc, NOT_OURS, [])
@@ -149,14 +132,14 @@ def _reserve_row(ctx, alloc, host, order):
     # node that fits, every usable one (held ones to retry, or why none fits)
     batch = ([] if node is None
              else node_choice.candidates(ctx, alloc, limit=CANDIDATE_BATCH))
-    if not batch:   # none fits: ``order`` says why (from every usable node)
+    if not batch:   # none fits: node_choice.order says why (from every usable node)
         try:
-            batch = order(alloc, node_choice.candidates(ctx, alloc))
-        except CannotAllocate as exc:
+            batch = node_choice.order(alloc, node_choice.candidates(ctx, alloc))
+        except node_choice.CannotAllocate as exc:
             return FirstPass(alloc, None, [], str(exc))
     tried, locked = set(), []
     while batch:
-        for node in order(alloc, batch):
+        for node in node_choice.order(alloc, batch):
             tried.add(node.id)
             outcome = _claim(ctx, alloc, node.id, host)
             if outcome == LOCKED:
