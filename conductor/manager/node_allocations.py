@@ -6,8 +6,9 @@ objects/baremetal/reservation.py), so a row taken over by a peer is never
 written by two conductors.  ``allocate`` never raises: the allocation ends
 ``active`` or ``error``, or stays ``allocating`` only when it is not ours.
 Every step that finds the allocation cannot be satisfied raises
-node_choice.CannotAllocate with the reason; ``allocate`` alone catches it and
-records ``error`` with that reason as ``last_error``.
+objects.baremetal.node_choice.CannotAllocate with the reason (the first pass
+in the database hands its failure back as itself); ``allocate`` alone catches
+it, once, and records ``error`` with that reason as ``last_error``.
 
 With ``[allocation] backend = placement`` the reservation of a node also
 writes the Placement claim (consumer = the allocation uuid, one unit of the
@@ -216,20 +217,23 @@ class NodeAllocator:
         if (alloc is None or alloc.state != node_alloc.ALLOCATING
                 or alloc.conductor_affinity != self.host):
             return None
+        if failed is not None:
+            return self._record_failure(ctx, alloc, str(failed))
         try:
-            if failed is not None:
-                raise failed
             self._allocate(ctx, alloc, todo)
         except node_choice.CannotAllocate as exc:
-            reason = str(exc)
+            return self._record_failure(ctx, alloc, str(exc))
         except Exception as exc:
             LOG.error('Unexpected exception during allocation %s: %s', alloc.uuid,
                       short_error(exc))
             LOG.debug('Unexpected exception during allocation %s', alloc.uuid,
                       exc_info=not isinstance(exc, db_exc.DBError))
-            reason = 'Unexpected exception during allocation: %s' % short_error(exc)
-        else:
-            return _written(alloc) if alloc.state == node_alloc.ACTIVE else None
+            return self._record_failure(
+                ctx, alloc, 'Unexpected exception during allocation: %s' % short_error(exc))
+        return _written(alloc) if alloc.state == node_alloc.ACTIVE else None
+
+    def _record_failure(self, ctx, alloc, reason):
+        """Set ``alloc`` (ours, ``allocating``) ``error`` with ``reason``; what was written."""
         LOG.info('Allocation %s failed: %s', alloc.uuid, reason)
         message = _failure(alloc, reason)
         try:
@@ -300,8 +304,8 @@ class NodeAllocator:
                     return first.alloc, []   # updated in place: active on its node
                 if first.outcome == reservation.NOT_OURS:
                     return None, []
-                if first.reason is not None:
-                    raise node_choice.CannotAllocate(first.reason, first.alloc)
+                if first.failure is not None:
+                    raise first.failure
                 if not first.locked:
                     raise node_choice.CannotAllocate(
                         'all nodes were filtered out during reservation', first.alloc)

@@ -67,11 +67,12 @@ LOCKED, SKIPPED, RESERVED, NOT_OURS = Outcome
 class FirstPass(NamedTuple):
     """What :func:`reserve` did: ``outcome`` RESERVED, NOT_OURS or None (nothing
     reserved: ``locked`` lists the candidates another operation held, worth
-    another try; ``reason`` set when node_choice.order found none to try)."""
+    another try; ``failure`` is the CannotAllocate node_choice.order raised
+    when it found none to try)."""
     alloc: Any
     outcome: Outcome | None
     locked: list
-    reason: str | None = None
+    failure: node_choice.CannotAllocate | None = None
 
 
 @db_api.writer
@@ -114,7 +115,7 @@ def _reserve(ctx, alloc_id, host):
     is found without reading every usable node.  A lock that fails holds nothing, so the candidates
     are tried one after the other in this transaction.  Returns a
     :class:`FirstPass` (NOT_OURS: not ``allocating`` or not ``host``'s;
-    ``reason``: what node_choice.order raised).  Raises AllocationNotFound, and
+    ``failure``: what node_choice.order raised).  Raises AllocationNotFound, and
     NodeAssociated (everything rolled back) when a unique constraint
     refused the reservation.
     """
@@ -136,7 +137,7 @@ def _reserve_row(ctx, alloc, host):
         try:
             batch = node_choice.order(alloc, node_choice.candidates(ctx, alloc))
         except node_choice.CannotAllocate as exc:
-            return FirstPass(alloc, None, [], str(exc))
+            return FirstPass(alloc, None, [], exc)
     tried, locked = set(), []
     while batch:
         for node in node_choice.order(alloc, batch):
