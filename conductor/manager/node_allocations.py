@@ -12,8 +12,10 @@ it, once, and records ``error`` with that reason as ``last_error``.
 
 With ``[allocation] backend = placement`` the reservation of a node also
 writes the Placement claim (consumer = the allocation uuid, one unit of the
-node's provider) through the conductor's claims path, quota included, in
-the same transaction; a node whose claim Placement refuses is skipped.
+node's provider; objects.baremetal.mirror.Claimant), quota included, in the
+same transaction, which runs under the conductor's lock of the node's
+provider tree (the one its claims take); a node whose claim Placement
+refuses is skipped.
 """
 
 import collections
@@ -26,11 +28,13 @@ import time
 from oslo_db import exception as db_exc
 
 from common import exception
+from conductor.manager import claims as conductor_claims
 from conductor.manager import retrying
 from conductor.rpcapi import payloads
 from objects.baremetal import allocation as node_alloc
 from objects.baremetal import deallocation, node_choice, reservation
 from objects.baremetal import mirror as node_mirror
+from objects.baremetal import node as node_obj
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -88,15 +92,20 @@ class NodeAllocator:
 
     :param claimant: an :class:`objects.baremetal.mirror.Claimant` with the
         placement backend, None with the database backend.
+    :param locks: the conductor's tree locks (conductor.manager.claims.TreeLocks,
+        those of its claims); a node's Placement claim is written under the
+        lock of the node's provider tree, taken before its transaction.
     """
 
-    def __init__(self, host, lock_attempts=3, lock_interval=0.1, claimant=None):
+    def __init__(self, host, lock_attempts=3, lock_interval=0.1, claimant=None,
+                 locks=None):
         self.host = host
         # a conductor.notifications.AllocationNotifier (set by the manager)
         self.notifier = None
         self.lock_attempts = max(1, lock_attempts)
         self.lock_interval = lock_interval
         self.claimant = claimant
+        self.locks = locks if locks is not None else conductor_claims.TreeLocks()
         self._failures = collections.OrderedDict()
         # allocation id -> _Flight of the call driving it now (in this process)
         self._flights = {}
@@ -118,10 +127,24 @@ class NodeAllocator:
                 conf.placement.incomplete_consumer_project_id,
                 conf.placement.incomplete_consumer_user_id,
                 enforce_quota=conf.quota.enforce,
-                quota_source=claims.quota_source if claims is not None else None,
-                write=claims.try_claim if claims is not None else None)
+                quota_source=claims.quota_source if claims is not None else None)
         return cls(host, a.node_locked_retry_attempts, a.node_locked_retry_interval,
-                   claimant)
+                   claimant, locks=claims.locks if claims is not None else None)
+
+    @contextlib.contextmanager
+    def tree_locked(self, ctx, node_ident):
+        """Hold the lock of ``node_ident``'s provider tree (placement backend only).
+
+        A node's provider is a root whose uuid is the node's, so this is the
+        lock every claim on that tree takes (conductor.manager.claims); taken
+        before the transaction that writes the node's Placement claim, as
+        claims take it, never inside one.  Raises NodeNotFound.
+        """
+        if self.claimant is None:
+            yield
+            return
+        with self.locks.hold(node_obj.get(ctx, node_ident).uuid):
+            yield
 
     def allocate_many(self, ctx, alloc_ids):
         """:meth:`allocate` for several rows; a result per id, in order; never raises.
@@ -340,11 +363,17 @@ class NodeAllocator:
         """A reservation.Outcome: RESERVED, NOT_OURS, LOCKED (retry later) or SKIPPED.
 
         Raises node_choice.CannotAllocate when the claim was over quota: no
-        other node would do better.
+        other node would do better.  With the placement backend the node's
+        tree lock is held around the reservation's transaction, whose last
+        step writes the Placement claim (mirror.Claimant.hold); a claim that
+        lost a race (retrying.RETRYABLE) makes the node LOCKED: it is tried
+        again after ``lock_interval``.
         """
-        hold = self.claimant.hold if self.claimant is not None else None
         try:
-            outcome = reservation.claim(ctx, alloc, node.id, self.host, hold=hold)
+            with (self.locks.hold(node.uuid) if self.claimant is not None
+                  else contextlib.nullcontext()):
+                outcome = reservation.claim(ctx, alloc, node.id, self.host,
+                                            claimant=self.claimant)
         except (exception.NodeAssociated, exception.NodeNotFound):
             return reservation.SKIPPED
         except (exception.QuotaExceeded, exception.QuotaLimitsUnavailable) as exc:
