@@ -90,6 +90,8 @@ class _Flight:
 class NodeAllocator:
     """Runs node allocations for one conductor host.
 
+    :param notifier: the conductor's
+        :class:`conductor.notifications.AllocationNotifier` (None: nothing sent).
     :param claimant: an :class:`objects.baremetal.mirror.Claimant` with the
         placement backend, None with the database backend.
     :param locks: the conductor's tree locks (conductor.manager.claims.TreeLocks,
@@ -97,11 +99,10 @@ class NodeAllocator:
         lock of the node's provider tree, taken before its transaction.
     """
 
-    def __init__(self, host, lock_attempts=3, lock_interval=0.1, claimant=None,
-                 locks=None):
+    def __init__(self, host, notifier=None, claimant=None, locks=None,
+                 lock_attempts=3, lock_interval=0.1):
         self.host = host
-        # a conductor.notifications.AllocationNotifier (set by the manager)
-        self.notifier = None
+        self.notifier = notifier
         self.lock_attempts = max(1, lock_attempts)
         self.lock_interval = lock_interval
         self.claimant = claimant
@@ -117,9 +118,10 @@ class NodeAllocator:
         return self.claimant is not None
 
     @classmethod
-    def from_conf(cls, conf, host, claims=None):
+    def from_conf(cls, conf, host, claims=None, notifier=None):
         """The allocator of ``host``; ``claims`` (conductor.manager.claims.Claims)
-        is the claims path of the placement backend."""
+        is the claims path of the placement backend (its quota source and
+        tree locks), ``notifier`` the conductor's AllocationNotifier."""
         a = conf.allocation
         claimant = None
         if a.backend == 'placement':
@@ -128,8 +130,10 @@ class NodeAllocator:
                 conf.placement.incomplete_consumer_user_id,
                 enforce_quota=conf.quota.enforce,
                 quota_source=claims.quota_source if claims is not None else None)
-        return cls(host, a.node_locked_retry_attempts, a.node_locked_retry_interval,
-                   claimant, locks=claims.locks if claims is not None else None)
+        return cls(host, notifier, claimant,
+                   locks=claims.locks if claims is not None else None,
+                   lock_attempts=a.node_locked_retry_attempts,
+                   lock_interval=a.node_locked_retry_interval)
 
     @contextlib.contextmanager
     def tree_locked(self, ctx, node_ident):
