@@ -106,10 +106,9 @@ class ConductorManager:
                                        conf.conductor.call_ledger_ttl)
         self.authz = authz.Authorizer(conf)
         self.claims = claims.Claims(conf)
-        self.node_allocator = node_allocations.NodeAllocator.from_conf(
-            conf, host, self.claims)
         self.notifier = notifications.AllocationNotifier(conf, host)
-        self.node_allocator.notifier = self.notifier
+        self.node_allocator = node_allocations.NodeAllocator.from_conf(
+            conf, host, self.claims, self.notifier)
         self.node_writes = node_writes.NodeWrites(self.node_allocator)
         self.allocation_queue = allocation_queue.AllocationQueue(
             workers, self.node_allocator, conf.allocation.backlog)

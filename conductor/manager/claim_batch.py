@@ -10,19 +10,20 @@ queue on this conductor, and the next transaction takes them all (up to
 Every claim of a batch is still its own unit: it runs all of its checks
 (consumer generation, provider generation compare-and-swap, capacity, quota)
 against the state left by the claims before it, and a claim that fails
-leaves the others to commit.  Given a ``split`` write (checks that write
-nothing and raise only once their queries are done, then the writes), a
-refused claim has written nothing and the batch needs no savepoints (two
-statements per claim fewer); a claim failing in its writes fails the batch
-as a whole.  Without one, every claim runs in a savepoint and a failure
-rolls back that savepoint only.  Given also a ``split_many`` write, a
-batch of new consumers is judged claim by claim but read and written with
-one statement per step for all of them
-(objects.placement.allocation_batch).  A claim that lost a race
-(ConcurrentUpdate), and every claim of a batch whose transaction failed as a
-whole (deadlock, lost connection, commit error), is run again alone, with
-the usual retries.  Nobody is answered before the transaction holding their
-claim has committed.  A claim whose caller's deadline has passed
+leaves the others to commit.  The claims are written through one
+objects.placement.claim_writer.ClaimWriter.  When its ``split`` ways may
+be used (checks that write nothing and raise only once their queries are
+done, then the writes), a refused claim has written nothing and the batch
+needs no savepoints (two statements per claim fewer); a claim failing in
+its writes fails the batch as a whole, and a batch of new consumers is
+judged claim by claim but read and written with one statement per step
+for all of them (objects.placement.allocation_batch).  Otherwise every
+claim runs in a savepoint and a failure rolls back that savepoint only.
+A claim that lost a race (ConcurrentUpdate), and every claim of a batch
+whose transaction failed as a whole (deadlock, lost connection, commit
+error), is run again alone, with the usual retries
+(conductor.manager.retrying).  Nobody is answered before the transaction
+holding their claim has committed.  A claim whose caller's deadline has passed
 (common.deadline) is dropped before its transaction, and a batch that
 reaches one of its deadlines while being written rolls back before it
 commits (its claims then go alone, each checked on its own).
@@ -37,11 +38,14 @@ import contextlib
 import logging
 import threading
 
-from common import deadline, exception
+from common import deadline, exception, metrics
+from conductor.manager import retrying
 
 LOG = logging.getLogger('berth.' + __name__)
 
 MAX_BATCH = 32
+# the claim metrics' name for a claim's write (as Claims counts it alone)
+OPERATION = 'replace'
 
 
 class _Pending:
@@ -63,37 +67,18 @@ class _Pending:
 class GroupCommitter:
     """Leader/follower group commit of claims.
 
-    :param write: ``write(ctx, consumers)`` writes one claim inside the
-        caller's transaction (objects.placement.allocation.replace).
-    :param write_alone: ``write_alone(ctx, tree, consumers)`` writes one claim
-        in a transaction of its own, with retries (the fallback).
-    :param tree_lock: ``tree_lock(tree)`` context manager serialising a tree.
-    :param retryable: exceptions meaning "lost a race, try again alone".
-    :param on_done: called with the number of claims a batch committed.
-    :param on_conflict: called once per claim of a batch refused for a stale
-        consumer generation.
-    :param split: optional ``(check, apply)``: ``check(ctx, consumers)``
-        reads and checks one claim, writing nothing, and returns a plan
-        (raising only domain exceptions, after its queries completed);
-        ``apply(ctx, plan)`` writes it.  Batches then run without savepoints.
-    :param split_many: optional ``(check, apply)`` with ``split``:
-        ``check(ctx, [consumers])`` reads and judges a whole batch at once,
-        writing nothing, and returns ``(plan, [error or None per claim])``, or
-        None when the batch must be checked claim by claim;
-        ``apply(ctx, plan)`` writes the claims it granted
-        (objects.placement.allocation_batch: one statement per step).
+    :param writer: the objects.placement.claim_writer.ClaimWriter that
+        writes claims (all of its ways run inside the caller's transaction).
+    :param locks: the conductor's tree locks; ``locks.hold(tree)`` is a
+        context manager serialising a tree (conductor.manager.claims.TreeLocks).
+    :param retries: how often a claim run again alone is retried when it
+        loses a race (conductor.manager.retrying).
     """
 
-    def __init__(self, write, write_alone, tree_lock, retryable, on_done=None,
-                 on_conflict=None, max_batch=MAX_BATCH, split=None, split_many=None):
-        self._write = write
-        self._split = split
-        self._split_many = split_many if split is not None else None
-        self._write_alone = write_alone
-        self._tree_lock = tree_lock
-        self._retryable = retryable
-        self._on_done = on_done or (lambda n: None)
-        self._on_conflict = on_conflict or (lambda: None)
+    def __init__(self, writer, locks, retries, max_batch=MAX_BATCH):
+        self._writer = writer
+        self._locks = locks
+        self._retries = retries
         self.max_batch = max_batch
         self._lock = threading.Lock()
         self._queues = {}       # batch key -> deque of _Pending; present while led
@@ -150,7 +135,7 @@ class GroupCommitter:
         with contextlib.ExitStack() as held:
             # a claim without a tree (providers not found) takes no lock, as alone
             for tree in sorted({e.tree for e in batch if e.tree is not None}):
-                held.enter_context(self._tree_lock(tree))
+                held.enter_context(self._locks.hold(tree))
             self._run(None, batch, locked=True)
 
     def _lead(self, key):
@@ -181,7 +166,7 @@ class GroupCommitter:
             if key is None or locked:
                 self._transaction(ctx, batch)
             else:
-                with self._tree_lock(key):
+                with self._locks.hold(key):
                     self._transaction(ctx, batch)
         except Exception as exc:
             LOG.info('A batch of %d claims failed as a whole (%s); writing them '
@@ -189,10 +174,21 @@ class GroupCommitter:
             for entry in batch:
                 entry.done, entry.error, entry.retry = False, None, True
             return
-        self._on_done(sum(1 for e in batch if e.done))
+        self._committed(sum(1 for e in batch if e.done))
         for entry in batch:
             if isinstance(entry.error, exception.ConsumerGenerationConflict):
-                self._on_conflict()
+                metrics.claim_conflict(OPERATION, 'consumer_generation')
+
+    def _committed(self, count):
+        """``count`` claims of a batch committed."""
+        for _ in range(count):
+            metrics.claim_done(OPERATION)
+
+    def _write_alone(self, ctx, tree, consumers):
+        """One claim in a transaction of its own, under its tree's lock, with retries."""
+        with self._locks.hold(tree):
+            return retrying.call(OPERATION, self._retries, tree, self._writer.write,
+                                 ctx, consumers)
 
     def _transaction(self, ctx, batch):
         if len(batch) == 1:
@@ -200,27 +196,28 @@ class GroupCommitter:
             entry = batch[0]
             try:
                 with ctx.db.writer(ctx):
-                    self._write(ctx, entry.consumers)
+                    self._writer.write(ctx, entry.consumers)
                     deadline.check(entry.ctx, 'commit')      # else rolled back
                 entry.done = True
-            except self._retryable:
+            except retrying.RETRYABLE:
                 entry.retry = True
             except exception.BerthException as exc:
                 entry.error = exc
             return
         with ctx.db.writer(ctx):
-            if self._split_many is not None and self._checked_many(ctx, batch):
+            split = self._writer.split
+            if split and self._checked_many(ctx, batch):
                 _before_commit(batch)
                 return
             for entry in batch:
-                if self._split is not None:
+                if split:
                     self._checked_write(ctx, entry)
                     continue
                 try:
                     with ctx.session.begin_nested():
-                        self._write(ctx, entry.consumers)
+                        self._writer.write(ctx, entry.consumers)
                     entry.done = True
-                except self._retryable:
+                except retrying.RETRYABLE:
                     entry.retry = True
                 except exception.BerthException as exc:
                     entry.error = exc
@@ -233,18 +230,16 @@ class GroupCommitter:
         exception, e.g. a deadlock that aborted the transaction) propagates
         and fails the batch as a whole.
         """
-        check, apply = self._split
         try:
-            plan = check(ctx, entry.consumers)
+            plan = self._writer.check(ctx, entry.consumers)
         except exception.ConcurrentUpdate:
             entry.retry = True
             return
         except exception.BerthException as exc:
             entry.error = exc
             return
-        apply(ctx, plan)
+        self._writer.apply(ctx, plan)
         entry.done = True
-
 
     def _checked_many(self, ctx, batch):
         """The whole batch judged and written at once; False when it does not qualify.
@@ -253,8 +248,7 @@ class GroupCommitter:
         error (a lost race: run again alone), a failure while writing fails
         the batch as a whole.
         """
-        check, apply = self._split_many
-        outcome = check(ctx, [entry.consumers for entry in batch])
+        outcome = self._writer.check_many(ctx, [entry.consumers for entry in batch])
         if outcome is None:
             return False
         plan, errors = outcome
@@ -263,7 +257,7 @@ class GroupCommitter:
                 entry.retry = True
             elif error is not None:
                 entry.error = error
-        apply(ctx, plan)
+        self._writer.apply_many(ctx, plan)
         for entry, error in zip(batch, errors):
             entry.done = error is None
         return True

@@ -12,23 +12,13 @@ stale consumer generation (or when the retries run out).
 """
 
 import contextlib
-import logging
-import random
 import threading
-import time
 
-from oslo_db import exception as db_exc
-
-from common import deadline, exception, metrics
-from conductor.manager import claim_batch
+from common import deadline
+from conductor.manager import claim_batch, retrying
 from objects.placement import allocation as placement_alloc
-from objects.placement import allocation_batch, quota_keystone
+from objects.placement import claim_writer, quota_keystone
 from objects.placement import reshaper as reshaper_obj
-
-LOG = logging.getLogger('berth.' + __name__)
-
-# Lost races worth another attempt; a stale consumer generation is not one.
-_RETRYABLE = (exception.ConcurrentUpdate, db_exc.DBDeadlock)
 
 
 class TreeLocks:
@@ -64,51 +54,14 @@ class Claims:
         if self.enforce_quota:
             self.quota_source.warm_up()
         self.locks = TreeLocks()
-        # the quota check follows the writes: with it, claims keep savepoints
-        split = None if self.enforce_quota else (placement_alloc.check_replace,
-                                                 placement_alloc.apply_replace)
-        # and batches of new consumers are written with one statement per step
-        self.batches = claim_batch.GroupCommitter(
-            self._replace, self._claim_alone, self.locks.hold, _RETRYABLE,
-            on_done=self._batched,
-            on_conflict=lambda: metrics.claim_conflict('_replace', 'consumer_generation'),
-            split=split, split_many=(allocation_batch.check_many,
-                                     allocation_batch.apply_many))
+        # with the quota check in the write, batched claims keep savepoints
+        self.writer = claim_writer.Writer(self.enforce_quota, self.quota_source)
+        self.batches = claim_batch.GroupCommitter(self.writer, self.locks, self.retries)
 
     def _write(self, ctx, tree, fn, *args):
         """Run ``fn(ctx, *args)`` under the tree's lock, retrying lost races."""
         with self.locks.hold(tree):
-            attempt = 0
-            while True:
-                deadline.check(ctx, 'commit')      # its caller no longer waits: drop
-                try:
-                    result = fn(ctx, *args)
-                except exception.ConsumerGenerationConflict:
-                    metrics.claim_conflict(fn.__name__, 'consumer_generation')
-                    raise
-                except _RETRYABLE as exc:
-                    if attempt >= self.retries:
-                        metrics.claim_conflict(fn.__name__, 'retries_exhausted')
-                        LOG.info('Giving up on %s for tree %s after %d retries: %s',
-                                 fn.__name__, tree, attempt, exc)
-                        if isinstance(exc, exception.ConcurrentUpdate):
-                            raise
-                        raise exception.ConcurrentUpdate(
-                            what='resource provider',
-                            reason='the write kept racing with others; retry')
-                    attempt += 1
-                    metrics.claim_retry(fn.__name__)
-                    LOG.debug('Retrying %s for tree %s (attempt %d): %s',
-                              fn.__name__, tree, attempt, exc)
-                    # a little jitter so two conductors racing do not lock-step
-                    time.sleep(random.uniform(0, 0.002 * attempt))
-                else:
-                    metrics.claim_done(fn.__name__)
-                    return result
-
-    def _replace(self, ctx, consumers):
-        return placement_alloc.replace(ctx, consumers, enforce_quota=self.enforce_quota,
-                                       quota_source=self.quota_source)
+            return retrying.call(fn.__name__, self.retries, tree, fn, ctx, *args)
 
     def _prefetch(self, consumers):
         """Read the projects' limits before the transaction (no HTTP under its locks).
@@ -117,14 +70,6 @@ class Claims:
         """
         if self.enforce_quota:
             self.quota_source.prefetch(c['project_id'] for c in consumers)
-
-    def _claim_alone(self, ctx, tree, consumers):
-        return self._write(ctx, tree, self._replace, consumers)
-
-    @staticmethod
-    def _batched(count):
-        for _ in range(count):
-            metrics.claim_done('_replace')
 
     def claim_resources(self, ctx, tree, consumers):
         """Replace the allocations of ``consumers`` (see objects.placement.allocation.replace).
@@ -154,7 +99,7 @@ class Claims:
         self._prefetch(consumers)
         with self.locks.hold(tree):
             deadline.check(ctx, 'commit')      # its caller no longer waits: drop
-            return self._replace(ctx, consumers)
+            return self.writer.write(ctx, consumers)
 
     def delete_allocations(self, ctx, tree, consumer_uuid):
         """Remove every allocation of one consumer, and the consumer."""

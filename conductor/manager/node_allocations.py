@@ -6,30 +6,35 @@ objects/baremetal/reservation.py), so a row taken over by a peer is never
 written by two conductors.  ``allocate`` never raises: the allocation ends
 ``active`` or ``error``, or stays ``allocating`` only when it is not ours.
 Every step that finds the allocation cannot be satisfied raises
-reservation.CannotAllocate with the reason; ``allocate`` alone catches it and
-records ``error`` with that reason as ``last_error``.
+objects.baremetal.node_choice.CannotAllocate with the reason (the first pass
+in the database hands its failure back as itself); ``allocate`` alone catches
+it, once, and records ``error`` with that reason as ``last_error``.
 
 With ``[allocation] backend = placement`` the reservation of a node also
 writes the Placement claim (consumer = the allocation uuid, one unit of the
-node's provider) through the conductor's claims path, quota included, in
-the same transaction; a node whose claim Placement refuses is skipped.
+node's provider; objects.baremetal.mirror.Claimant), quota included, in the
+same transaction, which runs under the conductor's lock of the node's
+provider tree (the one its claims take); a node whose claim Placement
+refuses is skipped.
 """
 
 import collections
 import contextlib
 import dataclasses
 import logging
-import random
 import threading
 import time
 
 from oslo_db import exception as db_exc
 
 from common import deadline, exception
+from conductor.manager import claims as conductor_claims
+from conductor.manager import retrying
 from conductor.rpcapi import payloads
 from objects.baremetal import allocation as node_alloc
-from objects.baremetal import deallocation, reservation
+from objects.baremetal import deallocation, node_choice, reservation
 from objects.baremetal import mirror as node_mirror
+from objects.baremetal import node as node_obj
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -66,8 +71,8 @@ def short_error(exc):
     return '%s: %s' % (type(exc).__name__, text) if text else type(exc).__name__
 
 
-# what Placement may answer to a claim, and what the allocator does then
-_CLAIM_RETRY = (exception.ConcurrentUpdate, db_exc.DBDeadlock)
+# what Placement may answer to a claim that the allocator skips the node for
+# (a lost race, retrying.RETRYABLE, is worth the node's next lock attempt)
 _CLAIM_SKIP = (exception.InvalidAllocation, exception.AllocationProviderNotFound,
                exception.AllocationClassNotFound)
 
@@ -85,17 +90,23 @@ class _Flight:
 class NodeAllocator:
     """Runs node allocations for one conductor host.
 
+    :param notifier: the conductor's
+        :class:`conductor.notifications.AllocationNotifier` (None: nothing sent).
     :param claimant: an :class:`objects.baremetal.mirror.Claimant` with the
         placement backend, None with the database backend.
+    :param locks: the conductor's tree locks (conductor.manager.claims.TreeLocks,
+        those of its claims); a node's Placement claim is written under the
+        lock of the node's provider tree, taken before its transaction.
     """
 
-    def __init__(self, host, lock_attempts=3, lock_interval=0.1, claimant=None):
+    def __init__(self, host, notifier=None, claimant=None, locks=None,
+                 lock_attempts=3, lock_interval=0.1):
         self.host = host
-        # a conductor.notifications.AllocationNotifier (set by the manager)
-        self.notifier = None
+        self.notifier = notifier
         self.lock_attempts = max(1, lock_attempts)
         self.lock_interval = lock_interval
         self.claimant = claimant
+        self.locks = locks if locks is not None else conductor_claims.TreeLocks()
         self._failures = collections.OrderedDict()
         # allocation id -> _Flight of the call driving it now (in this process)
         self._flights = {}
@@ -107,9 +118,10 @@ class NodeAllocator:
         return self.claimant is not None
 
     @classmethod
-    def from_conf(cls, conf, host, claims=None):
+    def from_conf(cls, conf, host, claims=None, notifier=None):
         """The allocator of ``host``; ``claims`` (conductor.manager.claims.Claims)
-        is the claims path of the placement backend."""
+        is the claims path of the placement backend (its quota source and
+        tree locks), ``notifier`` the conductor's AllocationNotifier."""
         a = conf.allocation
         claimant = None
         if a.backend == 'placement':
@@ -117,10 +129,26 @@ class NodeAllocator:
                 conf.placement.incomplete_consumer_project_id,
                 conf.placement.incomplete_consumer_user_id,
                 enforce_quota=conf.quota.enforce,
-                quota_source=claims.quota_source if claims is not None else None,
-                write=claims.try_claim if claims is not None else None)
-        return cls(host, a.node_locked_retry_attempts, a.node_locked_retry_interval,
-                   claimant)
+                quota_source=claims.quota_source if claims is not None else None)
+        return cls(host, notifier, claimant,
+                   locks=claims.locks if claims is not None else None,
+                   lock_attempts=a.node_locked_retry_attempts,
+                   lock_interval=a.node_locked_retry_interval)
+
+    @contextlib.contextmanager
+    def tree_locked(self, ctx, node_ident):
+        """Hold the lock of ``node_ident``'s provider tree (placement backend only).
+
+        A node's provider is a root whose uuid is the node's, so this is the
+        lock every claim on that tree takes (conductor.manager.claims); taken
+        before the transaction that writes the node's Placement claim, as
+        claims take it, never inside one.  Raises NodeNotFound.
+        """
+        if self.claimant is None:
+            yield
+            return
+        with self.locks.hold(node_obj.get(ctx, node_ident).uuid):
+            yield
 
     def allocate_many(self, ctx, alloc_ids):
         """:meth:`allocate` for several rows; a result per id, in order; never raises.
@@ -132,7 +160,7 @@ class NodeAllocator:
         firsts = [None] * len(alloc_ids)
         if self.claimant is None and len(alloc_ids) > 1:
             try:
-                firsts = reservation.reserve_many(ctx, alloc_ids, self.host, self._order)
+                firsts = reservation.reserve_many(ctx, alloc_ids, self.host)
             except Exception as exc:
                 LOG.debug('Shared first pass of allocations %s rolled back: %s',
                           alloc_ids, short_error(exc))
@@ -209,7 +237,7 @@ class NodeAllocator:
         failed = None
         try:
             alloc, todo = self._first_pass(ctx, alloc_id, first)
-        except reservation.CannotAllocate as exc:
+        except node_choice.CannotAllocate as exc:
             alloc, todo, failed = exc.alloc, [], exc
         except exception.AllocationNotFound:
             return None  # deleted before we got to it
@@ -220,20 +248,23 @@ class NodeAllocator:
         if (alloc is None or alloc.state != node_alloc.ALLOCATING
                 or alloc.conductor_affinity != self.host):
             return None
+        if failed is not None:
+            return self._record_failure(ctx, alloc, str(failed))
         try:
-            if failed is not None:
-                raise failed
             self._allocate(ctx, alloc, todo)
-        except reservation.CannotAllocate as exc:
-            reason = str(exc)
+        except node_choice.CannotAllocate as exc:
+            return self._record_failure(ctx, alloc, str(exc))
         except Exception as exc:
             LOG.error('Unexpected exception during allocation %s: %s', alloc.uuid,
                       short_error(exc))
             LOG.debug('Unexpected exception during allocation %s', alloc.uuid,
                       exc_info=not isinstance(exc, db_exc.DBError))
-            reason = 'Unexpected exception during allocation: %s' % short_error(exc)
-        else:
-            return _written(alloc) if alloc.state == node_alloc.ACTIVE else None
+            return self._record_failure(
+                ctx, alloc, 'Unexpected exception during allocation: %s' % short_error(exc))
+        return _written(alloc) if alloc.state == node_alloc.ACTIVE else None
+
+    def _record_failure(self, ctx, alloc, reason):
+        """Set ``alloc`` (ours, ``allocating``) ``error`` with ``reason``; what was written."""
         LOG.info('Allocation %s failed: %s', alloc.uuid, reason)
         message = _failure(alloc, reason)
         try:
@@ -281,7 +312,7 @@ class NodeAllocator:
 
         Nothing is left to try when the first pass finished the row (it
         shows ``active``) or it is not ours (None).  Raises
-        reservation.CannotAllocate (with the allocation) when no node can
+        node_choice.CannotAllocate (with the allocation) when no node can
         take it.
 
         With the database backend the first pass over the candidates runs in
@@ -292,7 +323,7 @@ class NodeAllocator:
         if self.claimant is None:
             try:
                 if first is None:
-                    first = reservation.reserve(ctx, alloc_id, self.host, self._order)
+                    first = reservation.reserve(ctx, alloc_id, self.host)
                 elif isinstance(first, Exception):
                     raise first
             except (exception.NodeAssociated, db_exc.DBError) as exc:
@@ -304,45 +335,20 @@ class NodeAllocator:
                     return first.alloc, []   # updated in place: active on its node
                 if first.outcome == reservation.NOT_OURS:
                     return None, []
-                if first.reason is not None:
-                    raise reservation.CannotAllocate(first.reason, first.alloc)
+                if first.failure is not None:
+                    raise first.failure
                 if not first.locked:
-                    raise reservation.CannotAllocate(
+                    raise node_choice.CannotAllocate(
                         'all nodes were filtered out during reservation', first.alloc)
                 return first.alloc, first.locked
         return reservation.prepare(ctx, alloc_id)
 
-    @staticmethod
-    def _order(alloc, nodes):
-        """The candidates to try, in order (shuffled, its name first).
-
-        Raises reservation.CannotAllocate saying why when there are none.
-        """
-        if not nodes:
-            if alloc.candidate_nodes:
-                raise reservation.CannotAllocate(
-                    'none of the requested nodes are available and match the '
-                    'resource class %s' % alloc.resource_class, alloc)
-            raise reservation.CannotAllocate(
-                'no available nodes match the resource class %s' % alloc.resource_class,
-                alloc)
-        wanted = set(alloc.traits)
-        nodes = [n for n in nodes if wanted <= set(n.traits)]
-        if not nodes:
-            raise reservation.CannotAllocate(
-                'no suitable nodes have the requested traits %s'
-                % ', '.join(alloc.traits), alloc)
-        random.shuffle(nodes)
-        if alloc.name:
-            nodes.sort(key=lambda n: n.name != alloc.name)  # stable: name first
-        return nodes
-
     def _allocate(self, ctx, alloc, nodes):
         """Reserve one of ``nodes`` (done too when the row is no longer ours).
 
-        Raises reservation.CannotAllocate when none can be reserved.
+        Raises node_choice.CannotAllocate when none can be reserved.
         """
-        nodes = self._order(alloc, nodes)
+        nodes = node_choice.order(alloc, nodes)
         total = len(nodes)
         for attempt in range(self.lock_attempts):
             if attempt:
@@ -357,30 +363,36 @@ class NodeAllocator:
                 elif outcome in (reservation.RESERVED, reservation.NOT_OURS):
                     return
             if not locked:
-                raise reservation.CannotAllocate(
+                raise node_choice.CannotAllocate(
                     'all nodes were filtered out during reservation', alloc)
             nodes = locked
-        raise reservation.CannotAllocate(
+        raise node_choice.CannotAllocate(
             'could not reserve any of %d suitable nodes' % total, alloc)
 
     def _try_node(self, ctx, alloc, node):
         """A reservation.Outcome: RESERVED, NOT_OURS, LOCKED (retry later) or SKIPPED.
 
-        Raises reservation.CannotAllocate when the claim was over quota: no
-        other node would do better.
+        Raises node_choice.CannotAllocate when the claim was over quota: no
+        other node would do better.  With the placement backend the node's
+        tree lock is held around the reservation's transaction, whose last
+        step writes the Placement claim (mirror.Claimant.hold); a claim that
+        lost a race (retrying.RETRYABLE) makes the node LOCKED: it is tried
+        again after ``lock_interval``.
         """
-        hold = self.claimant.hold if self.claimant is not None else None
         try:
-            outcome = reservation.claim(ctx, alloc, node.id, self.host, hold=hold)
+            with (self.locks.hold(node.uuid) if self.claimant is not None
+                  else contextlib.nullcontext()):
+                outcome = reservation.claim(ctx, alloc, node.id, self.host,
+                                            claimant=self.claimant)
         except (exception.NodeAssociated, exception.NodeNotFound):
             return reservation.SKIPPED
         except (exception.QuotaExceeded, exception.QuotaLimitsUnavailable) as exc:
-            raise reservation.CannotAllocate(exc.message.rstrip('.'), alloc)
+            raise node_choice.CannotAllocate(exc.message.rstrip('.'), alloc)
         except _CLAIM_SKIP as exc:
             LOG.info('Placement refused node %s for allocation %s: %s', node.uuid,
                      alloc.uuid, exc)
             return reservation.SKIPPED
-        except _CLAIM_RETRY:
+        except retrying.RETRYABLE:
             return reservation.LOCKED
         if outcome == reservation.NOT_OURS:
             LOG.info('Allocation %s is no longer ours; leaving it', alloc.uuid)

@@ -6,7 +6,8 @@ node writes that end an allocation (a PATCH removing ``instance_uuid``, the
 are allocation writes, so they run here, on the allocation's conductor, never
 in the API process (DESIGN.md, routing).  With ``[allocation] backend =
 placement`` the Placement claim and the node's provider change in the same
-transaction, through this conductor's claims path (its per-tree lock).
+transaction, under this conductor's lock of the node's provider tree
+(taken before that transaction, as claims take it).
 These node writes send Ironic's node notifications besides the allocation's
 (conductor.node_notifications).
 """
@@ -49,8 +50,9 @@ class NodeWrites:
             notifier.emit(ctx, 'create', 'start', types.SimpleNamespace(
                 **dict(values, state=node_alloc.ALLOCATING)))
         try:
-            alloc, error = node_backfill.backfill(ctx, values, node,
-                                                  claim=self.allocator.claimant)
+            with self.allocator.tree_locked(ctx, node):
+                alloc, error = node_backfill.backfill(ctx, values, node,
+                                                      claim=self.allocator.claimant)
         except Exception as exc:
             if notify:
                 notifier.emit(ctx, 'create', 'error', types.SimpleNamespace(

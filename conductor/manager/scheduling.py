@@ -20,10 +20,8 @@ import logging
 import random
 import threading
 
-from oslo_db import exception as db_exc
-
 from common import exception
-from conductor.manager import inflight
+from conductor.manager import inflight, retrying
 from conductor.rpcapi import payloads
 from objects.candidates import finder, weighers
 from objects.candidates import request as candidates_request
@@ -33,7 +31,7 @@ from objects.placement import allocation as placement_alloc
 LOG = logging.getLogger('berth.' + __name__)
 
 # a claim that loses to another writer; the next candidate may still fit
-_LOST = (exception.InvalidAllocation, db_exc.DBDeadlock)
+_LOST = retrying.RETRYABLE + (exception.InvalidAllocation,)
 
 
 def _roots(cand):
@@ -305,7 +303,7 @@ class Scheduler:
             return True
         except exception.ConsumerGenerationConflict:
             raise
-        except (exception.ConcurrentUpdate,) + _LOST as exc:
+        except _LOST as exc:
             with self._stats_lock:
                 self.lost_races += 1
             LOG.debug('Lost a race for %s on tree %s, trying the next candidate: %s',

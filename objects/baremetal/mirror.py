@@ -121,21 +121,25 @@ class Claimant:
 
     :param project_id: project of allocations without an owner.
     :param user_id: user recorded for every claim (the API has none to give).
-    :param write: ``write(ctx, tree, requests)``, the claims path to use (a
-        conductor passes ``Claims.try_claim``); by default
-        :func:`objects.placement.allocation.replace` with ``enforce_quota``
-        and ``quota_source`` (where limits come from; None: berth's table).
+    :param enforce_quota: check ``[quota]`` limits in the claim.
+    :param quota_source: where limits come from (None: berth's table).
+
+    The claim is written with :func:`objects.placement.allocation.replace`
+    in the caller's transaction; the caller (a conductor) holds the lock of
+    the node's provider tree (the node's uuid) around that whole transaction,
+    as every claim on that tree does.
     """
 
-    def __init__(self, project_id, user_id, enforce_quota=False, write=None,
-                 quota_source=None):
+    def __init__(self, project_id, user_id, enforce_quota=False, quota_source=None):
         self.project_id = project_id
         self.user_id = user_id
         self.enforce_quota = enforce_quota
         self.quota_source = quota_source
-        self._write = write or self._replace
 
-    def _replace(self, ctx, tree, requests):
+    def _replace(self, ctx, alloc, requests):
+        if self.enforce_quota and self.quota_source is not None:
+            # the limits of Keystone are read (or found cached) once per claim
+            self.quota_source.prefetch([alloc.owner or self.project_id])
         placement_alloc.replace(ctx, requests, enforce_quota=self.enforce_quota,
                                 quota_source=self.quota_source)
 
@@ -151,8 +155,9 @@ class Claimant:
 
         Runs in the caller's writer.  A node already in use (a backfill) or
         not mirrored yet has its unit opened first; the final mirror reserves
-        it again.  Raises what the claims path raises (InvalidAllocation,
-        QuotaExceeded, ConcurrentUpdate ...), rolling the caller back.
+        it again.  Raises what objects.placement.allocation.replace raises
+        (InvalidAllocation, QuotaExceeded, ConcurrentUpdate ...), rolling the
+        caller back.
         """
         if not node.resource_class:
             raise exception.InvalidAllocation(
@@ -160,7 +165,7 @@ class Claimant:
         if unusable(node) or not ctx.session.execute(
                 sa.select(_RP.c.id).where(_RP.c.uuid == node.uuid)).first():
             sync(ctx, node, reserved=0)
-        self._write(ctx, node.uuid, self.requests(alloc, node))
+        self._replace(ctx, alloc, self.requests(alloc, node))
         _reserve_unit(ctx, dataclasses.replace(node, instance_uuid=alloc.uuid,
                                                allocation_id=alloc.id))
 

@@ -15,6 +15,7 @@ import collections
 from collections.abc import Collection
 import dataclasses
 import json
+import random
 import threading
 from typing import Any
 
@@ -276,3 +277,42 @@ def _reserve_statement(alloc):
         chosen.c.id, chosen.c.uuid,
         sa.select(sa.func.count()).select_from(act).scalar_subquery().label('ours'),
         sa.select(sa.func.count()).select_from(held).scalar_subquery().label('held'))
+
+
+class CannotAllocate(Exception):
+    """No node can take this allocation; ``str(exc)`` says why (its last_error).
+
+    Raised by :func:`order` when there is nothing to try and by the
+    conductor's allocator; caught once, where the allocation is set
+    ``error``.  ``alloc`` is the allocation when the raiser has read it.
+    """
+
+    def __init__(self, reason: str, alloc: Any = None) -> None:
+        super().__init__(reason)
+        self.alloc = alloc
+
+
+def order(alloc: Any, nodes: list[Any]) -> list[Any]:
+    """The candidates to try for ``alloc``, in order (shuffled, its name first).
+
+    Raises CannotAllocate saying why when there are none: no usable node of
+    its resource class (among its candidate nodes), or none with its traits.
+    """
+    if not nodes:
+        if alloc.candidate_nodes:
+            raise CannotAllocate(
+                'none of the requested nodes are available and match the '
+                'resource class %s' % alloc.resource_class, alloc)
+        raise CannotAllocate(
+            'no available nodes match the resource class %s' % alloc.resource_class,
+            alloc)
+    wanted = set(alloc.traits)
+    nodes = [n for n in nodes if wanted <= set(n.traits)]
+    if not nodes:
+        raise CannotAllocate(
+            'no suitable nodes have the requested traits %s'
+            % ', '.join(alloc.traits), alloc)
+    random.shuffle(nodes)
+    if alloc.name:
+        nodes.sort(key=lambda n: n.name != alloc.name)  # stable: name first
+    return nodes

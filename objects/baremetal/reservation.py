@@ -13,14 +13,13 @@ reservation (the node's instance and allocation, the allocation's node and
 state), which also frees the lock.  The unique constraints on
 ``nodes.instance_uuid``, ``nodes.allocation_id`` and
 ``node_allocations.node_id`` make a node held twice impossible whatever
-the routing did.  With the placement backend the conductor passes a
-``hold`` callable that writes the Placement claim in that same transaction,
-and releases and backfills pass ``mirror=True`` (objects/baremetal/mirror.py).
+the routing did.  With the placement backend the conductor passes its
+``claimant`` (objects/baremetal/mirror.py), which writes the Placement claim
+in that same transaction, and releases and backfills pass ``mirror=True``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import enum
 from typing import Any, NamedTuple
 
@@ -31,6 +30,7 @@ from common import exception
 from db import api as db_api
 from db import models
 from objects.baremetal import allocation as node_alloc
+from objects.baremetal import mirror as node_mirror
 from objects.baremetal import node as node_obj
 from objects.baremetal import node_choice
 
@@ -64,41 +64,25 @@ class Outcome(enum.StrEnum):
 LOCKED, SKIPPED, RESERVED, NOT_OURS = Outcome
 
 
-# ``order(alloc, candidates)``: the candidates to try, in order (or CannotAllocate)
-Order = Callable[[Any, list[node_choice.Candidate]], list[node_choice.Candidate]]
-
-
-class CannotAllocate(Exception):
-    """No node can take this allocation; ``str(exc)`` says why (its last_error).
-
-    Raised by an ``order`` callback that finds nothing to try, and by the
-    conductor's allocator; caught once, where the allocation is set ``error``.
-    ``alloc`` is the allocation when the raiser has read it.
-    """
-
-    def __init__(self, reason: str, alloc: Any = None) -> None:
-        super().__init__(reason)
-        self.alloc = alloc
-
-
 class FirstPass(NamedTuple):
     """What :func:`reserve` did: ``outcome`` RESERVED, NOT_OURS or None (nothing
     reserved: ``locked`` lists the candidates another operation held, worth
-    another try; ``reason`` set when ``order`` found none to try)."""
+    another try; ``failure`` is the CannotAllocate node_choice.order raised
+    when it found none to try)."""
     alloc: Any
     outcome: Outcome | None
     locked: list
-    reason: str | None = None
+    failure: node_choice.CannotAllocate | None = None
 
 
 @db_api.writer
-def reserve(ctx: Any, alloc_id: int, host: str, order: Order) -> FirstPass:
+def reserve(ctx: Any, alloc_id: int, host: str) -> FirstPass:
     """:func:`_reserve` in one write transaction."""
-    return _reserve(ctx, alloc_id, host, order)
+    return _reserve(ctx, alloc_id, host)
 
 
 @db_api.writer
-def reserve_many(ctx: Any, alloc_ids: list[int], host: str, order: Order
+def reserve_many(ctx: Any, alloc_ids: list[int], host: str
                  ) -> list[FirstPass | Exception]:
     """:func:`_reserve` for several allocations in one transaction, rows read at once.
 
@@ -116,29 +100,29 @@ def reserve_many(ctx: Any, alloc_ids: list[int], host: str, order: Order
         if alloc is None:
             results.append(exception.AllocationNotFound(allocation=alloc_id))
         else:
-            results.append(_reserve_row(ctx, alloc, host, order))
+            results.append(_reserve_row(ctx, alloc, host))
     return results
 
 
-def _reserve(ctx, alloc_id, host, order):
+def _reserve(ctx, alloc_id, host):
     """Read an allocation and its candidates and reserve one, all in one transaction.
 
     First the one-statement pick (:func:`_pick`); when it cannot decide,
-    ``order(alloc, candidates)`` returns the candidates to try in order, or
-    raises CannotAllocate saying why there are none.  Candidates are read a few at a time
-    (``CANDIDATE_BATCH``, drawn at random by the database), the next few only
-    when those were taken meanwhile, so a node is found without reading
-    every usable node.  A lock that fails holds nothing, so the candidates
-    are tried one after the other in this transaction.  Returns a
-    :class:`FirstPass` (NOT_OURS: not ``allocating`` or not ``host``'s;
-    ``reason``: what ``order`` raised).  Raises AllocationNotFound, and
-    NodeAssociated (everything rolled back) when a unique constraint
-    refused the reservation.
+    ``node_choice.order(alloc, candidates)`` returns the candidates to try in
+    order, or raises CannotAllocate saying why there are none.  Candidates
+    are read a few at a time (``CANDIDATE_BATCH``, drawn at random by the
+    database), the next few only when those were taken meanwhile, so a node
+    is found without reading every usable node.  A lock that fails holds
+    nothing, so the candidates are tried one after the other in this
+    transaction.  Returns a :class:`FirstPass` (NOT_OURS: not ``allocating``
+    or not ``host``'s; ``failure``: what node_choice.order raised).  Raises
+    AllocationNotFound, and NodeAssociated (everything rolled back) when a
+    unique constraint refused the reservation.
     """
-    return _reserve_row(ctx, node_alloc.get_by_id_in_txn(ctx, alloc_id), host, order)
+    return _reserve_row(ctx, node_alloc.get_by_id_in_txn(ctx, alloc_id), host)
 
 
-def _reserve_row(ctx, alloc, host, order):
+def _reserve_row(ctx, alloc, host):
     """:func:`_reserve` of an allocation read in this transaction."""
     if alloc.state != node_alloc.ALLOCATING or alloc.conductor_affinity != host:
         return FirstPass(alloc, NOT_OURS, [])
@@ -149,14 +133,14 @@ def _reserve_row(ctx, alloc, host, order):
     # node that fits, every usable one (held ones to retry, or why none fits)
     batch = ([] if node is None
              else node_choice.candidates(ctx, alloc, limit=CANDIDATE_BATCH))
-    if not batch:   # none fits: ``order`` says why (from every usable node)
+    if not batch:   # none fits: node_choice.order says why (from every usable node)
         try:
-            batch = order(alloc, node_choice.candidates(ctx, alloc))
-        except CannotAllocate as exc:
-            return FirstPass(alloc, None, [], str(exc))
+            batch = node_choice.order(alloc, node_choice.candidates(ctx, alloc))
+        except node_choice.CannotAllocate as exc:
+            return FirstPass(alloc, None, [], exc)
     tried, locked = set(), []
     while batch:
-        for node in order(alloc, batch):
+        for node in node_choice.order(alloc, batch):
             tried.add(node.id)
             outcome = _claim(ctx, alloc, node.id, host)
             if outcome == LOCKED:
@@ -227,36 +211,38 @@ _HOLD = _NODE.update().where(
 
 @db_api.writer
 def claim(ctx: Any, alloc: Any, node_id: int, host: str,
-          hold: Callable[[Any, Any, Any], None] | None = None) -> Outcome:
+          claimant: node_mirror.Claimant | None = None) -> Outcome:
     """:func:`_claim` in its own write transaction (or the caller's)."""
-    return _claim(ctx, alloc, node_id, host, hold)
+    return _claim(ctx, alloc, node_id, host, claimant)
 
 
-def _claim(ctx, alloc, node_id, host, hold=None):
+def _claim(ctx, alloc, node_id, host, claimant=None):
     """Lock, re-check and reserve one node for ``alloc`` in one transaction.
 
     The lock is the conditional UPDATE of ``reservation``; the re-check reads
     the node and its traits under it; the reservation sets the node's
     instance, allocation and ``instance_info.traits`` and the allocation's
     node and state (only while its affinity is still ``host``), and frees the
-    lock.  ``hold(ctx, alloc, node)``, when given, runs last in the same
-    transaction (the Placement claim); whatever it raises rolls everything
-    back and reaches the caller.  Returns one of LOCKED, SKIPPED, RESERVED,
-    NOT_OURS; on RESERVED ``alloc`` is updated in place to what was written
-    (state, node, ``updated_at``), valid once the transaction commits.
+    lock.  ``claimant.hold(ctx, alloc, node)`` (objects.baremetal.mirror),
+    when a claimant is given, runs last in the same transaction (the
+    Placement claim); whatever it raises rolls everything back and reaches
+    the caller, who holds the node's tree lock around the transaction.
+    Returns one of LOCKED, SKIPPED, RESERVED, NOT_OURS; on RESERVED
+    ``alloc`` is updated in place to what was written (state, node,
+    ``updated_at``), valid once the transaction commits.
     """
     outcome, node = _lock(ctx, alloc, node_id, host)
     if outcome is not None:
         return outcome
-    if hold is not None:
+    if claimant is not None:
         node = node_obj.get_by_id(ctx, node_id)
     elif node is None:
         node = ctx.session.execute(sa.select(*node_choice.LOCKED_COLUMNS).where(
             _NODE.c.id == node_id)).first()
-    return _reserve_locked(ctx, alloc, node, host, hold)
+    return _reserve_locked(ctx, alloc, node, host, claimant)
 
 
-def _reserve_locked(ctx, alloc, node, host, hold=None):
+def _reserve_locked(ctx, alloc, node, host, claimant=None):
     """The re-check and the reservation of ``node`` (node_choice.LOCKED_COLUMNS
     at least), locked by this transaction: RESERVED, NOT_OURS or SKIPPED (_claim)."""
     node_id = node.id
@@ -278,8 +264,8 @@ def _reserve_locked(ctx, alloc, node, host, hold=None):
     except db_exc.DBDuplicateEntry:
         # the unique constraints refuse a second holder: undo the allocation side
         raise exception.NodeAssociated(node=node.uuid, instance='another allocation')
-    if hold is not None:
-        hold(ctx, alloc, node)
+    if claimant is not None:
+        claimant.hold(ctx, alloc, node)
     alloc.state, alloc.node_id, alloc.node_uuid = node_alloc.ACTIVE, node.id, node.uuid
     alloc.last_error, alloc.updated_at = None, now
     return RESERVED

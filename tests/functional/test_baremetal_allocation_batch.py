@@ -40,8 +40,8 @@ def test_a_refusal_after_writes_sends_every_row_alone_with_the_same_outcomes(
         broken = rows[3].id
         original = node_reservation._reserve_row
 
-        def reserve(ctx, alloc, host, order):
-            result = original(ctx, alloc, host, order)
+        def reserve(ctx, alloc, host):
+            result = original(ctx, alloc, host)
             if alloc.id == broken:   # written, then refused: the whole pass rolls back
                 raise exception.NodeAssociated(node='n', instance='another allocation')
             return result

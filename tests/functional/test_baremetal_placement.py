@@ -1,8 +1,12 @@
 """``[allocation] backend = placement``: nodes mirrored as providers, allocations as claims."""
 
+import threading
+import time
+
 import pytest
 
 from conductor.manager import claims, node_allocations
+from db import models
 from objects.baremetal import allocation as alloc_obj
 from tests.functional import baremetal_helpers as h
 
@@ -187,6 +191,47 @@ def test_conductors_racing_for_the_last_nodes(bm, client, ctx, conf):
     for n in nodes:
         usages = client.get('/resource_providers/%s/usages' % n['uuid']).json()
         assert usages['usages'] == {'CUSTOM_GOLD': 1}
+
+
+def _new_ctx(ctx):
+    return ctx.__class__.from_dict(ctx.to_dict(), db=ctx.db)
+
+
+def test_a_node_claim_waits_for_its_tree_lock_outside_any_transaction(bm, ctx, conf):
+    """The tree lock is taken before the reservation's transaction, as claims take it.
+
+    While a claim of the node's tree holds the lock, the allocator waits for
+    it holding nothing in the database: a writer of the node's row is not
+    blocked (taken inside, the two would wait for each other).
+    """
+    node = h.make_node(bm, 'tl')
+    row = alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': 'tl'})
+    conductor_claims = claims.Claims(conf)
+    allocator = node_allocations.NodeAllocator.from_conf(conf, 'tl', conductor_claims)
+    results, written = [], threading.Event()
+    nodes = models.Node.__table__
+
+    def touch_node():
+        other = _new_ctx(ctx)
+        with other.db.writer(other):
+            other.session.execute(nodes.update().where(nodes.c.uuid == node['uuid'])
+                                  .values(extra={'touched': True}))
+        written.set()
+
+    with conductor_claims.locks.hold(node['uuid']):
+        driver = threading.Thread(target=lambda: results.append(
+            allocator.allocate(_new_ctx(ctx), row.id)))
+        driver.start()
+        deadline = time.monotonic() + 60
+        while conductor_claims.locks._locks[node['uuid']][1] < 2:   # it waits for us
+            assert time.monotonic() < deadline and driver.is_alive()
+            time.sleep(0.01)
+        writer = threading.Thread(target=touch_node)
+        writer.start()
+        assert written.wait(30), 'the allocator holds a transaction while it waits'
+    driver.join(60)
+    writer.join(60)
+    assert results[0]['state'] == 'active' and results[0]['node_uuid'] == node['uuid']
 
 
 def test_conductor_start_mirrors_existing_nodes(bm, client, ctx):

@@ -82,11 +82,11 @@ def test_candidates_taken_meanwhile_lead_to_the_next_ones(bm, ctx, monkeypatch):
     monkeypatch.setattr(node_choice, 'pick_and_hold', lambda *a: node_choice.NO_PICK)
     claim, seen = node_reservation._claim, []   # one node's step, in reserve's transaction
 
-    def taken_twice(ctx, alloc, node_id, host, hold=None):
+    def taken_twice(ctx, alloc, node_id, host, claimant=None):
         seen.append(node_id)
         if len(seen) <= 2:
             return node_reservation.SKIPPED   # another allocation got it first
-        return claim(ctx, alloc, node_id, host, hold)
+        return claim(ctx, alloc, node_id, host, claimant)
     monkeypatch.setattr(node_reservation, '_claim', taken_twice)
     row = alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_P'],
                                  'conductor_affinity': 'w'})

@@ -15,6 +15,7 @@ import pytest
 from common import exception
 from conductor.manager import claim_batch
 from conductor.manager import claims as conductor_claims
+from db import api as db_api
 from objects.placement import allocation as alloc_obj
 from tests.functional import alloc_helpers as h
 
@@ -25,27 +26,39 @@ def _consumer(rp, vcpu, generation=None, check=False, uuid=None):
             'allocations': {rp: {'VCPU': vcpu}}}
 
 
+class _Committer(claim_batch.GroupCommitter):
+    """The conductor's group commit, recording the claims each batch committed."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.batches = []
+
+    def _committed(self, count):
+        super()._committed(count)
+        self.batches.append(count)
+
+
 class Harness:
     """A GroupCommitter over the real writes, whose first write waits for a queue.
 
     ``fail`` maps a consumer uuid to the exception its write raises before
     writing anything; ``fail_after_write`` (split writes only) to one raised
-    once its rows are written.
+    once its rows are written.  The harness is the committer's ClaimWriter;
+    a claim written outside any transaction of the committer's is one run
+    again alone (``alone``).
     """
 
     def __init__(self, conf, queued_behind, fail=None, split=False,
                  fail_after_write=None):
         claims = conductor_claims.Claims(conf)
-        self.batches = []
+        self.split = split
         self.alone = []
         self.fail = fail or {}
         self.fail_after_write = fail_after_write or {}
         self._first = threading.Event()
         self._queued_behind = queued_behind
-        self.committer = claim_batch.GroupCommitter(
-            self._write, self._write_alone, claims.locks.hold,
-            conductor_claims._RETRYABLE, on_done=self.batches.append,
-            split=(self._check, self._apply) if split else None)
+        self.committer = _Committer(self, claims.locks, claims.retries)
+        self.batches = self.committer.batches
 
     def _queued(self, ctx):
         # SQLite has one queue; the other engines queue per tree
@@ -62,23 +75,29 @@ class Harness:
         if uuid in self.fail:
             raise self.fail.pop(uuid)
 
-    def _write(self, ctx, consumers):
+    def write(self, ctx, consumers):
+        if not db_api.in_transaction(ctx):
+            self.alone.append(consumers[0]['uuid'])
+            alloc_obj.replace(ctx, consumers)
+            return
         self._hold_first(ctx, consumers)
         alloc_obj.replace(ctx, consumers)
 
-    def _check(self, ctx, consumers):
+    def check(self, ctx, consumers):
         self._hold_first(ctx, consumers)
         return alloc_obj.check_replace(ctx, consumers)
 
-    def _apply(self, ctx, plan):
+    def apply(self, ctx, plan):
         alloc_obj.apply_replace(ctx, plan)
         uuid = plan.requests[0]['uuid']
         if uuid in self.fail_after_write:
             raise self.fail_after_write.pop(uuid)
 
-    def _write_alone(self, ctx, tree, consumers):
-        self.alone.append(consumers[0]['uuid'])
-        alloc_obj.replace(ctx, consumers)
+    def check_many(self, ctx, claims):
+        return None     # claim by claim, as the harness's tests expect
+
+    def apply_many(self, ctx, plan):
+        raise AssertionError('check_many planned nothing')
 
     def run(self, ctx_factory, requests):
         """Claim ``requests`` from one thread each, the first one first."""

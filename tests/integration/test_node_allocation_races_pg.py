@@ -52,14 +52,15 @@ def test_delete_racing_the_reservation_leaves_no_dangling_node(pg):
     reserving, release = threading.Event(), threading.Event()
     outcome, errors = [], []
 
-    def hold(*_):
-        # the reservation's writes are done; its transaction stays open
-        reserving.set()
-        release.wait(30)
+    class Claimant:
+        def hold(self, *_):
+            # the reservation's writes are done; its transaction stays open
+            reserving.set()
+            release.wait(30)
 
     def reserve():
         outcome.append(node_reservation.claim(berth_context.admin_context(db), alloc,
-                                              node.id, 'c0', hold=hold))
+                                              node.id, 'c0', claimant=Claimant()))
 
     def delete():
         try:

@@ -136,3 +136,85 @@ def test_no_handler_imports_another_handler():
                 if name.startswith(('api.placement.handlers', 'api.baremetal.handlers')):
                     bad.append('%s imports %s' % (path.relative_to(ROOT), name))
     assert bad == []
+
+
+# Callables that objects/ may take, each with why it cannot lead back up a
+# floor: (module, function, parameter).  Everything else in objects/ takes
+# data or objects of objects/, never a callable a caller above passes in
+# (issue 38: node ordering, the tree lock and the claim writer were such
+# callbacks into conductor/).
+CALLABLE_ALLOWED = {
+    # a memo: computes the answer on a miss, in the caller's own process
+    ('objects/candidates/answer_cache.py', 'AnswerCache.get', 'compute'),
+    # builds the one value per database (called with objects' classes only)
+    ('objects/candidates/per_database.py', 'PerDatabase.__init__', 'factory'),
+    # berth-manage's progress lines, called after each batch
+    ('objects/legacy/compute_node_import.py', 'run', 'progress'),
+    ('objects/legacy/online_migrations.py', 'run', 'progress'),
+}
+
+
+def _callable_names(tree):
+    """``Callable`` and the module's aliases of a Callable type (``Order = Callable[...]``)."""
+    names = {'Callable'}
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if 'Callable' in ast.unparse(node.value):
+                names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _callable_parameters(path, root=ROOT):
+    """``(module, function, parameter)`` of each public function or method (its
+    constructor included) of ``path`` with a parameter typed as a callable."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    callables = _callable_names(tree)
+    module = path.relative_to(root).as_posix()
+
+    def typed_callable(annotation):
+        if annotation is None:
+            return False
+        text = ast.unparse(annotation)
+        return any(n.id in callables for n in ast.walk(ast.parse(text.strip("'\""),
+                                                                  mode='eval'))
+                   if isinstance(n, ast.Name))
+
+    functions = [(node.name, node) for node in tree.body if isinstance(node, _FUNCS)]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and not node.name.startswith('_'):
+            functions += [('%s.%s' % (node.name, item.name), item) for item in node.body
+                          if isinstance(item, _FUNCS)]
+    for name, func in functions:
+        last = name.rsplit('.', 1)[-1]
+        if last.startswith('_') and last != '__init__':
+            continue
+        args = func.args
+        for param in args.posonlyargs + args.args + args.kwonlyargs:
+            if typed_callable(param.annotation):
+                yield module, name, param.arg
+
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def test_no_function_in_objects_takes_a_callable():
+    """objects/ is called, it never calls back up: no callable crosses into it."""
+    found = [f for p in sorted((ROOT / 'objects').rglob('*.py'))
+             for f in _callable_parameters(p)]
+    assert sorted(set(found) - CALLABLE_ALLOWED) == []
+    assert sorted(CALLABLE_ALLOWED - set(found)) == []     # no stale entry
+
+
+def test_the_callable_check_can_fail(tmp_path):
+    bad = tmp_path / 'bad.py'
+    bad.write_text('from collections.abc import Callable\n'
+                   'Order = Callable[[int], list]\n'
+                   'def reserve(ctx, alloc_id: int, order: Order) -> None: ...\n'
+                   'def claim(ctx, hold: "Callable[[], None] | None" = None) -> None: ...\n'
+                   'def _private(fn: Callable) -> None: ...\n'
+                   'class Writer:\n'
+                   '    def __init__(self, write: Callable[[], None]) -> None: ...\n')
+    assert list(_callable_parameters(bad, root=tmp_path)) == [
+        ('bad.py', 'reserve', 'order'), ('bad.py', 'claim', 'hold'),
+        ('bad.py', 'Writer.__init__', 'write')]

@@ -17,8 +17,7 @@ class _Notifier:
 
 
 def _allocator(monkeypatch, row, state='allocating'):
-    allocator = node_allocations.NodeAllocator('c0')
-    allocator.notifier = _Notifier()
+    allocator = node_allocations.NodeAllocator('c0', _Notifier())
     monkeypatch.setattr(node_allocations.node_alloc, 'get_by_id',
                         lambda ctx, alloc_id: types.SimpleNamespace(
                             conductor_affinity='c0', state=state))
