@@ -5,7 +5,7 @@ routed as its ``/v1`` twin, as Ironic's root controller does: the
 ``bookmark`` links of the answers are such paths.
 """
 
-from api.baremetal import fault, gates, unsupported
+from api.baremetal import fault, gates, unsupported, validation
 from api.common import errors, routing
 
 
@@ -48,5 +48,10 @@ class Router(routing.PathTable):
             raise fault.NotFound(message or 'The resource could not be found.')
         if 'node' in args:
             gates.check_node_ident(req, args['node'])
+        # neither a UUID nor a logical name (over-long, odd characters): 400 before
+        # any lookup, as Ironic's get_rpc_node/get_rpc_allocation answer
+        for name in ('node', 'allocation'):
+            if name in args:
+                validation.check_ident(args[name])
         req.urlvars = args
         return handler(req)

@@ -83,7 +83,7 @@ def check_uuid(value, what='uuid'):
 
 def check_ident(value):
     if not (uuidutils.is_uuid_like(value) or is_logical_name(value)):
-        raise fault.BadRequest('Expected a logical name or UUID but received %s'
+        raise fault.BadRequest('Expected a logical name or UUID but received %s.'
                                % _cut(value))
 
 

@@ -39,6 +39,11 @@ opts = [
                     'another operation before the allocation fails.'),
     cfg.FloatOpt('node_locked_retry_interval', default=0.1, min=0,
                  help='Seconds between two passes over locked candidate nodes.'),
+    cfg.IntOpt('max_extra_bytes', default=65536, min=0,
+               help='The most an allocation\'s ``extra`` may take, in bytes of '
+                    'JSON, on create, backfill and PATCH, over REST and RPC '
+                    'alike (400 ``extra is larger than N bytes``); 0 leaves '
+                    'only the request body limit.'),
 ]
 
 

@@ -121,6 +121,12 @@ class ConductorManager:
         """The most a JSON object of a write may take: the REST body limit."""
         return self.conf.api.max_request_body_size
 
+    @property
+    def _max_extra_bytes(self):
+        """The most an allocation's ``extra`` may take (REST's cap, else the body limit)."""
+        cap = self.conf.allocation.max_extra_bytes
+        return min(cap, self._max_bytes) if cap else self._max_bytes
+
     def periodic_tasks(self):
         """``[(callable, spacing_seconds)]`` to run on the periodic worker.
 
@@ -207,7 +213,7 @@ class ConductorManager:
     @_admitted
     def backfill_allocation(self, ctx, values, node):
         """Call (1.6): an allocation for ``node``, already ``active`` (Ironic 1.58)."""
-        write_checks.backfill(values, node, self._max_bytes)
+        write_checks.backfill(values, node, self._max_extra_bytes)
         values = self.authz.backfill(ctx, values, node)
         return self.node_writes.backfill(ctx, values, node)
 
@@ -215,7 +221,7 @@ class ConductorManager:
     @_admitted
     def update_allocation(self, ctx, allocation, values):
         """Call (1.6): PATCH an allocation's ``name``/``extra`` (AllocationDuplicateName)."""
-        write_checks.update_allocation(allocation, values, self._max_bytes)
+        write_checks.update_allocation(allocation, values, self._max_extra_bytes)
         self.authz.update_allocation(ctx, allocation)
         self.node_writes.update_allocation(ctx, allocation, values)
 

@@ -92,10 +92,13 @@ def _candidates_query(alloc, fit=None):
 
 # the limited candidate queries, built once per shape (they run for every
 # allocation): (dialect, candidate list?, owner?, trait slots, exclude?, name?,
-# limit).  The trait count is the caller's choice: it is rounded up to a
-# power of two (the last trait repeated, which changes no answer) and the
-# cache keeps at most LIMITED_CACHE_SIZE shapes, the least recently used
-# dropped first, so no request can grow it.
+# limit).  The trait filter is one correlated count over node_traits with an
+# IN list of the requested traits (a node must hold as many of them as there
+# are distinct ones), so its cost grows with the list, not with a subquery
+# per trait.  The IN list is rounded up to a power of two (the last trait
+# repeated, which changes no answer) and the cache keeps at most
+# LIMITED_CACHE_SIZE shapes, the least recently used dropped first, so no
+# request can grow it.
 LIMITED_CACHE_SIZE = 64
 LIMITED: collections.OrderedDict[tuple[Any, ...], sa.Select[Any]] = collections.OrderedDict()
 _LIMITED_LOCK = threading.Lock()
@@ -118,7 +121,20 @@ def shape_params(alloc):
     params = {'rc': alloc.resource_class, 'alloc_owner': alloc.owner,
               'alloc_name': alloc.name, 'cands': list(alloc.candidate_nodes or ())}
     params.update(trait_params(alloc.traits))
+    if alloc.traits:
+        params['trait_count'] = len(set(alloc.traits))
     return params
+
+
+def has_every_trait(slots: int) -> sa.ColumnElement[bool]:
+    """A node holds every requested trait: of the ``slots`` bound names
+    (``trait0``...; repeats allowed), it holds ``trait_count`` distinct ones.
+    One subquery whatever the count; node_traits' key (node_id, trait) makes
+    each held trait one row."""
+    held = sa.select(sa.func.count()).where(
+        _TRAIT.c.node_id == _NODE.c.id,
+        _TRAIT.c.trait.in_([sa.bindparam('trait%d' % i) for i in range(slots)]))
+    return held.scalar_subquery() == sa.bindparam('trait_count')
 
 
 def limited_query(dialect, alloc, limit, exclude):
@@ -131,9 +147,8 @@ def limited_query(dialect, alloc, limit, exclude):
             LIMITED.move_to_end(key)
             return q
     q = _candidates_query(alloc, fit=fit_clauses(sa.bindparam('rc')))
-    for i in range(slots):
-        q = q.where(sa.exists().where(_TRAIT.c.node_id == _NODE.c.id,
-                                      _TRAIT.c.trait == sa.bindparam('trait%d' % i)))
+    if slots:
+        q = q.where(has_every_trait(slots))
     if exclude:
         q = q.where(_NODE.c.id.notin_(sa.bindparam('exclude', expanding=True)))
     order = [sa.func.rand() if dialect == 'mysql' else sa.func.random()]

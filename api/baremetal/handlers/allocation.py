@@ -12,6 +12,7 @@ the client.  No allocation write happens here: every one is a conductor's.
 """
 
 import dataclasses
+import json
 import math
 
 from oslo_utils import uuidutils
@@ -84,7 +85,16 @@ def _validate_create(req, data):
         validation.check_ident(ident)
     if 'node' in values:
         validation.check_ident(values['node'])
+    _check_extra_size(req, values.get('extra'))
     return values
+
+
+def _check_extra_size(req, extra):
+    """400 for an ``extra`` over ``[allocation] max_extra_bytes`` of JSON (the
+    conductor's write checks refuse the same over RPC, with the same text)."""
+    cap = req.conf.allocation.max_extra_bytes
+    if cap and extra and len(json.dumps(extra, default=str)) > cap:
+        raise fault.BadRequest('extra is larger than %d bytes' % cap)
 
 
 def _check_name(name, verb):
@@ -280,6 +290,7 @@ def update_allocation(req):
     new = validation.apply_patch(doc, patch, schema.PATCHABLE)
     if not isinstance(new.get('extra') or {}, dict):
         raise fault.BadRequest('extra must be an object, not %s' % (new['extra'],))
+    _check_extra_size(req, new.get('extra'))
     name = new.get('name')
     _check_name(name, 'update')
     if name is not None and uuidutils.is_uuid_like(name):
