@@ -10,6 +10,7 @@ again.
 import pytest
 
 from common import metrics, rpc_inproc
+from conductor.manager import claims as manager_claims
 from tests import fixtures
 from tests.functional import alloc_helpers, claim_helpers
 
@@ -71,7 +72,21 @@ def _replays(method):
     return metrics.RPC_REPLAYS.labels(method)._value.get()
 
 
-def test_lost_reply_of_a_claim_is_replayed_and_written_once(replaying, lose_reply):
+@pytest.fixture
+def claim_runs(monkeypatch):
+    """The consumers of every claim a conductor really ran (a replay runs none)."""
+    runs = []
+    original = manager_claims.Claims.claim_resources
+
+    def counted(self, ctx, tree, consumers):
+        runs.append([c['uuid'] for c in consumers])
+        return original(self, ctx, tree, consumers)
+    monkeypatch.setattr(manager_claims.Claims, 'claim_resources', counted)
+    return runs
+
+
+def test_lost_reply_of_a_claim_is_replayed_and_written_once(replaying, lose_reply,
+                                                            claim_runs):
     from common import context as berth_context
     client = _client(replaying)
     ctx = berth_context.admin_context(replaying.db)
@@ -84,6 +99,7 @@ def test_lost_reply_of_a_claim_is_replayed_and_written_once(replaying, lose_repl
     assert resp.status_code == 204, resp.text
     assert len(dropped) == 1 and dropped[0]           # a reply with a call id was lost
     assert _replays('claim_resources') == before + 1
+    assert [run for run in claim_runs if consumer in run] == [[consumer]]   # ran once
     got = client.get('/allocations/%s' % consumer).json()
     assert got['allocations'][rp]['resources'] == {'VCPU': 1}
     assert got['consumer_generation'] == 1            # one write, not two
@@ -124,8 +140,13 @@ def test_a_client_capped_below_1_8_does_not_replay(pinned, lose_reply):
     client.close()
 
 
-def test_lost_reply_of_a_refused_claim_replays_the_typed_error(replaying, lose_reply):
-    """The replay raises the recorded error: the same 409, code and text as without loss."""
+def test_lost_reply_of_a_refused_claim_replays_the_typed_error(replaying, lose_reply,
+                                                                claim_runs):
+    """The replay raises the recorded error: the same 409, code and text as without loss.
+
+    A re-run would answer the same 409, so the conductor's runs are counted:
+    the claim ran once, the second attempt was answered from the ledger.
+    """
     from common import context as berth_context
     client = _client(replaying)
     ctx = berth_context.admin_context(replaying.db)
@@ -134,8 +155,10 @@ def test_lost_reply_of_a_refused_claim_replays_the_typed_error(replaying, lose_r
     assert control.status_code == 409, control.text
     before = _replays('claim_resources')
     dropped = lose_reply('claim_resources')
-    resp = alloc_helpers.put(client, alloc_helpers.new_uuid(), {rp: {'VCPU': 5}})
+    refused = alloc_helpers.new_uuid()
+    resp = alloc_helpers.put(client, refused, {rp: {'VCPU': 5}})
     assert len(dropped) == 1
+    assert [run for run in claim_runs if refused in run] == [[refused]]   # ran once
     assert _replays('claim_resources') == before + 1
     assert resp.status_code == 409, resp.text
     strip = lambda r: {k: v for k, v in r.json()['errors'][0].items()  # noqa: E731
