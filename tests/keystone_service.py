@@ -22,7 +22,6 @@ import grp
 import hashlib
 import os
 import pwd
-import shutil
 import signal
 import subprocess
 import sys
@@ -121,26 +120,9 @@ def _install_steps(venv):
 
 def _build(venv, timeout, steps=None):
     """Run the install ``steps`` (argv lists); KeystoneUnavailable and no venv left on failure."""
-    shutil.rmtree(venv, ignore_errors=True)
-    log = venv + '.install.log'
-    steps = _install_steps(venv) if steps is None else steps
-    deadline = time.monotonic() + timeout
-    with open(log, 'wb') as out:
-        for argv in steps:
-            try:
-                done = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL,
-                                      timeout=max(1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                shutil.rmtree(venv, ignore_errors=True)
-                raise KeystoneUnavailable('installing keystone==%s took over %ss (log %s)'
-                                          % (KEYSTONE_VERSION, timeout, log))
-            if done.returncode != 0:
-                shutil.rmtree(venv, ignore_errors=True)
-                raise KeystoneUnavailable('%s failed (%s); log %s:\n%s' % (
-                    ' '.join(argv[:3]), done.returncode, log, services._tail(log, 15)))
-    with open(_stamp(venv), 'w') as f:
-        f.write('keystone==%s\n' % KEYSTONE_VERSION)
+    services.install_venv(venv, _install_steps(venv) if steps is None else steps,
+                          time.monotonic() + timeout, KeystoneUnavailable,
+                          'keystone==%s' % KEYSTONE_VERSION, _stamp(venv))
 
 
 class Keystone(services.Service):

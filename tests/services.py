@@ -27,6 +27,35 @@ class ServiceError(Exception):
     """A server did not start (its log tail is in the message)."""
 
 
+def install_venv(venv, steps, deadline, unavailable_error, what, stamp):
+    """Run the install ``steps`` (argv lists) for ``venv`` before ``deadline``.
+
+    For the tools installed into a venv of their own (Keystone, Patroni, the
+    compat suites): the output goes to ``<venv>.install.log``; a step that
+    fails or runs out of time raises ``unavailable_error`` with the log's tail
+    and leaves no venv; the ``stamp`` file (its text ``what``) is written last,
+    so a half-built venv is never taken for a built one.
+    """
+    shutil.rmtree(venv, ignore_errors=True)
+    log = venv + '.install.log'
+    with open(log, 'wb') as out:
+        for argv in steps:
+            try:
+                done = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT,
+                                      stdin=subprocess.DEVNULL,
+                                      timeout=max(1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                shutil.rmtree(venv, ignore_errors=True)
+                raise unavailable_error('installing %s took over its time (log %s)'
+                                        % (what, log)) from None
+            if done.returncode != 0:
+                shutil.rmtree(venv, ignore_errors=True)
+                raise unavailable_error('%s failed (%s); log %s:\n%s' % (
+                    ' '.join(argv[:3]), done.returncode, log, _tail(log, 15)))
+    with open(stamp, 'w') as f:
+        f.write(what + '\n')
+
+
 def unavailable(reason):
     """Skip the test loudly for ``reason``, or fail it under BERTH_REQUIRE_SERVICES=1."""
     import pytest

@@ -12,10 +12,7 @@ cannot be reached the suite skips with the reason, or fails when
 
 import hashlib
 import os
-import shutil
-import subprocess
 import sys
-import time
 
 import pytest
 
@@ -50,26 +47,10 @@ def _ready(venv):
 
 
 def _build(venv, pins, deadline):
-    shutil.rmtree(venv, ignore_errors=True)
-    log = venv + '.install.log'
     steps = [[sys.executable, '-m', 'venv', venv],
              [os.path.join(venv, 'bin', 'pip'), 'install', '-q',
               '--disable-pip-version-check', '-r', pins]]
-    with open(log, 'wb') as out:
-        for argv in steps:
-            try:
-                done = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL,
-                                      timeout=max(1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                shutil.rmtree(venv, ignore_errors=True)
-                raise SuiteUnavailable('installing %s took too long (log %s)' % (pins, log))
-            if done.returncode != 0:
-                shutil.rmtree(venv, ignore_errors=True)
-                raise SuiteUnavailable('%s failed (%s); log %s:\n%s' % (
-                    ' '.join(argv[:3]), done.returncode, log, services._tail(log, 15)))
-    with open(_stamp(venv), 'w') as f:
-        f.write(pins + '\n')
+    services.install_venv(venv, steps, deadline, SuiteUnavailable, pins, _stamp(venv))
 
 
 def ensure(name, pins, timeout=INSTALL_TIMEOUT):

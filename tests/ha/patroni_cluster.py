@@ -100,25 +100,12 @@ def ensure_venv(timeout=INSTALL_TIMEOUT):
 
 
 def _build(venv, deadline):
-    shutil.rmtree(venv, ignore_errors=True)
-    log = venv + '.install.log'
     steps = [[BASE_PYTHON, '-m', 'venv', venv],
              [os.path.join(venv, 'bin', 'pip'), 'install', '--disable-pip-version-check',
               '-c', CONSTRAINTS, 'patroni[etcd3,psycopg2-binary]==%s' % PATRONI_VERSION]]
-    with open(log, 'wb') as out:
-        for argv in steps:
-            try:
-                done = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL,
-                                      timeout=max(1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                done = None
-            if done is None or done.returncode != 0:
-                shutil.rmtree(venv, ignore_errors=True)
-                raise PatroniUnavailable('%s failed; log %s:\n%s' % (
-                    ' '.join(argv[:3]), log, services._tail(log, 15)))
-    with open(os.path.join(venv, '.berth-installed'), 'w') as f:
-        f.write('patroni==%s\n' % PATRONI_VERSION)
+    services.install_venv(venv, steps, deadline, PatroniUnavailable,
+                          'patroni==%s' % PATRONI_VERSION,
+                          os.path.join(venv, '.berth-installed'))
 
 
 class Node:
