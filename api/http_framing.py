@@ -63,7 +63,8 @@ class StrictHeaderReader(cheroot_server.HeaderReader):
 def _check_framing(headers):
     length = headers.get(b'Content-Length')
     if length is not None and not (length.isdigit() and len(length) <= 18):
-        raise ValueError('Malformed Content-Length Header.')
+        raise ValueError('Malformed Content-Length Header: content-length header must be '
+                         'an integer.')
     encoding = headers.get(b'Transfer-Encoding')
     if encoding is not None and encoding.lower() != b'chunked':
         raise ValueError('Malformed Transfer-Encoding Header: only chunked is accepted.')
