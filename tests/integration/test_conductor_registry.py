@@ -12,6 +12,7 @@ import subprocess
 
 import pytest
 import requests
+import sqlalchemy as sa
 
 from tests import fixtures
 from tests.integration import conftest
@@ -24,6 +25,14 @@ HEARTBEAT = ('[conductor]\nheartbeat_interval = 1\nheartbeat_timeout = 5\n')
 
 @pytest.fixture(scope='module')
 def cluster(rabbitmq, etcd, pg_synced, tmp_path_factory):
+    # the session's database is shared: conductors of the modules before this
+    # one (stopped, killed) are still registered; this test owns the registry
+    engine = sa.create_engine(pg_synced)
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text('DELETE FROM conductors'))
+    finally:
+        engine.dispose()
     c = Cluster(tmp_path_factory.mktemp('registry'), rabbitmq, etcd, pg_synced)
     c.config.write_text(c.config.read_text().replace('[conductor]\n', HEARTBEAT, 1))
     yield c
