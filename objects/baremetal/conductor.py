@@ -158,7 +158,7 @@ def forget(ctx, hostname: str, timeout: float) -> Conductor:
     return found
 
 
-@db_api.reader
+@db_api.lagging_reader
 def allocation_affinities(ctx, allocation_uuids) -> dict[str, str | None]:
     """``{allocation uuid: conductor_affinity}`` of the given node allocations."""
     uuids = sorted(set(allocation_uuids))
