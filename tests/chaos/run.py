@@ -16,9 +16,9 @@ import time
 import uuid as uuidlib
 
 import requests
+import sqlalchemy as sa
 
-from common import context as berth_context
-from db import api as db_api
+from db import models
 from objects.baremetal import node as node_obj
 from tests.chaos import deployment, invariants
 from tests.chaos import faults as chaos_faults
@@ -87,14 +87,20 @@ def _topology(dep, load_providers=12, probe_providers=6, load_nodes=6, probe_nod
     probes = [provider('chaos-probe-%d' % i, {chaos_faults.PROBE_CLASS: {'total': 100000}})
               for i in range(probe_providers)]
     http.close()
-    db = db_api.Database(dep.db_url)
-    ctx = berth_context.admin_context(db)
-    for rc, count in ((LOAD_NODES, load_nodes), (chaos_faults.PROBE_NODES, probe_nodes)):
-        for _ in range(count):
-            node_obj.create(ctx, {'driver': 'fake-hardware', 'resource_class': rc,
-                                  'provision_state': node_obj.AVAILABLE,
-                                  'power_state': node_obj.POWER_OFF})
-    db.dispose()
+    # the nodes go into the table the database has now (reflected), naming
+    # only columns every release has: the rolling upgrade seeds an older
+    # release's schema, before this release's expand migration
+    engine = sa.create_engine(dep.db_url)
+    nodes = sa.Table('nodes', sa.MetaData(), autoload_with=engine)
+    with engine.begin() as conn:
+        for rc, count in ((LOAD_NODES, load_nodes), (chaos_faults.PROBE_NODES, probe_nodes)):
+            for _ in range(count):
+                conn.execute(nodes.insert().values(
+                    uuid=str(uuidlib.uuid4()), driver='fake-hardware',
+                    resource_class=rc, provision_state=node_obj.AVAILABLE,
+                    power_state=node_obj.POWER_OFF, maintenance=False,
+                    created_at=models._now()))
+    engine.dispose()
     return loads, probes
 
 
