@@ -100,13 +100,13 @@ test-db-parity: $(STAMP)
 	BERTH_TEST_DB=postgresql $(VENV)/bin/pytest -n auto tests/functional $(PYTEST_ARGS)
 	BERTH_TEST_DB=mysql $(VENV)/bin/pytest -n auto tests/functional $(PYTEST_ARGS)
 
-# regenerate etc/berth/berth.conf.sample, doc/configuration.md and
-# doc/api/placement-endpoints.md (tests fail when they are stale)
+# regenerate etc/berth/berth.conf.sample, doc/source/configuration.md and
+# doc/source/api/placement-endpoints.md (tests fail when they are stale)
 sample-config: $(STAMP)
 	$(VENV)/bin/oslo-config-generator --config-file etc/berth/berth-config-generator.conf \
 		--output-file etc/berth/berth.conf.sample
-	$(PY) -m common.conf.reference doc/configuration.md
-	$(PY) -m api.placement.reference doc/api/placement-endpoints.md
+	$(PY) -m common.conf.reference doc/source/configuration.md
+	$(PY) -m api.placement.reference doc/source/api/placement-endpoints.md
 
 # regenerate etc/berth/policy.yaml.sample: every policy rule of both APIs with
 # its default (a test fails when it is stale)

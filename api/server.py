@@ -1,6 +1,6 @@
 """A threaded HTTP server for the WSGI apps (the embedded server and berth-api).
 
-cheroot, tuned (doc/deployment.md says why): production deployments may
+cheroot, tuned (doc/source/deployment.md says why): production deployments may
 use gunicorn/uwsgi/mod_wsgi with ``api.wsgi`` instead; this one is what
 ``berth serve`` and ``berth-api`` run.  Its limits are checked before the
 application (and authentication) sees anything: the request line and

@@ -72,7 +72,7 @@ anchor_memo.AnchorMemo).
 
 Numbers recorded before these modes existed ("uncached": answer cache off,
 but the same query repeated, memos and index warm) overstated the search by
-3-6x and are gone; doc/benchmarks.md holds the current ones.
+3-6x and are gone; doc/source/benchmarks.md holds the current ones.
 """
 
 import argparse

@@ -10,7 +10,7 @@ baremetal_application`` under gunicorn) keeps its own ``/metrics``.
 
 MESSAGE = ('/metrics of this process is served on its Placement API port '
            '(one registry per process: scraping both ports would count '
-           'everything twice). See doc/operations.md.\n')
+           'everything twice). See doc/source/operations.md.\n')
 
 
 class PointToPlacement:

@@ -40,7 +40,7 @@ DEFAULT_TRANSPORT_URL = 'rabbit://'
 # reply listener whose RabbitMQ node dies retries that node until its poll
 # timeout (1 ms, doubling per empty poll) outgrows this delay, about 11 s
 # with oslo.messaging's 1 s, and the calls waiting for replies time out (the
-# HA tier, tests/ha/test_rabbit_node_loss.py; doc/deployment.md).
+# HA tier, tests/ha/test_rabbit_node_loss.py; doc/source/deployment.md).
 RABBIT_DEFAULTS = {'kombu_reconnect_delay': 0.1}
 
 

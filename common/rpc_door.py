@@ -4,7 +4,7 @@ oslo.messaging's default access policy dispatches every endpoint attribute
 whose name does not start with ``_``: the endpoint's collaborators (``conf``,
 ``db``, ``ring``, ...) were callable by anyone on the bus.  The
 :class:`Dispatcher` here dispatches a method only when the endpoint
-publishes it (its ``RPC_METHODS``, the table of doc/rpc.md) and, before
+publishes it (its ``RPC_METHODS``, the table of doc/source/rpc.md) and, before
 that, only for a message whose signature :mod:`common.rpc_trust` verifies.
 
 Anything else is refused before the endpoint sees it, with one log line and

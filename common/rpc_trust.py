@@ -10,7 +10,7 @@ dispatch) recomputes the HMAC over what arrived and refuses, Forbidden, a
 message with no signature, an unknown key, a wrong HMAC, a timestamp out of
 ``[rpc] signature_ttl``, a nonce already seen, or another conductor's name.
 
-Keys (``[rpc]``, doc/rpc.md "Authentication"): ``signing_key`` is berth's
+Keys (``[rpc]``, doc/source/rpc.md "Authentication"): ``signing_key`` is berth's
 own, held by its processes; a message signed with it acts with the context
 as sent (berth-api forwards its caller's, checked by Keystone and by the
 API's policy).  ``service_keys`` are other services' keys; their messages
@@ -96,7 +96,7 @@ def log_mode(role, trust):
     if trust == UNSIGNED:
         LOG.warning('RPC %s trust mode: unsigned ([rpc] signing_key is unset): the '
                     'conductors believe any context on the message bus; set the key '
-                    'in every berth process (doc/deployment.md)', role)
+                    'in every berth process (doc/source/deployment.md)', role)
     else:
         LOG.info('RPC %s trust mode: %s', role, trust)
 

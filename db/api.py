@@ -3,7 +3,7 @@
 Objects run their queries inside ``reader``/``writer`` transactions bound to a
 request context (oslo.db enginefacade); the context carries the Database in
 ``ctx.db``.  A third kind, ``lagging_reader``, is for the reads that may be
-a little behind (doc/architecture.md, "Where reads go"): on a server engine
+a little behind (doc/source/architecture.md, "Where reads go"): on a server engine
 with ``[database] slave_connection`` it runs on that replica (oslo.db's
 asynchronous reader), otherwise on the primary like ``reader``.  ``reader``
 stays on the primary (read-your-writes); a ``reader`` or ``lagging_reader``
@@ -183,7 +183,7 @@ def lagging_reader(fn: Callable[P, R] | None = None, *,
                    recheck_on: tuple[type[BaseException], ...] = ()) -> Any:
     """Run ``fn(ctx, ...)`` in a read that may lag (the replica, when configured).
 
-    Only for reads that tolerate it (doc/architecture.md, "Where reads go");
+    Only for reads that tolerate it (doc/source/architecture.md, "Where reads go");
     inside a caller's transaction it joins that one.  ``recheck_on``: the
     errors a replica may raise only because it has not yet replayed what the
     caller already saw on the primary (a new resource class, a marker): the

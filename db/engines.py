@@ -95,7 +95,7 @@ class Server:
         # "reader" stays on the primary (synchronous_reader, oslo.db's
         # default); "reader.async_" gets the replica.  oslo.db appends
         # connection_parameters to both URLs; a default one URL already sets
-        # (connect_timeout=3 on the replica's, as doc/deployment.md gives it)
+        # (connect_timeout=3 on the replica's, as doc/source/deployment.md gives it)
         # would reach libpq twice, which it refuses: each URL gets its own
         # parameters, and oslo.db none to append
         replica = self.slave_connection
@@ -142,7 +142,7 @@ class Postgres(Server):
         # tokens come from the server the cached reads (the candidate search,
         # a lagging read) run on: the replica when there is one.  A replica's
         # token names its replayed state, not the primary's
-        # (doc/architecture.md, "Where reads go")
+        # (doc/source/architecture.md, "Where reads go")
         return change.PostgresWatcher(replica or engine)
 
 

@@ -2,13 +2,13 @@
 
 A client that asks for ports, driver properties or ``validate`` should learn that berth
 does not serve them, not read a 404 as "no such node".  Listed from Ironic's
-API reference; what berth serves is doc/api/baremetal.md's compatibility
+API reference; what berth serves is doc/source/api/baremetal.md's compatibility
 matrix.
 """
 
 from api.baremetal import fault
 
-DOC = 'doc/api/baremetal.md'
+DOC = 'doc/source/api/baremetal.md'
 
 # /v1/<name>...
 TOP_LEVEL = frozenset((

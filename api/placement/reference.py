@@ -1,6 +1,6 @@
 """The Placement port's endpoint table, rendered from the routes and policies.
 
-``python -m api.placement.reference doc/api/placement-endpoints.md`` (``make
+``python -m api.placement.reference doc/source/api/placement-endpoints.md`` (``make
 sample-config`` runs it) writes the table; a unit test fails while the
 committed file differs, so the reference cannot drift from the code.
 """

@@ -13,7 +13,7 @@ opts = [
                     'parameter is how long a dead conductor stays in the '
                     'ring. tooz\'s etcd driver talks to one address: for an '
                     'etcd cluster, name a local ``etcd gateway`` over its '
-                    'members (doc/deployment.md). Unset: a file backend in '
+                    'members (doc/source/deployment.md). Unset: a file backend in '
                     '[DEFAULT] state_path, which only works when every '
                     'process runs on one host.'),
     cfg.FloatOpt('watch_interval', default=1.0, min=0.05,

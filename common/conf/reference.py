@@ -1,6 +1,6 @@
-"""berth's options rendered as a Markdown reference (``doc/configuration.md``).
+"""berth's options rendered as a Markdown reference (``doc/source/configuration.md``).
 
-Run ``python -m common.conf.reference doc/configuration.md`` (``make
+Run ``python -m common.conf.reference doc/source/configuration.md`` (``make
 sample-config`` does) after changing an option; a unit test fails while the
 committed reference differs from what this module renders.
 """
@@ -18,7 +18,7 @@ HEADER = """# Configuration reference
 berth reads one `berth.conf` (`--config-file`, or `/etc/berth/berth.conf`).
 This page lists berth's own options, group by group. The libraries berth
 builds on bring their own groups, documented upstream and listed with their
-defaults in [`etc/berth/berth.conf.sample`](../etc/berth/berth.conf.sample):
+defaults in [`etc/berth/berth.conf.sample`](../../etc/berth/berth.conf.sample):
 
 | group | library | for |
 |---|---|---|

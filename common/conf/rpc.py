@@ -1,6 +1,6 @@
 """Options of the ``[rpc]`` group: who may send the conductors RPC messages.
 
-The trust model is doc/rpc.md's "Authentication": berth's own processes sign
+The trust model is doc/source/rpc.md's "Authentication": berth's own processes sign
 every message with ``signing_key``; another service given access signs with
 its own key from ``service_keys`` and acts with at most its
 ``service_roles``; the conductors verify before acting (common.rpc_trust).
@@ -23,7 +23,7 @@ opts = [
                     'the process\'s own (trust mode "embedded"); with a '
                     'message broker, messages are not signed and the '
                     'conductors trust whatever the bus carries (trust mode '
-                    '"unsigned", a WARNING at start; doc/deployment.md).'),
+                    '"unsigned", a WARNING at start; doc/source/deployment.md).'),
     cfg.StrOpt('signing_key_id', default='berth',
                help='The name this process signs its messages as. berth\'s '
                     'own processes: ``berth`` (``signing_key`` is then '

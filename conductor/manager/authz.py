@@ -1,6 +1,6 @@
 """The REST API's policy, checked by a conductor on the context of each RPC message.
 
-The published client (doc/rpc.md) lets another service on the bus call the
+The published client (doc/source/rpc.md) lets another service on the bus call the
 conductors directly, so the bus must not be a way around authorization:
 every endpoint method that writes checks the rule its REST handler checks,
 on the same target (common.policies.targets), with the roles of the context

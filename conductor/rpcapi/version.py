@@ -66,7 +66,7 @@ REPLAY = '1.8'
 # write path of seed 000 (providers on create, migrate on read) is on
 COMPUTE_NODE_WRITES = '1.7'
 
-# the methods of the API (doc/rpc.md's table): the conductor dispatches these
+# the methods of the API (doc/source/rpc.md's table): the conductor dispatches these
 # and nothing else (common.rpc_door); every other name is NoSuchMethod
 METHODS = frozenset({
     'ping', 'create_allocation', 'create_allocations', 'destroy_allocation',

@@ -24,7 +24,7 @@ from common import metrics
 bind = os.environ.get('BERTH_BIND', '127.0.0.1:8778')
 # above berth's write bound ([conductor] rpc_timeout, 60 s by default, plus the
 # broker retries): a worker is never killed mid-request by design; keep it at
-# least rpc_timeout + 30 (doc/operations.md "The write bound")
+# least rpc_timeout + 30 (doc/source/operations.md "The write bound")
 timeout = int(os.environ.get('BERTH_WORKER_TIMEOUT', '90'))
 workers = int(os.environ.get('BERTH_WORKERS', '2'))
 control_socket = os.environ.get('BERTH_CONTROL_SOCKET') or os.path.join(

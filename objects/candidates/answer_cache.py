@@ -13,7 +13,7 @@ the one looked up.  With a replica (``[database] slave_connection``) this is
 the only way an answer is kept: the watcher's connection and the read's
 may reach different servers, each at its own replay position, and a
 lagging server's answer must never be filed under a newer server's token
-(doc/architecture.md, "Where reads go").
+(doc/source/architecture.md, "Where reads go").
 Backends without an exact detector (token None) cache nothing.  A new token
 drops every older entry.
 """

@@ -1,6 +1,6 @@
 """How many more consumers of one resource request fit: greedy over its candidates.
 
-What is counted (doc/placement-extensions.md, GET /capacity): every
+What is counted (doc/source/placement-extensions.md, GET /capacity): every
 allocation candidate of the request, as GET /allocation_candidates finds
 it (so min_unit, max_unit, step_size, traits, aggregates, in_tree, nested
 trees and sharing providers are the search's own rules), is taken in the

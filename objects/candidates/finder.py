@@ -94,7 +94,7 @@ def get_candidates(ctx: RequestContext, request: candidates_request.ResourceRequ
 
     ``may_lag``: the caller accepts an answer a little behind the primary
     (GET /allocation_candidates): read on the replica when one is configured
-    (doc/architecture.md, "Where reads go").  Inside a caller's transaction
+    (doc/source/architecture.md, "Where reads go").  Inside a caller's transaction
     (the conductor's schedule-and-claim) the search joins it either way.
     ``token``: ``ctx.db.change_token()`` as the caller read it just before,
     outside any transaction (the answer cache's); by default read here.

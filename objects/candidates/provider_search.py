@@ -59,7 +59,7 @@ def get_all(ctx: RequestContext, name: str | None = None, uuid: str | None = Non
     traits, aggregates and in_tree apply; unknown class or trait names raise
     ResourceClassNotFound / TraitNotFound (callers check them earlier).
     ``may_lag``: the caller accepts a listing a little behind the primary:
-    read on the replica when one is configured (doc/architecture.md).
+    read on the replica when one is configured (doc/source/architecture.md).
     """
     listing = _get_all_may_lag if may_lag else _get_all
     return listing(ctx, name, uuid, group)

@@ -1,6 +1,6 @@
 """NUMA topology of a legacy compute node as inventories, in two models.
 
-``[compute_migration] numa_model`` picks one (see doc/operations.md):
+``[compute_migration] numa_model`` picks one (see doc/source/operations.md):
 
 * ``seed`` (the default, the seed's model): one inventory per NUMA class on
   the compute node's own provider, ``total`` = the whole node, ``min_unit``

@@ -58,7 +58,7 @@ def test_the_root_stays_the_root_and_unknown_paths_stay_404(bm):
     assert bm.get('/', version='').json()['name'] == 'OpenStack Ironic API'
     resp = bm.get('/ports')
     assert resp.status_code == 404
-    assert h.fault(resp) == 'not supported by berth: /ports (see doc/api/baremetal.md)'
+    assert h.fault(resp) == 'not supported by berth: /ports (see doc/source/api/baremetal.md)'
     resp = bm.get('/nothing-here')
     assert resp.status_code == 404
     assert h.fault(resp) == 'The resource could not be found.'

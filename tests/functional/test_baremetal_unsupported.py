@@ -26,7 +26,7 @@ def test_an_unsupported_endpoint_says_so(bm, method, path):
     path = path.format(node=node['uuid'])
     resp = bm.request(method, path)
     assert resp.status_code == 404
-    assert _fault(resp) == 'not supported by berth: %s (see doc/api/baremetal.md)' % path
+    assert _fault(resp) == 'not supported by berth: %s (see doc/source/api/baremetal.md)' % path
 
 
 def test_a_missing_node_and_an_unknown_path_are_still_plain_404s(bm):

@@ -1,6 +1,6 @@
 """Where each read goes: the lagging reader (the replica) or the primary.
 
-doc/architecture.md, "Where reads go", states the rule per endpoint; these
+doc/source/architecture.md, "Where reads go", states the rule per endpoint; these
 tests pin it by recording which kind of transaction (``reader``,
 ``lagging_reader``, ``writer``) each request opens *outermost* (a nested
 one joins its caller's, on the caller's server).  With ``[database]

@@ -4,7 +4,7 @@ Drives Debian's ``chromium`` through ``chromedriver`` (selenium).  Without
 them the test is skipped loudly, unless ``BERTH_REQUIRE_SERVICES=1`` (CI),
 where that is a failure.  The screenshot is checked for content (colours of
 the header, the state tiles and the capacity bars); with
-``BERTH_UPDATE_SCREENSHOTS=1`` it also replaces doc/images/status.png.
+``BERTH_UPDATE_SCREENSHOTS=1`` it also replaces doc/source/images/status.png.
 """
 
 import os
@@ -23,7 +23,7 @@ from objects.baremetal import allocation as node_alloc_obj
 from tests.functional import status_helpers
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SCREENSHOT = ROOT / 'doc' / 'images' / 'status.png'
+SCREENSHOT = ROOT / 'doc' / 'source' / 'images' / 'status.png'
 CHROMIUM = os.environ.get('BERTH_CHROMIUM', '/usr/bin/chromium')
 CHROMEDRIVER = os.environ.get('BERTH_CHROMEDRIVER', '/usr/bin/chromedriver')
 REQUIRE = os.environ.get('BERTH_REQUIRE_SERVICES') == '1'
@@ -166,7 +166,7 @@ def test_status_page_in_chromium(berth, client, ctx, browser, tmp_path):
 
 
 def test_committed_screenshot_shows_the_page():
-    """doc/images/status.png (regenerate with BERTH_UPDATE_SCREENSHOTS=1) is the page."""
+    """doc/source/images/status.png (regenerate with BERTH_UPDATE_SCREENSHOTS=1) is the page."""
     assert SCREENSHOT.exists(), 'run the browser test with BERTH_UPDATE_SCREENSHOTS=1'
     check_screenshot(SCREENSHOT)
 

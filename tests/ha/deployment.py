@@ -35,7 +35,7 @@ from tests.chaos import load as chaos_load
 from tests.chaos import run as chaos_run
 from tests.ha import etcd_cluster, rabbit_cluster
 
-# what berth's doc/deployment.md recommends for a RabbitMQ cluster (berth's
+# what berth's doc/source/deployment.md recommends for a RabbitMQ cluster (berth's
 # own default kombu_reconnect_delay = 0.1, common.rpc, is part of it)
 RABBIT_CLUSTER_CONF = ('[oslo_messaging_rabbit]\n'
                        'rabbit_quorum_queue = true\n'

@@ -178,7 +178,7 @@ class PatroniCluster:
 
     @property
     def reader_url(self):
-        """``[database] slave_connection`` as doc/deployment.md gives it: prefer-standby."""
+        """``[database] slave_connection`` as doc/source/deployment.md gives it: prefer-standby."""
         hosts = '&'.join('host=127.0.0.1:%d' % n.port for n in reversed(self.nodes))
         return ('postgresql+psycopg2://postgres:%s@/berth?%s'
                 '&target_session_attrs=prefer-standby&connect_timeout=3' % (PASSWORD, hosts))

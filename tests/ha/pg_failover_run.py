@@ -10,7 +10,7 @@ node allocations), every answer recorded; the checks at the end are the
 chaos invariants (tests/chaos/invariants.py).
 
 berth reads from the standby (``[database] slave_connection``: every node,
-``target_session_attrs=prefer-standby``, as doc/deployment.md gives it), and
+``target_session_attrs=prefer-standby``, as doc/source/deployment.md gives it), and
 a stream of those lag-tolerant reads (tests/ha/read_stream.py) runs beside
 the writes: per failover, what the reads saw, and which server ran the
 candidate searches while both were up (``pg_stat_statements``).

@@ -1,6 +1,6 @@
 """A stream of lag-tolerant reads beside the failover load, and what it saw per failover.
 
-The reads berth sends to ``[database] slave_connection`` (doc/architecture.md,
+The reads berth sends to ``[database] slave_connection`` (doc/source/architecture.md,
 "Where reads go"): ``GET /allocation_candidates``, open
 ``GET /resource_providers`` searches, ``GET /v1/nodes`` and
 ``GET /v1/nodes/detail``, each recorded (tests/chaos/load.Recorder, kind

@@ -19,7 +19,7 @@ with SIGKILL (a dead host).  Then:
   is alive at the end;
 * the killed node rejoins as the synchronous standby under the same load;
 * berth reads from the standby (``[database] slave_connection``: every node,
-  ``target_session_attrs=prefer-standby``, as doc/deployment.md gives it):
+  ``target_session_attrs=prefer-standby``, as doc/source/deployment.md gives it):
   while both servers are up the primary runs none of the candidate searches
   (``pg_stat_statements``), and a stream of lag-tolerant reads (candidates,
   provider searches, node lists: tests/ha/read_stream.py) gets no error at

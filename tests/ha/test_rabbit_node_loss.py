@@ -21,7 +21,7 @@ Measured here (2 cores shared with other work, load average up to 30,
 killed node is back in the cluster 25-58 s after the kill (dead 10-20 s,
 then its boot).  Final settings (berth's ``kombu_reconnect_delay = 0.1``,
 ``rpc_send_retries = 6``): 1,797 requests, 0 x 5xx, worst request 1.9 s
-(1.1 s during the fault).  Why each setting: doc/deployment.md (with
+(1.1 s during the fault).  Why each setting: doc/source/deployment.md (with
 oslo.messaging's 1 s delay, worst requests 2.3-10.2 s and one run with
 2 x 503; with 2 send retries, one run with 1 x 503).
 """

@@ -4,7 +4,7 @@ berth (the embedded stack: both APIs and conductors in this process) runs on
 a PostgreSQL primary with ``[database] slave_connection`` naming a hot
 standby that streams from it (tests/ha/pg_standby.py).  The standby's replay
 is *paused* (``pg_wal_replay_pause()``) for most of the checks: it then
-really lags behind every write made since (no mock).  doc/architecture.md,
+really lags behind every write made since (no mock).  doc/source/architecture.md,
 "Where reads go", states the rule these tests hold berth to:
 
 * a client's own write is seen at once by ``GET /usages``,

@@ -3,7 +3,7 @@
 An embedded berth (API and conductors in this process) on real RabbitMQ; a
 separate Python process that imports ``conductor.rpcapi`` and ``common``
 only (never the server side, the API or ``db``) claims and deletes
-Placement allocations over the bus, as doc/rpc.md shows, and gets the same
+Placement allocations over the bus, as doc/source/rpc.md shows, and gets the same
 answers as the REST API: the claim is visible over REST, an over-capacity
 claim is refused with the error class the REST API turns into its 409.
 A context without the role is refused (``Forbidden``, typed) and nothing is

@@ -5,7 +5,7 @@ a write call replayed like any other.
 
 An embedded berth (API and conductor in this process) on a real broker;
 the rabbit driver's server side drops exactly one reply (what a RabbitMQ
-node that dies after the conductor wrote does, see doc/deployment.md).
+node that dies after the conductor wrote does, see doc/source/deployment.md).
 The API's attempt times out after ``[conductor] rpc_attempt_timeout``, the
 call goes out again with the same id (a new AMQP message and reply), and
 the conductor answers it from its ledger: the client gets the normal

@@ -70,9 +70,9 @@ def test_overrides_do_not_leak_between_conf_objects():
 
 def test_configuration_reference_is_current():
     from common.conf import reference
-    committed = (ROOT / 'doc/configuration.md').read_text()
+    committed = (ROOT / 'doc/source/configuration.md').read_text()
     assert reference.render() == committed, (
-        'doc/configuration.md is stale: run "make sample-config" and commit it')
+        'doc/source/configuration.md is stale: run "make sample-config" and commit it')
 
 
 def test_configuration_reference_lists_every_option():
@@ -87,9 +87,9 @@ def test_configuration_reference_lists_every_option():
 
 def test_placement_endpoint_reference_is_current():
     from api.placement import reference
-    committed = (ROOT / 'doc/api/placement-endpoints.md').read_text()
+    committed = (ROOT / 'doc/source/api/placement-endpoints.md').read_text()
     assert reference.render() == committed, (
-        'doc/api/placement-endpoints.md is stale: run "make sample-config" and commit it')
+        'doc/source/api/placement-endpoints.md is stale: run "make sample-config" and commit it')
 
 
 def test_builder_reads_files_parses_argv_and_applies_overrides(tmp_path):

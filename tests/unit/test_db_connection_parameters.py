@@ -29,7 +29,7 @@ def test_other_engines_get_only_what_was_given():
 
 
 def test_a_replica_url_keeps_its_own_connect_timeout():
-    """doc/deployment.md's slave_connection sets connect_timeout=3: libpq refuses
+    """doc/source/deployment.md's slave_connection sets connect_timeout=3: libpq refuses
     a parameter given twice, so the primary's defaults must not be appended to it."""
     from db import api as db_api
     db = db_api.Database(

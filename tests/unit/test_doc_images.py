@@ -1,4 +1,4 @@
-"""Every picture in doc/images is shown by some page, and every picture shown exists."""
+"""Every picture in doc/source/images is shown by some page, and every picture shown exists."""
 
 import pathlib
 import re
@@ -9,15 +9,15 @@ LINK = re.compile(r'!\[[^\]]*\]\(([^)]+)\)')
 
 def _shown():
     shown = set()
-    for page in list((ROOT / 'doc').rglob('*.md')) + [ROOT / 'README.md']:
+    for page in list((ROOT / 'doc' / 'source').rglob('*.md')) + [ROOT / 'README.md']:
         for target in LINK.findall(page.read_text()):
             shown.add((page.parent / target).resolve())
     return shown
 
 
 def test_no_picture_is_left_unreferenced():
-    pictures = {p.resolve() for p in (ROOT / 'doc' / 'images').glob('*.png')}
-    assert pictures, 'doc/images has no pictures'
+    pictures = {p.resolve() for p in (ROOT / 'doc' / 'source' / 'images').glob('*.png')}
+    assert pictures, 'doc/source/images has no pictures'
     unreferenced = sorted(p.name for p in pictures - _shown())
     assert unreferenced == [], 'pictures no page shows: %s' % unreferenced
 

@@ -20,7 +20,7 @@ FENCE = re.compile(r'^([ \t]*)```ini\s*\n(.*?)^\1```', re.S | re.M)
 
 
 def _blocks():
-    pages = sorted((ROOT / 'doc').rglob('*.md')) + [ROOT / 'README.md']
+    pages = sorted((ROOT / 'doc' / 'source').rglob('*.md')) + [ROOT / 'README.md']
     for page in pages:
         for n, match in enumerate(FENCE.finditer(page.read_text())):
             indent, body = match.groups()

@@ -124,7 +124,7 @@ def _list(req, detail, chassis=None):
     filters['associated'] = query.bool_param(req, 'associated')
     if query.bool_param(req, 'detail'):
         detail = True
-    # a listing may lag (on the replica, doc/architecture.md; a marker the
+    # a listing may lag (on the replica, doc/source/architecture.md; a marker the
     # replica lacks is looked up on the primary), except the instance's own
     # node: nova's ironic driver finds it so right after setting instance_uuid
     listing = (node_obj.list_nodes if filters.get('instance_uuid') is not None

@@ -49,7 +49,7 @@ def list_resource_providers(req):
         required=params.get('required'), member_of=params.get('member_of'),
         in_tree=params.get('in_tree'))
     uuid = params.get('uuid')
-    # an open search may lag (on the replica, doc/architecture.md); a lookup
+    # an open search may lag (on the replica, doc/source/architecture.md); a lookup
     # of one provider or tree (name, uuid, in_tree) may follow the caller's
     # own write (nova's report client refreshes its tree so): the primary
     may_lag = all(params.get(k) is None for k in ('name', 'uuid', 'in_tree'))

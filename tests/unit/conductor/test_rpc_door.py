@@ -2,7 +2,7 @@
 
 Every attribute of a ConductorManager (its collaborators ``conf``, ``db``,
 ``ring``, ``workers``, ... and everything Python gives an object) is tried
-as a method name: only the names of doc/rpc.md's table reach the endpoint,
+as a method name: only the names of doc/source/rpc.md's table reach the endpoint,
 every other one is refused with NoSuchMethod, no traceback, one log line.
 """
 
@@ -87,7 +87,7 @@ def test_the_access_policy_admits_the_published_names_only(conf):
 def test_every_published_method_is_an_endpoint_method_and_in_the_doc():
     for name in rpc_version.METHODS:
         assert callable(getattr(manager_mod.ConductorManager, name))
-    table = (ROOT / 'doc' / 'rpc.md').read_text().split('## Methods', 1)[1]
+    table = (ROOT / 'doc' / 'source' / 'rpc.md').read_text().split('## Methods', 1)[1]
     table = table.split('\n## ', 1)[0]
     documented = set(re.findall(r'^\| `([a-z_]+)` \|', table, re.M))
     assert documented == rpc_version.METHODS

@@ -340,12 +340,12 @@ def test_update_compute_node_to_an_old_owner_is_unavailable_and_sends_nothing(co
 
 def test_doc_rpc_md_documents_every_method_and_version():
     import pathlib
-    text = (pathlib.Path(__file__).resolve().parents[3] / 'doc' / 'rpc.md').read_text()
+    text = (pathlib.Path(__file__).resolve().parents[3] / 'doc' / 'source' / 'rpc.md').read_text()
     endpoint = {name for name in vars(conductor_manager.ConductorManager)
                 if not name.startswith('_') and name not in ('periodic_tasks', 'target')
                 and callable(getattr(conductor_manager.ConductorManager, name))}
     missing = sorted(m for m in endpoint if '| `%s` |' % m not in text)
-    assert missing == [], 'doc/rpc.md has no row for %s' % missing
+    assert missing == [], 'doc/source/rpc.md has no row for %s' % missing
     assert '| %s |' % rpc_version.RPC_API_VERSION in text
 
 
