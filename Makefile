@@ -7,10 +7,15 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
+DOC_STAMP := $(VENV)/.installed-docs
+# -W: a warning (a broken link or anchor, a page in no toctree) fails the build;
+# -E: read every page each time, so a warning is never hidden by a cached one
+SPHINX := $(VENV)/bin/sphinx-build -q -W --keep-going -E
 PYTEST_ARGS ?=
 
 .PHONY: run test lint test-unit test-functional test-integration test-types test-wheel \
-	test-db-parity test-compat install sample-config sample-policy clean
+	test-db-parity test-compat install sample-config sample-policy clean \
+	docs docs-html man releasenotes
 
 # `make run` installs what the service needs (requirements.txt) and nothing of
 # the test toolchain; `make test` adds test-requirements.txt on top.
@@ -50,6 +55,7 @@ test: $(STAMP)
 	$(MAKE) lint
 	$(MAKE) test-types
 	$(MAKE) test-wheel
+	$(MAKE) docs
 	$(VENV)/bin/pytest -n auto -m "not integration" $(PYTEST_ARGS)
 	$(MAKE) test-db-parity
 	$(MAKE) test-integration
@@ -100,6 +106,29 @@ test-db-parity: $(STAMP)
 	BERTH_TEST_DB=postgresql $(VENV)/bin/pytest -n auto tests/functional $(PYTEST_ARGS)
 	BERTH_TEST_DB=mysql $(VENV)/bin/pytest -n auto tests/functional $(PYTEST_ARGS)
 
+# The documentation as OpenStack publishes it (doc/source, Markdown pages
+# through myst-parser): HTML into doc/build/html, the five commands' man pages
+# into doc/build/man, the release notes (reno, one section per git tag; no tag
+# needed) into releasenotes/build/html.  Its tools (doc/requirements.txt) go
+# into the venv on their own stamp, so `make run` and `make test`'s installs
+# stay as they are.  reno needs the whole git history: releasenotes stops on a
+# shallow clone, saying to run `git fetch --unshallow`.
+$(DOC_STAMP): doc/requirements.txt constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q -c constraints.txt -r doc/requirements.txt
+	touch $(DOC_STAMP)
+
+docs: docs-html man releasenotes
+
+docs-html: $(DOC_STAMP)
+	$(SPHINX) -b html doc/source doc/build/html
+
+man: $(DOC_STAMP)
+	$(SPHINX) -b man doc/source doc/build/man
+
+releasenotes: $(DOC_STAMP)
+	$(SPHINX) -b html releasenotes/source releasenotes/build/html
+
 # regenerate etc/berth/berth.conf.sample, doc/source/configuration.md and
 # doc/source/api/placement-endpoints.md (tests fail when they are stale)
 sample-config: $(STAMP)
@@ -115,4 +144,4 @@ sample-policy: $(STAMP)
 		--output-file etc/berth/policy.yaml.sample
 
 clean:
-	rm -rf $(VENV) berth-data .pytest_cache
+	rm -rf $(VENV) berth-data .pytest_cache doc/build releasenotes/build

@@ -1,0 +1,83 @@
+"""Sphinx configuration of berth's release notes (``make releasenotes``).
+
+reno renders ``releasenotes/notes/*.yaml`` from git history, one section per
+release (a git tag).  Notes no tag contains yet are titled with the release
+setup.cfg says berth is working towards ("0.1.1 (in development)"), not
+reno's "0.0.0" (no tag at all) or "<last tag>-N": index.rst writes
+``@BERTH_VERSION@`` into reno's ``unreleased-version-title`` and this file
+puts the version in when Sphinx reads it; without any tag reno does not use
+that title (it calls everything "0.0.0"), so the section it titles "0.0.0"
+is renamed once the page is parsed.  The build needs no tag.
+
+reno needs the history of every note; a shallow clone lacks it and reno
+would silently drop or misdate notes, so the build stops with the command
+that fixes it.
+"""
+
+import configparser
+import pathlib
+import subprocess
+
+from docutils import nodes
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _setup_cfg_version():
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / 'setup.cfg')
+    return cfg['metadata']['version']
+
+
+def _refuse_shallow_clone():
+    shallow = subprocess.run(
+        ['git', '-C', str(ROOT), 'rev-parse', '--is-shallow-repository'],
+        capture_output=True, text=True, check=True).stdout.strip()
+    if shallow == 'true':
+        raise RuntimeError(
+            'releasenotes: this is a shallow git clone; reno needs the history '
+            'of every note. Run "git fetch --unshallow" (and "git fetch --tags" '
+            'for the released versions) first.')
+
+
+_refuse_shallow_clone()
+
+project = 'berth release notes'
+copyright = 'berth developers'  # noqa: A001 (Sphinx's name)
+author = 'berth developers'
+version = release = _setup_cfg_version()
+
+extensions = [
+    'reno.sphinxext',
+    'openstackdocstheme',
+]
+root_doc = 'index'
+exclude_patterns = ['_build']
+
+html_theme = 'openstackdocs'
+openstackdocs_repo_name = 'berth/berth'
+openstackdocs_use_storyboard = False
+openstackdocs_auto_name = False
+openstackdocs_auto_version = False
+openstackdocs_bug_project = ''
+openstackdocs_bug_tag = ''
+html_static_path = []
+
+
+UNRELEASED_TITLE = '%s (in development)' % version
+
+
+def _put_in_version(app, docname, source):
+    source[0] = source[0].replace('@BERTH_VERSION@', version)
+
+
+def _rename_untagged_section(app, doctree):
+    """reno's "0.0.0" (a repository without tags) is the coming release."""
+    for title in doctree.findall(nodes.title):
+        if title.astext() == '0.0.0':
+            title.children = [nodes.Text(UNRELEASED_TITLE)]
+
+
+def setup(app):
+    app.connect('source-read', _put_in_version)
+    app.connect('doctree-read', _rename_untagged_section)
