@@ -111,8 +111,9 @@ test-db-parity: $(STAMP)
 # into doc/build/man, the release notes (reno, one section per git tag; no tag
 # needed) into releasenotes/build/html.  Its tools (doc/requirements.txt) go
 # into the venv on their own stamp, so `make run` and `make test`'s installs
-# stay as they are.  reno needs the whole git history: releasenotes stops on a
-# shallow clone, saying to run `git fetch --unshallow`.
+# stay as they are.  reno needs the whole git history (in a shallow clone it
+# fails with a traceback): releasenotes unshallows the clone first, or stops
+# with a one-line reason when that fetch fails.
 $(DOC_STAMP): doc/requirements.txt constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q -c constraints.txt -r doc/requirements.txt
@@ -127,6 +128,12 @@ man: $(DOC_STAMP)
 	$(SPHINX) -b man doc/source doc/build/man
 
 releasenotes: $(DOC_STAMP)
+	@if test "$$(git rev-parse --is-shallow-repository)" = true; then \
+		echo 'releasenotes: a shallow git clone, reno needs the whole history: git fetch --unshallow'; \
+		git fetch -q --unshallow --tags; \
+		if test "$$(git rev-parse --is-shallow-repository)" = true; then \
+			echo 'releasenotes: still a shallow clone (git fetch --unshallow failed);' \
+				'reno cannot render the notes without the history' >&2; exit 1; fi; fi
 	$(SPHINX) -b html releasenotes/source releasenotes/build/html
 
 # regenerate etc/berth/berth.conf.sample, doc/source/configuration.md and

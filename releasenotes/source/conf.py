@@ -9,9 +9,9 @@ puts the version in when Sphinx reads it; without any tag reno does not use
 that title (it calls everything "0.0.0"), so the section it titles "0.0.0"
 is renamed once the page is parsed.  The build needs no tag.
 
-reno needs the history of every note; a shallow clone lacks it and reno
-would silently drop or misdate notes, so the build stops with the command
-that fixes it.
+reno needs the history of every note; in a shallow clone (CI's
+``--depth 1``) it fails with a traceback, so the build stops first with the
+command that fixes it.
 """
 
 import configparser
@@ -19,6 +19,7 @@ import pathlib
 import subprocess
 
 from docutils import nodes
+from sphinx.errors import ConfigError
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -34,7 +35,7 @@ def _refuse_shallow_clone():
         ['git', '-C', str(ROOT), 'rev-parse', '--is-shallow-repository'],
         capture_output=True, text=True, check=True).stdout.strip()
     if shallow == 'true':
-        raise RuntimeError(
+        raise ConfigError(
             'releasenotes: this is a shallow git clone; reno needs the history '
             'of every note. Run "git fetch --unshallow" (and "git fetch --tags" '
             'for the released versions) first.')
