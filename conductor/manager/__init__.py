@@ -109,7 +109,7 @@ class ConductorManager:
         self.notifier = notifications.AllocationNotifier(conf, host)
         self.node_allocator = node_allocations.NodeAllocator.from_conf(
             conf, host, self.claims, self.notifier)
-        self.node_writes = node_writes.NodeWrites(self.node_allocator)
+        self.node_writes = node_writes.NodeWrites(self.node_allocator, conf)
         self.allocation_queue = allocation_queue.AllocationQueue(
             workers, self.node_allocator, conf.allocation.backlog)
         self.compute_nodes = compute_nodes.ComputeNodes(conf, self.claims.locks, ring)

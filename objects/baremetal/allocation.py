@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from common import exception
 from db import api as db_api
 from db import models
+from objects.baremetal import extra_usage
 from objects.baremetal import node as node_obj
 
 _ALLOC = models.NodeAllocation.__table__
@@ -195,12 +196,14 @@ def insert_in_txn(ctx, values):
 
 
 @db_api.writer
-def create(ctx, values):
+def create(ctx, values, extra_cap=0):
     """Store a new allocation (normally ``allocating`` with its conductor affinity).
 
     One INSERT (no savepoint: it is the whole transaction); the answer is
-    built from what was written, not read back.
+    built from what was written, not read back.  ``extra_cap``: ``[allocation]
+    max_extra_bytes_per_project`` (objects/baremetal/extra_usage.py).
     """
+    extra_usage.check(ctx, values.get('owner'), values.get('extra'), extra_cap)
     values = dict(values, created_at=stamp(ctx))
     values.setdefault('uuid', uuidutils.generate_uuid())
     values.setdefault('state', ALLOCATING)
@@ -217,9 +220,15 @@ def create(ctx, values):
 
 
 @db_api.writer
-def update(ctx, ident, values):
-    """Change name and/or extra (PATCH); the state is not checked, as in Ironic."""
+def update(ctx, ident, values, extra_cap=0):
+    """Change name and/or extra (PATCH); the state is not checked, as in Ironic.
+
+    ``extra_cap``: ``[allocation] max_extra_bytes_per_project``.
+    """
     alloc = get_in_txn(ctx, ident)
+    if 'extra' in values:
+        extra_usage.check(ctx, alloc.owner, values['extra'], extra_cap,
+                          exclude_id=alloc.id, old_extra=alloc.extra)
     try:
         with ctx.session.begin_nested():
             ctx.session.execute(_ALLOC.update().where(_ALLOC.c.id == alloc.id)
