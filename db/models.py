@@ -307,7 +307,7 @@ class NodeAllocation(TimestampMixin, Base):
         sa.Index('ix_node_allocations_state_conductor_affinity', 'state',
                  'conductor_affinity'),
         # the per-project sum of stored ``extra`` (objects/baremetal/extra_usage.py)
-        sa.Index('ix_node_allocations_owner', 'owner'),
+        sa.Index('ix_node_allocations_owner_extra_bytes', 'owner', 'extra_bytes'),
     )
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)
@@ -321,6 +321,9 @@ class NodeAllocation(TimestampMixin, Base):
     extra = sa.Column(sa.JSON, nullable=True)
     owner = sa.Column(sa.String(255), nullable=True)
     conductor_affinity = sa.Column(sa.String(255), nullable=True)
+    # bytes of JSON ``extra`` takes, written with it (NULL: a row an older
+    # release wrote, measured from ``extra`` itself when summed)
+    extra_bytes = sa.Column(sa.Integer, nullable=True)
 
 
 class NodeAllocationOwner(Base):

@@ -186,7 +186,8 @@ def _duplicate(exc, values):
 
 def insert_in_txn(ctx, values):
     """Insert a row inside the caller's writer; return its id."""
-    values = dict(values, created_at=models._now())
+    values = dict(values, created_at=models._now(),
+                  extra_bytes=extra_usage.size(values.get('extra')))
     try:
         with ctx.session.begin_nested():
             return ctx.session.execute(_ALLOC.insert().values(**values)
@@ -208,7 +209,9 @@ def create(ctx, values, extra_cap=0):
     values.setdefault('uuid', uuidutils.generate_uuid())
     values.setdefault('state', ALLOCATING)
     try:
-        alloc_id = ctx.session.execute(_INSERT, values).inserted_primary_key[0]
+        alloc_id = ctx.session.execute(_INSERT, dict(
+            values, extra_bytes=extra_usage.size(values.get('extra')))
+        ).inserted_primary_key[0]
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate(exc, values)
     row = dict.fromkeys(_COLUMNS)
@@ -232,7 +235,8 @@ def update(ctx, ident, values, extra_cap=0):
     try:
         with ctx.session.begin_nested():
             ctx.session.execute(_ALLOC.update().where(_ALLOC.c.id == alloc.id)
-                                .values(updated_at=models._now(), **values))
+                                .values(updated_at=models._now(),
+                                        **extra_usage.sized(values)))
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate(exc, values)
     return get_in_txn(ctx, alloc.uuid)

@@ -8,8 +8,9 @@ cap, all in the caller's transaction.  Two writers for one owner are thus
 serialised by the row lock (SQLite: by its single writer), so they cannot
 both pass the check and together exceed the cap, on any engine; server
 sessions run READ COMMITTED, so the sum taken after the lock sees every
-committed row.  The usage is read from the rows themselves, so every delete
-of an allocation (any path) gives its bytes back with nothing to maintain.
+committed row.  The usage is read from the rows themselves (each row's
+``extra_bytes``, written with its ``extra``), so every delete of an
+allocation (any path) gives its bytes back with nothing to maintain.
 """
 
 import json
@@ -29,6 +30,13 @@ def size(extra):
     return len(json.dumps(extra, default=str)) if extra else 0
 
 
+def sized(values):
+    """``values`` (a row's, or an update's) with ``extra_bytes`` set when ``extra`` is."""
+    if 'extra' not in values:
+        return values
+    return dict(values, extra_bytes=size(values['extra']))
+
+
 def _lock_owner(ctx, key):
     """Lock ``key``'s row until the caller's transaction ends (insert it first if new)."""
     locked = sa.select(_OWNERS.c.owner).where(_OWNERS.c.owner == key).with_for_update()
@@ -44,7 +52,9 @@ def _lock_owner(ctx, key):
 
 def _stored(ctx, owner, exclude_id):
     """Bytes of ``extra`` the allocations of ``owner`` store, but ``exclude_id``'s."""
-    length = sa.func.length(sa.cast(_ALLOC.c.extra, sa.Text))
+    # a row an older release wrote has no extra_bytes: measured from extra
+    length = sa.func.coalesce(_ALLOC.c.extra_bytes,
+                              sa.func.length(sa.cast(_ALLOC.c.extra, sa.Text)), 0)
     q = sa.select(sa.func.coalesce(sa.func.sum(length), 0)).where(
         _ALLOC.c.owner.is_(None) if owner is None else _ALLOC.c.owner == owner)
     if exclude_id is not None:
@@ -66,4 +76,5 @@ def check(ctx, owner, extra, cap, exclude_id=None, old_extra=None):
     _lock_owner(ctx, owner or '')
     usage = _stored(ctx, owner, exclude_id) + new
     if usage > cap:
-        raise exception.AllocationExtraOverProjectCap(owner=owner, usage=usage, cap=cap)
+        raise exception.AllocationExtraOverProjectCap(
+            owner=owner if owner is not None else '(none)', usage=usage, cap=cap)

@@ -15,6 +15,7 @@ import pytest
 from common import context as berth_context
 from common import exception
 from db import api as db_api
+from db import models
 from objects.baremetal import allocation as alloc_obj
 from objects.baremetal import extra_usage
 from tests import fixtures
@@ -59,6 +60,32 @@ def test_create_over_the_project_cap_is_400_and_stores_nothing(berth, bm):
     # another project has a cap of its own; an empty extra is never refused
     assert _post(bm, 'p2', PART).status_code == 201
     assert _post(bm, 'p1', {}).status_code == 201
+
+
+def test_allocations_without_an_owner_share_one_cap(berth, bm):
+    for _ in range(2):
+        resp = bm.post('/v1/allocations', json={'resource_class': 'gold', 'extra': PART})
+        assert resp.status_code == 201 and resp.json()['owner'] is None, resp.text[:300]
+    resp = bm.post('/v1/allocations', json={'resource_class': 'gold', 'extra': PART})
+    assert resp.status_code == 400, resp.text[:300]
+    assert h.fault(resp) == over('(none)', 3 * PART_BYTES)
+    assert len(bm.get('/v1/allocations').json()['allocations']) == 2
+
+
+def test_a_row_an_older_release_wrote_counts_too(berth, bm):
+    """A row without ``extra_bytes`` (written before migration 0007) is measured."""
+    h.allocate(bm, resource_class='gold', owner='p1', extra=PART)
+
+    @db_api.writer
+    def old_insert(ctx):
+        ctx.session.execute(models.NodeAllocation.__table__.insert().values(
+            uuid='7d0e6b7c-2222-4c1e-9b7a-2e6f8d1c0a93', state=alloc_obj.ERROR,
+            owner='p1', resource_class='gold', extra=PART, created_at=models._now()))
+
+    old_insert(berth_context.admin_context(berth.db))
+    resp = _post(bm, 'p1', PART)
+    assert resp.status_code == 400, resp.text[:300]
+    assert h.fault(resp) == over('p1', 3 * PART_BYTES)
 
 
 def test_deleting_an_allocation_gives_its_bytes_back(berth, bm):

@@ -1,10 +1,11 @@
 """node_allocation_owners: the per-owner lock of the per-project ``extra`` cap
 
 Expand only: a new table (on MySQL in the binary collation of 0002, so
-owners compare exactly as on the other engines) and an index on
-node_allocations.owner (the per-owner sum of stored ``extra``).  Old services
-neither read nor write the table; allocations they store count towards the
-cap as soon as a new service sums them.
+owners compare exactly as on the other engines), a nullable
+node_allocations.extra_bytes (the size of ``extra``, written with it) and an
+index on (owner, extra_bytes) for the per-owner sum.  Old services neither
+read nor write them; a row they store (extra_bytes NULL) is measured from
+its ``extra`` when summed, so it counts towards the cap all the same.
 
 Revision ID: 0007
 Revises: 0006
@@ -31,4 +32,6 @@ def upgrade():
         sa.PrimaryKeyConstraint('owner', name='pk_node_allocation_owners'),
     )
     dialect.convert_to_binary_collation(op.get_bind(), ('node_allocation_owners',))
-    op.create_index('ix_node_allocations_owner', 'node_allocations', ['owner'])
+    op.add_column('node_allocations', sa.Column('extra_bytes', sa.Integer, nullable=True))
+    op.create_index('ix_node_allocations_owner_extra_bytes', 'node_allocations',
+                    ['owner', 'extra_bytes'])
