@@ -260,6 +260,12 @@ class AllocationAlreadyExists(Conflict):
     msg_fmt = "An allocation with UUID %(uuid)s already exists."
 
 
+class AllocationExtraOverProjectCap(Invalid):
+    """The allocations of one owner would store more ``extra`` than allowed (400)."""
+    msg_fmt = ("extra of the allocations of project %(owner)s would take %(usage)d "
+               "bytes, more than the project's %(cap)d")
+
+
 class AllocationFailed(BerthException):
     """A node allocation could not be fulfilled (stored as last_error, not raised to clients)."""
     msg_fmt = "Failed to process allocation %(uuid)s: %(error)s."

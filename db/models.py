@@ -306,6 +306,8 @@ class NodeAllocation(TimestampMixin, Base):
         _uniq('node_allocations', 'node_id'),
         sa.Index('ix_node_allocations_state_conductor_affinity', 'state',
                  'conductor_affinity'),
+        # the per-project sum of stored ``extra`` (objects/baremetal/extra_usage.py)
+        sa.Index('ix_node_allocations_owner_extra_bytes', 'owner', 'extra_bytes'),
     )
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)
@@ -319,6 +321,22 @@ class NodeAllocation(TimestampMixin, Base):
     extra = sa.Column(sa.JSON, nullable=True)
     owner = sa.Column(sa.String(255), nullable=True)
     conductor_affinity = sa.Column(sa.String(255), nullable=True)
+    # bytes of JSON ``extra`` takes, written with it (NULL: a row an older
+    # release wrote, measured from ``extra`` itself when summed)
+    extra_bytes = sa.Column(sa.Integer, nullable=True)
+
+
+class NodeAllocationOwner(Base):
+    """One row per allocation owner: the lock a write growing its ``extra`` takes.
+
+    ``[allocation] max_extra_bytes_per_project``: a writer locks its owner's
+    row, sums the owner's stored ``extra`` and writes only under the cap, so
+    two writers for one owner are serialised by the database.  ``owner`` is
+    '' for allocations without an owner.  The row holds no count: the sum is
+    read from node_allocations, so every delete gives its bytes back.
+    """
+    __tablename__ = 'node_allocation_owners'
+    owner = sa.Column(sa.String(255), primary_key=True)
 
 
 class Conductor(Base):

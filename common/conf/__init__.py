@@ -13,6 +13,7 @@ from common.conf import (
     database,
     default,
     metrics,
+    node,
     notifications,
     oslo_limit,
     placement,
@@ -25,7 +26,7 @@ from common.conf import (
 # Every module here that defines options; common.conf.opts walks this list.
 MODULES = [default, api, database, placement, conductor, coordination, upgrade_levels,
            allocation, compute, scheduler, quota, oslo_limit, metrics, notifications,
-           rpc]
+           rpc, node]
 
 
 def register_opts(conf):

@@ -44,6 +44,17 @@ opts = [
                     'JSON, on create, backfill and PATCH, over REST and RPC '
                     'alike (400 ``extra is larger than N bytes``); 0 leaves '
                     'only the request body limit.'),
+    cfg.IntOpt('max_extra_bytes_per_project', default=16 * 1024 * 1024, min=0,
+               help='The most the ``extra`` of all allocations of one owner '
+                    '(project) may take together, in bytes of JSON as stored, '
+                    'on create, backfill and PATCH, over REST and RPC alike '
+                    '(400 ``extra of the allocations of project P would take '
+                    'N bytes, more than the project\'s CAP``; nothing is '
+                    'written).  The database decides: concurrent writes for '
+                    'one owner are serialised on its row, so they cannot '
+                    'together exceed it; deleting an allocation gives its bytes '
+                    'back.  Allocations without an owner count as one more '
+                    'project.  0 means no cap.'),
 ]
 
 

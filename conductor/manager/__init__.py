@@ -109,7 +109,7 @@ class ConductorManager:
         self.notifier = notifications.AllocationNotifier(conf, host)
         self.node_allocator = node_allocations.NodeAllocator.from_conf(
             conf, host, self.claims, self.notifier)
-        self.node_writes = node_writes.NodeWrites(self.node_allocator)
+        self.node_writes = node_writes.NodeWrites(self.node_allocator, conf)
         self.allocation_queue = allocation_queue.AllocationQueue(
             workers, self.node_allocator, conf.allocation.backlog)
         self.compute_nodes = compute_nodes.ComputeNodes(conf, self.claims.locks, ring)
@@ -125,6 +125,12 @@ class ConductorManager:
     def _max_extra_bytes(self):
         """The most an allocation's ``extra`` may take (REST's cap, else the body limit)."""
         cap = self.conf.allocation.max_extra_bytes
+        return min(cap, self._max_bytes) if cap else self._max_bytes
+
+    @property
+    def _max_node_json_bytes(self):
+        """The most a node's free-form JSON field may take (REST's cap, else the body limit)."""
+        cap = self.conf.node.max_json_bytes
         return min(cap, self._max_bytes) if cap else self._max_bytes
 
     def periodic_tasks(self):
@@ -229,7 +235,7 @@ class ConductorManager:
     @_admitted
     def update_node(self, ctx, node, values):
         """Call (1.6): a node PATCH that removes the node's instance and allocation."""
-        write_checks.update_node(node, values, self._max_bytes)
+        write_checks.update_node(node, values, self._max_node_json_bytes)
         self.authz.update_node(ctx, node, values)
         self.node_writes.update_node(ctx, node, values)
 

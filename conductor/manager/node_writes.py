@@ -32,8 +32,14 @@ class NodeWrites:
         its Placement claimant with that backend).
     """
 
-    def __init__(self, allocator):
+    def __init__(self, allocator, conf=None):
         self.allocator = allocator
+        self.conf = conf
+
+    @property
+    def _extra_cap(self):
+        """``[allocation] max_extra_bytes_per_project`` (0: no cap)."""
+        return self.conf.allocation.max_extra_bytes_per_project if self.conf else 0
 
     def backfill(self, ctx, values, node):
         """Store an allocation already holding ``node`` (``active``), or ``error``.
@@ -52,7 +58,8 @@ class NodeWrites:
         try:
             with self.allocator.tree_locked(ctx, node):
                 alloc, error = node_backfill.backfill(ctx, values, node,
-                                                      claim=self.allocator.claimant)
+                                                      claim=self.allocator.claimant,
+                                                      extra_cap=self._extra_cap)
         except Exception as exc:
             if notify:
                 notifier.emit(ctx, 'create', 'error', types.SimpleNamespace(
@@ -70,7 +77,7 @@ class NodeWrites:
     def update_allocation(self, ctx, allocation, values):
         """PATCH an allocation's ``name`` and/or ``extra``; answers nothing."""
         with self.allocator.notified(ctx, 'update', node_alloc.get(ctx, allocation)):
-            node_alloc.update(ctx, allocation, values)
+            node_alloc.update(ctx, allocation, values, extra_cap=self._extra_cap)
 
     @property
     def _nodes(self):

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from common import exception
 from db import api as db_api
 from db import models
+from objects.baremetal import extra_usage
 from objects.baremetal import node as node_obj
 
 _ALLOC = models.NodeAllocation.__table__
@@ -185,7 +186,8 @@ def _duplicate(exc, values):
 
 def insert_in_txn(ctx, values):
     """Insert a row inside the caller's writer; return its id."""
-    values = dict(values, created_at=models._now())
+    values = dict(values, created_at=models._now(),
+                  extra_bytes=extra_usage.size(values.get('extra')))
     try:
         with ctx.session.begin_nested():
             return ctx.session.execute(_ALLOC.insert().values(**values)
@@ -195,17 +197,21 @@ def insert_in_txn(ctx, values):
 
 
 @db_api.writer
-def create(ctx, values):
+def create(ctx, values, extra_cap=0):
     """Store a new allocation (normally ``allocating`` with its conductor affinity).
 
     One INSERT (no savepoint: it is the whole transaction); the answer is
-    built from what was written, not read back.
+    built from what was written, not read back.  ``extra_cap``: ``[allocation]
+    max_extra_bytes_per_project`` (objects/baremetal/extra_usage.py).
     """
+    extra_usage.check(ctx, values.get('owner'), values.get('extra'), extra_cap)
     values = dict(values, created_at=stamp(ctx))
     values.setdefault('uuid', uuidutils.generate_uuid())
     values.setdefault('state', ALLOCATING)
     try:
-        alloc_id = ctx.session.execute(_INSERT, values).inserted_primary_key[0]
+        alloc_id = ctx.session.execute(_INSERT, dict(
+            values, extra_bytes=extra_usage.size(values.get('extra')))
+        ).inserted_primary_key[0]
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate(exc, values)
     row = dict.fromkeys(_COLUMNS)
@@ -217,13 +223,20 @@ def create(ctx, values):
 
 
 @db_api.writer
-def update(ctx, ident, values):
-    """Change name and/or extra (PATCH); the state is not checked, as in Ironic."""
+def update(ctx, ident, values, extra_cap=0):
+    """Change name and/or extra (PATCH); the state is not checked, as in Ironic.
+
+    ``extra_cap``: ``[allocation] max_extra_bytes_per_project``.
+    """
     alloc = get_in_txn(ctx, ident)
+    if 'extra' in values:
+        extra_usage.check(ctx, alloc.owner, values['extra'], extra_cap,
+                          exclude_id=alloc.id, old_extra=alloc.extra)
     try:
         with ctx.session.begin_nested():
             ctx.session.execute(_ALLOC.update().where(_ALLOC.c.id == alloc.id)
-                                .values(updated_at=models._now(), **values))
+                                .values(updated_at=models._now(),
+                                        **extra_usage.sized(values)))
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate(exc, values)
     return get_in_txn(ctx, alloc.uuid)

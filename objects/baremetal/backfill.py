@@ -11,6 +11,7 @@ from oslo_utils import uuidutils
 
 from db import api as db_api
 from objects.baremetal import allocation as node_alloc
+from objects.baremetal import extra_usage
 from objects.baremetal import node as node_obj
 
 
@@ -43,7 +44,8 @@ class Backfill(NamedTuple):
 
 
 @db_api.writer
-def backfill(ctx, values: dict, node_ident: str, claim: Any = None) -> Backfill:
+def backfill(ctx, values: dict, node_ident: str, claim: Any = None,
+             extra_cap: int = 0) -> Backfill:
     """Create an allocation already holding an ``active`` node (Ironic 1.58).
 
     Returns a :class:`Backfill`.  A node that does not fit stores the
@@ -51,9 +53,12 @@ def backfill(ctx, values: dict, node_ident: str, claim: Any = None) -> Backfill:
     answers ``Backfill(None, reason)``, raising nothing; the API turns the
     reason into a 400.  Raises NodeNotFound for an unknown node.  ``claim``
     (placement backend) is a :class:`objects.baremetal.mirror.Claimant`
-    writing the Placement claim in this transaction.
+    writing the Placement claim in this transaction.  ``extra_cap``:
+    ``[allocation] max_extra_bytes_per_project`` (the row, ``error`` or not,
+    stores its ``extra``).
     """
     node = node_obj.get_in_txn(ctx, node_ident)
+    extra_usage.check(ctx, values.get('owner'), values.get('extra'), extra_cap)
     values = dict(values)
     if values.get('uuid') is None:
         values['uuid'] = node.instance_uuid or uuidutils.generate_uuid()

@@ -172,7 +172,8 @@ def _create_and_cast(req, values, wait):
     req.context.resource_uuid = values['uuid']      # on every log line from here
     host = conductor.allocation_owner(values['uuid'])
     alloc = node_alloc.create(req.context, dict(values, state=node_alloc.ALLOCATING,
-                                                conductor_affinity=host))
+                                                conductor_affinity=host),
+                              extra_cap=req.conf.allocation.max_extra_bytes_per_project)
     try:
         written = conductor.create_allocation(req.context, alloc.id, host,
                                               wait=wait)

@@ -1,5 +1,6 @@
 """/v1/nodes: create, list (and /detail), show, JSON-patch and delete nodes."""
 
+import json
 import re
 
 from oslo_utils import uuidutils
@@ -49,6 +50,15 @@ def _self_owned(req):
             and policy.check(req, rules.NODE_CREATE_SELF_OWNED))
 
 
+def _check_json_sizes(req, values):
+    """400 for a free-form JSON field over ``[node] max_json_bytes`` (the
+    conductor's write checks refuse the same over RPC, with the same text)."""
+    cap = req.conf.node.max_json_bytes
+    for key in schema.JSON_FIELDS:
+        if cap and values.get(key) and len(json.dumps(values[key], default=str)) > cap:
+            raise fault.BadRequest('%s is larger than %d bytes' % (key, cap))
+
+
 @router.endpoint()
 def create_node(req):
     self_owned = _self_owned(req)
@@ -64,6 +74,7 @@ def create_node(req):
                                    'with an owner other than your own project.')
         values['owner'] = project
     _conductor_group(req, values)
+    _check_json_sizes(req, values)
     node_fields.on_create(req, values)
     if values['driver'] not in schema.DRIVERS:
         raise validation.unknown_driver(values['driver'], values.get('conductor_group'))
@@ -180,7 +191,7 @@ def _check_patched(values):
         raise fault.BadRequest('Invalid resource_class %s: a string of at most 80 '
                                'characters' % (rc,))
     validation.check_uuid(values.get('instance_uuid'), 'instance_uuid')
-    for key in ('instance_info', 'properties', 'extra', 'driver_info'):
+    for key in schema.JSON_FIELDS:
         if key in values and not isinstance(values[key], dict):
             raise fault.BadRequest('%s must be an object' % key)
         if key in values and values[key] is None:
@@ -219,6 +230,7 @@ def update_node(req):
         changed.pop('conductor_group')    # removing the default group: no change
     _conductor_group(req, changed)
     _check_patched(changed)
+    _check_json_sizes(req, changed)
     node_fields.on_update(req, node, changed, reset)
     if ('instance_uuid' in changed and changed['instance_uuid'] is None
             and node.allocation_uuid is not None):

@@ -32,6 +32,10 @@ CREATE_SCHEMA = {
     'additionalProperties': False,
 }
 
+# the free-form JSON fields a caller writes, each capped at ``[node] max_json_bytes``
+# (conductor/manager/write_checks.py NODE_OBJECTS is the same tuple)
+JSON_FIELDS = ('instance_info', 'properties', 'extra', 'driver_info')
+
 # JSON-patch paths (validation.apply_patch): True = the field and below
 PATCHABLE = {'name': True, 'resource_class': True, 'instance_uuid': True,
              'instance_info': True, 'properties': True, 'extra': True,

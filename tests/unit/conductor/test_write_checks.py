@@ -29,6 +29,7 @@ def test_the_bounds_are_the_rest_apis():
     assert props['resource_class']['maxLength'] == wc.MAX_RESOURCE_CLASS
     assert wc.ALLOCATION_PATCHABLE == set(api_alloc_schema.PATCHABLE)
     assert wc.NODE_PATCHABLE == set(api_node_schema.PATCHABLE)
+    assert wc.NODE_OBJECTS == api_node_schema.JSON_FIELDS
     assert api_claim_schema.POST_CLAIMS['properties']['consumer_uuids']['maxItems'] == \
         wc.MAX_CLAIM_CONSUMERS
     assert wc._LOGICAL_NAME.pattern == api_validation._LOGICAL_NAME.pattern
