@@ -296,6 +296,26 @@ def _chaos_row(row):
 
 # --- the report --------------------------------------------------------------------
 
+def kept_sections(out, written):
+    """The ``## `` sections of the report at ``out`` that this run does not write.
+
+    Hand-written sections (a bench the report does not run) and sections
+    of experiments not re-run this time (chaos without ``--chaos``) stay, in
+    their order, after the ones written now.
+    """
+    try:
+        old = pathlib.Path(out).read_text().splitlines()
+    except OSError:
+        return []
+    kept, keep = [], False
+    for line in old:
+        if line.startswith('## '):
+            keep = line not in written
+        if keep:
+            kept.append(line)
+    return kept + ([''] if kept else [])
+
+
 def write_report(out, collected, chaos_records, machine):
     """Write ``out`` (Markdown) and its PNGs in ``out.parent/images``; return the text."""
     out = pathlib.Path(out)
@@ -345,6 +365,7 @@ def write_report(out, collected, chaos_records, machine):
             if (images / 'bench-chaos-timeline.png').exists():
                 lines += ['![chaos timeline](images/bench-chaos-timeline.png)', '']
         lines += table + ['']
+    lines += kept_sections(out, [line for line in lines if line.startswith('## ')])
     text = '\n'.join(lines).rstrip('\n') + '\n'
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)

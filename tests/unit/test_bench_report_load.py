@@ -141,3 +141,15 @@ def test_mixed_claim_stats_split_by_phase_and_count_granted_only():
     during = mixed.claim_stats(out, mixed.MIXED, 1.0)
     assert during['claims'] == 3 and during['claims_per_s'] == 3.0
     assert mixed.claim_stats(out, mixed.STOP, 1.0)['p50_ms'] is None
+
+
+def test_hand_written_sections_survive_a_new_report(tmp_path):
+    out = tmp_path / 'b.md'
+    out.write_text('# Benchmark report\n\n## Candidates\n\nold numbers\n\n'
+                   '## RPC signatures\n\nwritten by hand\n\n## Chaos runs: x\n\nkept too\n')
+    collected = {'claims_workers': {'title': 'Candidates', 'runs': [
+        _run(_claims(1, 450.0, 2.0, 20.0))]}}
+    text = report_plots.write_report(out, collected, [], MACHINE)
+    assert 'old numbers' not in text and text.count('## Candidates') == 1
+    assert text.index('## Candidates') < text.index('## RPC signatures\n\nwritten by hand')
+    assert '## Chaos runs: x\n\nkept too\n' in text
