@@ -78,8 +78,26 @@ def mixed(runs, region_runs, candidate_runs=None):
                     table.append(_line(row, shape, kind, v, judged=kind == 'mixed'))
                     counts.append(v.get('requests'))
     note = report_load.p99_footnote(counts)
-    table += ([note] if note else []) + [''] + _claims_table(rows)
+    table += ([note] if note else []) + [''] + verdict(rows) + [''] + _claims_table(rows)
     return table, None
+
+
+def verdict(rows):
+    """The targets' misses on the mixed rows, one line each, or that none missed."""
+    misses = []
+    for row in rows:
+        for shape, phases in row['shapes'].items():
+            v = phases.get('mixed') or {}
+            why = []
+            if (v.get('tail_ratio') or 0) > 2:
+                why.append('p95/p50 %s > 2' % v['tail_ratio'])
+            net = v.get('net_cpu_us_per_candidate')
+            if net is not None and net > 10:
+                why.append('%s µs net server CPU per candidate > 10' % net)
+            if why:
+                misses.append('- ✗ missed: %s computes, %s, %s with claims running: %s.' % (
+                    row['N'], row.get('db'), shape, '; '.join(why)))
+    return misses or ['Every mixed row meets both targets.']
 
 
 def _claims_table(rows):

@@ -126,6 +126,8 @@ def test_mixed_rows_beside_region_and_cold_rows_with_misses_marked(tmp_path):
     # the mixed row misses both targets: p95/p50 2.5 > 2 and 12.5 µs net > 10
     assert ('| 10000 | sqlite | no limit | mixed | 60 | 200.0 | 500.0 | 600.0 † | 2.5 ✗ '
             '| 5.0 | 12.5 ✗ | 180.0 |') in text
+    assert ('- ✗ missed: 10000 computes, sqlite, no limit with claims running: p95/p50 2.5 '
+            '> 2; 12.5 µs net server CPU per candidate > 10.') in text
     assert '| 10000 | sqlite | alone | 4 | 900 | 900 | 300.0 | 10.0 | 20.0 | 30.0 | 2.1 |' in text
     assert ('| 10000 | sqlite | during the mixed rows | 4 | 80 | 80 | 180.0 | 15.0 | 40.0 '
             '| 60.0 † |  |') in text
