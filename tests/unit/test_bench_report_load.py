@@ -155,3 +155,10 @@ def test_hand_written_sections_survive_a_new_report(tmp_path):
     assert 'old numbers' not in text and text.count('## Candidates') == 1
     assert text.index('## Candidates') < text.index('## RPC signatures\n\nwritten by hand')
     assert '## Chaos runs: x\n\nkept too\n' in text
+
+
+def test_mixed_verdict_says_so_when_every_target_is_met():
+    from bench import report_mixed
+    rows = [{'N': 1000, 'db': 'sqlite', 'shapes': {'no limit': {'mixed': _shape(
+        10.0, 15.0, 2400, net_cpu_us_per_candidate=9.9)}}}]
+    assert report_mixed.verdict(rows) == ['Every mixed row meets both targets.']
