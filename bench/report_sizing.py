@@ -60,6 +60,16 @@ def claims_lines(collected, cpus):
     first, last = rows[0], rows[-1]
     if len(rows) > 1 and (last.get('claims_per_s') or 0) < (first.get('claims_per_s') or 0):
         lines += ['', why_fewer(first, last, cpus)]
+    elif len(rows) > 1:
+        lines += ['', 'In this run %s conductors did not grant fewer claims/s than %s (%s '
+                  'against %s; %s against %s cores busy): an earlier drop with more '
+                  'conductors is not reproduced by these rows, so it is not explained '
+                  'from them.' % (last['conductors'], first['conductors'],
+                                  last.get('claims_per_s'), first.get('claims_per_s'),
+                                  _fmt(_cores(last.get('claims_per_s'),
+                                              last.get('server_cpu_ms_per_claim'))),
+                                  _fmt(_cores(first.get('claims_per_s'),
+                                              first.get('server_cpu_ms_per_claim'))))]
     if not any(_batches(r) for r in rows):
         lines += ['', 'Claim batch sizes are not in these runs\' results (bench.claims does '
                   'not record them yet); when a run records keys naming a batch they are '
