@@ -141,12 +141,29 @@ def nodes_lines(collected, name, cpus):
                      ', '.join('%s: %s ms' % (r.get('conductors'), _fmt(t))
                                for r, t in zip(rows, totals)),
                      cpus, _fmt(cpus * 1000.0 / min(totals), 0)))
+        if len(cpu) > 1 and totals[-1] > totals[0] * 1.1:
+            text += grown(rows[0], rows[-1], cpu[0], cpu[-1], totals[0], totals[-1], cpus)
     top = max(rows, key=lambda r: r.get('allocations_per_s') or 0)
     text += ('The most allocations/s came with %s conductor%s: on this host of %s cores '
              'more conductors brought no more rate, so size conductors for availability '
              '(or for hosts with spare cores), not for rate.' % (
                  top.get('conductors'), '' if top.get('conductors') == 1 else 's', cpus))
     return [text, '']
+
+
+def grown(first, last, cpu1, cpu2, total1, total2, cpus):
+    """Why the rate fell with more conductors: the CPU per allocation that grew, by kind."""
+    growth = sorted(((cpu2.get(k, 0) - v, k) for k, v in cpu1.items()
+                     if isinstance(v, (int, float))), reverse=True)
+    kinds = ', '.join('%s %s → %s ms' % (k, cpu1[k], cpu2.get(k)) for d, k in growth[:3] if d > 0)
+    return ('Why fewer with more conductors, measured: the same allocations cost more CPU '
+            'each, %s ms with %s conductor%s against %s ms with %s (%s), so the %s cores\' '
+            'ceiling falls from ~%s to ~%s allocations/s; the rates fell with it (%s → %s).  ' % (
+                _fmt(total2), last.get('conductors'),
+                '' if last.get('conductors') == 1 else 's', _fmt(total1),
+                first.get('conductors'), kinds or 'no single kind', cpus,
+                _fmt(cpus * 1000.0 / total1, 0), _fmt(cpus * 1000.0 / total2, 0),
+                first.get('allocations_per_s'), last.get('allocations_per_s')))
 
 
 def _fmt(value, digits=2):

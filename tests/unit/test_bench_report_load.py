@@ -90,6 +90,10 @@ def test_node_allocation_sizing_counts_cpu_per_allocation():
     assert 'by conductors: 1: 2.70 ms, 2: 3.35 ms' in text
     assert '2 cores carry at most ~741 allocations/s' in text
     assert 'The most allocations/s came with 1 conductor' in text
+    assert ('Why fewer with more conductors, measured: the same allocations cost more CPU '
+            'each, 3.35 ms with 2 conductors against 2.70 ms with 1 (conductors 0.65 → 1.3 '
+            'ms), so the 2 cores\' ceiling falls from ~741 to ~597 allocations/s; the rates '
+            'fell with it (369.6 → 339.9).') in text
 
 
 def _shape(p50, p95, cands, requests=60, **extra):
