@@ -65,9 +65,9 @@ def _recorded(runs):
 
 
 def _describe(load):
-    parts = [str(load[k]) + ' ' + k.replace('_', ' ')
-             for k in ('clients', 'workers', 'query_clients', 'claim_clients') if k in load]
-    for key in ('loop', 'mix', 'requests', 'rate_per_s'):
+    parts = []
+    for key in ('clients', 'workers', 'query_clients', 'claim_clients', 'loop', 'mix',
+                'requests', 'rate_per_s'):
         if key in load:
             value = load[key]
             if isinstance(value, dict):

@@ -44,6 +44,8 @@ def _line(row, shape, kind, v, judged=False):
     cpu_us = v.get('cpu_us_per_candidate')
     net = v.get('net_cpu_us_per_candidate') if judged else None
     ratio = v.get('tail_ratio')
+    if ratio is None and v.get('p50_ms') and v.get('p95_ms') is not None:
+        ratio = round(v['p95_ms'] / v['p50_ms'], 2)     # rows of benches that give none
     limited = v.get('us_per_candidate') is None and cpu_us is None
     return '| %s | %s | %s | %s | %s | %s | %s | %s | %s%s | %s | %s%s | %s |' % (
         row['N'], row.get('db'), shape, kind, v.get('requests', ''), v.get('p50_ms'),

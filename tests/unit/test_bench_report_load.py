@@ -48,7 +48,7 @@ def test_every_table_names_its_offered_load_and_new_keys_render(tmp_path):
     assert ('**Offered load**: 10 closed-loop clients (each sends its next claim when its '
             'last one was answered; the workers column when it varies), write only') in text
     assert '1000 claims per row after 50 warm-up claims' in text
-    assert 'Recorded by the runs: 10 clients; loop: closed; mix: write only.' in text
+    assert 'Recorded by the runs: clients: 10; loop: closed; mix: write only.' in text
     assert '| 3 | 1000 | 1000 | 300.0 | 30.0 | 60.0 | 77.0 | 0 | 0 | 2.0 |' in text
     assert '| 1 | 1000 | 1000 | 450.0 | 20.0 | 40.0 | not recorded |' in text
     assert 'batches: claims_per_batch 1.9' in text
@@ -127,7 +127,8 @@ def test_mixed_rows_beside_region_and_cold_rows_with_misses_marked(tmp_path):
     assert ('**Offered load**: one query client and 4 claim clients, both closed loop, '
             'at the same time') in text
     assert '| 10000 | sqlite | no limit | region | 20 | 140.0 | 150.0 | 180.0 † |' in text
-    assert '| 10000 | sqlite | no limit | cold (candidates bench' in text
+    assert ('| 10000 | sqlite | no limit | cold (candidates bench: flat topology, a write '
+            'before each) | 50 | 300.0 | 400.0 | 450.0 † | 1.33 |') in text
     assert '| 10000 | sqlite | no limit | distinct | 60 | 150.0 | 160.0 | 192.0 † | 1.07 |' in text
     # the mixed row misses both targets: p95/p50 2.5 > 2 and 12.5 µs net > 10
     assert ('| 10000 | sqlite | no limit | mixed | 60 | 200.0 | 500.0 | 600.0 † | 2.5 ✗ '
