@@ -24,6 +24,26 @@ http.client).
 
 Last line: JSON (bench/report.py's ``mixed`` experiment draws it beside
 the region's distinct rows).
+
+Recorded 2026-11-27 20:13-20:15 UTC (``bench.report --only region,mixed
+--region``, N=10,000, 4 claim clients, load average 3.2-7.2; results in
+bench/results/mixed.json, table in doc/benchmarks.md), p50 / p95 ms and
+net server CPU us per candidate, quiet (distinct) -> claims running:
+
+    shape          db          quiet                    mixed
+    limit=50       sqlite      1.3 / 2.2                17.0 / 36.5 (p95/p50 2.15)
+    limit=50       postgresql  1.17 / 1.47              69.3 / 103.1
+    no limit       sqlite      160 / 255, 6.1 us        436 / 635, 11.8 us
+    no limit       postgresql  145 / 192, 6.2 us        482 / 663, 11.6 us
+    required=SSD   sqlite      34.8 / 47.4, 8.4 us      228 / 296, 28.9 us
+    required=SSD   postgresql  37.3 / 61.9, 9.2 us      208 / 345, 29.3 us
+
+Claims alone 223 (SQLite) / 162 (PostgreSQL) granted/s at 4.1 / 4.6 ms of
+server CPU each; 93 / 64 per second while the queries ran.  Both targets
+hold on the quiet rows and five of six mixed rows miss one: each claim
+changes a provider the queries walk, so the next query rebuilds what it
+reuses when the server is quiet (the *cold* rows of bench/candidates.py
+are the extreme: a write before every query).  Not yet explained further.
 """
 
 import argparse
