@@ -42,8 +42,8 @@ Claims alone 223 (SQLite) / 162 (PostgreSQL) granted/s at 4.1 / 4.6 ms of
 server CPU each; 93 / 64 per second while the queries ran.  Both targets
 hold on the quiet rows and five of six mixed rows miss one: each claim
 changes a provider the queries walk, so the next query rebuilds what it
-reuses when the server is quiet (the *cold* rows of bench/candidates.py
-are the extreme: a write before every query).  Not yet explained further.
+reuses when the server is quiet (most likely; the *cold* rows of bench/candidates.py
+are the extreme: a write before every query).  Not measured further yet.
 """
 
 import argparse
