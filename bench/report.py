@@ -5,6 +5,7 @@
     .venv/bin/python -m bench.report --only claims,candidates
     .venv/bin/python -m bench.report --from bench/results   # re-plot saved results
     .venv/bin/python -m bench.report --only region --region  # N = 1k, 10k, 100k
+    .venv/bin/python -m bench.report --only mixed     # queries while claims run
 
 Each benchmark is its own process (``python -m bench.<name> …``) whose last
 output line is a JSON summary; the report keeps those lines in
@@ -47,6 +48,11 @@ def experiments(quick, region=False):
                            'against N (nested trees; `berth serve` in its own process)',
                  [['bench.region', '--n', n, '--db', db] for db in ('sqlite', 'postgresql')
                   for n in sizes]))
+    runs.append(('mixed', 'Candidate queries while claims run (mixed), beside the '
+                          'distinct and cold rows',
+                 [['bench.mixed', '--n', '1000' if quick else '10000', '--db', db,
+                   '--workers', '4'] for db in (('sqlite',) if quick else
+                                                ('sqlite', 'postgresql'))]))
     runs.append(('claims_workers', 'Granted claims/s vs. concurrent workers (embedded)',
                  [['bench.claims', '--claims', claims, '--workers', str(w),
                    '--label', 'workers=%d' % w] for w in ((1, 10) if quick else (1, 5, 10, 20))]))

@@ -13,7 +13,7 @@ import matplotlib
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
-from bench import report_region  # noqa: E402
+from bench import report_load, report_mixed, report_region, report_sizing  # noqa: E402
 
 
 def _ok(runs):
@@ -65,7 +65,7 @@ def candidates(runs, images, name='candidates'):
              'db CPU ms | candidates |', '|---|---|---|---|---|---|---|---|---|---|']
     clients = ['| providers | db | query | mode | ok/s (successes only) | errors |',
                '|---|---|---|---|---|---|']
-    series = {}
+    series, counts = {}, []
     for row in sorted(rows, key=lambda r: (r.get('db', ''), r['N'])):
         db = row.get('db', 'sqlite')
         for label, modes in row['shapes'].items():
@@ -75,8 +75,9 @@ def candidates(runs, images, name='candidates'):
                     continue
                 table.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
                     row['N'], db, label, mode, v.get('p50_ms'), v.get('p95_ms'),
-                    v.get('p99_ms'), v.get('cpu_ms'), v.get('db_cpu_ms', ''),
-                    v.get('candidates')))
+                    report_load.p99_cell(v.get('p99_ms'), v.get('requests')), v.get('cpu_ms'),
+                    v.get('db_cpu_ms', ''), v.get('candidates')))
+                counts.append(v.get('requests'))
                 if label == 'no limit' and mode != 'repeated':
                     for pct in ('p50', 'p95'):     # the tail, next to the median
                         series.setdefault('%s, %s %s' % (db, mode, pct), []).append(
@@ -98,7 +99,8 @@ def candidates(runs, images, name='candidates'):
     ax.legend(fontsize=7)
     path = images / ('bench-%s.png' % name.replace('_', '-'))
     _save(fig, path)
-    return table + [''] + clients, path
+    note = report_load.p99_footnote(counts)
+    return table + ([note] if note else []) + [''] + clients, path
 
 
 # --- claims ------------------------------------------------------------------
@@ -118,13 +120,14 @@ def claims(runs, images, key, xlabel, name):
     points.sort(key=lambda p: p[0])
     table = ['claims/s counts granted claims (204) only; refusals are in the 409 and '
              'error columns.', '',
-             '| %s | claims | granted | claims/s | p50 ms | p95 ms | 409 concurrent_update '
-             '| other errors | CPU ms/claim |' % xlabel,
-             '|---|---|---|---|---|---|---|---|---|']
+             '| %s | claims | granted | claims/s | p50 ms | p95 ms | p99 ms | 409 '
+             'concurrent_update | other errors | CPU ms/claim |' % xlabel,
+             '|---|---|---|---|---|---|---|---|---|---|']
     for x, res in points:
-        table.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+        table.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
             x, res.get('claims'), res.get('granted'), res.get('claims_per_s'),
             res.get('p50_ms'), res.get('p95_ms'),
+            report_load.p99_cell(res.get('p99_ms'), res.get('claims')),
             res.get('conflicts_409_concurrent_update'), res.get('other_errors'),
             res.get('server_cpu_ms_per_claim', res.get('process_cpu_ms_per_claim', ''))))
     fig, ax = plt.subplots(figsize=(6, 3.5))
@@ -135,6 +138,9 @@ def claims(runs, images, key, xlabel, name):
     ax2 = ax.twinx()
     ax2.plot(xs, [res.get('p95_ms') or 0 for _, res in points], color='#e45756', marker='o')
     ax2.set_ylabel('p95 ms', color='#e45756')
+    note = report_load.p99_footnote([res.get('claims') for _, res in points
+                                     if res.get('p99_ms') is not None])
+    table += [note] if note else []
     ax.set_title('PUT /allocations through the conductors')
     path = images / ('bench-%s.png' % name)
     _save(fig, path)
@@ -164,13 +170,14 @@ def claims_cpu(runs, images):
     table = ['Targets (issue 20): ≥ 500 claims/s and ≤ 2.5 ms CPU per claim over every '
              'process.  CPU is user + system of each process tree from /proc, warm-up '
              'claims included, per claim answered.', '',
-             '| conductors | claims | granted | claims/s | p50 ms | p95 ms | 409cu | %s | '
-             'total CPU ms/claim |' % ' | '.join('%s ms' % k for k in PROCESS_KINDS),
-             '|---|---|---|---|---|---|---|%s---|' % ('---|' * len(PROCESS_KINDS))]
+             '| conductors | claims | granted | claims/s | p50 ms | p95 ms | p99 ms | 409cu | '
+             '%s | total CPU ms/claim |' % ' | '.join('%s ms' % k for k in PROCESS_KINDS),
+             '|---|---|---|---|---|---|---|---|%s---|' % ('---|' * len(PROCESS_KINDS))]
     for res in rows:
-        table.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+        table.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
             res.get('conductors'), res.get('claims'), res.get('granted'),
             res.get('claims_per_s'), res.get('p50_ms'), res.get('p95_ms'),
+            report_load.p99_cell(res.get('p99_ms'), res.get('claims')),
             res.get('conflicts_409_concurrent_update'),
             ' | '.join(str(res.get('cpu_ms_per_claim_%s' % k, '')) for k in PROCESS_KINDS),
             res.get('total_cpu_ms_per_claim')))
@@ -185,12 +192,16 @@ def node_allocations(runs, images, name):
         rows.extend(r['result'].get('scenarios', []))
     if not rows:
         return [], None
-    table = ['| conductors | nodes | requests | active | errors | duplicates | allocations/s | p50 ms | p95 ms |',
-             '|---|---|---|---|---|---|---|---|---|']
+    table = ['| conductors | nodes | requests | active | errors | duplicates | allocations/s '
+             '| p50 ms | p95 ms | p99 ms |', '|---|---|---|---|---|---|---|---|---|---|']
     for row in rows:
-        table.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % tuple(
+        table.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (tuple(
             row.get(k, '') for k in ('conductors', 'nodes', 'requests', 'active', 'errors',
-                                     'duplicates', 'allocations_per_s', 'p50_ms', 'p95_ms')))
+                                     'duplicates', 'allocations_per_s', 'p50_ms', 'p95_ms'))
+            + (report_load.p99_cell(row.get('p99_ms'), row.get('requests')),)))
+    note = report_load.p99_footnote([row.get('requests') for row in rows
+                                     if row.get('p99_ms') is not None])
+    table += [note] if note else []
     plain = [row for row in rows if row.get('requests') == row.get('nodes')]
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot([row['conductors'] for row in plain],
@@ -285,6 +296,26 @@ def _chaos_row(row):
 
 # --- the report --------------------------------------------------------------------
 
+def kept_sections(out, written):
+    """The ``## `` sections of the report at ``out`` that this run does not write.
+
+    Hand-written sections (a bench the report does not run) and sections
+    of experiments not re-run this time (chaos without ``--chaos``) stay, in
+    their order, after the ones written now.
+    """
+    try:
+        old = pathlib.Path(out).read_text().splitlines()
+    except OSError:
+        return []
+    kept, keep = [], False
+    for line in old:
+        if line.startswith('## '):
+            keep = line not in written
+        if keep:
+            kept.append(line)
+    return kept + ([''] if kept else [])
+
+
 def write_report(out, collected, chaos_records, machine):
     """Write ``out`` (Markdown) and its PNGs in ``out.parent/images``; return the text."""
     out = pathlib.Path(out)
@@ -298,6 +329,9 @@ def write_report(out, collected, chaos_records, machine):
         ('candidates', lambda runs: candidates(runs, images)),
         ('candidates_region', lambda runs: candidates(runs, images, 'candidates_region')),
         ('region', lambda runs: report_region.region(runs, images)),
+        ('mixed', lambda runs: report_mixed.mixed(
+            runs, collected.get('region', {}).get('runs'),
+            collected.get('candidates', {}).get('runs'))),
         ('claims_rabbit', lambda runs: claims_cpu(runs, images)),
         ('claims_workers', lambda runs: claims(runs, images, 'workers', 'workers',
                                                'claims-workers')),
@@ -315,10 +349,12 @@ def write_report(out, collected, chaos_records, machine):
         lines += ['## %s' % entry['title'], '']
         lines += ['Command%s: %s' % ('s' if len(runs) > 1 else '', '; '.join(
             '`%s`' % ' '.join(r['argv']) for r in runs)), '']
+        lines += [report_load.offered(name, runs), '']
         table, image = draw(runs)
         if image is not None:
             lines += ['![%s](%s)' % (entry['title'], image.relative_to(out.parent)), '']
         lines += table + ['', _load_note(runs) + '.'] + _failures(runs) + ['']
+        lines += report_sizing.sizing(name, collected, machine.get('cpus') or 1)
     if chaos_records:
         table, image = chaos(chaos_records, images)
         lines += ['## Chaos runs: recovery per fault kind', '',
@@ -329,6 +365,7 @@ def write_report(out, collected, chaos_records, machine):
             if (images / 'bench-chaos-timeline.png').exists():
                 lines += ['![chaos timeline](images/bench-chaos-timeline.png)', '']
         lines += table + ['']
+    lines += kept_sections(out, [line for line in lines if line.startswith('## ')])
     text = '\n'.join(lines).rstrip('\n') + '\n'
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)

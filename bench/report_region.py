@@ -10,6 +10,8 @@ import matplotlib
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
+from bench import report_load  # noqa: E402
+
 TARGETS = ('Targets (issue 20): limit=50 p50 ≤ 5 ms and p95 ≤ 10 ms at N=100,000; '
            '≤ 10 µs per returned candidate; p95 ≤ 2× p50 for every shape; '
            '≤ 1 GiB RSS at N=100,000; ready ≤ 30 s after a restart.  '
@@ -58,7 +60,8 @@ def _shape_line(row, shape, v):
         row['N'], row.get('db'), shape, v.get('requests', ''),
         p50, _mark(not (big and shape == 'limit=50') or p50 <= 5),
         p95, _mark(not (big and shape == 'limit=50') or p95 <= 10),
-        v.get('p99_ms'), v.get('tail_ratio'), _mark((v.get('tail_ratio') or 0) <= 2),
+        report_load.p99_cell(v.get('p99_ms'), v.get('requests')), v.get('tail_ratio'),
+        _mark((v.get('tail_ratio') or 0) <= 2),
         v.get('cpu_ms'), v.get('candidates'), '' if limited else us,
         _mark(limited or us is None or us <= 10), cpu_us, v.get('first_ms', ''),
         v.get('tail_ratio_warm', ''))
@@ -101,6 +104,9 @@ def region(runs, images):
         for shape, error in row.get('errors', {}).items():
             table.append('| %s | %s | %s | | failed: %s ✗ | | | | | | | | | |' % (
                 row['N'], row.get('db'), shape, error.replace('|', '/')))
+    note = report_load.p99_footnote([v.get('requests') for row in rows
+                                     for v in row['shapes'].values()])
+    table += [note] if note else []
     shapes = []
     for row in rows:
         shapes += [s for s in row['shapes'] if s not in shapes]

@@ -53,9 +53,9 @@ def test_report_writes_tables_and_plots(tmp_path):
     assert '| 1000 | sqlite | no limit | cold | 20.0 | 30.0 | 40.0 | 15.0 | 0.0 | 1200 |' in text
     assert '| 1000 | sqlite | no limit | distinct | 120.0 | 3 |' in text
     assert 'ok/s counts successful (200) answers only' in text
-    assert '| 10 | 100 | 90 | 1000.0 | 10.0 | 20.0 | 0 | 0 |' in text
+    assert '| 10 | 100 | 90 | 1000.0 | 10.0 | 20.0 | not recorded | 0 | 0 |' in text
     assert 'claims/s counts granted claims (204) only' in text
-    assert '| 2 | 200 | 250 | 200 | 50 | 0 | 80.0 | 40 | 90 |' in text
+    assert '| 2 | 200 | 250 | 200 | 50 | 0 | 80.0 | 40 | 90 | not recorded |' in text
     assert '| kill9_conductor | 3 | 900 | 0 | 4.1 | 6.0 | 0 |' in text
     assert 'failed: exit 1, no JSON summary: boom' in text
     assert 'load average (1 min) 1.0–1.0' in text
@@ -163,8 +163,8 @@ def test_report_region_marks_missed_targets(tmp_path):
     text = report_plots.write_report(tmp_path / 'b.md', collected, [], machine)
     # 100k misses limit=50 p50 (20 > 5) and p95 (60 > 10), the tail ratio,
     # the memory and the restart targets; 1k is not held to the 100k targets
-    assert '| 100000 | sqlite | limit=50 | 20 | 20.0 ✗ | 60.0 ✗ | 80.0 | 3.0 ✗ |' in text
-    assert '| 1000 | sqlite | limit=50 | 20 | 1.0 | 3.0 | 4.0 | 3.0 ✗ |' in text
+    assert '| 100000 | sqlite | limit=50 | 20 | 20.0 ✗ | 60.0 ✗ | 80.0 † | 3.0 ✗ |' in text
+    assert '| 1000 | sqlite | limit=50 | 20 | 1.0 | 3.0 | 4.0 † | 3.0 ✗ |' in text
     assert '| 40.0 ✗ | 1000.0 | 2000.0 ✗ |' in text
     assert '| 1000 | 1603 | sqlite | 1.0 | 1.0 | 2.0 | 2.0 | 50.0 | 100.0 | 120.0 |' in text
     assert (tmp_path / 'images' / 'bench-region-tail.png').exists()
@@ -183,8 +183,8 @@ def test_report_claims_cpu_per_process_kind(tmp_path):
     collected = {'claims_rabbit': {'title': 'Claims rabbit', 'runs': [_run([res])]}}
     machine = {'cpus': 2, 'cpu': 'test cpu', 'python': '3.11', 'date': 'today'}
     text = report_plots.write_report(tmp_path / 'b.md', collected, [], machine)
-    assert ('| 3 | 1000 | 1000 | 150.0 | 50.0 | 90.0 | 0 | 2.5 | 4.0 | 1.5 | 1.0 | 0.1 | 1.2 '
-            '| 10.3 |') in text
+    assert ('| 3 | 1000 | 1000 | 150.0 | 50.0 | 90.0 | not recorded | 0 | 2.5 | 4.0 | 1.5 | '
+            '1.0 | 0.1 | 1.2 | 10.3 |') in text
 
 
 def test_only_one_experiment_keeps_the_other_sections(tmp_path, monkeypatch):
