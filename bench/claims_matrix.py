@@ -11,6 +11,10 @@ bench/matrix.py for how each is counted).  Prints a table, writes the runs
 to ``bench/results/claims_matrix-<UTC time>.json`` and ends with a JSON line.
 
     .venv/bin/python -W ignore -m bench.claims --matrix 1x1,2x3 [--repeat 2]
+        [--conductor-option 'claim_routing = process']
+
+``--conductor-option``: a ``[conductor]`` line for every process of each
+cell (repeatable), to compare one setting against the default.
 """
 
 import json
@@ -76,7 +80,9 @@ def run_cell(servers, workdir, args, apis, conductors, index):
     """One deployment of ``apis`` API processes and ``conductors`` conductors."""
     db_name = 'bench_m%d_%dx%d' % (index, apis, conductors)
     stack = bench_cluster.Cluster(servers, os.path.join(workdir, db_name), conductors,
-                                  db_name, api_workers=apis)
+                                  db_name, api_workers=apis,
+                                  extra_conf=''.join('[conductor]\n%s\n' % o
+                                                     for o in args.conductor_option or ()))
     try:
         stack.start()
 
@@ -91,6 +97,7 @@ def run_cell(servers, workdir, args, apis, conductors, index):
             stack.url, '%dx%d' % (apis, conductors), args, every_process, conductors,
             probe=Probe(servers, stack, db_name))
         summary['api_processes'] = apis
+        summary['conductor_options'] = list(args.conductor_option or ())
         return summary
     finally:
         stack.stop()

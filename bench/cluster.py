@@ -151,11 +151,14 @@ class Cluster:
 
     ``api_workers``: berth-api's worker processes (``[api] workers``, 16
     threads each); None: one process of 16 threads, as before workers were
-    processes.
+    processes.  ``extra_conf``: more configuration text (e.g. a
+    ``[conductor]`` option to compare), appended to the file.
     """
 
-    def __init__(self, servers, workdir, conductors, db_name, api_workers=None):
+    def __init__(self, servers, workdir, conductors, db_name, api_workers=None,
+                 extra_conf=''):
         self.servers = servers
+        self.extra_conf = extra_conf
         self.api_workers = api_workers
         self.workdir = workdir
         self.conductors = conductors
@@ -178,6 +181,7 @@ class Cluster:
                     % (self.servers.rabbitmq.url, db_url,
                        self.servers.etcd.url(TOOZ_TIMEOUT), self.port,
                        services.free_port(), api))
+            f.write(self.extra_conf)
 
     def _spawn(self, name, argv):
         log = open(os.path.join(self.workdir, name + '.log'), 'ab')
