@@ -23,6 +23,9 @@ load average.
     .venv/bin/python -W ignore -m bench.claims --rabbit   # + RabbitMQ/PostgreSQL/etcd,
                                                           #   berth-api, 1 and 3 conductors
     .venv/bin/python -W ignore -m bench.claims --url http://127.0.0.1:8778
+    .venv/bin/python -W ignore -m bench.claims --matrix 1x1,2x3 [--repeat 2]
+                                                          # API processes x conductors
+                                                          # (bench/claims_matrix.py)
 
 ``--rabbit`` starts the Debian servers the integration tier uses
 (bench/cluster.py; PostgreSQL without fsync), a berth-api and N

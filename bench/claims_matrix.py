@@ -39,20 +39,25 @@ PG_STATS_SETTLE = 11
 class Probe:
     """Counters of one cell read before and after its claims, outside the CPU window."""
 
-    def __init__(self, servers, stack, database):
+    def __init__(self, servers, stack, database, cpu=None):
         self.servers = servers
         self.stack = stack
         self.database = database
+        self.cpu = cpu
 
     def snapshot(self):
-        time.sleep(PG_STATS_SETTLE)
+        cpu0, t0 = (self.cpu() if self.cpu else {}), time.monotonic()
+        time.sleep(PG_STATS_SETTLE)     # no load meanwhile: the idle CPU of each kind
+        cpu1, idle = (self.cpu() if self.cpu else {}), time.monotonic() - t0
         try:
             text = requests.get(self.stack.url + '/metrics', timeout=30).text
         except requests.RequestException:
             text = ''
         return {'rpc': matrix.rpc_counts(matrix.parse_prometheus(text)),
                 'pg_commits': matrix.pg_commits(self.servers.postgresql, self.database),
-                'rabbit_received': matrix.rabbit_received(self.servers.rabbitmq)}
+                'rabbit_received': matrix.rabbit_received(self.servers.rabbitmq),
+                'idle_cpu_ms_per_s': {k: round((cpu1[k] - cpu0[k]) * 1000 / idle, 1)
+                                      for k in cpu1}}
 
     @staticmethod
     def summarise(before, after, counted):
@@ -70,6 +75,8 @@ def summarise_counters(before, after, counted):
     if after['pg_commits'] is not None and before['pg_commits'] is not None:
         commits = after['pg_commits'] - before['pg_commits']
         out['batch']['pg_commits_per_claim'] = round(commits / counted, 2)
+    if after.get('idle_cpu_ms_per_s'):      # the quiet seconds after the claims
+        out['idle_cpu_ms_per_s'] = after['idle_cpu_ms_per_s']
     if after['rabbit_received'] is not None and before['rabbit_received'] is not None:
         got = after['rabbit_received'] - before['rabbit_received']
         out['rabbit_msgs_per_claim'] = round(got / counted, 2)
@@ -95,7 +102,7 @@ def run_cell(servers, workdir, args, apis, conductors, index):
                     'etcd': matrix.tree_cpu(servers.etcd.proc.pid)}
         summary = bench_claims.measure(
             stack.url, '%dx%d' % (apis, conductors), args, every_process, conductors,
-            probe=Probe(servers, stack, db_name))
+            probe=Probe(servers, stack, db_name, every_process))
         summary['api_processes'] = apis
         summary['conductor_options'] = list(args.conductor_option or ())
         return summary
@@ -104,7 +111,8 @@ def run_cell(servers, workdir, args, apis, conductors, index):
 
 
 COLUMNS = ('cell', 'ok/s', 'p50', 'p95', 'p99', 'api', 'cond', 'pg', 'rmq', 'coord',
-           'servers', 'client', 'c/call', 'commit/c', 'msgs/c', 'rmq/c', 'load1')
+           'servers', 'client', 'c/call', 'commit/c', 'msgs/c', 'rmq/c', 'load1',
+           'idle api', 'idle cond')
 
 
 def row(s):
@@ -115,7 +123,9 @@ def row(s):
             cpu.get('rabbitmq'), cpu.get('coordination'), cpu.get('servers'),
             cpu.get('clients'), batch.get('claims_per_rpc_call'),
             batch.get('pg_commits_per_claim'), s.get('rpc_msgs_per_claim'),
-            s.get('rabbit_msgs_per_claim'), s['load_average_1m'])
+            s.get('rabbit_msgs_per_claim'), s['load_average_1m'],
+            s.get('idle_cpu_ms_per_s', {}).get('api'),
+            s.get('idle_cpu_ms_per_s', {}).get('conductors'))
 
 
 def print_table(summaries):
@@ -125,8 +135,10 @@ def print_table(summaries):
     if summaries:
         print('(load: %s; CPU in ms per claim; c/call: claims per RPC call; commit/c: '
               'PostgreSQL commits per claim; msgs/c: RPC messages per claim counted by '
-              'the API; rmq/c: messages RabbitMQ received per claim)'
-              % summaries[0]['load'])
+              'the API; rmq/c: messages RabbitMQ received per claim; idle: CPU ms per '
+              'second of the API processes and conductors, all together, in the '
+              '%d s after the claims)'
+              % (summaries[0]['load'], PG_STATS_SETTLE))
 
 
 def main(args):

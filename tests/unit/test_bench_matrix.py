@@ -50,12 +50,13 @@ def test_summarise_counters_per_claim():
     before = {'rpc': {'claim_resources_many': 10.0}, 'pg_commits': 100,
               'rabbit_received': 5}
     after = {'rpc': {'claim_resources_many': 35.0, 'ping': 1.0}, 'pg_commits': 150,
-             'rabbit_received': 57}
+             'rabbit_received': 57, 'idle_cpu_ms_per_s': {'api': 3.5}}
     out = claims_matrix.summarise_counters(before, after, 100)
     assert out['batch'] == {'claims_per_rpc_call': 4.0, 'pg_commits_per_claim': 0.5}
     assert out['rpc_msgs_per_claim'] == 0.52
     assert out['rabbit_msgs_per_claim'] == 0.52
     assert out['rpc_calls'] == {'claim_resources_many': 25, 'ping': 1}
+    assert out['idle_cpu_ms_per_s'] == {'api': 3.5}
 
 
 def test_summarise_counters_without_server_counts():
