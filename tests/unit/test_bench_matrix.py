@@ -64,3 +64,14 @@ def test_summarise_counters_without_server_counts():
     out = claims_matrix.summarise_counters(empty, empty, 10)
     assert out['batch'] == {'claims_per_rpc_call': None}
     assert 'rabbit_msgs_per_claim' not in out
+
+
+def test_node_allocations_rpc_per_request():
+    from bench import node_allocations_real
+    out = node_allocations_real.rpc_per_request(
+        {'create_allocations': 50.0, 'destroy_allocation': 0.0}, 200)
+    assert out == {'rpc_calls': {'create_allocations': 50},
+                   'rpc_msgs_per_request': 0.5,
+                   'batch': {'allocations_per_rpc_call': 4.0}}
+    assert node_allocations_real.rpc_per_request({}, 10)['batch'] == {
+        'allocations_per_rpc_call': None}
