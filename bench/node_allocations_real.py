@@ -197,7 +197,7 @@ def _conf(tmp, name, rabbit, redis, pg_url, bm_port, placement_port=None):
         f.write('[DEFAULT]\nhost = %s\ntransport_url = %s\n'
                 '[database]\nconnection = %s\nmax_pool_size = 20\n'
                 '[coordination]\nbackend_url = %s\n'
-                '[api]\nauth_strategy = noauth2\nworkers = 32\n'
+                '[api]\nauth_strategy = noauth2\nworkers = 1\nthreads = 32\n'
                 'placement_port = %d\nbaremetal_port = %d\n'
                 '[allocation]\nbackend = %s\n'
                 % (name, rabbit.url, pg_url, redis.url(),
@@ -207,7 +207,11 @@ def _conf(tmp, name, rabbit, redis, pg_url, bm_port, placement_port=None):
 
 
 class Cluster:
-    """berth-api plus N berth-conductor processes on the shared servers."""
+    """``apis`` berth-api processes plus N berth-conductor processes on the shared servers.
+
+    Each berth-api is one process of 32 threads (``[api] workers = 1``):
+    ``workers = 32`` alone now reads as 32 threads in one process per CPU.
+    """
 
     def __init__(self, tmp, conductors, rabbit, redis, pg_url, apis=1):
         self.procs = []
