@@ -169,8 +169,8 @@ class Cluster:
         self.url = 'http://127.0.0.1:%d' % self.port
 
     def _write_config(self, db_url):
-        api = ('workers = 16\n' if self.api_workers is None
-               else 'workers = %d\nthreads = 16\n' % self.api_workers)
+        # workers = 16 alone now reads as threads in one process per CPU
+        api = 'workers = %d\nthreads = 16\n' % (self.api_workers or 1)
         with open(self.config, 'w') as f:
             f.write('[DEFAULT]\ntransport_url = %s\n'
                     '[database]\nconnection = %s\nmax_pool_size = 16\n'
