@@ -23,6 +23,9 @@ load average.
     .venv/bin/python -W ignore -m bench.claims --rabbit   # + RabbitMQ/PostgreSQL/etcd,
                                                           #   berth-api, 1 and 3 conductors
     .venv/bin/python -W ignore -m bench.claims --url http://127.0.0.1:8778
+    .venv/bin/python -W ignore -m bench.claims --matrix 1x1,2x3 [--repeat 2]
+                                                          # API processes x conductors
+                                                          # (bench/claims_matrix.py)
 
 ``--rabbit`` starts the Debian servers the integration tier uses
 (bench/cluster.py; PostgreSQL without fsync), a berth-api and N
@@ -221,6 +224,8 @@ def summarise(label, elapsed, results, computes, workers):
         'attempts_per_s': round(len(results) / elapsed, 1),
         'p50_ms': round(_percentile(latencies, 50) * 1000, 1),
         'p95_ms': round(_percentile(latencies, 95) * 1000, 1),
+        'p99_ms': round(_percentile(latencies, 99) * 1000, 1),
+        'load': '%d clients, closed loop, PUT-only' % workers,
         'mean_ms': round(statistics.fmean(latencies) * 1000, 1) if latencies else 0,
         'conflicts_409_concurrent_update': sum(
             n for (s, c), n in statuses.items()
@@ -291,11 +296,13 @@ def tree_cpu(pid):
     return total
 
 
-def measure(url, label, args, cpu_seconds, conductors):
+def measure(url, label, args, cpu_seconds, conductors, probe=None):
     """Build the topology at ``url``, claim from a client process, summarise.
 
     ``cpu_seconds()`` returns the CPU used so far by the berth processes,
     as a number or as ``{role: seconds}`` (reported per role too).
+    ``probe`` (bench.claims_matrix.Probe): counters read outside the CPU
+    window, before and after, and summarised per claim.
     """
     client = Client(url, args.token)
     t0 = time.perf_counter()
@@ -306,6 +313,7 @@ def measure(url, label, args, cpu_seconds, conductors):
     receiver, sender = ctx.Pipe(duplex=False)
     driver = ctx.Process(target=_drive, args=(url, args.token, targets, args.claims,
                                               args.workers, sender))
+    seen0 = probe.snapshot() if probe else None
     cpu0 = cpu_seconds()       # from here on: warm-up claims + measured claims
     driver.start()
     sender.close()
@@ -315,6 +323,9 @@ def measure(url, label, args, cpu_seconds, conductors):
     summary = summarise(label, elapsed, results, args.computes, args.workers)
     summary['conductors'] = conductors
     counted = len(results) + min(50, args.claims)
+    if probe:
+        summary.update(probe.summarise(seen0, probe.snapshot(), counted))
+        summary['cpu_ms_per_claim'] = cpu_by_kind(cpu0, cpu1, client_cpu, counted)
     if isinstance(cpu1, dict):
         for role in sorted(cpu1):
             summary['cpu_ms_per_claim_%s' % role] = round(
@@ -328,6 +339,15 @@ def measure(url, label, args, cpu_seconds, conductors):
     summary['server_cpu_ms_per_claim'] = round((cpu1 - cpu0) * 1000 / counted, 2)
     summary['load_average_1m'] = round(os.getloadavg()[0], 1)
     return summary
+
+
+def cpu_by_kind(cpu0, cpu1, client_cpu, counted):
+    """CPU ms per claim by process kind, ``servers`` (all but clients) summed."""
+    kinds = {('coordination' if role == 'etcd' else role):
+             round((cpu1[role] - cpu0[role]) * 1000 / counted, 2) for role in cpu1}
+    kinds['servers'] = round(sum(kinds.values()), 2)
+    kinds['clients'] = round(client_cpu * 1000 / counted, 2)
+    return kinds
 
 
 def run_embedded(args, conductors):
@@ -391,8 +411,22 @@ def main(argv=None):
                         help='only the RabbitMQ + PostgreSQL runs')
     parser.add_argument('--rabbit-conductors', type=int, nargs='+', default=[1, 3],
                         help='conductor processes per RabbitMQ run (default: 1 3)')
+    parser.add_argument('--matrix', default=None,
+                        help='API processes x conductors on RabbitMQ + PostgreSQL + '
+                             'etcd, e.g. 1x1,2x3: one run per cell, with CPU per '
+                             'claim by process kind, claims per RPC call and RPC '
+                             'messages per claim (bench/claims_matrix.py)')
+    parser.add_argument('--conductor-option', action='append',
+                        help='a [conductor] line for every matrix cell, e.g. '
+                             '"claim_routing = process" (repeatable)')
+    parser.add_argument('--repeat', type=int, default=1,
+                        help='runs of each matrix cell (the machine is shared: '
+                             'report ranges)')
     args = parser.parse_args(argv)
 
+    if args.matrix:
+        from bench import claims_matrix
+        return claims_matrix.main(args)
     summaries = []
     if args.url:
         summaries.append(measure(args.url, args.label or args.url, args,

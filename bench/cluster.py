@@ -147,10 +147,19 @@ class Servers:
 
 
 class Cluster:
-    """berth-api and ``conductors`` berth-conductor processes on ``servers``."""
+    """berth-api and ``conductors`` berth-conductor processes on ``servers``.
 
-    def __init__(self, servers, workdir, conductors, db_name):
+    ``api_workers``: berth-api's worker processes (``[api] workers``, 16
+    threads each); None: one process of 16 threads, as before workers were
+    processes.  ``extra_conf``: more configuration text (e.g. a
+    ``[conductor]`` option to compare), appended to the file.
+    """
+
+    def __init__(self, servers, workdir, conductors, db_name, api_workers=None,
+                 extra_conf=''):
         self.servers = servers
+        self.extra_conf = extra_conf
+        self.api_workers = api_workers
         self.workdir = workdir
         self.conductors = conductors
         self.db_name = db_name
@@ -160,16 +169,19 @@ class Cluster:
         self.url = 'http://127.0.0.1:%d' % self.port
 
     def _write_config(self, db_url):
+        # workers = 16 alone now reads as threads in one process per CPU
+        api = 'workers = %d\nthreads = 16\n' % (self.api_workers or 1)
         with open(self.config, 'w') as f:
             f.write('[DEFAULT]\ntransport_url = %s\n'
                     '[database]\nconnection = %s\nmax_pool_size = 16\n'
                     '[coordination]\nbackend_url = %s\n'
                     '[conductor]\nworkers = 16\n'
                     '[api]\nauth_strategy = noauth2\nplacement_port = %d\n'
-                    'baremetal_port = %d\nworkers = 16\n'
+                    'baremetal_port = %d\n%s'
                     % (self.servers.rabbitmq.url, db_url,
                        self.servers.etcd.url(TOOZ_TIMEOUT), self.port,
-                       services.free_port()))
+                       services.free_port(), api))
+            f.write(self.extra_conf)
 
     def _spawn(self, name, argv):
         log = open(os.path.join(self.workdir, name + '.log'), 'ab')

@@ -305,8 +305,15 @@ def main(argv=None):
     parser.add_argument('--clients', type=int, default=16)
     parser.add_argument('--nodes', type=int, default=200)
     parser.add_argument('--conductors', default='1,2,4')
+    parser.add_argument('--matrix', default=None,
+                        help='API processes x conductors (e.g. 1x1,2x3): run '
+                             'bench.node_allocations_real (RabbitMQ, Redis, '
+                             'PostgreSQL) on those cells instead')
     add_poll_args(parser)
     args = parser.parse_args(argv)
+    if args.matrix:
+        from bench import node_allocations_real
+        return node_allocations_real.main(argv)
     set_poll(args)
     scenarios = [(int(c), args.nodes, args.nodes) for c in args.conductors.split(',')]
     scenarios.append((2, args.nodes, args.nodes + 50))
@@ -359,6 +366,11 @@ def print_table(rows, labels):
             print('CPU ms per request, %d conductors, %d requests: %s' % (
                 row['conductors'], row['requests'], ', '.join(
                     '%s %s' % kv for kv in row['cpu_ms_per_request'].items())))
+        if 'rpc_msgs_per_request' in row:
+            print('RPC, %s API x %d conductors: %s messages per request, %s '
+                  'allocations per create call' % (
+                      row.get('apis'), row['conductors'], row['rpc_msgs_per_request'],
+                      row['batch']['allocations_per_rpc_call']))
     print(json.dumps(dict(labels, benchmark='node_allocations',
                           poll_ms={k: POLL[k] for k in ('first', 'every')},
                           client=POLL['client'],

@@ -180,6 +180,7 @@ import sqlalchemy as sa
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from bench import matrix  # noqa: E402
 from bench import node_allocations as bench  # noqa: E402
 from db import api as db_api  # noqa: E402
 from tests import services  # noqa: E402
@@ -190,33 +191,40 @@ BIN = os.path.dirname(sys.executable)
 BACKEND = {'name': 'database'}
 
 
-def _conf(tmp, name, rabbit, redis, pg_url, bm_port):
+def _conf(tmp, name, rabbit, redis, pg_url, bm_port, placement_port=None):
     path = os.path.join(tmp, '%s.conf' % name)
     with open(path, 'w') as f:
         f.write('[DEFAULT]\nhost = %s\ntransport_url = %s\n'
                 '[database]\nconnection = %s\nmax_pool_size = 20\n'
                 '[coordination]\nbackend_url = %s\n'
-                '[api]\nauth_strategy = noauth2\nworkers = 32\n'
+                '[api]\nauth_strategy = noauth2\nworkers = 1\nthreads = 32\n'
                 'placement_port = %d\nbaremetal_port = %d\n'
                 '[allocation]\nbackend = %s\n'
-                % (name, rabbit.url, pg_url, redis.url(), services.free_port(), bm_port,
+                % (name, rabbit.url, pg_url, redis.url(),
+                   placement_port or services.free_port(), bm_port,
                    BACKEND['name']))
     return path
 
 
 class Cluster:
-    """berth-api plus N berth-conductor processes on the shared servers."""
+    """``apis`` berth-api processes plus N berth-conductor processes on the shared servers.
+
+    Each berth-api is one process of 32 threads (``[api] workers = 1``):
+    ``workers = 32`` alone now reads as 32 threads in one process per CPU.
+    """
 
     def __init__(self, tmp, conductors, rabbit, redis, pg_url, apis=1):
         self.procs = []
         self.conductors = [self._spawn(tmp, 'bench-c%d' % i, 'berth-conductor', rabbit,
                                        redis, pg_url, 0) for i in range(conductors)]
-        self.apis, self.urls = [], []
+        self.apis, self.urls, self.metrics_urls = [], [], []
         for i in range(apis):
-            port = services.free_port()
+            port, placement = services.free_port(), services.free_port()
             self.apis.append(self._spawn(tmp, 'bench-api%d' % i, 'berth-api', rabbit,
-                                         redis, pg_url, port))
+                                         redis, pg_url, port, placement))
             self.urls.append('http://127.0.0.1:%d' % port)
+            # /metrics of an API process is served on its Placement port
+            self.metrics_urls.append('http://127.0.0.1:%d' % placement)
         try:
             self._wait(tmp)
         except BaseException:
@@ -237,8 +245,9 @@ class Cluster:
                     raise RuntimeError('berth-api did not start (logs in %s)' % tmp)
                 time.sleep(0.2)
 
-    def _spawn(self, tmp, name, binary, rabbit, redis, pg_url, bm_port):
-        conf = _conf(tmp, name, rabbit, redis, pg_url, bm_port)
+    def _spawn(self, tmp, name, binary, rabbit, redis, pg_url, bm_port,
+               placement_port=None):
+        conf = _conf(tmp, name, rabbit, redis, pg_url, bm_port, placement_port)
         log = open(os.path.join(tmp, '%s.log' % name), 'wb')
         proc = subprocess.Popen(
             [os.path.join(BIN, binary), '--config-file', conf], stdout=log,
@@ -284,6 +293,28 @@ def cpu_seconds(pids, descendants=True):
     return total
 
 
+def rpc_calls(urls):
+    """``{method: calls}`` summed over the ``/metrics`` of every API in ``urls``."""
+    total = {}
+    for url in urls:
+        try:
+            text = requests.get(url + '/metrics', timeout=30).text
+        except requests.RequestException:
+            continue
+        for method, n in matrix.rpc_counts(matrix.parse_prometheus(text)).items():
+            total[method] = total.get(method, 0) + n
+    return total
+
+
+def rpc_per_request(calls, count):
+    """RPC messages per request and allocations per create call, from ``calls``."""
+    creates = calls.get('create_allocations', 0) + calls.get('create_allocation', 0)
+    return {'rpc_calls': {m: int(n) for m, n in sorted(calls.items()) if n},
+            'rpc_msgs_per_request': round(matrix.rpc_messages(calls) / count, 2),
+            'batch': {'allocations_per_rpc_call': round(count / creates, 2)
+                      if creates else None}}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--clients', type=int, default=16)
@@ -292,6 +323,10 @@ def main(argv=None):
     parser.add_argument('--apis', type=int, default=1,
                         help='berth-api processes (clients spread over them, as '
                              'behind a load balancer)')
+    parser.add_argument('--matrix', default=None,
+                        help='API processes x conductors cells instead of '
+                             '--conductors/--apis, e.g. 1x1,2x3; each row adds RPC '
+                             'messages and allocations per RPC call')
     bench.add_poll_args(parser)
     args = parser.parse_args(argv)
     bench.set_poll(args)
@@ -307,12 +342,16 @@ def main(argv=None):
         subprocess.run([os.path.join(BIN, 'berth-manage'), '--config-file', manage_conf,
                         'db', 'sync'], check=True, capture_output=True)
         db = db_api.Database(pg.url)
-        scenarios = [(int(c), args.nodes) for c in args.conductors.split(',')]
-        scenarios.append((2, args.nodes + 50))
-        for conductors, count in scenarios:
+        if args.matrix:
+            scenarios = [(c, args.nodes, a) for a, c in matrix.parse_matrix(args.matrix)]
+        else:
+            scenarios = [(int(c), args.nodes, args.apis)
+                         for c in args.conductors.split(',')]
+            scenarios.append((2, args.nodes + 50, args.apis))
+        for conductors, count, apis in scenarios:
             _reset(db)
             bench.make_nodes(db, args.nodes, args.backend)
-            cluster = Cluster(tmp, conductors, rabbit, redis, pg.url, args.apis)
+            cluster = Cluster(tmp, conductors, rabbit, redis, pg.url, apis)
             groups = {'api': [p.pid for p in cluster.apis],
                       'conductors': [p.pid for p in cluster.conductors],
                       'postgresql': [pg.proc.pid], 'rabbitmq': [rabbit.proc.pid],
@@ -321,15 +360,18 @@ def main(argv=None):
             def cpu():
                 return {k: cpu_seconds(v, k != 'clients') for k, v in groups.items()}
             try:
+                calls0 = rpc_calls(cluster.metrics_urls)
                 before = cpu()
                 results, wall = bench.burst(cluster.urls, count, args.clients)
                 used = {k: v - before[k] for k, v in cpu().items()}
+                calls = matrix.delta(rpc_calls(cluster.metrics_urls), calls0)
             finally:
                 cluster.stop()
             row = bench.summarize(results, wall, bench.held_in_db(db),
                                   bench.server_times(db), conductors=conductors,
-                                  apis=args.apis, nodes=args.nodes, clients=args.clients,
+                                  apis=apis, nodes=args.nodes, clients=args.clients,
                                   backend=args.backend)
+            row.update(rpc_per_request(calls, count))
             # CPU milliseconds per request, per part: what one allocation costs
             row['cpu_ms_per_request'] = {k: round(1000 * v / count, 2)
                                          for k, v in used.items()}

@@ -11,6 +11,7 @@ history lives in :mod:`conductor.rpcapi.version`.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from typing import Any
 
@@ -306,11 +307,24 @@ class ConductorAPI:
         key = tree or routing.fallback_key(set().union(*(c.providers for c in consumers)),
                                            consumers[0].uuid)
         server, sent = self.ring.owner(key), [c.to_primitive() for c in consumers]
-        if self._claims is not None and self._claims.speaks(server):
-            if self._claims.claim(ctx, server, tree, sent) is None:
-                return None
+        if self._claims is not None:
+            batch_server = self._claims_server(server)
+            if self._claims.speaks(batch_server):
+                if self._claims.claim(ctx, batch_server, tree, sent) is None:
+                    return None
         return self._write(ctx, server, 'claim_resources', '1.2', tree=tree,
                            consumers=sent)
+
+    def _claims_server(self, owner: str) -> str:
+        """Where coalesced claims go: the tree's ``owner``, or this process's conductor.
+
+        ``[conductor] claim_routing = process``: the ring owner of this API
+        process (host and pid, read per call: a forked worker is a process
+        of its own), so its concurrent claims share one queue and one call.
+        """
+        if self.conf.conductor.claim_routing != 'process':
+            return owner
+        return self.ring.owner('claims-from/%s/%d' % (self.conf.host, os.getpid()))
 
     def delete_allocations(self, ctx: RequestContext, consumer_uuid: str) -> Any:
         """Remove every allocation of one consumer (routed like its claims)."""

@@ -1,5 +1,6 @@
 """Coalesced claims (RPC 1.9): the client side and the endpoint's answers per claim."""
 
+import os
 import threading
 from unittest import mock
 
@@ -172,3 +173,29 @@ def test_the_linger_of_coalesced_claims_is_configured(conf, transport, monkeypat
     api = rpcapi.ConductorAPI(conf, transport, FakeRing())
     assert api._claims._batcher.linger == 0.005
     assert api._batcher.linger == 0
+
+
+def test_claims_go_to_the_tree_owner_by_default(api):
+    ctx = berth_context.admin_context()
+    assert api.conf.conductor.claim_routing == 'tree'
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        prepare.return_value.call.return_value = [None]
+        api.claim_resources(ctx, [_consumer()])
+    assert prepare.call_args.kwargs['server'] == 'owner-of-root-1'
+
+
+def test_claim_routing_process_sends_to_this_process_s_conductor(api):
+    """claim_routing = process: the ring owner of host and pid; the tree still travels."""
+    api.conf.set_override('claim_routing', 'process', group='conductor')
+    ctx = berth_context.admin_context()
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        prepare.return_value.call.return_value = [None]
+        api.claim_resources(ctx, [_consumer()])
+    assert prepare.call_args.kwargs['server'] == 'owner-of-claims-from/%s/%d' % (
+        api.conf.host, os.getpid())
+    assert prepare.return_value.call.call_args.kwargs['claims'][0]['tree'] == 'root-1'
+
+
+def test_claim_routing_refuses_an_unknown_value(conf):
+    with pytest.raises(ValueError):
+        conf.set_override('claim_routing', 'random', group='conductor')
