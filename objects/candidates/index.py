@@ -186,6 +186,24 @@ class ProviderIndex:
             return old
         return None
 
+    def token(self):
+        """The change token the published State is known current for, or None."""
+        state = self._state
+        return state.token if state is not None else None
+
+    def retoken(self, old, new):
+        """Name the published State current for ``new`` when it is for ``old``.
+
+        A forked worker's: the State the master built for its token ``old``
+        is current for the worker's own ``new`` when the master has seen no
+        commit between them (objects/candidates/preload.py).  True when done.
+        """
+        state = self._state
+        if old is None or new is None or state is None or state.token != old:
+            return False
+        self._state = state.retoken(new)
+        return True
+
     def current(self, ctx, token, sharing_trait):
         """The State of the caller's snapshot (``ctx.session``'s transaction).
 
