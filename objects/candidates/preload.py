@@ -26,9 +26,11 @@ from objects.candidates import request as request_mod
 
 LOG = logging.getLogger('berth.' + __name__)
 
-# any standard class will do: an unlimited search refreshes the whole index
+# an unlimited search refreshes the whole index; an amount no provider has
+# builds no answer (at 100,000 computes one of VCPU:1 is 100,000 candidates,
+# whose freed memory the workers would then reuse, writing shared pages)
 _REQUEST = request_mod.ResourceRequest(
-    groups=[request_mod.RequestGroup(resources={'VCPU': 1})])
+    groups=[request_mod.RequestGroup(resources={'VCPU': 2 ** 31 - 1})])
 # seconds either end waits for the other
 HANDSHAKE_TIMEOUT = 30.0
 _ASKED, _SAME, _CHANGED = b'?', b'=', b'!'
