@@ -136,7 +136,7 @@ class _Shapes:
     reference count: with the values shared, those writes land on a few
     pages instead of dirtying the pages of every provider, which forked
     API workers (cli/api_workers.py) would otherwise each copy.  Measured
-    with bench/api_workers_memory.py (doc/api-workers.md).  Provider objects
+    with bench/api_workers_memory.py (doc/benchmarks.md).  Provider objects
     and their ``inv`` are never changed once made, so sharing is safe.
     """
     __slots__ = ('ints', 'tuples', 'invs')
