@@ -52,6 +52,9 @@ def handshake(db):
             if sock.recv(1) != _ASKED:
                 return
             same = built_for is not None and db.change_token() == built_for
+            if not db.is_sqlite:
+                # the server watcher's connection must not cross the next fork
+                db.dispose()
             sock.sendall(_SAME if same else _CHANGED)
         except OSError as exc:
             LOG.warning('worker handshake failed (%s): its index refreshes first', exc)
