@@ -65,3 +65,26 @@ def test_a_worker_forked_with_nothing_committed_keeps_the_index_current(loaded):
 def test_a_commit_after_the_load_makes_the_worker_refresh(loaded):
     helpers.add_provider(loaded, 'late', inventory={'VCPU': 8})
     assert not _forked_worker_sees_current(loaded.db)
+
+
+def test_a_silent_or_gone_peer_leaves_the_index_to_refresh(loaded):
+    """Either end whose peer leaves without a word returns (no exception, no answer)."""
+    index = index_mod.for_database(loaded.db)
+    before = index._state
+    parent, child = preload.handshake(loaded.db)
+    ours, theirs = socket.socketpair()
+    theirs.close()
+    with ours:
+        child(ours)                     # the master is gone: nothing to send to
+    assert index._state is before
+    ours, theirs = socket.socketpair()
+    theirs.close()
+    with ours:
+        parent(ours)                    # the worker died before asking
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(b'x')            # not a question: no answer is sent
+        parent(ours)
+        theirs.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            theirs.recv(1)
