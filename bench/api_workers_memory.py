@@ -3,9 +3,10 @@
 Loads the placeload topology (bench/placeload.py) for ``--n`` computes into
 a SQLite file, then starts ``berth-api`` twice on it: once with ``[api]
 workers = 1`` (one process, no fork) and once with ``--workers`` processes.
-Each run gets ``--searches`` unlimited candidate searches (``VCPU:100``:
-no provider fits, so the answer is small while every provider of the index
-is walked) on fresh connections, so that every worker has used the index,
+Each run gets ``--searches`` unlimited candidate searches (``VCPU:100N``,
+N counting: no provider fits, so the answer is small while every provider
+of the index is walked) on fresh connections, and more until every worker
+has run one (the one whose CPU time grew),
 then the PSS (proportional set size: a page shared by k processes counts
 1/k in each, so the sum counts it once) of every process of the run is read
 from /proc/PID/smaps_rollup.  Target (issue 36): the N-worker sum at most
@@ -28,7 +29,7 @@ import urllib.request
 
 from bench import candidates_servers as servers
 
-SEARCH = '/allocation_candidates?resources=VCPU:100'
+SEARCH = '/allocation_candidates?resources=VCPU:100'  # + a digit or more
 HEADERS = {'X-Auth-Token': 'admin', 'OpenStack-API-Version': 'placement 1.39'}
 
 
@@ -69,6 +70,31 @@ def _get(port, path):
         return rsp.read()
 
 
+def cpu_s(pid):
+    with open('/proc/%d/stat' % pid) as f:
+        stat = f.read()
+    utime, stime = stat[stat.rindex(')') + 2:].split()[11:13]
+    return (int(utime) + int(stime)) / os.sysconf('SC_CLK_TCK')
+
+
+def _search_every_worker(port, pids, searches, most=200):
+    """At least ``searches`` distinct searches, and on until each of ``pids`` ran one.
+
+    The kernel hands connections to whichever worker accepts first (often the
+    same one); the worker that ran a search is the one whose CPU time grew.
+    Distinct amounts (no fit either way) keep the answer cache out of it.
+    """
+    served = set()
+    for i in range(most):
+        if i >= searches and served >= set(pids):
+            return
+        before = {pid: cpu_s(pid) for pid in pids}
+        _get(port, SEARCH + str(i))
+        grown = {pid: cpu_s(pid) - t for pid, t in before.items()}
+        served.add(max(grown, key=grown.get))
+    raise RuntimeError('%d searches reached only workers %s of %s' % (most, served, pids))
+
+
 def run(state, workers, searches):
     from tests import services
 
@@ -94,8 +120,7 @@ def run(state, workers, searches):
                 time.sleep(0.2)
         ready = time.perf_counter() - t0
         pss_ready = {pid: pss_kb(pid) for pid in [proc.pid, *children(proc.pid)]}
-        for _ in range(searches):
-            _get(port, SEARCH)
+        _search_every_worker(port, children(proc.pid) or [proc.pid], searches)
         pids = [proc.pid, *children(proc.pid)]
         pss = {pid: pss_kb(pid) for pid in pids}
         return {'workers': workers, 'listening_s': round(listening, 1),

@@ -94,6 +94,18 @@ def main(argv=None):
     return life.run(start, lambda: _stop(parts), stacks.STOP_MARGIN)
 
 
+def _handshake(parts):
+    """preload.handshake of the master's database, made once it is open."""
+    found = {}
+
+    def get():
+        if 'ends' not in found:
+            found['ends'] = preload.handshake(parts['db'])
+        return found['ends']
+
+    return (lambda sock: get()[0](sock)), (lambda sock: get()[1](sock))
+
+
 def _master(conf, processes, threads):
     """berth-api as a master forking ``processes`` workers (cli/api_workers.py)."""
     life = lifecycle.Lifecycle('berth-api', conf)
@@ -106,7 +118,9 @@ def _master(conf, processes, threads):
         began = time.monotonic()
         preload.load_index(db)
         LOG.info('berth-api: candidate index loaded in %.1f s', time.monotonic() - began)
-        db.dispose()        # no connection of the master's crosses the fork
+        # no pool connection of the master's crosses the fork; SQLite's change
+        # watcher stays open in the master (preload.handshake compares its token)
+        db.dispose(keep_watcher=db.is_sqlite)
         life.set_phase('opening the listening sockets')
         socks = parts['socks'] = {}
         for name, port in (('placement', conf.api.placement_port),
@@ -128,7 +142,8 @@ def _master(conf, processes, threads):
 
         return wlife.run(wstart, lambda: _stop(wparts), stacks.STOP_MARGIN)
 
-    master = api_workers.Master('berth-api', processes, worker)
+    master = api_workers.Master('berth-api', processes, worker,
+                                handshake=_handshake(parts))
 
     def serve(life):
         for title, name in (('Placement API', 'placement'),

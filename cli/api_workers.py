@@ -109,12 +109,16 @@ class Master:
 
     :param worker: ``worker(slot)`` runs a worker's whole life in the child
         and returns its exit status (called after the fork).
+    :param handshake: optional (``parent(sock)``, ``child(sock)``): each end
+        of a socket pair made for one fork, called in the master right after
+        it and in the worker before ``worker`` (objects/candidates/preload.py).
     """
 
-    def __init__(self, name, count, worker):
+    def __init__(self, name, count, worker, handshake=None):
         self.name = name
         self.count = count
         self._worker = worker
+        self._handshake = handshake
         self._pid = os.getpid()
         self.children = {}                  # pid -> (slot, started at)
         self._due = dict.fromkeys(range(count), 0.0)   # slot -> when to fork it
@@ -144,24 +148,34 @@ class Master:
         return handler
 
     def _fork(self, slot):
+        ends = socket.socketpair() if self._handshake else (None, None)
         pid = os.fork()
         if pid == 0:
             status = 1
             try:
-                status = self._child(slot)
+                if ends[0] is not None:
+                    ends[0].close()
+                status = self._child(slot, ends[1])
             except BaseException:           # noqa: BLE001  said, then the exit status
                 LOG.exception('%s worker %d failed', self.name, slot)
             finally:
                 os._exit(status)
         self.children[pid] = (slot, time.monotonic())
+        if ends[0] is not None:
+            ends[1].close()
+            with ends[0]:
+                self._handshake[0](ends[0])
         print('%s: worker %d started (pid %d)' % (self.name, slot, pid), flush=True)
 
-    def _child(self, slot):
+    def _child(self, slot, sock=None):
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
         _die_with_parent()
         if os.getppid() != self._pid:      # the master went before the line above
             return 0
+        if sock is not None:
+            with sock:
+                self._handshake[1](sock)
         return self._worker(slot)
 
     def _reap(self):

@@ -154,8 +154,9 @@ class Database:
         """
         return self._watcher.token() if self._watcher is not None else None
 
-    def dispose(self) -> None:
-        if self._watcher is not None:
+    def dispose(self, keep_watcher: bool = False) -> None:
+        """Close the pools' connections (and the change watcher's, unless ``keep_watcher``)."""
+        if self._watcher is not None and not keep_watcher:
             self._watcher.close()
         writer, reader = self._tc.writer.get_engine(), self._tc.reader.get_engine()
         writer.dispose()

@@ -42,6 +42,7 @@ class SqliteWatcher:
         with self._lock:
             pid = os.getpid()
             if self._conn is None or self._pid != pid:
+                _keep_inherited(self._conn, self._pid)
                 # a forked worker gets a connection (and a token space) of its own
                 self._conn = sqlite3.connect(self._path, isolation_level=None,
                                              check_same_thread=False)
@@ -52,7 +53,19 @@ class SqliteWatcher:
         with self._lock:
             if self._conn is not None and self._pid == os.getpid():
                 self._conn.close()
+            else:
+                _keep_inherited(self._conn, self._pid)
             self._conn = None
+
+
+# SQLite connections a forked worker inherited: never closed there (SQLite
+# forbids using a connection across fork(); its close would run in the child)
+_INHERITED: list[sqlite3.Connection] = []
+
+
+def _keep_inherited(conn, pid):
+    if conn is not None and pid != os.getpid():
+        _INHERITED.append(conn)
 
 
 class PostgresWatcher:

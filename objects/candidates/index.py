@@ -125,12 +125,47 @@ class State:
         return found
 
 
-def _provider(base, used, sharing_trait):
+class _Shapes:
+    """One object per equal value among a refresh's new providers' inventories.
+
+    A region's providers mostly repeat a few inventories (and usages): equal
+    ints, (min, max, step, free, capacity, used) tuples and whole ``inv``
+    dicts are made one object, as trait and aggregate sets are
+    (:func:`_read_bases`).  Besides the heap this saves, a search reads every
+    provider's inventory, and in CPython reading an object writes its
+    reference count: with the values shared, those writes land on a few
+    pages instead of dirtying the pages of every provider, which forked
+    API workers (cli/api_workers.py) would otherwise each copy.  Measured
+    with bench/api_workers_memory.py (doc/benchmarks.md).  Provider objects
+    and their ``inv`` are never changed once made, so sharing is safe.
+    """
+    __slots__ = ('ints', 'tuples', 'invs')
+
+    def __init__(self):
+        self.ints, self.tuples, self.invs = {}, {}, {}
+
+    def inv(self, items):
+        """The shared {class id: tuple} of ``items`` ((class id, values) in order)."""
+        ints = self.ints
+        shared = []
+        for rc_id, values in items:
+            values = tuple([ints.setdefault(v, v) for v in values])
+            shared.append((rc_id, self.tuples.setdefault(values, values)))
+        key = tuple(shared)
+        found = self.invs.get(key)
+        if found is None:
+            found = self.invs[key] = dict(shared)
+        return found
+
+
+def _provider(base, used, sharing_trait, shapes):
     rp_id, uuid, _, parent_id, root_id = base.row[:5]
     p = loader.Provider(rp_id, uuid, parent_id, root_id)
+    items = []
     for rc_id, (min_unit, max_unit, step, capacity) in base.inv.items():
         u = used.get(rc_id, 0) if used else 0
-        p.inv[rc_id] = (min_unit, max_unit, step, capacity - u, capacity, u)
+        items.append((rc_id, (min_unit, max_unit, step, capacity - u, capacity, u)))
+    p.inv = shapes.inv(items)
     p.traits = base.traits
     p.aggs = base.aggs
     p.sharing = sharing_trait is not None and sharing_trait in base.traits
@@ -186,6 +221,24 @@ class ProviderIndex:
             return old
         return None
 
+    def token(self):
+        """The change token the published State is known current for, or None."""
+        state = self._state
+        return state.token if state is not None else None
+
+    def retoken(self, old, new):
+        """Name the published State current for ``new`` when it is for ``old``.
+
+        A forked worker's: the State the master built for its token ``old``
+        is current for the worker's own ``new`` when the master has seen no
+        commit between them (objects/candidates/preload.py).  True when done.
+        """
+        state = self._state
+        if old is None or new is None or state is None or state.token != old:
+            return False
+        self._state = state.retoken(new)
+        return True
+
     def current(self, ctx, token, sharing_trait):
         """The State of the caller's snapshot (``ctx.session``'s transaction).
 
@@ -224,11 +277,12 @@ class ProviderIndex:
         touched = _touched(old_bases, bases, stale)
         changed = bool(stale) or len(bases) != len(old_providers)
         providers = {}
+        shapes = _Shapes()
         for rp_id, base in bases.items():
             used = usage.get(rp_id)
             p = old_providers.get(rp_id)
             if p is None or old_bases[rp_id] is not base or old_usage.get(rp_id) != used:
-                p = _provider(base, used, sharing_trait)
+                p = _provider(base, used, sharing_trait, shapes)
                 changed = True
             providers[rp_id] = p
         if same and not changed:
