@@ -10,7 +10,7 @@ RUN_STAMP := $(VENV)/.installed-run
 PYTEST_ARGS ?=
 
 .PHONY: run test lint test-unit test-functional test-integration test-types test-wheel \
-	test-db-parity test-compat install sample-config sample-policy clean
+	test-db-parity test-compat install sample-config sample-policy api-ref clean
 
 # `make run` installs what the service needs (requirements.txt) and nothing of
 # the test toolchain; `make test` adds test-requirements.txt on top.
@@ -113,6 +113,17 @@ sample-config: $(STAMP)
 sample-policy: $(STAMP)
 	$(VENV)/bin/oslopolicy-sample-generator --config-file etc/berth/berth-policy-generator.conf \
 		--output-file etc/berth/policy.yaml.sample
+
+# regenerate api-ref/source's .inc files and parameters.yaml from the route
+# tables (a test fails when they are stale), then build the os-api-ref HTML
+DOCS_STAMP := $(VENV)/.installed-docs
+$(DOCS_STAMP): $(RUN_STAMP) doc/requirements.txt
+	$(PIP) install -q -c constraints.txt -r doc/requirements.txt
+	touch $(DOCS_STAMP)
+
+api-ref: $(DOCS_STAMP)
+	$(PY) -m api.api_ref api-ref/source
+	$(VENV)/bin/sphinx-build -W -b html api-ref/source api-ref/build/html
 
 clean:
 	rm -rf $(VENV) berth-data .pytest_cache
