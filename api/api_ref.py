@@ -10,6 +10,7 @@ import os
 import re
 import sys
 
+from api import api_ref_status
 from api.baremetal import routes as baremetal_routes
 from api.baremetal import version as baremetal_version
 from api.placement import reference as placement_reference
@@ -58,10 +59,14 @@ def _title(method, path):
     return '%s %s' % (method, path)
 
 
-def _section(method, path, versions, header, note=''):
+def _section(method, path, versions, header, note='', handler=None):
     title = _title(method, path)
     lines = [title, '=' * len(title), '', '.. rest_method:: %s %s' % (method, path), '']
     lines.append('Microversions: %s to %s.%s' % (versions[0], versions[1], note))
+    codes = api_ref_status.success_codes(handler) if handler else []
+    if codes:
+        lines.extend(['', '.. rest_status_code:: success status.yaml', ''])
+        lines.extend('  - %d' % code for code in codes)
     lines.extend(['', 'Request', '-------', '', '.. rest_parameters:: parameters.yaml', ''])
     lines.append('  - %s: %s' % (header, header))
     for name in _parameters(path):
@@ -79,7 +84,8 @@ def _placement(extensions):
             versions = _versions(handler, '1.0', PLACEMENT_MAX)
             note = ' Outside them the route answers 404.' if not extensions else (
                 ' A berth extension: OpenStack Placement has no such route.')
-            lines.extend(_section(method, path, versions, 'openstack-api-version', note))
+            lines.extend(_section(method, path, versions, 'openstack-api-version', note,
+                                  handler))
     return '\n'.join(lines)
 
 
@@ -94,7 +100,8 @@ def _baremetal():
         for method, handler in sorted(methods.items()):
             versions = _versions(handler, baremetal_version.MIN_VERSION,
                                  baremetal_version.MAX_VERSION)
-            lines.extend(_section(method, path, versions, 'x-openstack-ironic-api-version'))
+            lines.extend(_section(method, path, versions, 'x-openstack-ironic-api-version',
+                                  handler=handler))
     return '\n'.join(lines)
 
 
@@ -116,6 +123,7 @@ def render():
         'placement-extensions.inc': _placement(extensions=True),
         'baremetal.inc': _baremetal(),
         'parameters.yaml': _parameters_yaml(),
+        'status.yaml': api_ref_status.STATUS_YAML,
     }
 
 

@@ -38,3 +38,23 @@ def test_every_parameter_used_is_defined():
             used.update(re.findall(r'^  - (\S+): \S+$', text, re.M))
     assert used <= set(defined)
     assert defined['node']['in'] == 'path'
+
+
+def test_success_codes_are_read_from_the_handlers():
+    def codes(table, method, path):
+        return api_ref.api_ref_status.success_codes(dict(table)[path][method])
+    assert codes(baremetal_routes.ROUTES, 'POST', '/v1/nodes') == [201]
+    assert codes(baremetal_routes.ROUTES, 'GET', '/v1/nodes') == [200]
+    assert codes(baremetal_routes.ROUTES, 'PUT', '/v1/nodes/{node}/states/power') == [202]
+    assert codes(placement_routes.ROUTES, 'PUT', '/resource_classes/{name}') == [200, 201, 204]
+    assert codes(placement_routes.ROUTES, 'GET', '/traits/{name}') == [204]
+    assert codes(placement_routes.ROUTES, 'DELETE', '/allocations/{consumer_uuid}') == [204]
+
+
+def test_every_success_code_is_described():
+    rendered = api_ref.render()
+    described = yaml.safe_load(rendered['status.yaml'])
+    for name, text in rendered.items():
+        if name.endswith('.inc'):
+            for code in re.findall(r'^  - (\d+)$', text, re.M):
+                assert int(code) in described, (name, code)
