@@ -116,12 +116,12 @@ sample-policy: $(STAMP)
 
 # regenerate api-ref/source's .inc files and parameters.yaml from the route
 # tables (a test fails when they are stale), then build the os-api-ref HTML
-DOCS_STAMP := $(VENV)/.installed-docs
-$(DOCS_STAMP): $(RUN_STAMP) doc/requirements.txt
+APIREF_STAMP := $(VENV)/.installed-api-ref
+$(APIREF_STAMP): $(RUN_STAMP) doc/requirements.txt
 	$(PIP) install -q -c constraints.txt -r doc/requirements.txt
-	touch $(DOCS_STAMP)
+	touch $(APIREF_STAMP)
 
-api-ref: $(DOCS_STAMP)
+api-ref: $(APIREF_STAMP)
 	$(PY) -m api.api_ref api-ref/source
 	$(VENV)/bin/sphinx-build -W -b html api-ref/source api-ref/build/html
 
