@@ -111,7 +111,8 @@ class ConductorManager:
             conf, host, self.claims, self.notifier)
         self.node_writes = node_writes.NodeWrites(self.node_allocator, conf)
         self.allocation_queue = allocation_queue.AllocationQueue(
-            workers, self.node_allocator, conf.allocation.backlog)
+            workers, self.node_allocator, conf.allocation.backlog,
+            unseen_age=allocation_queue.send_window(conf))
         self.compute_nodes = compute_nodes.ComputeNodes(conf, self.claims.locks, ring)
         self.scheduler = scheduling.Scheduler(conf, self.claims,
                                               lambda: len(self.ring.members()))

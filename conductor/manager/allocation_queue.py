@@ -32,7 +32,7 @@ import threading
 import time
 
 from common import context as berth_context
-from common import exception
+from common import exception, rpc
 from objects.baremetal import allocation as node_alloc
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -40,6 +40,16 @@ LOG = logging.getLogger('berth.' + __name__)
 
 def _now():
     return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+
+
+def send_window(conf) -> float:
+    """Seconds an API process may still be sending a new row's message.
+
+    Its messages carry a deadline of its RPC timeout (common.deadline), and
+    this conductor drops one later than that plus ``[rpc] deadline_grace``;
+    so a row older than this whose message never came will get none.
+    """
+    return float(rpc.call_timeout(conf)) + conf.rpc.deadline_grace
 
 
 class Admission(enum.StrEnum):
@@ -69,13 +79,18 @@ class AllocationQueue:
         to the re-drive.
     """
 
-    def __init__(self, workers, allocator, bound):
+    def __init__(self, workers, allocator, bound, unseen_age=0.0):
         self.workers = workers
         self.allocator = allocator
         self.bound = bound
+        # how old a row this queue never saw must be before the re-drive
+        # takes it: until then its API process may still be sending its
+        # message, and will delete the row (answering 503) if it cannot
+        self.unseen_age = unseen_age
         self._lock = threading.Lock()
         self._backlog = collections.deque()
         self._held = set()   # ids queued or running here
+        self._seen = set()   # allocating ids whose message reached this queue
         self._waiters = {}   # id -> [_Waiter] of calls waiting for its outcome
 
     @property
@@ -90,6 +105,7 @@ class AllocationQueue:
         Never raises NoFreeWorker.
         """
         with self._lock:
+            self._seen.add(alloc_id)
             if alloc_id in self._held:
                 return Admission.HELD
             self._held.add(alloc_id)
@@ -120,6 +136,7 @@ class AllocationQueue:
         result of ours; the work goes on either way.
         """
         with self._lock:
+            self._seen.add(alloc_id)
             mine = alloc_id not in self._held
             if mine:
                 self._held.add(alloc_id)
@@ -151,6 +168,7 @@ class AllocationQueue:
         """
         deadline = time.monotonic() + wait
         with self._lock:
+            self._seen.update(alloc_ids)
             mine = [i for i in dict.fromkeys(alloc_ids) if i not in self._held]
             self._held.update(mine)
         done = {}
@@ -230,6 +248,8 @@ class AllocationQueue:
 
     def _finish_locked(self, done_id, result):
         self._held.discard(done_id)
+        if result is not None:      # finished: no longer allocating
+            self._seen.discard(done_id)
         for waiter in self._waiters.pop(done_id, ()):
             waiter.result = result
             waiter.done.set()
@@ -252,17 +272,32 @@ class AllocationQueue:
             finally:
                 ctx, alloc_id = self._next(alloc_id, result)
 
-    def redrive(self, ctx, min_age=1.0):
-        """Submit our ``allocating`` rows older than ``min_age`` s that are not held here.
+    def redrive(self, ctx, min_age=1.0, unseen_age=None):
+        """Submit our ``allocating`` rows that are not held here; how many it submitted.
 
-        Returns how many were submitted.  Rows the backlog cannot take are
+        A row whose message reached this queue (its work left to the
+        backlog's overflow, or dropped at its caller's deadline) is taken
+        once older than ``min_age`` s.  A row this queue never saw waits
+        until it is older than ``unseen_age`` s (default: the queue's): its
+        API process may still be trying to send the message (a broker
+        outage), and when it gives up it deletes the row and answers 503;
+        driving the row first would turn that 503 into an allocation its
+        client was told does not exist.  Rows the backlog cannot take are
         left for the next run.
         """
         self.kick()
-        cutoff = _now() - datetime.timedelta(seconds=min_age)
+        unseen_age = self.unseen_age if unseen_age is None else unseen_age
+        now = _now()
+        seen_before = now - datetime.timedelta(seconds=min_age)
+        unseen_before = now - datetime.timedelta(seconds=max(min_age, unseen_age))
+        rows = node_alloc.list_allocating(ctx, affinity=self.allocator.host)
+        with self._lock:
+            self._seen &= {row.id for row in rows}     # forget the finished ones
+            seen = set(self._seen)
         submitted = 0
-        for row in node_alloc.list_allocating(ctx, affinity=self.allocator.host,
-                                              older_than=cutoff):
+        for row in rows:
+            if row.since >= (seen_before if row.id in seen else unseen_before):
+                continue
             outcome = self.submit(berth_context.admin_context(ctx.db), row.id)
             if outcome == Admission.LEFT:
                 break

@@ -244,14 +244,18 @@ def update(ctx, ident, values, extra_cap=0):
 
 @db_api.reader
 def list_allocating(ctx, affinity=None, older_than=None):
-    """``allocating`` rows, optionally of one affinity host and created before a time."""
-    q = sa.select(_ALLOC.c.id, _ALLOC.c.uuid, _ALLOC.c.conductor_affinity).where(
-        _ALLOC.c.state == ALLOCATING)
+    """``allocating`` rows, optionally of one affinity host and created before a time.
+
+    Each row has ``id``, ``uuid``, ``conductor_affinity`` and ``since`` (its
+    last update, else its creation: naive UTC).
+    """
+    since = sa.func.coalesce(_ALLOC.c.updated_at, _ALLOC.c.created_at)
+    q = sa.select(_ALLOC.c.id, _ALLOC.c.uuid, _ALLOC.c.conductor_affinity,
+                  since.label('since')).where(_ALLOC.c.state == ALLOCATING)
     if affinity is not None:
         q = q.where(_ALLOC.c.conductor_affinity == affinity)
     if older_than is not None:
-        q = q.where(sa.func.coalesce(_ALLOC.c.updated_at, _ALLOC.c.created_at)
-                    < older_than)
+        q = q.where(since < older_than)
     return ctx.session.execute(q.order_by(_ALLOC.c.id)).all()
 
 

@@ -93,6 +93,36 @@ def test_redrive_leaves_fresh_rows_and_other_hosts_alone(ctx, busy):
     assert _state(ctx, theirs) == 'allocating'
 
 
+def test_a_row_it_never_saw_is_left_to_its_api_until_the_send_window_passed(ctx, busy):
+    """Only a row whose message came (and found the backlog full) is re-driven early.
+
+    A row this conductor never heard of may still be on its way from an API
+    process that cannot reach the broker; that process deletes it and
+    answers 503 when it gives up, so driving it first would make an
+    allocation its client was told does not exist (mutation: redrive
+    ignoring ``unseen_age`` makes the first assertion fail).
+    """
+    queue, workers, gate = busy
+    queue.unseen_age = 3600
+    _nodes(ctx, 4)
+    rows = _rows(ctx, 3)
+    assert [queue.submit(ctx, r.id) for r in rows[:2]] == ['queued', 'queued']
+    unseen = _rows(ctx, 1)[0]
+    assert queue.redrive(ctx, min_age=0) == 0          # never seen: not yet
+    assert queue.submit(ctx, rows[2].id) == 'left'     # its message came: full
+    gate.set()
+    assert workers.wait_idle(30)
+    queue.kick()
+    assert workers.wait_idle(30)
+    assert queue.redrive(ctx, min_age=0) == 1          # the refused one only
+    assert workers.wait_idle(30)
+    assert _state(ctx, rows[2]) == 'active'
+    assert _state(ctx, unseen) == 'allocating'
+    assert queue.redrive(ctx, min_age=0, unseen_age=0) == 1   # window passed
+    assert workers.wait_idle(30)
+    assert _state(ctx, unseen) == 'active'
+
+
 def test_a_burst_on_a_small_conductor_all_settles(ctx):
     """More allocations than slots plus backlog: all end active once re-driven."""
     workers = workers_mod.Workers(HOST, 2)

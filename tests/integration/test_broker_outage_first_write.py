@@ -12,6 +12,7 @@ the first one is nowhere: it was never committed, then or later.
 
 import os
 import pathlib
+import signal
 import subprocess
 import time
 import uuid as uuidlib
@@ -21,6 +22,7 @@ import requests
 
 from conductor import rpcapi
 from tests import fixtures, services
+from tests.functional import baremetal_helpers as h
 from tests.integration import conftest
 from tests.integration import test_conductors as tc
 
@@ -111,3 +113,56 @@ def test_a_fresh_api_answers_503_and_writes_nothing_while_the_broker_is_down(
     assert http.get('/allocations/%s' % first).json()['allocations'] == {}
     assert http.get('/resource_providers/%s/usages' % rp).json()['usages']['VCPU'] == 1
     http.close()
+
+
+def test_a_node_allocation_on_a_fresh_api_answers_503_and_is_never_driven(
+        cluster, rabbitmq, tmp_path):
+    """POST /v1/allocations with the broker down: 503, and no conductor drives the row.
+
+    The conductor reads the database, not the broker, so before its re-drive
+    left a row it never heard of to the API's send window it drove the
+    stored row while the API was still trying to send the cast: the client
+    got 201 (state ``active`` or ``error``) for an allocation the API had
+    meant to withdraw (mutation: AllocationQueue.redrive taking unseen rows
+    at ``min_age`` makes this answer 201).
+    """
+    cluster.start('outage-c0')
+    reader = rpcapi.APIConductorClient(cluster.client_conf(tmp_path))
+    try:
+        tc.wait_for(lambda: reader.ring.members() == {'outage-c0'}, 'the conductor')
+    finally:
+        reader.stop()
+    bm_url = 'http://127.0.0.1:%s' % cluster.config.read_text().split(
+        'baremetal_port = ')[1].split()[0]
+    cluster.start_api()
+    bm = fixtures.BaremetalClient(bm_url)
+    node = h.make_node(bm, 'outage-n1')         # its verbs go through the conductor
+    bm.close()
+    assert cluster.signal('api', signal.SIGTERM) == 0
+    rabbitmq.stop_broker()
+    try:
+        cluster.start_api()                       # fresh: it never reached the broker
+        bm = fixtures.BaremetalClient(bm_url)
+        started = time.monotonic()
+        resp = bm.post('/v1/allocations', json={'resource_class': 'gold'}, timeout=BOUND)
+        took = time.monotonic() - started
+        assert resp.status_code == 503, resp.text
+        print('node allocation on a fresh berth-api with the broker down: 503 after '
+              '%.2fs' % took)
+        listed = bm.get('/v1/allocations', timeout=BOUND)
+        assert listed.status_code == 200 and listed.json()['allocations'] == []
+    finally:
+        rabbitmq.start()
+    # once the broker is back: still nothing of the first, and the node is free
+    done = {}
+
+    def allocated():
+        resp = bm.post('/v1/allocations', json={'resource_class': 'gold'}, timeout=BOUND)
+        done['resp'] = resp
+        return resp.status_code == 201
+    tc.wait_for(allocated, 'node allocations to work again', deadline=120, interval=0.5)
+    second = h.wait_allocation(bm, done['resp'].json()['uuid'], deadline=60)
+    assert second['state'] == 'active' and second['node_uuid'] == node['uuid']
+    assert [a['uuid'] for a in bm.get('/v1/allocations').json()['allocations']] == [
+        second['uuid']]
+    bm.close()
