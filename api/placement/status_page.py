@@ -49,6 +49,8 @@ _TEMPLATE = """<!DOCTYPE html>
  .num { font-variant-numeric: tabular-nums; white-space: nowrap; }
  .small { font-size: 12px; color: #52606d; }
  #error { display: none; background: #fdecea; color: #b3261e; padding: 8px 24px; }
+ #unreachable { display: none; background: #b3261e; color: #fff; padding: 8px 24px;
+                font-weight: 600; }
  h2.sub { margin-top: 14px; }
  tr.dead td { background: #fdecea; }
 </style>
@@ -59,6 +61,7 @@ _TEMPLATE = """<!DOCTYPE html>
  <span class="meta">refreshes every @REFRESH@ s</span>
  <span class="meta" id="version">berth @VERSION@</span></header>
 <div id="error"></div>
+<div id="unreachable" role="alert"></div>
 <main>
  <section id="conductors"><h2>Conductors in the ring</h2>
   <table><thead><tr><th>host</th><th>RPC</th><th>joined</th><th>heartbeat</th>
@@ -208,6 +211,13 @@ function nodes(byClass) {
                                        ["no node has a resource class"])])]);
   }
 }
+function unreachable(names) {
+  // what the API process cannot reach now (status.json's "unreachable")
+  var box = document.getElementById("unreachable");
+  box.textContent = names.length ? "cannot reach: " + names.join(", ") : "";
+  box.setAttribute("data-unreachable", names.join(" "));
+  box.style.display = names.length ? "block" : "none";
+}
 function refresh() {
   fetch("status.json", {credentials: "same-origin", cache: "no-store",
                         headers: {"Accept": "application/json"}})
@@ -216,6 +226,7 @@ function refresh() {
       return resp.json();
     })
     .then(function (data) {
+      unreachable(data.unreachable || []);
       conductors(data.conductors, data.heartbeat_interval);
       registry(data.registered_conductors || [], data.heartbeat_timeout);
       allocations(data.node_allocations);

@@ -185,3 +185,27 @@ def test_embedded_default_opens_in_a_browser_without_a_token(berth, client, ctx,
     _wait_loaded(browser)
     assert browser.title == 'berth status'
     assert made['big'] in _text(browser, 'tr[data-class="VCPU"]')
+
+
+def test_the_page_has_the_unreachable_banner(client):
+    page = client.get('/status', version='', headers={'accept': 'text/html'}).text
+    assert '<div id="unreachable" role="alert"></div>' in page
+    assert 'unreachable(data.unreachable' in page
+
+
+def test_the_page_names_what_is_unreachable_in_chromium(berth, client, browser):
+    """Nothing unreachable: no banner; a listed service: a red banner naming it."""
+    _with_token(browser, 'admin')
+    browser.get(berth.placement_url + '/status')
+    _wait_loaded(browser)
+    assert client.get('/status.json', version='').json()['unreachable'] == []
+    assert browser.execute_script(
+        'return getComputedStyle(document.getElementById("unreachable")).display;') == 'none'
+    # the page's own renderer, fed what status.json says during an outage
+    browser.execute_script('unreachable(["broker", "database"]);')
+    assert _text(browser, '#unreachable') == 'cannot reach: broker, database'
+    assert browser.execute_script(
+        'var b = document.getElementById("unreachable"); '
+        'return [getComputedStyle(b).display, getComputedStyle(b).backgroundColor, '
+        'b.getAttribute("data-unreachable")];') == [
+            'block', 'rgb(179, 38, 30)', 'broker database']
