@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import threading
 
 import sqlalchemy as sa
 
+from common import context as berth_context
 from common.context import RequestContext
 from db import api as db_api
 from db import models
@@ -124,3 +126,50 @@ def conductor_registry(ctx: RequestContext, timeout: float) -> list[dict]:
              'heartbeat_age': round(c.heartbeat_age(at), 1),
              'registered_at': c.created_at.strftime('%Y-%m-%dT%H:%M:%SZ')}
             for c in found]
+
+
+# -- whether the database answers now, within a bound ------------------------
+# Asked with a bound the caller can rely on.
+#
+# The status page must answer within its bound while the database is down, and
+# a connect to an unreachable server can block for the driver's whole
+# connect timeout (PostgreSQL: 10 s, db/engines.py).  So the probe, one
+# ``SELECT 1`` in a reader transaction, runs on a thread of its own and the
+# caller waits at most ``timeout`` seconds for it.  A probe still running from
+# an earlier question is not joined by a second one: the database is then
+# reported unreachable at once, so a hung server costs one thread per
+# process, never one per request.
+
+_probe_lock = threading.Lock()
+_running: threading.Thread | None = None
+
+
+def _probe(db, answer: dict) -> None:
+    try:
+        ctx = berth_context.admin_context(db)
+        with db.reader(ctx):
+            ctx.session.execute(sa.text('SELECT 1')).scalar_one()
+        answer['ok'] = True
+    except Exception:  # every driver and pool error means "cannot reach it"
+        answer['ok'] = False
+
+
+def database_reachable(db, timeout: float = 1.5) -> bool:
+    """True when ``SELECT 1`` on ``db`` answered within ``timeout`` seconds.
+
+    SQLite is a file of this host, never a server out of reach: True
+    without a probe (and no probe thread held up by a busy host).
+    """
+    if getattr(db, 'is_sqlite', False):
+        return True
+    global _running
+    answer: dict = {}
+    with _probe_lock:
+        if _running is not None and _running.is_alive():
+            return False
+        _running = threading.Thread(target=_probe, args=(db, answer),
+                                    name='database-probe', daemon=True)
+        _running.start()
+        probe = _running
+    probe.join(timeout)
+    return bool(answer.get('ok'))

@@ -20,6 +20,8 @@ from objects.placement import fullness
 TOP_CONSUMERS = 5
 # fullest providers shown per resource class
 FULLEST_PROVIDERS = 5
+# seconds the page waits for the database to answer SELECT 1
+DATABASE_PROBE_SECONDS = 1.5
 
 
 @router.endpoint()
@@ -39,6 +41,10 @@ def show_json(req):
     ctx = req.context
     conductor = require_conductor(req)
     conductors = conductor.conductors(ctx)
+    unreachable = conductor.unreachable(conductors)
+    database = status_obj.database_reachable(ctx.db, DATABASE_PROBE_SECONDS)
+    if not database:
+        unreachable.append('database')
     body = {
         'generated_at': datetime.datetime.now(datetime.UTC)
         .strftime('%Y-%m-%dT%H:%M:%SZ'),
@@ -46,9 +52,24 @@ def show_json(req):
         'heartbeat_interval': req.conf.coordination.ring_refresh_interval,
         'conductors': conductors,
         # what this API process cannot reach now (broker, coordination, database)
-        'unreachable': conductor.unreachable(conductors),
-        # every conductor that registered, alive or dead (GET /v1/conductors)
+        'unreachable': unreachable,
         'heartbeat_timeout': req.conf.conductor.heartbeat_timeout,
+    }
+    # the database's sections, empty while it cannot be reached: the page
+    # still answers within its bound and names what is missing
+    body.update(_database_sections(req) if database else {
+        'registered_conductors': [], 'capacity': [], 'fullest_providers': [],
+        'node_allocations': dataclasses.asdict(status_obj.NodeAllocationSummary({})),
+        'baremetal_nodes': {}})
+    resp = response.send_json(req, body, cache=False)
+    resp.headers['cache-control'] = 'no-store'
+    return resp
+
+
+def _database_sections(req):
+    ctx = req.context
+    return {
+        # every conductor that registered, alive or dead (GET /v1/conductors)
         'registered_conductors': status_obj.conductor_registry(
             ctx, req.conf.conductor.heartbeat_timeout),
         'node_allocations': dataclasses.asdict(status_obj.node_allocation_summary(ctx)),
@@ -58,6 +79,3 @@ def show_json(req):
                               fullness.fullest(ctx, FULLEST_PROVIDERS)],
         'baremetal_nodes': node_fullness.nodes_by_class(ctx),
     }
-    resp = response.send_json(req, body, cache=False)
-    resp.headers['cache-control'] = 'no-store'
-    return resp
