@@ -5,9 +5,11 @@ SIGTERM/SIGINT stop it in every phase, SIGHUP reloads the mutable options
 forking that many workers (cli/api_workers.py).
 """
 
+from collections.abc import Callable
 import logging
 import sys
 import time
+from typing import Any
 
 from api import server as http_server
 from api.baremetal import app as baremetal_app
@@ -94,7 +96,7 @@ def main(argv=None):
     return life.run(start, lambda: _stop(parts), stacks.STOP_MARGIN)
 
 
-def _handshake(parts):
+def _handshake(parts: dict) -> Callable[[], Any]:
     """preload.handshake of the master's database, made once it is open."""
     found = {}
 

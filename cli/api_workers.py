@@ -167,7 +167,7 @@ class Master:
                 self._handshake[0](ends[0])
         print('%s: worker %d started (pid %d)' % (self.name, slot, pid), flush=True)
 
-    def _child(self, slot, sock=None):
+    def _child(self, slot: int, sock: socket.socket | None = None) -> None:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
         _die_with_parent()

@@ -10,6 +10,7 @@ Read-side caches key their entries on the token (see objects/candidates/answer_c
 import os
 import sqlite3
 import threading
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -63,7 +64,7 @@ class SqliteWatcher:
 _INHERITED: list[sqlite3.Connection] = []
 
 
-def _keep_inherited(conn, pid):
+def _keep_inherited(conn: Any, pid: int) -> None:
     if conn is not None and pid != os.getpid():
         _INHERITED.append(conn)
 

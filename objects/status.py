@@ -144,7 +144,7 @@ _probe_lock = threading.Lock()
 _running: threading.Thread | None = None
 
 
-def _probe(db, answer: dict) -> None:
+def _probe(db: db_api.Database, answer: dict) -> None:
     try:
         ctx = berth_context.admin_context(db)
         with db.reader(ctx):
@@ -154,7 +154,7 @@ def _probe(db, answer: dict) -> None:
         answer['ok'] = False
 
 
-def database_reachable(db, timeout: float = 1.5) -> bool:
+def database_reachable(db: db_api.Database, timeout: float = 1.5) -> bool:
     """True when ``SELECT 1`` on ``db`` answered within ``timeout`` seconds.
 
     SQLite is a file of this host, never a server out of reach: True

@@ -221,12 +221,12 @@ class ProviderIndex:
             return old
         return None
 
-    def token(self):
+    def token(self) -> Any:
         """The change token the published State is known current for, or None."""
         state = self._state
         return state.token if state is not None else None
 
-    def retoken(self, old, new):
+    def retoken(self, old: Any, new: Any) -> bool:
         """Name the published State current for ``new`` when it is for ``old``.
 
         A forked worker's: the State the master built for its token ``old``

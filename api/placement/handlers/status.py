@@ -7,6 +7,7 @@ conductor ring (conductor.rpcapi; the API reads the ring, never joins it).
 
 import dataclasses
 import datetime
+from typing import Any
 
 import webob
 
@@ -66,7 +67,7 @@ def show_json(req):
     return resp
 
 
-def _database_sections(req):
+def _database_sections(req: webob.Request) -> dict[str, Any]:
     ctx = req.context
     return {
         # every conductor that registered, alive or dead (GET /v1/conductors)
