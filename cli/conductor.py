@@ -29,8 +29,9 @@ def main(argv=None):
         service.start(on_phase=life.set_phase)
         print('berth-conductor: %s serving' % conf.host, flush=True)
         if conf.metrics.conductor_port is not None:
-            listener = metrics.start_listener(conf.metrics.conductor_host,
-                                              conf.metrics.conductor_port)
+            listener = metrics.start_listener_in_range(
+                conf.metrics.conductor_host, conf.metrics.conductor_port,
+                conf.metrics.conductor_port_count)
             print('berth-conductor: metrics on http://%s:%d/metrics'
                   % (conf.metrics.conductor_host, listener.server_port), flush=True)
 

@@ -8,6 +8,7 @@ files there and any of them answers ``/metrics`` for all; the gauges say how
 values of several processes combine (``multiprocess_mode``).
 """
 
+import errno
 import os
 import time
 from typing import Any
@@ -237,3 +238,24 @@ def start_listener(host, port):
     """
     server, _thread = prom.start_http_server(port, addr=host, registry=registry())
     return server
+
+
+def start_listener_in_range(host: str, first: int, count: int) -> Any:
+    """:func:`start_listener` on the first free port of ``first`` .. ``first + count - 1``.
+
+    Several conductors on one host sharing one configuration each get a
+    port of a range the operator wrote into the scrape configuration in
+    advance.  ``first`` 0 is one free port, whatever ``count``.  Raises
+    OSError naming the range when every port of it is taken.
+    """
+    if first == 0:
+        return start_listener(host, 0)
+    last = min(first + count - 1, 65535)
+    for port in range(first, last + 1):
+        try:
+            return start_listener(host, port)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+    raise OSError(errno.EADDRINUSE, 'every metrics port of %s:%d-%d is in use '
+                  '([metrics] conductor_port, conductor_port_count)' % (host, first, last))

@@ -30,6 +30,14 @@ opts = [
                      'listener. 0: a free port, printed and logged at start. '
                      'The conductors of "berth serve" share the API process '
                      'and its /metrics instead.'),
+    cfg.IntOpt('conductor_port_count', default=1, min=1, max=1000,
+               help='How many consecutive ports from ``conductor_port`` a '
+                    'conductor may take: the first free one. Conductors on '
+                    'one host that share a configuration file then each get '
+                    'a port of conductor_port .. conductor_port + count - 1, '
+                    'a range the Prometheus scrape configuration can name in '
+                    'advance; a conductor that finds every port taken does '
+                    'not start.'),
     cfg.IntOpt('fullest_providers', default=5, min=0, max=100,
                help='How many providers per resource class /metrics labels '
                     'one by one (berth_provider_resource_* gauges): the '

@@ -1,5 +1,6 @@
 """Metrics counted where things happen: rejections, RPC timeouts, claim retries."""
 
+import socket
 import threading
 
 import oslo_messaging as messaging
@@ -80,3 +81,48 @@ def test_build_info_carries_the_running_version():
     assert _value('berth_build_info', version=version.version_string()) == 1
     resp = _scrape_listener()
     assert 'berth_build_info{version="%s"} 1.0' % version.version_string() in resp.text
+
+
+def _taken_port_before_a_free_one():
+    """A socket bound on port P of loopback where P + 1 is free: (socket, P)."""
+    for _ in range(50):
+        held = socket.socket()
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        held.bind(('127.0.0.1', 0))
+        held.listen(1)
+        port = held.getsockname()[1]
+        probe = socket.socket()
+        try:
+            probe.bind(('127.0.0.1', port + 1))
+            return held, port
+        except OSError:
+            held.close()
+        finally:
+            probe.close()
+    pytest.fail('no port P with P + 1 free on loopback')
+
+
+def test_a_conductor_takes_the_next_free_port_of_its_range():
+    held, port = _taken_port_before_a_free_one()
+    try:
+        server = metrics.start_listener_in_range('127.0.0.1', port, 2)
+        try:
+            assert server.server_port == port + 1
+            resp = requests.get('http://127.0.0.1:%d/metrics' % server.server_port,
+                                timeout=30)
+            assert resp.status_code == 200
+        finally:
+            server.shutdown()
+            server.server_close()
+    finally:
+        held.close()
+
+
+def test_a_range_with_every_port_taken_refuses_to_start():
+    held, port = _taken_port_before_a_free_one()
+    try:
+        with pytest.raises(OSError, match=r'every metrics port of 127\.0\.0\.1:%d-%d'
+                           % (port, port)):
+            metrics.start_listener_in_range('127.0.0.1', port, 1)
+    finally:
+        held.close()
