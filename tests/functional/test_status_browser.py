@@ -7,6 +7,7 @@ the header, the state tiles and the capacity bars); with
 ``BERTH_UPDATE_SCREENSHOTS=1`` it also replaces doc/source/images/status.png.
 """
 
+import datetime
 import os
 import pathlib
 import re
@@ -20,6 +21,7 @@ from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 from objects.baremetal import allocation as node_alloc_obj
+from objects.baremetal import conductor as conductor_obj
 from tests.functional import status_helpers
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -37,7 +39,7 @@ BAR = (0x2f, 0x6f, 0xb3)
 
 FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
          '--no-first-run', '--disable-background-networking',
-         '--disable-component-update', '--disable-sync', '--window-size=1280,800',
+         '--disable-component-update', '--disable-sync', '--window-size=1280,1200',
          '--hide-scrollbars', '--force-device-scale-factor=1']
 
 
@@ -120,8 +122,13 @@ def check_screenshot(path):
     assert _has_colour(image, BAR, min_pixels=200), 'no capacity bar'
 
 
-def test_status_page_in_chromium(berth, client, ctx, browser, tmp_path):
+def test_status_page_in_chromium(berth, client, ctx, browser, tmp_path, monkeypatch):
     made = status_helpers.populate(client, ctx)
+    # a conductor killed five minutes ago: registered, its last heartbeat old
+    with monkeypatch.context() as clock:
+        then = conductor_obj.now() - datetime.timedelta(minutes=5)
+        clock.setattr(conductor_obj, 'now', lambda: then)
+        conductor_obj.register(ctx, 'conductor-killed', 'rack-9')
     _with_token(browser, 'admin')
     browser.get(berth.placement_url + '/status')
     _wait_loaded(browser)
@@ -147,6 +154,9 @@ def test_status_page_in_chromium(berth, client, ctx, browser, tmp_path):
     assert '1500 / 1536' in _text(browser, 'tr[data-fullest^="MEMORY_MB/"]')
     assert '6 / 16' in _text(browser, 'tr[data-fullest^="VCPU/"]')
     assert 'no node has a resource class' in _text(browser, '#node-rows')
+    dead = 'tr[data-registered="conductor-killed"]'
+    assert 'dead' in _text(browser, dead) and 'ago' in _text(browser, dead)
+    assert _attribute(browser, dead, 'data-alive') == 'false'
 
     shot = tmp_path / 'status.png'
     assert browser.save_screenshot(str(shot))
