@@ -24,6 +24,8 @@ import os
 import re
 import subprocess
 
+from tests.chaos.deployment import children
+
 KINDS = ('api', 'conductors', 'postgresql', 'rabbitmq', 'etcd')
 _SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)$')
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
@@ -49,15 +51,6 @@ def stat_cpu(stat_text):
     tick = os.sysconf('SC_CLK_TCK')
     return ((int(fields[11]) + int(fields[12])) / tick,
             (int(fields[13]) + int(fields[14])) / tick)
-
-
-def children(pid):
-    """The direct children of ``pid`` (from /proc; empty when it is gone)."""
-    try:
-        with open('/proc/%d/task/%d/children' % (pid, pid)) as f:
-            return [int(p) for p in f.read().split()]
-    except OSError:
-        return []
 
 
 def tree_cpu(pid):

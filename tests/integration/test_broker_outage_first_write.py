@@ -70,6 +70,16 @@ def _start_gunicorn(cluster):
 START = {'berth-api': lambda cluster: cluster.start_api(), 'gunicorn': _start_gunicorn}
 
 
+def _conductor_in_ring(cluster, tmp_path):
+    """Start conductor ``outage-c0`` while the broker runs; return once it is in the ring."""
+    cluster.start('outage-c0')
+    reader = rpcapi.APIConductorClient(cluster.client_conf(tmp_path))
+    try:
+        tc.wait_for(lambda: reader.ring.members() == {'outage-c0'}, 'the conductor')
+    finally:
+        reader.stop()
+
+
 def _claim(http, rp, consumer):
     return http.put('/allocations/%s' % consumer, timeout=BOUND, json={
         'allocations': {rp: {'resources': {'VCPU': 1}}},
@@ -79,12 +89,7 @@ def _claim(http, rp, consumer):
 @pytest.mark.parametrize('server', sorted(START))
 def test_a_fresh_api_answers_503_and_writes_nothing_while_the_broker_is_down(
         cluster, rabbitmq, tmp_path, server):
-    cluster.start('outage-c0')
-    reader = rpcapi.APIConductorClient(cluster.client_conf(tmp_path))
-    try:
-        tc.wait_for(lambda: reader.ring.members() == {'outage-c0'}, 'the conductor')
-    finally:
-        reader.stop()
+    _conductor_in_ring(cluster, tmp_path)
     rabbitmq.stop_broker()
     try:
         http = fixtures.PlacementClient(START[server](cluster), version='1.28')
@@ -126,12 +131,7 @@ def test_a_node_allocation_on_a_fresh_api_answers_503_and_is_never_driven(
     meant to withdraw (mutation: AllocationQueue.redrive taking unseen rows
     at ``min_age`` makes this answer 201).
     """
-    cluster.start('outage-c0')
-    reader = rpcapi.APIConductorClient(cluster.client_conf(tmp_path))
-    try:
-        tc.wait_for(lambda: reader.ring.members() == {'outage-c0'}, 'the conductor')
-    finally:
-        reader.stop()
+    _conductor_in_ring(cluster, tmp_path)
     bm_url = 'http://127.0.0.1:%s' % cluster.config.read_text().split(
         'baremetal_port = ')[1].split()[0]
     cluster.start_api()
