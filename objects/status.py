@@ -148,7 +148,7 @@ def _probe(db: db_api.Database, answer: dict) -> None:
     try:
         ctx = berth_context.admin_context(db)
         with db.reader(ctx):
-            ctx.session.execute(sa.text('SELECT 1')).scalar_one()
+            ctx.session.execute(sa.select(sa.literal(1))).scalar_one()
         answer['ok'] = True
     except Exception:  # every driver and pool error means "cannot reach it"
         answer['ok'] = False
