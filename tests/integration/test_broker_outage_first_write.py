@@ -31,6 +31,8 @@ pytestmark = conftest.MARKS
 RPC_TIMEOUT = 5                 # the cluster's [conductor] rpc_timeout
 BOUND = RPC_TIMEOUT + 30        # an answer later than this is a hang: the test fails
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+# the node class of this module's node (the session's database is shared)
+RESOURCE_CLASS = 'outage-test'
 GUNICORN = conftest.bin_path('gunicorn')
 
 
@@ -136,7 +138,7 @@ def test_a_node_allocation_on_a_fresh_api_answers_503_and_is_never_driven(
         'baremetal_port = ')[1].split()[0]
     cluster.start_api()
     bm = fixtures.BaremetalClient(bm_url)
-    node = h.make_node(bm, 'outage-n1')         # its verbs go through the conductor
+    node = h.make_node(bm, 'outage-n1', resource_class=RESOURCE_CLASS)  # via the conductor
     bm.close()
     assert cluster.signal('api', signal.SIGTERM) == 0
     rabbitmq.stop_broker()
@@ -144,7 +146,7 @@ def test_a_node_allocation_on_a_fresh_api_answers_503_and_is_never_driven(
         cluster.start_api()                       # fresh: it never reached the broker
         bm = fixtures.BaremetalClient(bm_url)
         started = time.monotonic()
-        resp = bm.post('/v1/allocations', json={'resource_class': 'gold'}, timeout=BOUND)
+        resp = bm.post('/v1/allocations', json={'resource_class': RESOURCE_CLASS}, timeout=BOUND)
         took = time.monotonic() - started
         assert resp.status_code == 503, resp.text
         print('node allocation on a fresh berth-api with the broker down: 503 after '
@@ -157,12 +159,14 @@ def test_a_node_allocation_on_a_fresh_api_answers_503_and_is_never_driven(
     done = {}
 
     def allocated():
-        resp = bm.post('/v1/allocations', json={'resource_class': 'gold'}, timeout=BOUND)
+        resp = bm.post('/v1/allocations', json={'resource_class': RESOURCE_CLASS}, timeout=BOUND)
         done['resp'] = resp
         return resp.status_code == 201
     tc.wait_for(allocated, 'node allocations to work again', deadline=120, interval=0.5)
     second = h.wait_allocation(bm, done['resp'].json()['uuid'], deadline=60)
     assert second['state'] == 'active' and second['node_uuid'] == node['uuid']
-    assert [a['uuid'] for a in bm.get('/v1/allocations').json()['allocations']] == [
-        second['uuid']]
+    mine = bm.get('/v1/allocations?resource_class=%s' % RESOURCE_CLASS).json()
+    assert [a['uuid'] for a in mine['allocations']] == [second['uuid']]
+    # the database is the session's: leave no allocation for the next module
+    assert bm.delete('/v1/allocations/%s' % second['uuid']).status_code == 204
     bm.close()
