@@ -41,9 +41,17 @@ def _config(connection=None):
 
 
 def upgrade(database, revision='head'):
-    """Bring the schema of ``database`` (a db.api.Database) up to ``revision``."""
-    with database.engine.begin() as connection:
+    """Bring the schema of ``database`` (a db.api.Database) up to ``revision``.
+
+    Each revision commits on its own (db/migrations/env.py), so a revision's
+    locks are released before the next takes its own: run as one transaction,
+    an expand that altered ``nodes`` and then ``node_allocations`` held the
+    first while waiting for the second, and deadlocked the old conductors
+    still serving, which read them in the other order.
+    """
+    with database.engine.connect() as connection:
         alembic.command.upgrade(_config(connection), revision)
+        connection.commit()
 
 
 def version(database):

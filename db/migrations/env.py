@@ -11,6 +11,6 @@ if connection is None:
 
 context.configure(connection=connection, target_metadata=models.Base.metadata,
                   render_as_batch=connection.dialect.name == 'sqlite',
-                  compare_type=True)
+                  compare_type=True, transaction_per_migration=True)
 with context.begin_transaction():
     context.run_migrations()
