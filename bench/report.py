@@ -60,6 +60,10 @@ def experiments(quick, region=False):
                  'Granted claims/s vs. conductors (embedded, 10 workers)',
                  [['bench.claims', '--claims', claims, '--conductors', str(c),
                    '--label', 'conductors=%d' % c] for c in ((1, 3) if quick else (1, 2, 3))]))
+    runs.append(('claims_rabbit', 'Claims on RabbitMQ + PostgreSQL, 3 conductors: CPU per '
+                                  'claim over every process',
+                 [['bench.claims', '--rabbit-only', '--rabbit-conductors', '3',
+                   '--claims', claims if quick else '2000', '--label', 'conductors=3']]))
     runs.append(('node_allocations', 'Node allocations/s vs. conductors (embedded)',
                  [['bench.node_allocations', '--conductors', '1,2' if quick else '1,2,4',
                    '--nodes', '60' if quick else '200']]))

@@ -112,12 +112,13 @@ def rabbit_lines(collected, cpus):
         return []
     total = sorted(r['total_cpu_ms_per_claim'] for r in rows)
     best = max(r.get('claims_per_s') or 0 for r in rows)
-    return ['**What this means for sizing**: a claim costs %s–%s ms of CPU over every '
+    spread = str(total[0]) if total[0] == total[-1] else '%s–%s' % (total[0], total[-1])
+    return ['**What this means for sizing**: a claim costs %s ms of CPU over every '
             'process (API, conductors, RabbitMQ, PostgreSQL, etcd, the client), so %s cores '
             'cap such a deployment at ~%s claims/s if nothing else runs; these runs granted '
             'up to %s.  Plan a core per ~%s claims/s at peak, spread over the kinds in the '
             'proportions of the table.' % (
-                total[0], total[-1], cpus, _fmt(cpus * 1000.0 / total[0], 0), best,
+                spread, cpus, _fmt(cpus * 1000.0 / total[0], 0), best,
                 _fmt(1000.0 / total[-1], 0)), '']
 
 
