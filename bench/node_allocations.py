@@ -261,6 +261,7 @@ def summarize(results, wall, held, server=(), **labels):
         'allocations_per_s': round(len(active) / wall, 1) if wall else None,
         'p50_ms': round(1000 * statistics.median(times), 1) if times else None,
         'p95_ms': round(1000 * _percentile(times, 95), 1) if times else None,
+        'p99_ms': round(1000 * _percentile(times, 99), 1) if times else None,
         'srv_p50_ms': round(1000 * statistics.median(server), 1) if server else None,
         'srv_p95_ms': round(1000 * _percentile(server, 95), 1) if server else None,
         'wall_s': round(wall, 2), 'load_avg': round(os.getloadavg()[0], 1),
@@ -356,7 +357,7 @@ def set_poll(args):
 def print_table(rows, labels):
     """The table, then one JSON line with every row."""
     cols = ('conductors', 'nodes', 'requests', 'active', 'errors', 'http_errors',
-            'duplicates', 'allocations_per_s', 'p50_ms', 'p95_ms', 'srv_p50_ms',
+            'duplicates', 'allocations_per_s', 'p50_ms', 'p95_ms', 'p99_ms', 'srv_p50_ms',
             'srv_p95_ms', 'wall_s', 'load_avg')
     print(' | '.join('%-10s' % c[:10] for c in cols))
     for row in rows:
