@@ -127,6 +127,8 @@ STEPS = [
        {'name': 'CUSTOM_FPGA'}, answer=False),
     _p('resource-class-show', 'GET', '/resource_classes/{name}', LATEST,
        args={'name': 'CUSTOM_FPGA'}),
+    _p('resource-class-update-1.2', 'PUT', '/resource_classes/{name}', '1.2',
+       {'name': 'CUSTOM_FPGA_ARRIA'}, args={'name': 'CUSTOM_FPGA'}),
     _p('allocations-update-1.0', 'PUT', '/allocations/{consumer_uuid}', '1.0', {
         'allocations': [{'resource_provider': {'uuid': CN1}, 'resources': {'VCPU': 1}}]},
        args={'consumer_uuid': C1}, answer=False),
@@ -190,6 +192,9 @@ STEPS = [
                          NUMA0: {'resources': {'VCPU': 2}},
                          CN1: {'resources': {'DISK_GB': 20}}})}}, answer=False),
     # bare metal
+    _b('v1-root', 'GET', '/v1'),
+    _b('conductors-list', 'GET', '/v1/conductors'),
+    _b('drivers-list', 'GET', '/v1/drivers'),
     _b('node-create', 'POST', '/v1/nodes', {
         'name': 'node-0', 'uuid': NODE, 'driver': 'fake-hardware',
         'resource_class': 'baremetal-gold', 'properties': {'cpus': 8}}),
@@ -213,6 +218,9 @@ STEPS = [
     _b('allocations-list', 'GET', '/v1/allocations'),
     _b('node-allocation-show', 'GET', '/v1/nodes/{node}/allocation', args={'node': NODE}),
     _b('node-show', 'GET', '/v1/nodes/{node}', args={'node': NODE}),
+    _b('node-maintenance-set', 'PUT', '/v1/nodes/{node}/maintenance',
+       {'reason': 'replacing a disk'}, args={'node': NODE}, answer=False),
+    _b('node-states', 'GET', '/v1/nodes/{node}/states', args={'node': NODE}),
     _b('chassis-create', 'POST', '/v1/chassis', {'uuid': CHASSIS,
                                                  'description': 'rack 1'}),
 ]
