@@ -2,8 +2,12 @@
 
 ``python -m api.api_ref api-ref/source`` (``make sample-config`` runs it) writes one
 ``.inc`` file per API (Placement, berth's Placement extensions, the Ironic
-``/v1`` subset) and the ``parameters.yaml`` they name; a unit test fails while
-the committed files differ, so the reference cannot drift from the routes.
+``/v1`` subset) and the ``parameters.yaml`` they name: every route with its
+microversions, success codes, path parameters, the query and body parameters
+its handler validates (api/api_ref_params.py, described by
+api/api_ref_words.py) and its samples (api/api_ref_samples.py, written by
+``python -m cli.api_ref_samples``); a unit test fails while the committed
+files differ, so the reference cannot drift from the routes.
 """
 
 import os
