@@ -159,6 +159,7 @@ sample-config: $(STAMP)
 	$(PY) -m common.conf.reference doc/source/configuration.md
 	$(PY) -m api.placement.reference doc/source/api/placement-endpoints.md
 	$(PY) -m api.api_ref api-ref/source
+	$(PY) -m cli.api_ref_samples api-ref/source/samples
 
 # regenerate etc/berth/policy.yaml.sample: every policy rule of both APIs with
 # its default (a test fails when it is stale)
@@ -167,7 +168,8 @@ sample-policy: $(STAMP)
 		--output-file etc/berth/policy.yaml.sample
 
 # the os-api-ref reference of both APIs and berth's extensions; its .inc
-# files and parameters.yaml are generated from the route tables by
+# files and parameters.yaml are generated from the route tables and its
+# samples from a scenario run against an embedded berth by
 # `make sample-config` (tests/unit/test_api_ref.py fails when they are stale),
 # so this target only builds what is committed
 api-ref: $(DOC_STAMP)

@@ -1,13 +1,14 @@
-"""api-ref/source is generated from the route tables: stale files fail here."""
+"""api-ref/source is generated from the route tables and a real berth: stale files fail here."""
 
 import pathlib
 import re
 
 import yaml
 
-from api import api_ref
+from api import api_ref, api_ref_params, api_ref_samples, api_ref_words
 from api.baremetal import routes as baremetal_routes
 from api.placement import routes as placement_routes
+from cli import api_ref_samples as sample_runner
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCE = ROOT / 'api-ref' / 'source'
@@ -35,7 +36,7 @@ def test_every_parameter_used_is_defined():
     used = set()
     for name, text in rendered.items():
         if name.endswith('.inc'):
-            used.update(re.findall(r'^  - (\S+): \S+$', text, re.M))
+            used.update(re.findall(r'^  - \S+: (\S+)$', text, re.M))
     assert used <= set(defined)
     assert defined['node']['in'] == 'path'
 
@@ -58,3 +59,115 @@ def test_every_success_code_is_described():
         if name.endswith('.inc'):
             for code in re.findall(r'^  - (\d+)$', text, re.M):
                 assert int(code) in described, (name, code)
+
+
+def _params(table, method, path):
+    handler = dict(table)[path][method]
+    extension = path in api_ref.placement_reference.EXTENSIONS
+    versions = api_ref._versions(handler, '1.0', api_ref.PLACEMENT_MAX)
+    params = api_ref_params.route_params(method, path, handler, versions,
+                                         extension=extension)
+    return {(p.where, p.name): (api_ref_params.bounds(p, versions), p.required)
+            for p in params}
+
+
+def test_body_parameters_carry_the_microversions_of_their_schemas():
+    put_rc = _params(placement_routes.ROUTES, 'PUT', '/resource_classes/{name}')
+    assert put_rc[('body', 'name')] == ((None, '1.6'), True)
+    post_rp = _params(placement_routes.ROUTES, 'POST', '/resource_providers')
+    assert post_rp[('body', 'parent_provider_uuid')] == (('1.14', None), False)
+    assert post_rp[('body', 'name')] == ((None, None), True)
+    aggregates = _params(placement_routes.ROUTES, 'PUT',
+                         '/resource_providers/{uuid}/aggregates')
+    assert aggregates[('body', 'resource_provider_generation')] == (('1.19', None), True)
+    put_alloc = _params(placement_routes.ROUTES, 'PUT', '/allocations/{consumer_uuid}')
+    assert put_alloc[('body', 'consumer_type')] == (('1.38', None), True)
+    assert put_alloc[('body', 'consumer_generation')] == (('1.28', None), True)
+    assert put_alloc[('body', 'project_id')] == (('1.8', None), True)
+
+
+def test_query_parameters_carry_the_microversions_of_their_parsers():
+    candidates = _params(placement_routes.ROUTES, 'GET', '/allocation_candidates')
+    assert candidates[('query', 'resources')] == ((None, '1.24'), True)
+    assert candidates[('query', 'resourcesN')] == (('1.25', None), False)
+    assert candidates[('query', 'same_subtree')] == (('1.36', None), False)
+    usages = _params(placement_routes.ROUTES, 'GET', '/usages')
+    assert usages[('query', 'consumer_type')] == (('1.38', None), False)
+    assert usages[('query', 'project_id')] == ((None, None), True)
+
+
+def test_extensions_show_their_own_input_at_every_microversion():
+    claims = _params(placement_routes.ROUTES, 'POST', '/claims')
+    assert ('body', 'consumer_uuids') in claims
+    assert not [key for key in claims if key[0] == 'query']
+    assert all(bounds == (None, None) for bounds, _ in claims.values())
+    capacity = _params(placement_routes.ROUTES, 'GET', '/capacity')
+    assert ('query', 'providers') in capacity and ('query', 'resourcesN') in capacity
+    assert ('query', 'limit') not in capacity
+
+
+def test_baremetal_parameters_are_read_from_the_v1_parsers():
+    def names(method, path):
+        handler = dict(baremetal_routes.ROUTES)[path][method]
+        return {(p.where, p.name) for p in api_ref_params.route_params(
+            method, path, handler, ('1.1', '1.65'), placement=False)}
+    assert {('query', 'resource_class'), ('query', 'limit'), ('query', 'fields')} <= (
+        names('GET', '/v1/nodes'))
+    assert ('body', 'driver') in names('POST', '/v1/nodes')
+    assert ('body', 'candidate_nodes') in names('POST', '/v1/allocations')
+    assert names('PATCH', '/v1/allocations/{allocation}') == {('body', 'patch')}
+
+
+def test_every_generated_parameter_has_a_description():
+    defined = yaml.safe_load(api_ref.render()['parameters.yaml'])
+    missing = sorted(key for key, entry in defined.items()
+                     if api_ref.MISSING in entry['description'])
+    assert missing == [], 'add a sentence to api/api_ref_words.py for %s' % missing
+
+
+def test_descriptions_prefer_the_nearest_and_the_query_sentence():
+    assert api_ref_words.describe('/v1/nodes', 'driver', 'query') == (
+        api_ref_words.DESCRIPTIONS['/v1?driver'])
+    assert api_ref_words.describe('/v1/nodes', 'driver') == (
+        api_ref_words.DESCRIPTIONS['/v1/nodes:driver'])
+    assert api_ref_words.describe('/resource_classes/{name}', 'name') == (
+        api_ref_words.DESCRIPTIONS['/resource_classes:name'])
+    assert api_ref_words.describe('/nowhere', 'no-such-name') is None
+
+
+def test_every_included_sample_is_committed():
+    text = '\n'.join(api_ref.render().values())
+    included = re.findall(r'^\.\. literalinclude:: (samples/\S+)$', text, re.M)
+    assert len(included) > 40
+    for name in included:
+        assert (SOURCE / name).is_file(), name
+    for method, path in (('POST', '/resource_providers'), ('PUT', '/allocations/'
+                         '{consumer_uuid}'), ('GET', '/allocation_candidates'),
+                         ('POST', '/claims'), ('POST', '/v1/allocations')):
+        assert api_ref_samples.samples_of(method, path), (method, path)
+
+
+def test_samples_are_current():
+    """A fresh berth run through the scenario answers exactly the committed samples."""
+    rendered = sample_runner.render()
+    committed = {p.name: p.read_text() for p in (SOURCE / 'samples').glob('*.json')}
+    assert sorted(rendered) == sorted(committed), (
+        'api-ref/source/samples is stale: run "make sample-config" and commit it')
+    for name, text in rendered.items():
+        assert text == committed[name], (
+            'api-ref/source/samples/%s is stale: run "make sample-config"' % name)
+
+
+def test_normalize_maps_what_berth_makes_up_in_order():
+    placeholders = {}
+    made = ['0c4a9a8e-8b3e-4a57-9d3b-6a1b1f8e2d11', 'f3b8d6c2-1111-4a57-9d3b-6a1b1f8e2d22']
+    text = '{"a": "%s", "b": "%s", "c": "%s", "at": "2031-05-06T07:08:09.123456", ' \
+        '"u": "http://127.0.0.1:41234/v1", "n": "%s"}' % (
+            made[0], made[1], made[0], api_ref_samples.NODE)
+    out = api_ref_samples.normalize(
+        text, {'http://127.0.0.1:41234': api_ref_samples.BAREMETAL_URL}, placeholders)
+    first = api_ref_samples.fixed_uuid('generated-0')
+    second = api_ref_samples.fixed_uuid('generated-1')
+    assert out == ('{"a": "%s", "b": "%s", "c": "%s", "at": "%s", "u": "%s/v1", '
+                   '"n": "%s"}' % (first, second, first, api_ref_samples.TIMESTAMP,
+                                   api_ref_samples.BAREMETAL_URL, api_ref_samples.NODE))
