@@ -15,6 +15,8 @@ to ``bench/results/claims_matrix-<UTC time>.json`` and ends with a JSON line.
 
 ``--conductor-option``: a ``[conductor]`` line for every process of each
 cell (repeatable), to compare one setting against the default.
+``BERTH_BENCH_PYSPY=<py-spy>``: profile the API and conductors while the
+claims run (bench/profile_hook.py; not in runs whose numbers count).
 """
 
 import json
@@ -29,7 +31,7 @@ import requests
 
 from bench import claims as bench_claims
 from bench import cluster as bench_cluster
-from bench import matrix
+from bench import matrix, profile_hook
 
 RESULTS = pathlib.Path(__file__).resolve().parent / 'results'
 # PostgreSQL backends flush their statistics when idle for 10 s at most
@@ -39,13 +41,33 @@ PG_STATS_SETTLE = 11
 class Probe:
     """Counters of one cell read before and after its claims, outside the CPU window."""
 
-    def __init__(self, servers, stack, database, cpu=None):
+    def __init__(self, servers, stack, database, cpu=None, recorder=None):
         self.servers = servers
         self.stack = stack
         self.database = database
         self.cpu = cpu
+        # bench.profile_hook.Recorder: py-spy from the first snapshot's end
+        # to the second one's start, i.e. while the claims run
+        self.recorder = recorder
+        self._recording = False
 
     def snapshot(self):
+        if self._recording:
+            self.recorder.stop()
+            self._recording = False
+        else:
+            try:
+                return self._snapshot()
+            finally:
+                if self.recorder is not None:
+                    self.recorder.start(
+                        {'api': [self.stack.procs['api'].pid],
+                         'conductor': [p.pid for n, p in self.stack.procs.items()
+                                       if n != 'api']})
+                    self._recording = True
+        return self._snapshot()
+
+    def _snapshot(self):
         cpu0, t0 = (self.cpu() if self.cpu else {}), time.monotonic()
         time.sleep(PG_STATS_SETTLE)     # no load meanwhile: the idle CPU of each kind
         cpu1, idle = (self.cpu() if self.cpu else {}), time.monotonic() - t0
@@ -102,7 +124,8 @@ def run_cell(servers, workdir, args, apis, conductors, index):
                     'etcd': matrix.tree_cpu(servers.etcd.proc.pid)}
         summary = bench_claims.measure(
             stack.url, '%dx%d' % (apis, conductors), args, every_process, conductors,
-            probe=Probe(servers, stack, db_name, every_process))
+            probe=Probe(servers, stack, db_name, every_process,
+                        profile_hook.Recorder.from_env(db_name)))
         summary['api_processes'] = apis
         summary['conductor_options'] = list(args.conductor_option or ())
         return summary

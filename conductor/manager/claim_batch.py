@@ -30,7 +30,11 @@ commits (its claims then go alone, each checked on its own).
 
 Batches group all claims on SQLite (writers are serialised anyway) and the
 claims of one tree on other databases (where trees are written in parallel
-and one tree's claims are serialised by its lock already).
+and one tree's claims are serialised by its lock already).  The calls that
+carry several claims of any trees (RPC 1.9, claim_together) share one queue
+per conductor on every database: calls arriving from several API processes
+while a transaction is being written join the next one, instead of each
+paying a transaction (a commit, its round trips) of its own.
 """
 
 import collections
@@ -44,6 +48,8 @@ from conductor.manager import retrying
 LOG = logging.getLogger('berth.' + __name__)
 
 MAX_BATCH = 32
+# the queue key of claim_together's batches (claims of any tree, every caller)
+TOGETHER = ('claim_together',)
 # the claim metrics' name for a claim's write (as Claims counts it alone)
 OPERATION = 'replace'
 
@@ -92,16 +98,7 @@ class GroupCommitter:
         """Write one claim, possibly together with others; raise its own error."""
         key = None if ctx.db.is_sqlite else tree
         entry = _Pending(ctx, tree, consumers)
-        with self._lock:
-            queue = self._queues.get(key)
-            entry.lead = queue is None
-            if queue is None:
-                queue = self._queues[key] = collections.deque()
-            queue.append(entry)
-        if not entry.lead:
-            entry.wake.wait()
-        if entry.lead:
-            self._lead(key)
+        self._queue_and_wait(key, [entry])
         if entry.retry:
             return self._write_alone(entry.ctx, entry.tree, entry.consumers)
         if entry.error is not None:
@@ -118,10 +115,16 @@ class GroupCommitter:
         as a whole, runs that claim (every claim) again alone with retries.
         (On SQLite this transaction waits for the process's one writer like
         any other.)
+
+        Concurrent calls (several API processes sending to this conductor)
+        are merged: while one transaction is being written, the claims of
+        the calls arriving meanwhile queue, and the next leader writes them
+        all (up to ``max_batch``) in one transaction, each still judged and
+        answered on its own, none before its commit.
         """
         batch = [_Pending(ctx, tree, consumers) for tree, consumers in claims]
-        for chunk in range(0, len(batch), self.max_batch):
-            self._run_trees(batch[chunk:chunk + self.max_batch])
+        if batch:
+            self._queue_and_wait(TOGETHER, batch)
         answers = []
         for entry in batch:
             if entry.retry:
@@ -130,6 +133,24 @@ class GroupCommitter:
             else:
                 answers.append(entry.error)
         return answers
+
+    def _queue_and_wait(self, key, batch):
+        """Queue ``batch`` for ``key``'s next transactions; return once all are written.
+
+        Leader/follower as :meth:`claim`: the caller whose claim reaches the
+        head of an idle queue writes the next transaction, for whoever queued.
+        """
+        with self._lock:
+            queue = self._queues.get(key)
+            batch[0].lead = queue is None
+            if queue is None:
+                queue = self._queues[key] = collections.deque()
+            queue.extend(batch)
+        for entry in batch:
+            if not entry.lead:
+                entry.wake.wait()
+            if entry.lead:
+                self._lead(key)
 
     def _run_trees(self, batch):
         with contextlib.ExitStack() as held:
@@ -144,7 +165,10 @@ class GroupCommitter:
             queue = self._queues[key]
             batch = [queue.popleft() for _ in range(min(len(queue), self.max_batch))]
         try:
-            self._run(key, batch)
+            if key is TOGETHER:
+                self._run_trees(batch)
+            else:
+                self._run(key, batch)
         finally:
             with self._lock:
                 successor = queue[0] if queue else None

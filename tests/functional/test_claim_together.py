@@ -1,12 +1,16 @@
 """Claims of several trees in one message (RPC 1.9): one transaction, each claim judged alone.
 
 GroupCommitter.claim_together over the real writes, both ways a batch can
-go (savepoints, split writes); the harness is test_claim_batch's.
+go (savepoints, split writes); the harness is test_claim_batch's.  Calls
+made concurrently on one conductor merge into the next transaction.
 """
+
+import threading
 
 import pytest
 
 from common import exception
+from conductor.manager import claim_batch
 from tests.functional import alloc_helpers as h
 from tests.functional.test_claim_batch import Harness, _consumer, _used
 
@@ -93,3 +97,79 @@ def test_a_claim_without_a_tree_is_refused_alone(berth, ctx, rps, split):
     assert isinstance(answers[0], exception.AllocationProviderNotFound)
     assert answers[1] is None
     assert _used(ctx, a) == 2
+
+
+class _MergeHarness(Harness):
+    """Harness whose first write waits for claims queued by other claim_together calls."""
+
+    def _queued(self, ctx):
+        return self.committer.waiting(claim_batch.TOGETHER)
+
+
+def _concurrent_calls(harness, ctx, calls):
+    """Each of ``calls`` (``[(tree, consumer)]``) from a thread: the first, then the rest.
+
+    The first call's write is held until the others' claims have queued, so
+    they overlap it deterministically.  Answers per call, as _together does.
+    """
+    answers = [None] * len(calls)
+
+    def call(i):
+        got = harness.committer.claim_together(
+            ctx.__class__.from_dict(ctx.to_dict(), db=ctx.db),
+            [(tree, [consumer]) for tree, consumer in calls[i]])
+        answers[i] = [None if e is None else type(e).__name__ for e in got]
+
+    threads = [threading.Thread(target=call, args=(i,), daemon=True,
+                                name='claim-together-%d' % i) for i in range(len(calls))]
+    threads[0].start()
+    assert harness._first.wait(60), 'the first call never wrote'
+    for t in threads[1:]:
+        t.start()
+    for t in threads:
+        t.join(120)
+        assert not t.is_alive(), '%s hung' % t.name
+    return answers
+
+
+def test_concurrent_calls_on_one_conductor_share_the_next_transaction(berth, ctx, rps, split):
+    a, b = rps
+    harness = _MergeHarness(berth.conf, queued_behind=3, split=split)
+    answers = _concurrent_calls(harness, ctx, [
+        [(a, _consumer(a, 1))],
+        [(a, _consumer(a, 2)), (b, _consumer(b, 3))],
+        [(b, _consumer(b, 4))]])
+    assert answers == [[None], [None, None], [None]]
+    # two transactions: the first call's, then both later calls' claims in one
+    assert harness.batches == [1, 3]
+    assert harness.alone == []
+    assert (_used(ctx, a), _used(ctx, b)) == (3, 7)
+
+
+def test_a_refused_claim_of_one_call_leaves_another_calls_claims_in_the_merged_batch(
+        berth, ctx, rps, split, client):
+    a, b = rps
+    gen_b = h.generation(client, b)
+    harness = _MergeHarness(berth.conf, queued_behind=3, split=split)
+    answers = _concurrent_calls(harness, ctx, [
+        [(a, _consumer(a, 1))],
+        # 1 + 3 + 7 > 10: the 7 is refused, judged after the 3 of its own call
+        [(a, _consumer(a, 3)), (a, _consumer(a, 7))],
+        [(b, _consumer(b, 2))]])
+    assert answers == [[None], [None, 'InvalidAllocation'], [None]]
+    assert harness.batches == [1, 2]
+    assert (_used(ctx, a), _used(ctx, b)) == (4, 2)
+    assert h.generation(client, b) == gen_b + 1
+
+
+def test_merged_calls_beyond_max_batch_go_in_several_transactions(berth, ctx, rps, split):
+    a, b = rps
+    harness = _MergeHarness(berth.conf, queued_behind=3, split=split)
+    harness.committer.max_batch = 2
+    answers = _concurrent_calls(harness, ctx, [
+        [(a, _consumer(a, 1))],
+        [(a, _consumer(a, 1)), (b, _consumer(b, 1))],
+        [(b, _consumer(b, 1))]])
+    assert answers == [[None], [None, None], [None]]
+    assert harness.batches == [1, 2, 1]
+    assert (_used(ctx, a), _used(ctx, b)) == (2, 2)

@@ -75,3 +75,15 @@ def test_node_allocations_rpc_per_request():
                    'batch': {'allocations_per_rpc_call': 4.0}}
     assert node_allocations_real.rpc_per_request({}, 10)['batch'] == {
         'allocations_per_rpc_call': None}
+
+
+def test_profile_summary_counts_inclusive_once_per_stack_and_self_at_the_leaf(tmp_path):
+    from bench import profile_hook
+    raw = tmp_path / 'cell-api-1.txt'
+    raw.write_text('main;call;publish 3\nmain;call;call;poll 1\nmain;log 4\n')
+    text = profile_hook.summarise([raw])
+    assert '8 samples' in text
+    inclusive, own = text.split('-- self')
+    # a frame twice in one stack (recursion) counts once for it
+    assert ' 50.0%  call' in inclusive and '100.0%  main' in inclusive
+    assert ' 50.0%  log' in own and ' 37.5%  publish' in own and ' 12.5%  poll' in own
