@@ -39,6 +39,7 @@ def _serialised(exc):
 
 def test_a_claim_goes_as_claim_resources_many_with_a_call_id(api):
     ctx = berth_context.admin_context()
+    api.conf.set_override('claim_routing', 'tree', group='conductor')
     with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
         prepare.return_value.call.return_value = [None]
         assert api.claim_resources(ctx, [_consumer()]) is None
@@ -175,9 +176,9 @@ def test_the_linger_of_coalesced_claims_is_configured(conf, transport, monkeypat
     assert api._batcher.linger == 0
 
 
-def test_claims_go_to_the_tree_owner_by_default(api):
+def test_claim_routing_tree_sends_to_the_tree_owner(api):
     ctx = berth_context.admin_context()
-    assert api.conf.conductor.claim_routing == 'tree'
+    api.conf.set_override('claim_routing', 'tree', group='conductor')
     with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
         prepare.return_value.call.return_value = [None]
         api.claim_resources(ctx, [_consumer()])
@@ -185,8 +186,8 @@ def test_claims_go_to_the_tree_owner_by_default(api):
 
 
 def test_claim_routing_process_sends_to_this_process_s_conductor(api):
-    """claim_routing = process: the ring owner of host and pid; the tree still travels."""
-    api.conf.set_override('claim_routing', 'process', group='conductor')
+    """claim_routing = process (the default): the ring owner of host and pid; the tree travels."""
+    assert api.conf.conductor.claim_routing == 'process'
     ctx = berth_context.admin_context()
     with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
         prepare.return_value.call.return_value = [None]
