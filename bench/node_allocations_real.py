@@ -376,6 +376,8 @@ def main(argv=None):
                 before = cpu()
                 results, wall = bench.burst(cluster.urls, count, args.clients)
                 used = {k: v - before[k] for k, v in cpu().items()}
+                # an idle PostgreSQL backend reports its commits up to 10 s late
+                time.sleep(11)
                 commits1 = pg_commits(pg)
                 calls = matrix.delta(rpc_calls(cluster.metrics_urls), calls0)
             finally:
