@@ -311,6 +311,7 @@ def main(argv=None):
                              'bench.node_allocations_real (RabbitMQ, Redis, '
                              'PostgreSQL) on those cells instead')
     add_poll_args(parser)
+    add_matrix_args(parser)
     args = parser.parse_args(argv)
     if args.matrix:
         from bench import node_allocations_real
@@ -349,6 +350,16 @@ def add_poll_args(parser):
                              'allocating at once, as Ironic)')
 
 
+def add_matrix_args(parser):
+    """The options of the real-server runs (bench/node_allocations_real.py)."""
+    parser.add_argument('--conductor-option', action='append',
+                        help='a [conductor] line for every process of the real-server '
+                             'runs, e.g. "allocation_routing = allocation" (repeatable)')
+    parser.add_argument('--repeat', type=int, default=1,
+                        help='runs of each --matrix cell (the machine is shared: '
+                             'report ranges)')
+
+
 def set_poll(args):
     POLL.update(first=args.poll_first_ms / 1000.0, every=args.poll_ms / 1000.0,
                 client=args.client, wait=args.wait)
@@ -369,9 +380,11 @@ def print_table(rows, labels):
                     '%s %s' % kv for kv in row['cpu_ms_per_request'].items())))
         if 'rpc_msgs_per_request' in row:
             print('RPC, %s API x %d conductors: %s messages per request, %s '
-                  'allocations per create call' % (
+                  'allocations per create call, %s PostgreSQL commits per request%s' % (
                       row.get('apis'), row['conductors'], row['rpc_msgs_per_request'],
-                      row['batch']['allocations_per_rpc_call']))
+                      row['batch']['allocations_per_rpc_call'],
+                      row.get('pg_commits_per_request'),
+                      ''.join('; ' + o for o in row.get('conductor_options') or ())))
     print(json.dumps(dict(labels, benchmark='node_allocations',
                           poll_ms={k: POLL[k] for k in ('first', 'every')},
                           client=POLL['client'],

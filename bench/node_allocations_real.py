@@ -189,6 +189,8 @@ BIN = os.path.dirname(sys.executable)
 
 
 BACKEND = {'name': 'database'}
+# ``--conductor-option`` lines: the [conductor] group of every process's conf
+CONDUCTOR_OPTIONS: list[str] = []
 
 
 def _conf(tmp, name, rabbit, redis, pg_url, bm_port, placement_port=None):
@@ -199,10 +201,10 @@ def _conf(tmp, name, rabbit, redis, pg_url, bm_port, placement_port=None):
                 '[coordination]\nbackend_url = %s\n'
                 '[api]\nauth_strategy = noauth2\nworkers = 1\nthreads = 32\n'
                 'placement_port = %d\nbaremetal_port = %d\n'
-                '[allocation]\nbackend = %s\n'
+                '[allocation]\nbackend = %s\n[conductor]\n%s'
                 % (name, rabbit.url, pg_url, redis.url(),
                    placement_port or services.free_port(), bm_port,
-                   BACKEND['name']))
+                   BACKEND['name'], ''.join(o + '\n' for o in CONDUCTOR_OPTIONS)))
     return path
 
 
@@ -315,6 +317,11 @@ def rpc_per_request(calls, count):
                       if creates else None}}
 
 
+def pg_commits(pg):
+    """Transactions committed in the ``berth`` database so far, or None."""
+    return matrix.pg_commits(pg, 'berth')
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--clients', type=int, default=16)
@@ -328,9 +335,11 @@ def main(argv=None):
                              '--conductors/--apis, e.g. 1x1,2x3; each row adds RPC '
                              'messages and allocations per RPC call')
     bench.add_poll_args(parser)
+    bench.add_matrix_args(parser)
     args = parser.parse_args(argv)
     bench.set_poll(args)
     BACKEND['name'] = args.backend
+    CONDUCTOR_OPTIONS[:] = args.conductor_option or ()
     tmp = tempfile.mkdtemp(prefix='berth-bench-')
     os.chmod(tmp, 0o755)  # PostgreSQL runs as its own user
     servers = [services.RabbitMQ(tmp).start(), services.Redis(tmp).start(),
@@ -343,7 +352,8 @@ def main(argv=None):
                         'db', 'sync'], check=True, capture_output=True)
         db = db_api.Database(pg.url)
         if args.matrix:
-            scenarios = [(c, args.nodes, a) for a, c in matrix.parse_matrix(args.matrix)]
+            scenarios = [(c, args.nodes, a) for a, c in matrix.parse_matrix(args.matrix)
+                         for _ in range(args.repeat)]
         else:
             scenarios = [(int(c), args.nodes, args.apis)
                          for c in args.conductors.split(',')]
@@ -355,15 +365,20 @@ def main(argv=None):
             groups = {'api': [p.pid for p in cluster.apis],
                       'conductors': [p.pid for p in cluster.conductors],
                       'postgresql': [pg.proc.pid], 'rabbitmq': [rabbit.proc.pid],
+                      'coordination': [redis.proc.pid],
                       'clients': [os.getpid()]}   # this process only: the servers are its children
 
             def cpu():
                 return {k: cpu_seconds(v, k != 'clients') for k, v in groups.items()}
             try:
                 calls0 = rpc_calls(cluster.metrics_urls)
+                commits0 = pg_commits(pg)
                 before = cpu()
                 results, wall = bench.burst(cluster.urls, count, args.clients)
                 used = {k: v - before[k] for k, v in cpu().items()}
+                # an idle PostgreSQL backend reports its commits up to 10 s late
+                time.sleep(11)
+                commits1 = pg_commits(pg)
                 calls = matrix.delta(rpc_calls(cluster.metrics_urls), calls0)
             finally:
                 cluster.stop()
@@ -375,6 +390,13 @@ def main(argv=None):
             # CPU milliseconds per request, per part: what one allocation costs
             row['cpu_ms_per_request'] = {k: round(1000 * v / count, 2)
                                          for k, v in used.items()}
+            # every server process (API, conductors, PostgreSQL, RabbitMQ, Redis)
+            row['cpu_ms_per_request']['servers'] = round(1000 * sum(
+                v for k, v in used.items() if k != 'clients') / count, 2)
+            if commits0 is not None and commits1 is not None:
+                # the two reads of the counter are transactions of their own
+                row['pg_commits_per_request'] = round((commits1 - commits0 - 1) / count, 2)
+            row['conductor_options'] = list(CONDUCTOR_OPTIONS)
             rows.append(row)
             print('.', end='', file=sys.stderr, flush=True)
         db.dispose()

@@ -97,6 +97,26 @@ opts = [
                     'several ``heartbeat_interval`` long. A dead conductor '
                     'stays listed until ``berth-manage conductor forget`` '
                     'removes it.'),
+    cfg.StrOpt('allocation_routing', default='process', choices=[
+                   ('process', 'every new node allocation of one API process to '
+                               'one conductor: the ring owner of that process'),
+                   ('allocation', 'each new node allocation to the ring owner of '
+                                  'its uuid')],
+               help='Which conductor a new node allocation (POST '
+                    '/v1/allocations) is handed to: it becomes the '
+                    'allocation\'s conductor affinity, its owner. "process" '
+                    '(the default): the ring owner of the API process (host '
+                    'and pid), so the concurrent creates of one process share '
+                    'one queue and one create_allocations call, and the '
+                    'allocations per call, messages and transactions per '
+                    'allocation stay the same as API processes and conductors '
+                    'are added. "allocation": the ring owner of the '
+                    'allocation\'s uuid (the routing of earlier releases), '
+                    'which spreads one process\'s creates over every '
+                    'conductor in smaller calls. Either way a conductor owns '
+                    'the allocations whose affinity is its host, and the ring '
+                    'owner of an allocation\'s uuid takes it over when its '
+                    'conductor leaves.'),
 ]
 
 

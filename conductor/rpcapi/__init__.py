@@ -180,7 +180,16 @@ class ConductorAPI:
         return down
 
     def allocation_owner(self, allocation_uuid: str) -> str:
-        """The conductor that will own a new node allocation (its affinity host)."""
+        """The conductor that will own a new node allocation (its affinity host).
+
+        ``[conductor] allocation_routing``: ``process`` (the default) the
+        ring owner of this API process (host and pid, read per call: a
+        forked worker is a process of its own), so its concurrent creates
+        share one queue and one ``create_allocations`` call however many
+        conductors there are; ``allocation`` the ring owner of the uuid.
+        """
+        if self.conf.conductor.allocation_routing == 'process':
+            return self.ring.owner(routing.process_key(self.conf.host, os.getpid()))
         return self.ring.owner(routing.allocation_key(allocation_uuid))
 
     def create_allocation(self, ctx: RequestContext, allocation_id: int, host: str,
@@ -234,9 +243,14 @@ class ConductorAPI:
                             'allocating', host, ids, exc.exc_type)
         return None
 
-    def destroy_allocation(self, ctx: RequestContext, allocation_uuid: str) -> Any:
-        """Delete a node allocation (NodeLocked / NodeInvalidState cross typed)."""
-        return self._write(ctx, self.ring.owner(routing.allocation_key(allocation_uuid)),
+    def destroy_allocation(self, ctx: RequestContext, allocation_uuid: str,
+                           affinity: str | None = None) -> Any:
+        """Delete a node allocation (NodeLocked / NodeInvalidState cross typed).
+
+        On its ``affinity`` host while that is alive (the conductor holding
+        it), else on the ring owner of its uuid (routing.holder_host).
+        """
+        return self._write(ctx, routing.holder_host(self.ring, allocation_uuid, affinity),
                            'destroy_allocation', '1.1', allocation_uuid=allocation_uuid)
 
     # --- 1.6: the other allocation writes (backfill; node writes that end one) ---

@@ -8,10 +8,13 @@ caller has to know how a write is routed:
   sorted (objects.placement.allocation.routing_tree), so the writes on one
   tree meet on one conductor, which serialises them.
 * schedule_and_claim goes by its first consumer uuid (no provider is known
-  yet); node allocations (create, destroy, backfill) go by the allocation uuid.
+  yet); a backfill goes by the allocation uuid; a new node allocation goes
+  to the ring owner of its API process (``[conductor] allocation_routing =
+  process``, the default: one queue, and large batches, per process) or of
+  its uuid (``allocation``); a destroy to the allocation's holder (below).
 * update_compute_node goes by the compute node's provider tree (its uuid's
   root; a node not known yet by ``compute-node/<host>/<hypervisor_hostname>``).
-* The node writes that end an allocation go to the conductor holding it:
+* The writes that end an allocation go to the conductor holding it:
   its ``conductor_affinity`` while that host is alive, else the ring owner
   of the allocation uuid (:func:`holder_host`).
 
@@ -109,8 +112,15 @@ def schedule_key(request: payloads.ScheduleRequest) -> str:
 
 
 def allocation_key(allocation_uuid: str) -> str:
-    """A node allocation goes by its own uuid (its affinity host is that owner)."""
+    """A node allocation goes by its own uuid (``[conductor] allocation_routing =
+    allocation``; the ring owner of the uuid also takes over an orphan)."""
     return allocation_uuid
+
+
+def process_key(host: str, pid: int) -> str:
+    """The key of one API process: with ``allocation_routing = process`` its new
+    node allocations all go to the ring owner of this key."""
+    return 'allocations-from/%s/%d' % (host, pid)
 
 
 def holder_host(ring, allocation_uuid: str, affinity: str | None) -> str:

@@ -197,8 +197,10 @@ def _cached(key, build):
 def pick_and_reserve(ctx, alloc, host, now):
     """PostgreSQL: a node chosen and the reservation's two writes in one statement.
 
-    A random node (its name first) among those that fit, with every
-    requested trait, not held by another operation (row-locked, SKIP LOCKED: a
+    A random node among those that fit (an allocation without a name: the
+    first at or after a random node id, in id order, and only when there is
+    none there a draw among all of them; with a name: its namesake first),
+    with every requested trait, not held by another operation (row-locked, SKIP LOCKED: a
     row a concurrent transaction is writing is passed over; no
     ``reservation`` written, the row lock is the lock); the allocation set
     ``active`` on it iff still ``allocating`` and ``host``'s; the node given
@@ -212,11 +214,25 @@ def pick_and_reserve(ctx, alloc, host, now):
         return NO_PICK
     params = dict(shape_params(alloc), host=host, alloc_id=alloc.id, now=now,
                   hold_instance=alloc.uuid, hold_traits=list(alloc.traits))
-    key = ('reserve', bool(alloc.candidate_nodes), bool(alloc.owner),
-           trait_slots(len(alloc.traits)), bool(alloc.name))
+    shape = (bool(alloc.candidate_nodes), bool(alloc.owner),
+             trait_slots(len(alloc.traits)), bool(alloc.name))
+    row = None
+    if not alloc.name:
+        # the first free node from a random id on: an index range, not a
+        # sort of every node that fits; none there, the whole random pick
+        row = _execute_pick(ctx, _cached(('reserve-from',) + shape, lambda:
+                                         _reserve_statement(alloc, from_random_id=True)),
+                            params)
+    if row is None:
+        row = _execute_pick(ctx, _cached(('reserve',) + shape,
+                                         lambda: _reserve_statement(alloc)), params)
+    return row
+
+
+def _execute_pick(ctx, statement, params):
+    """Run a pick of :func:`_reserve_statement`: its row, or None (see pick_and_reserve)."""
     try:
-        row = ctx.session.execute(_cached(key, lambda: _reserve_statement(alloc)),
-                                  params).first()
+        row = ctx.session.execute(statement, params).first()
     except db_exc.DBDuplicateEntry:
         raise exception.NodeAssociated(node='chosen', instance='another allocation')
     if row is not None and row.ours and row.held != 1:   # the locked row vanished?
@@ -268,8 +284,31 @@ def _hold_statement(alloc):
     ).returning(_NODE.c.id, _NODE.c.uuid)
 
 
-def _reserve_statement(alloc):
-    chosen = limited_query('postgresql', alloc, 1, ()).with_only_columns(
+def _from_random_id(alloc):
+    """The first node at or after a random id that fits ``alloc`` (no name wanted).
+
+    The start is drawn once per statement between the lowest and highest
+    node id (two index probes); the nodes from there are read in id order,
+    so finding a free one reads a few index entries, not every node that
+    fits.  Nothing at or after the start: no row (the caller then draws
+    among all of them).
+    """
+    # each bound its own subquery: a lone min()/max() is one index probe
+    lowest, highest = (sa.select(agg(_NODE.c.id)).correlate(None).scalar_subquery()
+                       for agg in (sa.func.min, sa.func.max))
+    start = sa.cast(lowest + sa.func.floor(sa.func.random() * (highest - lowest + 1)),
+                    sa.Integer)
+    q = _candidates_query(alloc, fit=fit_clauses(sa.bindparam('rc')))
+    slots = trait_slots(len(alloc.traits))
+    if slots:
+        q = q.where(has_every_trait(slots))
+    return q.where(_NODE.c.id >= start).order_by(_NODE.c.id).limit(1)
+
+
+def _reserve_statement(alloc, from_random_id=False):
+    picked = (_from_random_id(alloc) if from_random_id
+              else limited_query('postgresql', alloc, 1, ()))
+    chosen = picked.with_only_columns(
         _NODE.c.id, _NODE.c.uuid, _NODE.c.instance_info).where(
         _NODE.c.reservation.is_(None)).with_for_update(skip_locked=True).cte('chosen')
     node_id = sa.select(chosen.c.id).scalar_subquery()

@@ -59,7 +59,8 @@ def test_fifty_traits_are_one_subquery_not_one_per_trait():
         traits = FIFTY
 
     for query in (node_choice.limited_query('postgresql', Alloc, 1, ()),
-                  node_choice._reserve_statement(Alloc)):
+                  node_choice._reserve_statement(Alloc),
+                  node_choice._reserve_statement(Alloc, from_random_id=True)):
         sql = str(query.compile(dialect=postgresql.dialect()))
         assert sql.count('FROM node_traits') == 1, sql
     limited = str(node_choice.limited_query('postgresql', Alloc, 1, ()).compile(

@@ -1,14 +1,16 @@
 """/v1/allocations and /v1/nodes/{node}/allocation (API 1.52+).
 
-A new allocation is stored ``allocating`` with the ring owner of its uuid as
-conductor affinity and handed to that conductor; the answer (201) shows it
-``allocating``, as Ironic's does, unless the operator (``[api]
+A new allocation is stored ``allocating`` with the conductor that
+``ConductorAPI.allocation_owner`` names (``[conductor] allocation_routing``)
+as its conductor affinity and handed to that conductor; the answer (201)
+shows it ``allocating``, as Ironic's does, unless the operator (``[api]
 allocation_wait``) or the caller (the ``Berth-Allocation-Wait`` header,
 bounded by ``[api] allocation_wait_max``) asks for a bounded wait for the
 outcome, which then usually shows it ``active`` or ``error``.  A backfill
 (``node``, 1.58) is a call to the ring owner of the allocation uuid, which
-decides it at once.  Deletes are an RPC call, so the node rules (409) reach
-the client.  No allocation write happens here: every one is a conductor's.
+decides it at once.  Deletes are an RPC call to the allocation's conductor
+(its affinity host while alive), so the node rules (409) reach the client.
+No allocation write happens here: every one is a conductor's.
 """
 
 import dataclasses
@@ -155,7 +157,7 @@ def _backfill(req, values, node_ident):
 
 
 def _create_and_cast(req, values, wait):
-    """Store the row for its ring owner and hand it over; 503 leaves nothing behind.
+    """Store the row for its conductor and hand it over; 503 leaves nothing behind.
 
     The owner is waited for ``wait`` seconds (:func:`_wait`; by default not
     at all: a cast, answered ``allocating``); after a wait the answer
@@ -306,7 +308,8 @@ def update_allocation(req):
 @router.endpoint(api_version.ALLOCATIONS, too_old=405, message=_TOO_OLD)
 def delete_allocation(req):
     alloc = _visible(req, req.urlvars['allocation'], rules.ALLOCATION_DELETE)
-    require_conductor(req).destroy_allocation(req.context, alloc.uuid)
+    require_conductor(req).destroy_allocation(req.context, alloc.uuid,
+                                            alloc.conductor_affinity)
     return response.no_content()
 
 
@@ -320,5 +323,6 @@ def get_node_allocation(req):
 @router.endpoint(api_version.ALLOCATIONS)
 def delete_node_allocation(req):
     alloc = _visible_on_node(req, rules.ALLOCATION_DELETE)
-    require_conductor(req).destroy_allocation(req.context, alloc.uuid)
+    require_conductor(req).destroy_allocation(req.context, alloc.uuid,
+                                            alloc.conductor_affinity)
     return response.no_content()

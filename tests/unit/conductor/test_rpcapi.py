@@ -3,6 +3,7 @@
 One table drives the checks; add a row for every new RPC method.
 """
 
+import os
 from unittest import mock
 
 from kombu import exceptions as kombu_exc
@@ -80,6 +81,11 @@ CASES = [
      {'tree': None, 'host': 'cmp1', 'capacity': {'uuid': 'u-1',
                                                  'hypervisor_hostname': 'n1'}},
      '1.7', 'call'),
+    # a destroy goes to the allocation's holder while it lives, else as above
+    ('destroy_allocation', {'allocation_uuid': 'a-1', 'affinity': 'alive-host'},
+     'alive-host', 'destroy_allocation', {'allocation_uuid': 'a-1'}, '1.1', 'call'),
+    ('destroy_allocation', {'allocation_uuid': 'a-1', 'affinity': 'dead-host'},
+     'owner-of-a-1', 'destroy_allocation', {'allocation_uuid': 'a-1'}, '1.1', 'call'),
 ]
 # what the conductor answers to each call, and what the method returns then
 REPLIES = {'schedule_and_claim': (
@@ -159,8 +165,21 @@ def test_every_public_method_has_a_row():
         sorted(missing))
 
 
-def test_allocation_owner_is_the_ring_owner(api):
+def test_allocation_owner_is_the_ring_owner_of_this_process_by_default(api):
+    """allocation_routing = process: one conductor for every row of a process."""
+    assert api.conf.conductor.allocation_routing == 'process'
+    key = routing.process_key(api.conf.host, os.getpid())
+    assert api.allocation_owner('a-9') == api.allocation_owner('a-8') == 'owner-of-' + key
+
+
+def test_allocation_owner_by_uuid_is_the_ring_owner_of_the_uuid(api):
+    api.conf.set_override('allocation_routing', 'allocation', group='conductor')
     assert api.allocation_owner('a-9') == 'owner-of-a-9'
+
+
+def test_allocation_routing_refuses_an_unknown_value(conf):
+    with pytest.raises(ValueError):
+        conf.set_override('allocation_routing', 'random', group='conductor')
 
 
 def test_every_rpc_method_exists_on_the_endpoint():
