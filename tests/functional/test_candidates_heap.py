@@ -122,3 +122,19 @@ def test_whole_table_reads_give_what_reads_by_id_give(berth, ctx, monkeypatch):
         inv_obj.replace_all(ctx, uuid, inv_obj.provider_generation(ctx, uuid),
                             [inv_obj.Inventory('VCPU', 2)], allow_zero_capacity=False)
     _same(ctx)
+
+
+@pytest.mark.sqlite_only(reason="SQLite's query planner")
+def test_linked_roots_walk_the_root_window_not_the_aggregate(berth, ctx):
+    """A limited search's links: its window of roots, not every member of the aggregate."""
+    conn = berth.db.engine.raw_connection()
+    try:
+        statement = loader._LINKS.params(aggs=[1, 2], after=10, upper=20)
+        sql = str(statement.compile(dialect=berth.db.engine.dialect,
+                                    compile_kwargs={'literal_binds': True}))
+        plan = ' | '.join(row[-1] for row in conn.cursor().execute(
+            'EXPLAIN QUERY PLAN ' + sql).fetchall())
+    finally:
+        conn.close()
+    assert 'ix_resource_providers_root_provider_id' in plan, plan
+    assert 'ix_resource_provider_aggregates_aggregate_id' not in plan, plan
