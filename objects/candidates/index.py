@@ -193,7 +193,7 @@ def _read_bases(ctx: Any, rows: list[tuple], everyone: int) -> dict[int, _Base]:
     that is 17 % of the index's heap.
     """
     bases = {row[0]: _Base(row) for row in rows}
-    sets = {}, {}, {}           # names, trait sets, aggregate sets
+    sets: tuple[dict, dict, dict] = {}, {}, {}      # names, trait sets, aggregate sets
     if len(bases) >= WHOLE_READ_AFTER and len(bases) * 2 >= everyone:
         # (the first load) whole tables: 3 statements instead of 3 per CHUNK
         # providers, rows of the providers not asked for skipped
@@ -217,7 +217,7 @@ def _fill(bases: dict[int, _Base], inventories: Iterable[Any], traits_rows: Iter
         base = bases.get(rp_id)
         if base is not None:
             base.inv[rc_id] = (min_unit, max_unit, step, int((total - reserved) * ratio))
-    traits = {}
+    traits: dict[int, list] = {}
     for rp_id, trait_id, name in traits_rows:
         if rp_id in bases:
             traits.setdefault(rp_id, []).append((trait_id, names.setdefault(name, name)))
@@ -227,7 +227,7 @@ def _fill(bases: dict[int, _Base], inventories: Iterable[Any], traits_rows: Iter
         if found is None:
             found = trait_sets[key] = dict(items)
         bases[rp_id].traits = found
-    aggs = {}
+    aggs: dict[int, set] = {}
     for rp_id, agg_id in agg_rows:
         if rp_id in bases:
             aggs.setdefault(rp_id, set()).add(agg_id)
