@@ -59,11 +59,11 @@ def _versions(handler, low_default, high_default):
     return str(low), str(high)
 
 
-def _parameters(path):
+def _parameters(path: str) -> list[str]:
     return re.findall(r'{(\w+)}', path)
 
 
-def _title(method, path):
+def _title(method: str, path: str) -> str:
     return '%s %s' % (method, path)
 
 

@@ -51,6 +51,11 @@ MAX_BODY_BYTES = 1024 * 1024
 # (the defaults of [api] request_header_timeout and request_body_timeout)
 HEADER_TIMEOUT = 30.0
 BODY_TIMEOUT = 60.0
+# seconds a stop waits for the requests in flight before it leaves them: a
+# stop is asked to end the process within 2 s at any moment, and one
+# unlimited candidate answer (or the index load it starts) can run for a
+# minute at 1,000,000 computes (cheroot itself would wait for it however long)
+STOP_DRAIN = 1.0
 
 
 class _Request(cheroot_server.HTTPRequest):
@@ -332,6 +337,8 @@ class HttpServer:
         # request, which it may not retry (a POST).  Idle ones cost a socket.
         self._server.keep_alive_conn_limit = KEEP_ALIVE_PER_THREAD * threads
         self._thread = None
+        self._stopper = None
+        self._stop_began = None
         self.name = name
 
     def start(self):
@@ -362,7 +369,27 @@ class HttpServer:
         """The WSGI application served (to call it in-process, as a benchmark does)."""
         return self._server.wsgi_app
 
-    def stop(self):
-        self._server.stop()
-        if self._thread is not None:
-            self._thread.join(10)
+    def begin_stop(self) -> None:
+        """Stop accepting and let the requests in flight finish, in the background."""
+        if self._stopper is None:
+            self._stop_began = time.monotonic()
+            self._stopper = threading.Thread(target=self._server.stop, daemon=True,
+                                             name='http-%s-stop' % self.name)
+            self._stopper.start()
+
+    def stop(self, drain: float = STOP_DRAIN) -> bool:
+        """Stop; wait at most ``drain`` s (from begin_stop) for the requests in flight.
+
+        A request still running then is left to the process's exit (its
+        client sees the connection close); True when everything finished.
+        """
+        self.begin_stop()
+        for thread in (self._stopper, self._thread):
+            if thread is not None:
+                thread.join(max(0.0, self._stop_began + drain - time.monotonic()))
+        if self._stopper.is_alive() or (self._thread is not None
+                                        and self._thread.is_alive()):
+            LOG.warning('%s API: requests still in flight %.1f s after the stop '
+                        'began: left to the exit', self.name, drain)
+            return False
+        return True

@@ -39,15 +39,23 @@ def _ids(conn, table, names):
 NIC_CLASS = 'NET_BW_EGR_KILOBIT_PER_SEC'
 
 
+# computes per transaction of load(): the rows of one chunk are built, inserted
+# and let go before the next (all 1,000,000 at once were ~9 M dicts, GBs)
+CHUNK = 20000
+# SQLite page cache of the loading connection (negative: KiB), 1 GiB: the
+# random uuids' unique index (~100 MB at 1,000,000 computes) is written at
+# random places; with the default 2 MB cache each insert re-read index pages
+_CACHE_PRAGMA = 'PRAGMA cache_size = -1048576'
+
+
 def load(engine, n, nested=False):
     """Insert the topology for ``n`` computes (plus 3 sharing providers); return n.
 
     With ``nested`` every 5th compute gets two NUMA children and a NIC child
     (see the module docstring); their ids follow the computes' and the
-    sharing providers'.
+    sharing providers'.  Written CHUNK computes per transaction.
     """
     rp_t = models.ResourceProvider.__table__
-    inv_t = models.Inventory.__table__
     now = models._now()
     with engine.begin() as conn:
         rcs = _ids(conn, models.ResourceClass.__table__,
@@ -60,57 +68,83 @@ def load(engine, n, nested=False):
         agg_id = {name: aggs[u] for name, u in AGGS.items()}
         base = conn.execute(sa.select(sa.func.coalesce(sa.func.max(rp_t.c.id), 0))
                             ).scalar_one()
-        providers, invs, rp_traits, rp_aggs = [], [], [], []
-        child_id = base + n + N_SHARING
-        for i in range(n):
-            rp_id = base + 1 + i
-            providers.append({'id': rp_id, 'uuid': str(uuidlib.uuid4()),
-                              'name': 'compute-%d' % i, 'generation': 0,
-                              'root_provider_id': rp_id, 'created_at': now})
-            if nested and i % 5 == 4:
-                for kind in ('numa0', 'numa1', 'nic'):
-                    child_id += 1
-                    providers.append({'id': child_id, 'uuid': str(uuidlib.uuid4()),
-                                      'name': 'compute-%d-%s' % (i, kind), 'generation': 0,
-                                      'parent_provider_id': rp_id,
-                                      'root_provider_id': rp_id, 'created_at': now})
-                    if kind == 'nic':
-                        invs.append(_inv(child_id, rcs[NIC_CLASS], 10000000))
-                    else:
-                        invs.append(_inv(child_id, rcs['VCPU'], 16))
-                        invs.append(_inv(child_id, rcs['MEMORY_MB'], 4096, min_unit=128))
-            else:
-                invs.append(_inv(rp_id, rcs['VCPU'], 32, max_unit=16))
-                invs.append(_inv(rp_id, rcs['MEMORY_MB'], 8192, min_unit=128))
-            diskless = i % 10 == 9
-            if not diskless:
-                invs.append(_inv(rp_id, rcs['DISK_GB'], 8192, min_unit=5))
-            for name in TRAITS[:i % 3 + 1]:
-                rp_traits.append({'resource_provider_id': rp_id,
-                                  'trait_id': traits[name], 'created_at': now})
-            for name in 'ABC'[:i % 3 + 1]:
-                rp_aggs.append({'resource_provider_id': rp_id,
-                                'aggregate_id': agg_id[name], 'created_at': now})
-            if diskless:
-                rp_aggs.append({'resource_provider_id': rp_id,
-                                'aggregate_id': agg_id['S'], 'created_at': now})
-        for j in range(N_SHARING):
-            rp_id = base + 1 + n + j
-            providers.append({'id': rp_id, 'uuid': str(uuidlib.uuid4()),
-                              'name': 'shared-storage-%d' % j, 'generation': 0,
-                              'root_provider_id': rp_id, 'created_at': now})
-            invs.append(_inv(rp_id, rcs['DISK_GB'], 100000, min_unit=5))
-            rp_traits.append({'resource_provider_id': rp_id,
-                              'trait_id': traits[SHARING_TRAIT], 'created_at': now})
-            rp_aggs.append({'resource_provider_id': rp_id,
-                            'aggregate_id': agg_id['S'], 'created_at': now})
-        providers.sort(key=lambda row: row['id'])      # parents before children
-        conn.execute(rp_t.insert(), [dict(row, parent_provider_id=row.get(
-            'parent_provider_id')) for row in providers])
-        conn.execute(inv_t.insert(), invs)
-        conn.execute(models.ResourceProviderTrait.__table__.insert(), rp_traits)
-        conn.execute(models.ResourceProviderAggregate.__table__.insert(), rp_aggs)
+    ids = {'rc': rcs, 'trait': traits, 'agg': agg_id, 'base': base, 'now': now}
+    child_id = base + n + N_SHARING
+    for start in range(0, n, CHUNK):
+        rows = _Rows()
+        for i in range(start, min(n, start + CHUNK)):
+            child_id = _compute(rows, ids, i, nested, child_id)
+        _insert(engine, rows)
+    rows = _Rows()
+    for j in range(N_SHARING):
+        rp_id = base + 1 + n + j
+        rows.providers.append(_provider(rp_id, 'shared-storage-%d' % j, now))
+        rows.invs.append(_inv(rp_id, rcs['DISK_GB'], 100000, min_unit=5))
+        rows.traits.append(_tag(rp_id, 'trait_id', traits[SHARING_TRAIT], now))
+        rows.aggs.append(_tag(rp_id, 'aggregate_id', agg_id['S'], now))
+    _insert(engine, rows)
     return n
+
+
+class _Rows:
+    """The rows of one chunk, by table."""
+    __slots__ = ('providers', 'invs', 'traits', 'aggs')
+
+    def __init__(self):
+        self.providers, self.invs, self.traits, self.aggs = [], [], [], []
+
+
+def _provider(rp_id, name, now, parent=None):
+    return {'id': rp_id, 'uuid': str(uuidlib.uuid4()), 'name': name, 'generation': 0,
+            'parent_provider_id': parent, 'root_provider_id': parent or rp_id,
+            'created_at': now}
+
+
+def _tag(rp_id, column, value, now):
+    return {'resource_provider_id': rp_id, column: value, 'created_at': now}
+
+
+def _compute(rows, ids, i, nested, child_id):
+    """Compute ``i`` (and its children when nested) into ``rows``; the last child id."""
+    rcs, now = ids['rc'], ids['now']
+    rp_id = ids['base'] + 1 + i
+    rows.providers.append(_provider(rp_id, 'compute-%d' % i, now))
+    if nested and i % 5 == 4:
+        for kind in ('numa0', 'numa1', 'nic'):
+            child_id += 1
+            rows.providers.append(_provider(child_id, 'compute-%d-%s' % (i, kind), now,
+                                            parent=rp_id))
+            if kind == 'nic':
+                rows.invs.append(_inv(child_id, rcs[NIC_CLASS], 10000000))
+            else:
+                rows.invs.append(_inv(child_id, rcs['VCPU'], 16))
+                rows.invs.append(_inv(child_id, rcs['MEMORY_MB'], 4096, min_unit=128))
+    else:
+        rows.invs.append(_inv(rp_id, rcs['VCPU'], 32, max_unit=16))
+        rows.invs.append(_inv(rp_id, rcs['MEMORY_MB'], 8192, min_unit=128))
+    diskless = i % 10 == 9
+    if not diskless:
+        rows.invs.append(_inv(rp_id, rcs['DISK_GB'], 8192, min_unit=5))
+    for name in TRAITS[:i % 3 + 1]:
+        rows.traits.append(_tag(rp_id, 'trait_id', ids['trait'][name], now))
+    for name in 'ABC'[:i % 3 + 1]:
+        rows.aggs.append(_tag(rp_id, 'aggregate_id', ids['agg'][name], now))
+    if diskless:
+        rows.aggs.append(_tag(rp_id, 'aggregate_id', ids['agg']['S'], now))
+    return child_id
+
+
+def _insert(engine, rows):
+    """One transaction of executemany inserts; parents before their children."""
+    with engine.begin() as conn:
+        if conn.dialect.name == 'sqlite':
+            conn.exec_driver_sql(_CACHE_PRAGMA)
+        conn.execute(models.ResourceProvider.__table__.insert(), rows.providers)
+        conn.execute(models.Inventory.__table__.insert(), rows.invs)
+        if rows.traits:
+            conn.execute(models.ResourceProviderTrait.__table__.insert(), rows.traits)
+        if rows.aggs:
+            conn.execute(models.ResourceProviderAggregate.__table__.insert(), rows.aggs)
 
 
 def _inv(rp_id, rc_id, total, min_unit=1, max_unit=None):

@@ -176,7 +176,7 @@ import sys
 import tempfile
 import time
 
-from bench import candidates, host_speed, placeload, serve_process
+from bench import candidates, host_speed, placeload, region_stop, serve_process
 from bench import candidates_servers as servers
 
 GRANULAR = ('granular same_subtree',
@@ -295,12 +295,16 @@ def run(args):
             if shape == LIMITED[-1]:
                 row['memory']['limited'] = serve.memory()
         row['memory']['after'] = serve.memory()
-        serve.stop()
+        row['stop_s'] = {'serving, after the queries': serve.stop()}
         serve = serve_process.Serve(state, connection, log)
         row['restart'] = dict(serve.times)
         row['memory']['restart_ready'] = serve.memory()
         per = row['memory']['after']['rss_mb'] * 10000.0 / row['providers']
         row['memory']['mb_per_10k_providers'] = round(per, 1)
+        if args.stop_times:
+            serve.stop()
+            serve = None
+            row['stop_s'].update(region_stop.stop_times(state, connection))
         row['loadavg'] = [round(x, 2) for x in os.getloadavg()]
         row['host_reference_ms'].append(host_speed.reference_ms())
     finally:
@@ -329,6 +333,7 @@ def print_row(row):
             v.get('tail_ratio_warm'), v.get('cpu_us_per_candidate_warm')))
     for shape, error in row.get('errors', {}).items():
         print('%-24s FAILED: %s' % (shape, error))
+    print('stop, seconds from SIGTERM to exit: %s' % row.get('stop_s'))
     print('load average after: %s' % row['loadavg'])
 
 
@@ -352,6 +357,9 @@ def main(argv=None):
                              'a CPU per candidate that a stall does not move)')
     parser.add_argument('--most-requests', type=int, default=200,
                         help='at most this many distinct requests per shape')
+    parser.add_argument('--stop-times', action='store_true',
+                        help='also time a stop at each moment of STOP_MOMENTS '
+                             '(a fresh berth serve each)')
     parser.add_argument('--shapes', type=lambda v: v.split(','), default=None,
                         help='only these shapes (comma-separated names)')
     args = parser.parse_args(argv)

@@ -74,12 +74,16 @@ class Serve:
         return memory(self.proc.pid)
 
     def stop(self):
+        """SIGTERM; seconds until the process was gone (None: killed after 120 s)."""
+        began = time.perf_counter()
         self.proc.send_signal(signal.SIGTERM)
         try:
             self.proc.wait(timeout=120)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+            return None
+        return round(time.perf_counter() - began, 3)
 
 
 def cpu_seconds(pid):

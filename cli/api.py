@@ -49,6 +49,8 @@ def _servers(conf, db, conductor, threads, socks=None):
 
 
 def _stop(parts):
+    for server in parts.get('servers', []):
+        server.begin_stop()        # both drain at once (api.server.STOP_DRAIN)
     for server in reversed(parts.get('servers', [])):
         server.stop()
     for name, method in (('conductor', 'stop'), ('db', 'dispose')):
@@ -72,9 +74,10 @@ def main(argv=None):
     threads = api_workers.thread_count(conf)
     if processes > 1:
         try:
-            return _master(conf, processes, threads)
+            status = _master(conf, processes, threads)
         finally:
             api_workers.remove_owned_metrics_dir()
+        return lifecycle.leave(status)
     life = lifecycle.Lifecycle('berth-api', conf)
     parts = {}
 
@@ -92,8 +95,8 @@ def main(argv=None):
             print('berth-api: %s on http://%s:%d' % (title, host, port), flush=True)
         metrics.API_WORKER.set(1)       # serving
 
-    # the servers finish their requests in flight, then close
-    return life.run(start, lambda: _stop(parts), stacks.STOP_MARGIN)
+    # the servers finish their requests in flight (api.server.STOP_DRAIN), then close
+    return lifecycle.leave(life.run(start, lambda: _stop(parts), stacks.STOP_MARGIN))
 
 
 def _handshake(parts: dict) -> Callable[[], Any]:

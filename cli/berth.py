@@ -76,9 +76,10 @@ def main(argv=None):
         print(stack.banner(), flush=True)
 
     # the embedded conductors stop one after another, each within its timeout
-    return life.run(start, stack.stop, conf.conductor.graceful_shutdown_timeout
-                    * conf.conductor.embedded_conductors + stacks.STOP_MARGIN,
-                    expected_errors=(OSError, cfg.Error))
+    return lifecycle.leave(life.run(
+        start, stack.stop, conf.conductor.graceful_shutdown_timeout
+        * conf.conductor.embedded_conductors + stacks.STOP_MARGIN,
+        expected_errors=(OSError, cfg.Error)))
 
 if __name__ == '__main__':
     sys.exit(main())

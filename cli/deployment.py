@@ -107,7 +107,13 @@ class Embedded:
         return '\n'.join(lines)
 
     def stop(self):
-        """Stop the API first (no new work), then the conductors, then the rest."""
+        """Stop the API first (no new work), then the conductors, then the rest.
+
+        Requests in flight get api.server.STOP_DRAIN seconds in all, not one
+        another's turn: the servers begin their stops together.
+        """
+        for server in self.servers.values():
+            server.begin_stop()
         for server in self.servers.values():
             server.stop()
         self.servers.clear()

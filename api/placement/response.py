@@ -62,7 +62,12 @@ def send_encoded(req, body, status=200, last_modified=None):
     """
     resp = webob.Response(status=status, charset=None,
                           content_type='application/json')
-    if len(body) > PIECE:
+    if getattr(body, 'streamed', False):
+        # made as it is sent (objects.candidates.wire.Streamed): no length
+        # before the end, so chunked; an error while encoding (none is
+        # expected: the candidates are all found by now) cuts it short
+        resp.app_iter = body.chunks(PIECE)
+    elif len(body) > PIECE:
         resp.app_iter = _pieces(body) if isinstance(body, bytes) else body.chunks(PIECE)
         resp.content_length = len(body)
     else:

@@ -95,8 +95,10 @@ class AnswerCache:
             # before == after proves the state only when the read ran where
             # the watcher looks (no replica)
             current = db.replica_engine is None and db.change_token() == token
-        if not current or len(answer) > self.max_bytes:
-            return answer              # something committed meanwhile: not provably current
+        if not current or getattr(answer, 'streamed', False) or len(answer) > self.max_bytes:
+            # something committed meanwhile (not provably current), or an
+            # answer made as it is sent (objects.candidates.wire.Streamed)
+            return answer
         with self._lock:
             if _older(token, self._token):
                 return answer          # newer answers are already kept

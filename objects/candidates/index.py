@@ -25,7 +25,10 @@ objects are never changed once published: a refresh builds new ones and
 publishes a new immutable :class:`State`.
 """
 
+from collections.abc import Iterable, Iterator
+import logging
 import threading
+import time
 from typing import Any
 
 import sqlalchemy as sa
@@ -34,6 +37,8 @@ from common import heap
 from db import models
 from objects.candidates import anchor_memo, loader, per_database
 from objects.candidates import features as features_mod
+
+LOG = logging.getLogger('berth.' + __name__)
 
 _RP = models.ResourceProvider.__table__
 _INV = models.Inventory.__table__
@@ -61,6 +66,13 @@ _TRAITS = (sa.select(_RPT.c.resource_provider_id, _RPT.c.trait_id, _TRAIT.c.name
            .where(_RPT.c.resource_provider_id.in_(_IDS)))
 _AGGREGATES = (sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id)
                .where(_RPA.c.resource_provider_id.in_(_IDS)))
+# every row of those (a first load): whole-table reads
+_INVENTORIES_ALL = sa.select(*_INVENTORIES.selected_columns)
+_TRAITS_ALL = (sa.select(_RPT.c.resource_provider_id, _RPT.c.trait_id, _TRAIT.c.name)
+               .select_from(_RPT.join(_TRAIT, _TRAIT.c.id == _RPT.c.trait_id)))
+_AGGREGATES_ALL = sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id)
+# providers to re-read from which whole tables are read (when half of all or more)
+WHOLE_READ_AFTER = 5000
 
 
 class _Base:
@@ -146,6 +158,11 @@ class _Shapes:
 
     def inv(self, items):
         """The shared {class id: tuple} of ``items`` ((class id, values) in order)."""
+        found = self.invs.get(tuple(items))
+        if found is not None:
+            # (equal tuples are equal keys: most providers end here, without
+            # a look-up per value; a third of a first load's time before)
+            return found
         ints = self.ints
         shared = []
         for rc_id, values in items:
@@ -172,8 +189,8 @@ def _provider(base, used, sharing_trait, shapes):
     return p
 
 
-def _read_bases(ctx, rows):
-    """{id: _Base} of the providers of ``rows`` (scan rows), read by id.
+def _read_bases(ctx: Any, rows: list[tuple], everyone: int) -> dict[int, _Base]:
+    """{id: _Base} of the providers of ``rows`` (scan rows of ``everyone`` in all).
 
     A region's providers mostly repeat a few trait sets and aggregate sets:
     equal ones are one object, each trait name one string (never changed:
@@ -181,29 +198,47 @@ def _read_bases(ctx, rows):
     that is 17 % of the index's heap.
     """
     bases = {row[0]: _Base(row) for row in rows}
-    names, trait_sets, agg_sets = {}, {}, {}
+    sets: tuple[dict, dict, dict] = {}, {}, {}      # names, trait sets, aggregate sets
+    if len(bases) >= WHOLE_READ_AFTER and len(bases) * 2 >= everyone:
+        # (the first load) whole tables: 3 statements instead of 3 per CHUNK
+        # providers, rows of the providers not asked for skipped
+        _fill(bases, _stream(ctx, _INVENTORIES_ALL), _stream(ctx, _TRAITS_ALL),
+              _stream(ctx, _AGGREGATES_ALL), sets)
+        return bases
     for chunk in loader._chunks(sorted(bases)):
         params = {'ids': chunk}
-        for (rp_id, rc_id, total, reserved, min_unit, max_unit, step,
-             ratio) in ctx.session.execute(_INVENTORIES, params):
-            bases[rp_id].inv[rc_id] = (min_unit, max_unit, step,
-                                       int((total - reserved) * ratio))
-        traits = {}
-        for rp_id, trait_id, name in ctx.session.execute(_TRAITS, params):
-            traits.setdefault(rp_id, []).append((trait_id, names.setdefault(name, name)))
-        for rp_id, items in traits.items():
-            key = frozenset(items)
-            found = trait_sets.get(key)
-            if found is None:
-                found = trait_sets[key] = dict(items)
-            bases[rp_id].traits = found
-        aggs = {}
-        for rp_id, agg_id in ctx.session.execute(_AGGREGATES, params):
-            aggs.setdefault(rp_id, set()).add(agg_id)
-        for rp_id, found in aggs.items():
-            found = frozenset(found)
-            bases[rp_id].aggs = agg_sets.setdefault(found, found)
+        _fill(bases, ctx.session.execute(_INVENTORIES, params).all(),
+              ctx.session.execute(_TRAITS, params).all(),
+              ctx.session.execute(_AGGREGATES, params).all(), sets)
     return bases
+
+
+def _fill(bases: dict[int, _Base], inventories: Iterable[Any], traits_rows: Iterable[Any],
+          agg_rows: Iterable[Any], sets: tuple[dict, dict, dict]) -> None:
+    """Set the inv, traits and aggs of ``bases`` from the rows of the three reads."""
+    names, trait_sets, agg_sets = sets
+    for (rp_id, rc_id, total, reserved, min_unit, max_unit, step,
+         ratio) in inventories:
+        base = bases.get(rp_id)
+        if base is not None:
+            base.inv[rc_id] = (min_unit, max_unit, step, int((total - reserved) * ratio))
+    traits: dict[int, list] = {}
+    for rp_id, trait_id, name in traits_rows:
+        if rp_id in bases:
+            traits.setdefault(rp_id, []).append((trait_id, names.setdefault(name, name)))
+    for rp_id, items in traits.items():
+        key = frozenset(items)
+        found = trait_sets.get(key)
+        if found is None:
+            found = trait_sets[key] = dict(items)
+        bases[rp_id].traits = found
+    aggs: dict[int, set] = {}
+    for rp_id, agg_id in agg_rows:
+        if rp_id in bases:
+            aggs.setdefault(rp_id, set()).add(agg_id)
+    for rp_id, found in aggs.items():
+        found = frozenset(found)
+        bases[rp_id].aggs = agg_sets.setdefault(found, found)
 
 
 class ProviderIndex:
@@ -248,11 +283,21 @@ class ProviderIndex:
         state = self.if_current(token, sharing_trait)
         if state is not None:
             return state
+        if old is None:
+            LOG.info('candidate index: reading every provider (first load)')
+            began = time.monotonic()
         state = self._refresh(ctx, old, token, sharing_trait)
         self._state = state
-        if old is None and len(state.providers) >= SETTLE_AFTER:
-            # the process's largest long-lived structure was just built
-            heap.settle()
+        if old is None:
+            LOG.info('candidate index: %d providers loaded in %.1f s',
+                     len(state.providers), time.monotonic() - began)
+            if len(state.providers) >= SETTLE_AFTER:
+                # the process's largest long-lived structure was just built:
+                # frozen without a collection (see heap.settle)
+                heap.settle(collect=False)
+        elif state.providers is not old.providers and len(state.providers) >= SETTLE_AFTER:
+            # a rebuild's new objects: out of every later collection's walk
+            heap.freeze()
         return state
 
     def _refresh(self, ctx, old, token, sharing_trait):
@@ -273,7 +318,7 @@ class ProviderIndex:
                 bases[row[0]] = base
         if stale:
             self.reloaded += len(stale)
-            bases.update(_read_bases(ctx, stale))
+            bases.update(_read_bases(ctx, stale, len(bases) + len(stale)))
         touched = _touched(old_bases, bases, stale)
         changed = bool(stale) or len(bases) != len(old_providers)
         providers = {}
@@ -287,6 +332,11 @@ class ProviderIndex:
             providers[rp_id] = p
         if same and not changed:
             return old.retoken(token)
+        for rp_id, p in old_providers.items():
+            if providers.get(rp_id) is not p:
+                # a replaced provider's memo (its lone candidates name it)
+                # would keep it alive in a cycle, frozen (heap.freeze) for good
+                p.memo.clear()
         state = State(token, bases, usage, providers, sharing_trait)
         if old is not None:
             state.features = old.features.carried(state, touched)
@@ -313,6 +363,25 @@ def _touched(old_bases, bases, stale):
 
 
 _SQL: dict[tuple[Any, str], str] = {}   # (statement, dialect) -> its SQL
+
+
+def _stream(ctx: Any, statement: Any, rows: int = 10000) -> Iterator[Any]:
+    """The rows of a parameterless ``statement``, fetched ``rows`` at a time (no list of all)."""
+    conn = ctx.session.connection()
+    key = (statement, conn.dialect.name)
+    sql = _SQL.get(key)
+    if sql is None:
+        sql = _SQL[key] = str(statement.compile(dialect=conn.dialect))
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        cursor.execute(sql)
+        while True:
+            got = cursor.fetchmany(rows)
+            if not got:
+                return
+            yield from got
+    finally:
+        cursor.close()
 
 
 def _fetch(ctx, statement):

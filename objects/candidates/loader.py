@@ -198,9 +198,13 @@ def sharing_providers(ctx, sharing_trait):
             for rp_id, (root_id, aggs) in found.items()}
 
 
+# driven by the root range (a limited search's window: a few hundred rows),
+# never by the aggregate: "+ 0" keeps SQLite off the aggregate_id index, which
+# it otherwise picked to walk every member of a sharing aggregate per query
+# (100,000 at 1,000,000 computes: 156 ms of a limit=50 request, 0.12 ms so)
 _LINKS = (sa.select(_RP.c.root_provider_id, _RPA.c.aggregate_id).distinct()
           .select_from(_RPA.join(_RP, _RP.c.id == _RPA.c.resource_provider_id))
-          .where(_RPA.c.aggregate_id.in_(sa.bindparam('aggs', expanding=True)))
+          .where((_RPA.c.aggregate_id + 0).in_(sa.bindparam('aggs', expanding=True)))
           .where(_RP.c.root_provider_id > sa.bindparam('after'))
           .where(_RP.c.root_provider_id <= sa.bindparam('upper')))
 

@@ -5,6 +5,8 @@ resource sets: each is encoded once and the requests are joined from the
 pieces, without a dict per candidate.
 """
 
+from collections.abc import Iterable, Iterator
+
 import orjson
 
 from objects.candidates import granular
@@ -161,6 +163,82 @@ class Encoded:
                 group, have = [], 0
         if group:
             yield b''.join(group)
+
+
+# candidates from which an unlimited answer is streamed (Streamed) rather than
+# encoded whole first: ~450 bytes each, so 20 MB and more, over the answer
+# cache's whole budget (answer_cache.MAX_BYTES): never kept anyway
+STREAM_AFTER = 50000
+
+
+class Streamed:
+    """An answer's JSON made while it is sent: ``chunks(size)``, once.
+
+    What answer(request_pieces(candidates, shape, consume=True), summaries)
+    holds, byte for byte, but encoded one batch of candidates at a time as
+    the server asks for the next chunk, each batch's candidates let go once
+    encoded: the whole body never exists at once (at 1,000,000 computes an
+    unlimited answer is ~1 GB of JSON, held beside the candidates it was
+    made from).  Its size is not known before the end: the server sends it
+    chunked (HTTP/1.1) or until the connection closes.  Never kept by the
+    answer cache (``streamed``).
+    """
+    __slots__ = ('_candidates', '_shape', '_summaries')
+    streamed = True
+
+    def __init__(self, candidates: list, shape: str, summaries: list[bytes]) -> None:
+        self._candidates: list | None = candidates     # emptied as it is encoded
+        self._shape = shape
+        self._summaries: list[bytes] | None = summaries
+
+    def __bytes__(self) -> bytes:
+        return b''.join(self.chunks(64 * 1024))
+
+    def chunks(self, size: int) -> Iterator[bytes]:
+        """The JSON in bytes objects of exactly ``size`` bytes (the last one fewer)."""
+        return _cut(self._parts(), size)
+
+    def _parts(self) -> Iterator[bytes]:
+        candidates, self._candidates = self._candidates, None
+        if candidates is None:
+            raise RuntimeError('a streamed answer is sent once')
+        memos = _Memo(), _Resources()
+        yield b'{"allocation_requests":['
+        for start in range(0, len(candidates), BATCH):
+            batch = candidates[start:start + BATCH]
+            candidates[start:start + BATCH] = [None] * len(batch)
+            if start:
+                yield b','
+            yield b','.join(_batch_pieces(batch, self._shape, memos))
+            del batch
+        candidates.clear()
+        yield b'],"provider_summaries":{'
+        summaries, self._summaries = self._summaries or [], None
+        for start in range(0, len(summaries), JOIN):
+            if start:
+                yield b','
+            yield b','.join(summaries[start:start + JOIN])
+        yield b'}}'
+
+
+def _cut(parts: Iterable[bytes], size: int) -> Iterator[bytes]:
+    """The bytes of ``parts`` (an iterable of bytes) again, ``size`` bytes at a time."""
+    held, have = [], 0
+    for part in parts:
+        held.append(part)
+        have += len(part)
+        if have < size:
+            continue
+        data = held[0] if len(held) == 1 else b''.join(held)
+        view = memoryview(data)
+        whole = len(data) - len(data) % size
+        for start in range(0, whole, size):
+            yield bytes(view[start:start + size])
+        held = [bytes(view[whole:])] if whole < len(data) else []
+        have = len(data) - whole
+        del view, data
+    if have:
+        yield b''.join(held)
 
 
 def _joined(out, pieces, release):

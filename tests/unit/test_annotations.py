@@ -68,7 +68,7 @@ EXCLUDED = ('db/migrations',)
 # package directory -> percent of its signatures fully annotated, never less
 # (measured with coverage(); raise a floor when its package gains annotations)
 FLOORS = {
-    'api': 0.0,
+    'api': 2.8,
     'api/baremetal': 0.0,
     'api/baremetal/handlers': 0.0,
     'api/baremetal/schemas': 0.0,
@@ -77,7 +77,7 @@ FLOORS = {
     'api/placement/handlers': 5.4,
     'api/placement/schemas': 0.0,
     'cli': 16.6,
-    'common': 12.9,
+    'common': 15.4,
     'common/conf': 3.8,
     'common/policies': 0.0,
     'common/policies/baremetal': 0.0,
@@ -89,7 +89,7 @@ FLOORS = {
     'db': 49.2,
     'objects': 87.5,
     'objects/baremetal': 16.6,
-    'objects/candidates': 13.2,
+    'objects/candidates': 17.7,
     'objects/candidates/weighers': 0.0,
     'objects/legacy': 63.4,
     'objects/placement': 66.0,

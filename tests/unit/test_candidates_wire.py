@@ -143,3 +143,44 @@ def test_a_granular_template_escapes_a_percent_sign():
         assert got[0]['allocations'] == cand.allocations
         if shape == wire.MAPPINGS:
             assert got[0]['mappings'] == cand.mappings
+
+
+@pytest.mark.parametrize('shape', [wire.LIST, wire.DICT, wire.MAPPINGS])
+@pytest.mark.parametrize('size', [1, 7, 64, 4096])
+def test_a_streamed_answer_is_the_whole_answer_in_bounded_chunks(monkeypatch, shape, size):
+    monkeypatch.setattr(wire, 'BATCH', 2)      # several batches, an odd one last
+    monkeypatch.setattr(wire, 'JOIN', 2)
+    cands = _candidates() * 3 + _candidates()[:1]
+    summaries = [b'"uuid-%d":{"resources":{}}' % i for i in range(5)]
+    whole = wire.answer_json(wire.request_pieces(list(cands), shape), list(summaries))
+    work = list(cands)
+    chunks = list(wire.Streamed(work, shape, list(summaries)).chunks(size))
+    assert b''.join(chunks) == whole
+    assert all(len(c) == size for c in chunks[:-1]) and 0 < len(chunks[-1]) <= size
+    assert work == []                       # the candidates were let go as encoded
+
+
+def test_a_streamed_answer_without_candidates():
+    body = wire.Streamed([], wire.MAPPINGS, [])
+    assert list(body.chunks(64)) == [b'{"allocation_requests":[],"provider_summaries":{}}']
+
+
+def test_a_streamed_answer_is_sent_once():
+    body = wire.Streamed(_candidates(), wire.DICT, [])
+    bytes(body)
+    with pytest.raises(RuntimeError, match='sent once'):
+        bytes(body)
+
+
+def test_a_streamed_answer_encodes_as_the_server_asks(monkeypatch):
+    """Each batch is encoded only when the chunks before it were taken."""
+    monkeypatch.setattr(wire, 'BATCH', 1)
+    cands = _candidates() * 4
+    work = list(cands)
+    chunks = wire.Streamed(work, wire.MAPPINGS, []).chunks(16)
+    next(chunks)                            # the opening text alone
+    next(chunks)                            # ... and the first candidate's
+    assert work[-1] is cands[-1]            # not encoded yet
+    assert work[0] is None                  # the first batch was
+    list(chunks)
+    assert work == []

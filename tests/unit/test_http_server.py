@@ -2,6 +2,7 @@
 
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -29,3 +30,84 @@ def test_listen_backlog_takes_a_burst_of_clients():
         assert backlog > 5
     finally:
         http.stop()
+
+
+def test_stop_leaves_a_request_that_outlasts_the_drain():
+    """A stop waits STOP_DRAIN for requests in flight, not for as long as one runs.
+
+    cheroot's own stop waits for every worker thread with no bound once its
+    shutdown timeout has passed: a stop during a minute-long answer took a
+    minute.  The request here is held (an Event) until the stop has returned.
+    """
+    import socket
+    import threading
+
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(environ, start_response):
+        entered.set()
+        release.wait(120)
+        start_response('200 OK', [('Content-Type', 'text/plain')])
+        return [b'late']
+
+    http = server.HttpServer(slow, '127.0.0.1', 0, threads=2, name='drain-test')
+    host, port = http.start()
+    client = socket.create_connection((host, port), timeout=120)
+    try:
+        client.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+        assert entered.wait(60), 'the request never reached the application'
+        result = {}
+        stopper = threading.Thread(target=lambda: result.update(done=http.stop(drain=0.1)),
+                                   daemon=True)
+        stopper.start()
+        stopper.join(60)
+        assert not stopper.is_alive(), 'stop() waited for the request in flight'
+        assert result['done'] is False
+        assert not release.is_set()
+        # the listening socket closes meanwhile (cheroot's selector loop
+        # first ends, within about half a second)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection((host, port), timeout=10).close()
+            except ConnectionRefusedError:
+                break
+            assert time.monotonic() < deadline, 'still accepting 60 s after the stop'
+            time.sleep(0.05)
+        assert not release.is_set()
+    finally:
+        release.set()
+        client.close()
+
+
+def test_stop_lets_a_request_in_flight_finish_within_the_drain():
+    import socket
+    import threading
+
+    entered, release = threading.Event(), threading.Event()
+
+    def held(environ, start_response):
+        entered.set()
+        release.wait(120)
+        start_response('200 OK', [('Content-Type', 'text/plain'),
+                                  ('Content-Length', '4')])
+        return [b'done']
+
+    http = server.HttpServer(held, '127.0.0.1', 0, threads=2, name='drain-ok')
+    host, port = http.start()
+    client = socket.create_connection((host, port), timeout=60)
+    try:
+        client.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+        assert entered.wait(60), 'the request never reached the application'
+        http.begin_stop()
+        release.set()
+        assert http.stop(drain=60) is True
+        answer = b''
+        while not answer.endswith(b'done'):
+            more = client.recv(4096)
+            assert more, 'closed before the answer: %r' % answer
+            answer += more
+        assert answer.startswith(b'HTTP/1.1 200 ')
+    finally:
+        release.set()
+        client.close()

@@ -55,6 +55,9 @@ def _build(req, request, options, token):
     summaries = result.summary_pieces()
     candidates, token = list(result.candidates), result.token
     del result           # the candidates are freed as they are encoded
+    if options.limit is None and len(candidates) > wire.STREAM_AFTER:
+        # encoded while it is sent: never the whole body at once
+        return wire.Streamed(candidates, _shape(req), summaries), token
     requests = wire.request_pieces(candidates, _shape(req), consume=True)
     return wire.answer(requests, summaries), token
 

@@ -1,0 +1,45 @@
+"""bench/placeload.py: the region's topology, written chunk by chunk, is the whole topology."""
+
+import sqlalchemy as sa
+
+from bench import candidates_servers, placeload
+from db import models
+from objects import database
+
+
+def _rows(db, table):
+    with db.engine.connect() as conn:
+        return conn.execute(sa.select(table)).all()
+
+
+def test_chunks_write_every_compute_child_and_sharing_provider(tmp_path, monkeypatch):
+    monkeypatch.setattr(placeload, 'CHUNK', 7)        # 25 computes: 4 chunks, the last short
+    n = 25
+    candidates_servers.load(n, state=str(tmp_path), nested=True)
+    db = database.open_database(candidates_servers.conf_for(str(tmp_path)))
+    try:
+        rps = _rows(db, models.ResourceProvider.__table__)
+        by_id = {r.id: r for r in rps}
+        children = [r for r in rps if r.parent_provider_id is not None]
+        assert len(rps) == n + placeload.N_SHARING + 3 * (n // 5)
+        assert len(children) == 3 * (n // 5)
+        assert len({r.uuid for r in rps}) == len(rps)
+        for child in children:
+            parent = by_id[child.parent_provider_id]
+            assert parent.parent_provider_id is None
+            assert child.root_provider_id == parent.id
+            assert child.name.startswith(parent.name + '-')
+        assert sorted(r.name for r in rps if r.name.startswith('shared-storage')) == [
+            'shared-storage-0', 'shared-storage-1', 'shared-storage-2']
+        # every compute's inventory: 2 or 3 classes on the compute or its NUMA children
+        invs = _rows(db, models.Inventory.__table__)
+        assert len(invs) == (2 * n - 2 * (n // 5)          # VCPU, MEMORY_MB on flat computes
+                             + 5 * (n // 5)                # NUMA x2 (2 each) and NIC
+                             + n - n // 10                 # DISK_GB but every 10th
+                             + placeload.N_SHARING)
+        assert len(_rows(db, models.ResourceProviderTrait.__table__)) == (
+            sum(i % 3 + 1 for i in range(n)) + placeload.N_SHARING)
+        assert len(_rows(db, models.ResourceProviderAggregate.__table__)) == (
+            sum(i % 3 + 1 for i in range(n)) + n // 10 + placeload.N_SHARING)
+    finally:
+        db.dispose()
