@@ -416,12 +416,8 @@ def main(argv=None):
                              'etcd, e.g. 1x1,2x3: one run per cell, with CPU per '
                              'claim by process kind, claims per RPC call and RPC '
                              'messages per claim (bench/claims_matrix.py)')
-    parser.add_argument('--conductor-option', action='append',
-                        help='a [conductor] line for every matrix cell, e.g. '
-                             '"claim_routing = process" (repeatable)')
-    parser.add_argument('--repeat', type=int, default=1,
-                        help='runs of each matrix cell (the machine is shared: '
-                             'report ranges)')
+    from bench import matrix
+    matrix.add_cell_options(parser, 'claim_routing = tree')
     args = parser.parse_args(argv)
 
     if args.matrix:

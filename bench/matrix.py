@@ -22,6 +22,7 @@ and etcd of bench/cluster.py) and reports, per claim:
 
 import os
 import re
+import signal
 import subprocess
 
 from tests.chaos.deployment import children
@@ -139,3 +140,33 @@ def pg_commits(postgresql, database):
         return int(out.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.TimeoutExpired, ValueError, IndexError):
         return None
+
+
+def add_cell_options(parser, example):
+    """``--conductor-option`` and ``--repeat``: the options every matrix bench shares.
+
+    ``example``: a [conductor] line that the help shows, e.g.
+    ``"claim_routing = process"``.
+    """
+    parser.add_argument('--conductor-option', action='append',
+                        help='a [conductor] line for every process of every matrix '
+                             'cell, e.g. "%s" (repeatable)' % example)
+    parser.add_argument('--repeat', type=int, default=1,
+                        help='runs of each matrix cell (the machine is shared: '
+                             'report ranges)')
+
+
+def stop_processes(procs, sig=signal.SIGTERM, wait=30):
+    """Send ``sig`` to every process of ``procs`` still running, then reap them all.
+
+    A process not gone ``wait`` seconds after its signal is killed.
+    """
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(sig)
+    for proc in procs:
+        try:
+            proc.wait(wait)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)

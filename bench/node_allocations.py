@@ -352,12 +352,8 @@ def add_poll_args(parser):
 
 def add_matrix_args(parser):
     """The options of the real-server runs (bench/node_allocations_real.py)."""
-    parser.add_argument('--conductor-option', action='append',
-                        help='a [conductor] line for every process of the real-server '
-                             'runs, e.g. "allocation_routing = allocation" (repeatable)')
-    parser.add_argument('--repeat', type=int, default=1,
-                        help='runs of each --matrix cell (the machine is shared: '
-                             'report ranges)')
+    from bench import matrix
+    matrix.add_cell_options(parser, 'allocation_routing = allocation')
 
 
 def set_poll(args):

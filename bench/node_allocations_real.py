@@ -167,7 +167,6 @@ the numbers follow the machine's load more than the code.
 
 import argparse
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -259,14 +258,7 @@ class Cluster:
         return proc
 
     def stop(self):
-        for proc in self.procs:
-            proc.send_signal(signal.SIGTERM)
-        for proc in self.procs:
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+        matrix.stop_processes(self.procs)
 
 
 def _reset(db):

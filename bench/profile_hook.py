@@ -56,15 +56,8 @@ class Recorder:
 
     def stop(self):
         """SIGINT every recorder (py-spy writes its file then) and wait for it."""
-        for proc in self.procs:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGINT)
-        for proc in self.procs:
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+        from bench import matrix
+        matrix.stop_processes(self.procs, signal.SIGINT, wait=60)
         self.procs = []
 
 

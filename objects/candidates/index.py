@@ -26,6 +26,7 @@ publishes a new immutable :class:`State`.
 """
 
 from collections.abc import Iterable, Iterator
+import contextlib
 import logging
 import threading
 import time
@@ -365,29 +366,12 @@ def _touched(old_bases, bases, stale):
 _SQL: dict[tuple[Any, str], str] = {}   # (statement, dialect) -> its SQL
 
 
-def _stream(ctx: Any, statement: Any, rows: int = 10000) -> Iterator[Any]:
-    """The rows of a parameterless ``statement``, fetched ``rows`` at a time (no list of all)."""
-    conn = ctx.session.connection()
-    key = (statement, conn.dialect.name)
-    sql = _SQL.get(key)
-    if sql is None:
-        sql = _SQL[key] = str(statement.compile(dialect=conn.dialect))
-    cursor = conn.connection.dbapi_connection.cursor()
-    try:
-        cursor.execute(sql)
-        while True:
-            got = cursor.fetchmany(rows)
-            if not got:
-                return
-            yield from got
-    finally:
-        cursor.close()
+@contextlib.contextmanager
+def _cursor(ctx: Any, statement: Any) -> Iterator[Any]:
+    """A driver cursor that has executed the parameterless ``statement``; closed after.
 
-
-def _fetch(ctx, statement):
-    """All rows of a parameterless ``statement`` as plain tuples, straight from the driver.
-
-    In the caller's transaction (``ctx.session.connection()`` has begun it).
+    In the caller's transaction (``ctx.session.connection()`` has begun it);
+    the statement's SQL is compiled once per dialect.
     """
     conn = ctx.session.connection()
     key = (statement, conn.dialect.name)
@@ -397,9 +381,25 @@ def _fetch(ctx, statement):
     cursor = conn.connection.dbapi_connection.cursor()
     try:
         cursor.execute(sql)
-        return [tuple(row) for row in cursor.fetchall()]
+        yield cursor
     finally:
         cursor.close()
+
+
+def _stream(ctx: Any, statement: Any, rows: int = 10000) -> Iterator[Any]:
+    """The rows of a parameterless ``statement``, fetched ``rows`` at a time (no list of all)."""
+    with _cursor(ctx, statement) as cursor:
+        while True:
+            got = cursor.fetchmany(rows)
+            if not got:
+                return
+            yield from got
+
+
+def _fetch(ctx, statement):
+    """All rows of a parameterless ``statement`` as plain tuples, straight from the driver."""
+    with _cursor(ctx, statement) as cursor:
+        return [tuple(row) for row in cursor.fetchall()]
 
 
 # for_database(db): the process's ProviderIndex of ``db``

@@ -32,6 +32,26 @@ def test_listen_backlog_takes_a_burst_of_clients():
         http.stop()
 
 
+def _held_request(name, headers):
+    """(server, client socket, entered, release): a GET in flight, held until ``release``."""
+    import socket
+    import threading
+
+    entered, release = threading.Event(), threading.Event()
+
+    def held(environ, start_response):
+        entered.set()
+        release.wait(120)
+        start_response('200 OK', headers)
+        return [b'done']
+
+    http = server.HttpServer(held, '127.0.0.1', 0, threads=2, name=name)
+    host, port = http.start()
+    client = socket.create_connection((host, port), timeout=120)
+    client.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+    return http, client, entered, release
+
+
 def test_stop_leaves_a_request_that_outlasts_the_drain():
     """A stop waits STOP_DRAIN for requests in flight, not for as long as one runs.
 
@@ -42,19 +62,10 @@ def test_stop_leaves_a_request_that_outlasts_the_drain():
     import socket
     import threading
 
-    entered, release = threading.Event(), threading.Event()
-
-    def slow(environ, start_response):
-        entered.set()
-        release.wait(120)
-        start_response('200 OK', [('Content-Type', 'text/plain')])
-        return [b'late']
-
-    http = server.HttpServer(slow, '127.0.0.1', 0, threads=2, name='drain-test')
-    host, port = http.start()
-    client = socket.create_connection((host, port), timeout=120)
+    http, client, entered, release = _held_request(
+        'drain-test', [('Content-Type', 'text/plain')])
+    host, port = http.address
     try:
-        client.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
         assert entered.wait(60), 'the request never reached the application'
         result = {}
         stopper = threading.Thread(target=lambda: result.update(done=http.stop(drain=0.1)),
@@ -81,23 +92,9 @@ def test_stop_leaves_a_request_that_outlasts_the_drain():
 
 
 def test_stop_lets_a_request_in_flight_finish_within_the_drain():
-    import socket
-    import threading
-
-    entered, release = threading.Event(), threading.Event()
-
-    def held(environ, start_response):
-        entered.set()
-        release.wait(120)
-        start_response('200 OK', [('Content-Type', 'text/plain'),
-                                  ('Content-Length', '4')])
-        return [b'done']
-
-    http = server.HttpServer(held, '127.0.0.1', 0, threads=2, name='drain-ok')
-    host, port = http.start()
-    client = socket.create_connection((host, port), timeout=60)
+    http, client, entered, release = _held_request(
+        'drain-ok', [('Content-Type', 'text/plain'), ('Content-Length', '4')])
     try:
-        client.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
         assert entered.wait(60), 'the request never reached the application'
         http.begin_stop()
         release.set()
