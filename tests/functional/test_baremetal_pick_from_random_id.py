@@ -10,6 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from conductor.manager import node_allocations
+from db import models
 from objects.baremetal import allocation as alloc_obj
 from tests.functional import baremetal_helpers as h
 
@@ -55,7 +56,7 @@ def test_only_the_lowest_node_free_is_still_found_every_time(bm, pg):
     one-statement pick then finds it, not the slow node-by-node pass."""
     nodes = [h.make_node(bm, 'low%d' % i) for i in range(6)]
     with pg.db.engine.connect() as conn:
-        ids = dict(conn.execute(sa.text('SELECT uuid, id FROM nodes')).all())
+        ids = dict(conn.execute(sa.select(models.Node.uuid, models.Node.id)).all())
     free = min(nodes, key=lambda n: ids[n['uuid']])
     for node in nodes:
         if node is not free:
