@@ -84,7 +84,10 @@ def test_serve_stops_while_a_request_loads_the_index(tmp_path, region, sig):
         assert 'berth: stopping' in out
         # the stop did not wait for the request (load, search, answer: ~6 s)
         assert 'requests still in flight 1.0 s after the stop began' in out
-        assert 'GET /allocation_candidates?resources=VCPU:1" status: 200' not in out
+        # the client never got a whole answer: the connection closed during
+        # the load, or during a streamed answer's body (objects/candidates/
+        # wire.Streamed; its access-log line, written when the body starts,
+        # may then say 200 with no length)
         assert 'error' in answered, answered.get('status')
         _gone(cmd.proc.pid)
     finally:
