@@ -189,7 +189,7 @@ class ConductorAPI:
         conductors there are; ``allocation`` the ring owner of the uuid.
         """
         if self.conf.conductor.allocation_routing == 'process':
-            return self.ring.owner(routing.process_key(self.conf.host, os.getpid()))
+            return self.ring.owner(routing.process_key('allocations', self.conf.host, os.getpid()))
         return self.ring.owner(routing.allocation_key(allocation_uuid))
 
     def create_allocation(self, ctx: RequestContext, allocation_id: int, host: str,
@@ -338,7 +338,7 @@ class ConductorAPI:
         """
         if self.conf.conductor.claim_routing != 'process':
             return owner
-        return self.ring.owner('claims-from/%s/%d' % (self.conf.host, os.getpid()))
+        return self.ring.owner(routing.process_key('claims', self.conf.host, os.getpid()))
 
     def delete_allocations(self, ctx: RequestContext, consumer_uuid: str) -> Any:
         """Remove every allocation of one consumer (routed like its claims)."""

@@ -117,10 +117,13 @@ def allocation_key(allocation_uuid: str) -> str:
     return allocation_uuid
 
 
-def process_key(host: str, pid: int) -> str:
-    """The key of one API process: with ``allocation_routing = process`` its new
-    node allocations all go to the ring owner of this key."""
-    return 'allocations-from/%s/%d' % (host, pid)
+def process_key(kind: str, host: str, pid: int) -> str:
+    """The key of one API process for ``kind`` of write (``claims``, ``allocations``).
+
+    With ``claim_routing`` / ``allocation_routing = process`` the process's
+    coalesced claims / new node allocations all go to the ring owner of it.
+    """
+    return '%s-from/%s/%d' % (kind, host, pid)
 
 
 def holder_host(ring, allocation_uuid: str, affinity: str | None) -> str:

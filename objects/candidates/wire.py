@@ -63,16 +63,27 @@ def request_pieces(candidates, shape, consume=False):
     """
     if not isinstance(candidates, list):
         candidates = list(candidates)
-    memos = _Memo(), _Resources()
     out = []
+    for pieces in _batches(candidates, shape, consume):
+        out += pieces
+    return out
+
+
+def _batches(candidates, shape, consume):
+    """The JSON of ``candidates`` (a list), one list of bytes per BATCH of them.
+
+    With ``consume`` each batch leaves the list once encoded (and the list
+    ends empty): see request_pieces.
+    """
+    memos = _Memo(), _Resources()
     for start in range(0, len(candidates), BATCH):
         batch = candidates[start:start + BATCH]
         if consume:
             candidates[start:start + BATCH] = [None] * len(batch)
-        out += _batch_pieces(batch, shape, memos)
+        yield _batch_pieces(batch, shape, memos)
+        del batch
     if consume:
         candidates.clear()
-    return out
 
 
 BATCH = 4096
@@ -202,16 +213,11 @@ class Streamed:
         candidates, self._candidates = self._candidates, None
         if candidates is None:
             raise RuntimeError('a streamed answer is sent once')
-        memos = _Memo(), _Resources()
         yield b'{"allocation_requests":['
-        for start in range(0, len(candidates), BATCH):
-            batch = candidates[start:start + BATCH]
-            candidates[start:start + BATCH] = [None] * len(batch)
-            if start:
+        for i, pieces in enumerate(_batches(candidates, self._shape, consume=True)):
+            if i:
                 yield b','
-            yield b','.join(_batch_pieces(batch, self._shape, memos))
-            del batch
-        candidates.clear()
+            yield b','.join(pieces)
         yield b'],"provider_summaries":{'
         summaries, self._summaries = self._summaries or [], None
         for start in range(0, len(summaries), JOIN):

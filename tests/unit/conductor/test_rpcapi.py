@@ -168,7 +168,7 @@ def test_every_public_method_has_a_row():
 def test_allocation_owner_is_the_ring_owner_of_this_process_by_default(api):
     """allocation_routing = process: one conductor for every row of a process."""
     assert api.conf.conductor.allocation_routing == 'process'
-    key = routing.process_key(api.conf.host, os.getpid())
+    key = routing.process_key('allocations', api.conf.host, os.getpid())
     assert api.allocation_owner('a-9') == api.allocation_owner('a-8') == 'owner-of-' + key
 
 
