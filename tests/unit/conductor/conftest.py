@@ -12,6 +12,9 @@ class FakeRoots:
     def tree(self, ctx, providers, consumers=()):
         return 'root-1'
 
+    def cached(self, providers):
+        return 'root-1'
+
 
 @pytest.fixture
 def fake_roots(monkeypatch):

@@ -23,6 +23,19 @@ def test_claim_tree_is_the_root_of_the_first_provider_and_is_cached():
     lookup.assert_called_once_with(CTX, {'rp-a', 'rp-b'}, ['c-2', 'c-1'])
 
 
+def test_known_claim_tree_answers_from_the_cache_only():
+    """No database read: None until a lookup cached the first provider's root."""
+    cache = routing.RootCache()
+    with mock.patch.object(routing, 'ROOTS', cache), \
+            mock.patch.object(routing, '_routing_tree', return_value='root-a') as lookup:
+        assert routing.known_claim_tree([_consumer('c-1', 'rp-b', 'rp-a')]) is None
+        assert not lookup.called
+        routing.claim_tree(CTX, [_consumer('c-2', 'rp-a')])
+        assert routing.known_claim_tree([_consumer('c-3', 'rp-b', 'rp-a')]) == 'root-a'
+        assert routing.known_claim_tree([_consumer('c-4', 'rp-b')]) is None
+    assert lookup.call_count == 1
+
+
 def test_a_consumer_without_providers_is_looked_up_every_time():
     cache = routing.RootCache()
     with mock.patch.object(routing, 'ROOTS', cache), \
