@@ -73,6 +73,26 @@ class RootCache:
                     self._roots[first] = root
         return root
 
+    def warm(self, ctx: berth_context.RequestContext,
+             provider_sets: Iterable[Iterable[str]]) -> None:
+        """Cache the trees of writes naming each of ``provider_sets`` in one read.
+
+        Only the sets whose first provider is not cached yet are asked; a
+        provider the database does not know stays uncached (``tree`` then
+        routes it by its own uuid).  No-op without a database.
+        """
+        if getattr(ctx, 'db', None) is None:
+            return
+        firsts = {min(p) for p in map(set, provider_sets) if p} - set(self._roots)
+        if not firsts:
+            return
+        from objects.placement import allocation as placement_alloc
+        roots = placement_alloc.routing_roots(ctx, firsts)
+        with self._lock:
+            if len(self._roots) + len(roots) > self.MAX:
+                self._roots.clear()
+            self._roots.update(roots)
+
     def cached(self, providers: Iterable[str]) -> str | None:
         """The tree of a write naming ``providers`` when this process knows it, else None.
 

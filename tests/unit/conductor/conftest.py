@@ -15,6 +15,9 @@ class FakeRoots:
     def cached(self, providers):
         return 'root-1'
 
+    def warm(self, ctx, provider_sets):
+        pass
+
 
 @pytest.fixture
 def fake_roots(monkeypatch):

@@ -36,6 +36,23 @@ def test_known_claim_tree_answers_from_the_cache_only():
     assert lookup.call_count == 1
 
 
+def test_warm_reads_the_uncached_trees_of_a_call_at_once():
+    """One read for every claim left without a tree; an unknown provider stays uncached."""
+    cache = routing.RootCache()
+    cache._roots['rp-c'] = 'root-c'
+    with mock.patch('objects.placement.allocation.routing_roots',
+                    return_value={'rp-a': 'root-a'}) as read, \
+            mock.patch.object(routing, '_routing_tree', return_value='rp-x') as lookup:
+        cache.warm(CTX, [{'rp-b', 'rp-a'}, {'rp-c'}, {'rp-x'}, set()])
+        read.assert_called_once_with(CTX, {'rp-a', 'rp-x'})
+        assert cache.tree(CTX, {'rp-a', 'rp-b'}) == 'root-a'
+        assert cache.tree(CTX, {'rp-x'}) == 'rp-x'      # looked up alone, as before
+        cache.warm(CTX, [{'rp-a'}, {'rp-c'}])          # all cached: no read
+        cache.warm(mock.Mock(name='ctx', db=None), [{'rp-z'}])   # no database: no read
+    assert read.call_count == 1
+    lookup.assert_called_once_with(CTX, {'rp-x'}, [])
+
+
 def test_a_consumer_without_providers_is_looked_up_every_time():
     cache = routing.RootCache()
     with mock.patch.object(routing, 'ROOTS', cache), \
