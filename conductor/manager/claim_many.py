@@ -44,11 +44,20 @@ def _serialised(exc):
 def run(manager, ctx, claims):
     """``[None or {'error': serialised exception}]``, one per claim, in order."""
     answers = [None] * len(claims)
-    todo, where = [], []
+    admitted = []
     for i, claim in enumerate(claims):
         try:
             manager.authz.claim_resources(ctx, claim['consumers'])
-            todo.append((_tree(ctx, claim), claim['consumers']))
+            admitted.append(i)
+        except exception.BerthException:
+            answers[i] = _serialised(sys.exc_info()[1])
+    # the trees the API left to this conductor (claim_routing = process), in one read
+    routing.ROOTS.warm(ctx, [{rp for c in claims[i]['consumers'] for rp in c['allocations']}
+                             for i in admitted if claims[i].get('tree') is None])
+    todo, where = [], []
+    for i in admitted:
+        try:
+            todo.append((_tree(ctx, claims[i]), claims[i]['consumers']))
             where.append(i)
         except exception.BerthException:
             answers[i] = _serialised(sys.exc_info()[1])

@@ -315,29 +315,34 @@ class ConductorAPI:
 
         The tree is the root of the first provider named (conductor.rpcapi.routing);
         a process without the database sends ``tree=None`` and the conductor
-        resolves it.
+        resolves it.  So does a coalesced claim routed by process whose tree
+        this process has not cached: its conductor does not depend on the
+        tree (routing.known_claim_tree).
         """
+        sent = [c.to_primitive() for c in consumers]
+        if self._claims is not None and self.conf.conductor.claim_routing == 'process':
+            server = self._process_conductor()
+            if self._claims.speaks(server) and self._claims.claim(
+                    ctx, server, routing.known_claim_tree(consumers), sent) is None:
+                return None
         tree = routing.claim_tree(ctx, consumers)
         key = tree or routing.fallback_key(set().union(*(c.providers for c in consumers)),
                                            consumers[0].uuid)
-        server, sent = self.ring.owner(key), [c.to_primitive() for c in consumers]
-        if self._claims is not None:
-            batch_server = self._claims_server(server)
-            if self._claims.speaks(batch_server):
-                if self._claims.claim(ctx, batch_server, tree, sent) is None:
+        server = self.ring.owner(key)
+        if self._claims is not None and self.conf.conductor.claim_routing != 'process':
+            if self._claims.speaks(server):
+                if self._claims.claim(ctx, server, tree, sent) is None:
                     return None
         return self._write(ctx, server, 'claim_resources', '1.2', tree=tree,
                            consumers=sent)
 
-    def _claims_server(self, owner: str) -> str:
-        """Where coalesced claims go: the tree's ``owner``, or this process's conductor.
+    def _process_conductor(self) -> str:
+        """Where ``claim_routing = process`` sends this process's coalesced claims.
 
-        ``[conductor] claim_routing = process``: the ring owner of this API
-        process (host and pid, read per call: a forked worker is a process
-        of its own), so its concurrent claims share one queue and one call.
+        The ring owner of this API process (host and pid, read per call: a
+        forked worker is a process of its own), so its concurrent claims
+        share one queue and one call.
         """
-        if self.conf.conductor.claim_routing != 'process':
-            return owner
         return self.ring.owner(routing.process_key('claims', self.conf.host, os.getpid()))
 
     def delete_allocations(self, ctx: RequestContext, consumer_uuid: str) -> Any:

@@ -73,6 +73,35 @@ class RootCache:
                     self._roots[first] = root
         return root
 
+    def warm(self, ctx: berth_context.RequestContext,
+             provider_sets: Iterable[Iterable[str]]) -> None:
+        """Cache the trees of writes naming each of ``provider_sets`` in one read.
+
+        Only the sets whose first provider is not cached yet are asked; a
+        provider the database does not know stays uncached (``tree`` then
+        routes it by its own uuid).  No-op without a database.
+        """
+        if getattr(ctx, 'db', None) is None:
+            return
+        firsts = {min(p) for p in map(set, provider_sets) if p} - set(self._roots)
+        if not firsts:
+            return
+        from objects.placement import allocation as placement_alloc
+        roots = placement_alloc.routing_roots(ctx, firsts)
+        with self._lock:
+            if len(self._roots) + len(roots) > self.MAX:
+                self._roots.clear()
+            self._roots.update(roots)
+
+    def cached(self, providers: Iterable[str]) -> str | None:
+        """The tree of a write naming ``providers`` when this process knows it, else None.
+
+        Never reads the database: for a routing that does not need the
+        tree, where it travels only as a hint the conductor can do without.
+        """
+        providers = set(providers)
+        return self._roots.get(min(providers)) if providers else None
+
     def clear(self) -> None:
         with self._lock:
             self._roots.clear()
@@ -87,6 +116,18 @@ def claim_tree(ctx: berth_context.RequestContext,
     """The tree claim_resources goes to: by the providers the consumers name."""
     return ROOTS.tree(ctx, set().union(*(c.providers for c in consumers)),
                       [c.uuid for c in consumers])
+
+
+def known_claim_tree(consumers: list[payloads.ClaimConsumer]) -> str | None:
+    """The tree of a claim when this process has it cached, else None (no database read).
+
+    With ``claim_routing = process`` the conductor is this process's, whatever
+    the tree: the tree then travels only as a hint, and a conductor given
+    None resolves it from its own cache (conductor.manager.claim_many), which
+    serves every API process that sends to it.  A cold cache then costs one
+    read per conductor instead of one per API process.
+    """
+    return ROOTS.cached(set().union(*(c.providers for c in consumers)))
 
 
 def consumer_tree(ctx: berth_context.RequestContext, consumer_uuid: str) -> str | None:

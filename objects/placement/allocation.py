@@ -121,6 +121,20 @@ def routing_tree(ctx: Any, provider_uuids: Iterable[str],
     return found or candidates[0]
 
 
+@db_api.reader
+def routing_roots(ctx: Any, provider_uuids: Iterable[str]) -> dict[str, str]:
+    """``{provider uuid: its root's uuid}`` of the known providers among ``provider_uuids``.
+
+    One read for many :func:`routing_tree` answers (a call of several
+    claims whose trees the conductor has not cached); unknown providers are
+    left out (:func:`routing_tree` routes them by their own uuid).
+    """
+    root = _RP.alias('root')
+    return dict(ctx.session.execute(
+        sa.select(_RP.c.uuid, root.c.uuid).join(root, _RP.c.root_provider_id == root.c.id)
+        .where(_RP.c.uuid.in_(sorted(set(provider_uuids))))).all())
+
+
 # The claim path runs prebuilt Core statements on the session's connection:
 # building a statement and its cache key per call cost more than running it,
 # and so did re-rendering expanding IN lists (objects.sql.in_list).

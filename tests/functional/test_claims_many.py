@@ -196,3 +196,48 @@ def test_a_swap_by_several_names_the_provider_that_moved(ctx, rps, stale):
         now = dict(ctx.session.execute(sa.select(_RP.c.id, _RP.c.generation).where(
             _RP.c.id.in_(list(expected)))).all())
     assert now == {rp_id: g + by[rp_id] for rp_id, g in expected.items()}
+
+
+def test_a_call_s_claims_without_a_tree_are_routed_with_one_read(client, ctx, rps):
+    """claim_routing = process leaves cold trees to the conductor: one read per call."""
+    from conductor.manager import claim_many
+    from conductor.rpcapi import routing
+    first, second = rps
+    child = h.new_uuid()
+    resp = client.post('/resource_providers', version='1.14', json={
+        'name': 'child-' + child, 'uuid': child, 'parent_provider_uuid': second})
+    assert resp.status_code == 201, resp.text
+    assert objects_roots(ctx, [first, child, 'no-such-rp']) == {
+        first: first, child: second}
+    cache = routing.RootCache()
+    with _counted() as seen:
+        cache.warm(ctx, [{first}, {child}, set()])
+    assert len(seen) == 1, seen
+    assert (cache.cached({first}), cache.cached({child})) == (first, second)
+
+    written = []
+
+    class Manager:
+        class authz:
+            @staticmethod
+            def claim_resources(ctx, consumers):
+                return None
+
+        class claims:
+            @staticmethod
+            def claim_many(ctx, todo):
+                written.extend(tree for tree, _ in todo)
+                return [None] * len(todo)
+    claims = [{'tree': None, 'consumers': [_request({rp: {'VCPU': 1}})]}
+              for rp in (first, child)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(routing, 'ROOTS', routing.RootCache())
+        with _counted() as seen:
+            assert claim_many.run(Manager, ctx, claims) == [None, None]
+    assert written == [first, second]
+    assert len(seen) == 1, seen
+
+
+def objects_roots(ctx, uuids):
+    from objects.placement import allocation
+    return allocation.routing_roots(ctx, uuids)

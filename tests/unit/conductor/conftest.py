@@ -12,6 +12,12 @@ class FakeRoots:
     def tree(self, ctx, providers, consumers=()):
         return 'root-1'
 
+    def cached(self, providers):
+        return 'root-1'
+
+    def warm(self, ctx, provider_sets):
+        pass
+
 
 @pytest.fixture
 def fake_roots(monkeypatch):

@@ -12,7 +12,7 @@ from common import exception
 from conductor import manager as conductor_manager
 from conductor import rpcapi
 from conductor.manager import claim_many
-from conductor.rpcapi import claim_batch, gate, payloads
+from conductor.rpcapi import claim_batch, gate, payloads, routing
 from conductor.rpcapi import version as rpc_version
 from tests.unit.conductor.test_rpcapi import FakeRing
 
@@ -195,6 +195,25 @@ def test_claim_routing_process_sends_to_this_process_s_conductor(api):
     assert prepare.call_args.kwargs['server'] == 'owner-of-claims-from/%s/%d' % (
         api.conf.host, os.getpid())
     assert prepare.return_value.call.call_args.kwargs['claims'][0]['tree'] == 'root-1'
+
+
+def test_claim_routing_process_sends_an_uncached_tree_as_none(api, monkeypatch):
+    """A cold routing cache costs this process no database read: the conductor resolves it."""
+    class ColdRoots:
+        def tree(self, ctx, providers, consumers=()):
+            raise AssertionError('the API read the tree from the database')
+
+        def cached(self, providers):
+            return None
+    monkeypatch.setattr(routing, 'ROOTS', ColdRoots())
+    ctx = berth_context.admin_context()
+    with mock.patch.object(api.client, 'prepare', autospec=True) as prepare:
+        prepare.return_value.call.return_value = [None]
+        assert api.claim_resources(ctx, [_consumer()]) is None
+    assert prepare.call_args.kwargs['server'] == 'owner-of-claims-from/%s/%d' % (
+        api.conf.host, os.getpid())
+    assert prepare.return_value.call.call_args.kwargs['claims'] == [
+        {'tree': None, 'consumers': [_consumer().to_primitive()]}]
 
 
 def test_claim_routing_refuses_an_unknown_value(conf):

@@ -23,6 +23,36 @@ def test_claim_tree_is_the_root_of_the_first_provider_and_is_cached():
     lookup.assert_called_once_with(CTX, {'rp-a', 'rp-b'}, ['c-2', 'c-1'])
 
 
+def test_known_claim_tree_answers_from_the_cache_only():
+    """No database read: None until a lookup cached the first provider's root."""
+    cache = routing.RootCache()
+    with mock.patch.object(routing, 'ROOTS', cache), \
+            mock.patch.object(routing, '_routing_tree', return_value='root-a') as lookup:
+        assert routing.known_claim_tree([_consumer('c-1', 'rp-b', 'rp-a')]) is None
+        assert not lookup.called
+        routing.claim_tree(CTX, [_consumer('c-2', 'rp-a')])
+        assert routing.known_claim_tree([_consumer('c-3', 'rp-b', 'rp-a')]) == 'root-a'
+        assert routing.known_claim_tree([_consumer('c-4', 'rp-b')]) is None
+    assert lookup.call_count == 1
+
+
+def test_warm_reads_the_uncached_trees_of_a_call_at_once():
+    """One read for every claim left without a tree; an unknown provider stays uncached."""
+    cache = routing.RootCache()
+    cache._roots['rp-c'] = 'root-c'
+    with mock.patch('objects.placement.allocation.routing_roots',
+                    return_value={'rp-a': 'root-a'}) as read, \
+            mock.patch.object(routing, '_routing_tree', return_value='rp-x') as lookup:
+        cache.warm(CTX, [{'rp-b', 'rp-a'}, {'rp-c'}, {'rp-x'}, set()])
+        read.assert_called_once_with(CTX, {'rp-a', 'rp-x'})
+        assert cache.tree(CTX, {'rp-a', 'rp-b'}) == 'root-a'
+        assert cache.tree(CTX, {'rp-x'}) == 'rp-x'      # looked up alone, as before
+        cache.warm(CTX, [{'rp-a'}, {'rp-c'}])          # all cached: no read
+        cache.warm(mock.Mock(name='ctx', db=None), [{'rp-z'}])   # no database: no read
+    assert read.call_count == 1
+    lookup.assert_called_once_with(CTX, {'rp-x'}, [])
+
+
 def test_a_consumer_without_providers_is_looked_up_every_time():
     cache = routing.RootCache()
     with mock.patch.object(routing, 'ROOTS', cache), \
