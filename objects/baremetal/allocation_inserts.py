@@ -44,7 +44,7 @@ class _Group:
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.pending: list[_Entry] = []
+        self.pending = []
         self.busy = False
 
     def create(self, ctx, values):
@@ -121,7 +121,7 @@ def _insert_many(ctx, batch):
     now = allocation.stamp(ctx)
     rows = [allocation.new_row(entry.values, now) for entry in batch]
     ids = [None] * len(rows)
-    by_columns: dict = {}
+    by_columns = {}
     for index, row in enumerate(rows):
         by_columns.setdefault(frozenset(row), []).append(index)
     for indexes in by_columns.values():
