@@ -151,6 +151,8 @@ def make_nodes(db, count, backend='database'):
 
 
 POLL = {'first': 0.01, 'every': 0.01, 'client': 'sdk', 'wait': 3.0}
+# HTTP requests the clients sent during bursts, by method (what each one costs the API)
+SENT: collections.Counter = collections.Counter()
 
 
 class _Client:
@@ -170,6 +172,7 @@ class _Client:
         for attempt in (0, 1):
             if self.conn is None:
                 self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+            SENT[method] += 1
             try:
                 self.conn.request(method, path, body=data, headers=headers)
                 resp = self.conn.getresponse()
@@ -234,10 +237,18 @@ def burst(urls, count, clients):
                 local.client = idle.pop()
         return _one(local.client)
 
+    SENT.clear()
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(clients) as pool:
         results = list(pool.map(task, range(count)))
     return results, time.monotonic() - start
+
+
+def requests_per_alloc(count):
+    """HTTP requests per allocation of the last burst: POST, GET and in all."""
+    out = {m.lower(): round(n / count, 2) for m, n in sorted(SENT.items())}
+    out['all'] = round(sum(SENT.values()) / count, 2)
+    return out
 
 
 def server_times(db):
@@ -381,6 +392,9 @@ def print_table(rows, labels):
                       row['batch']['allocations_per_rpc_call'],
                       row.get('pg_commits_per_request'),
                       ''.join('; ' + o for o in row.get('conductor_options') or ())))
+        if 'http_per_request' in row:
+            print('HTTP requests per allocation: %s' % ', '.join(
+                '%s %s' % kv for kv in row['http_per_request'].items()))
     print(json.dumps(dict(labels, benchmark='node_allocations',
                           poll_ms={k: POLL[k] for k in ('first', 'every')},
                           client=POLL['client'],

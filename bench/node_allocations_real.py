@@ -179,7 +179,7 @@ import sqlalchemy as sa
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from bench import matrix  # noqa: E402
+from bench import matrix, profile_hook  # noqa: E402
 from bench import node_allocations as bench  # noqa: E402
 from db import api as db_api  # noqa: E402
 from tests import services  # noqa: E402
@@ -362,12 +362,20 @@ def main(argv=None):
 
             def cpu():
                 return {k: cpu_seconds(v, k != 'clients') for k, v in groups.items()}
+            # BERTH_BENCH_PYSPY: py-spy over the API and conductors during the burst
+            recorder = profile_hook.Recorder.from_env(
+                'nodes_%dx%d_%d' % (apis, conductors, len(rows)))
             try:
                 calls0 = rpc_calls(cluster.metrics_urls)
                 commits0 = pg_commits(pg)
+                if recorder is not None:
+                    recorder.start({'api': groups['api'],
+                                    'conductor': groups['conductors']})
                 before = cpu()
                 results, wall = bench.burst(cluster.urls, count, args.clients)
                 used = {k: v - before[k] for k, v in cpu().items()}
+                if recorder is not None:
+                    recorder.stop()
                 # an idle PostgreSQL backend reports its commits up to 10 s late
                 time.sleep(11)
                 commits1 = pg_commits(pg)
@@ -379,6 +387,7 @@ def main(argv=None):
                                   apis=apis, nodes=args.nodes, clients=args.clients,
                                   backend=args.backend)
             row.update(rpc_per_request(calls, count))
+            row['http_per_request'] = bench.requests_per_alloc(count)
             # CPU milliseconds per request, per part: what one allocation costs
             row['cpu_ms_per_request'] = {k: round(1000 * v / count, 2)
                                          for k, v in used.items()}

@@ -103,6 +103,8 @@ def get(ctx, ident):
 
 _BY_ID = _select().where(_ALLOC.c.id == sa.bindparam('alloc_id'))
 _INSERT = _ALLOC.insert()
+# several rows in one statement, their ids in the order of the rows given
+INSERT_RETURNING_ID = _ALLOC.insert().returning(_ALLOC.c.id, sort_by_parameter_order=True)
 
 
 @db_api.reader
@@ -205,15 +207,26 @@ def create(ctx, values, extra_cap=0):
     max_extra_bytes_per_project`` (objects/baremetal/extra_usage.py).
     """
     extra_usage.check(ctx, values.get('owner'), values.get('extra'), extra_cap)
-    values = dict(values, created_at=stamp(ctx))
-    values.setdefault('uuid', uuidutils.generate_uuid())
-    values.setdefault('state', ALLOCATING)
+    values = new_row(values, stamp(ctx))
     try:
         alloc_id = ctx.session.execute(_INSERT, dict(
             values, extra_bytes=extra_usage.size(values.get('extra')))
         ).inserted_primary_key[0]
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate(exc, values)
+    return as_written(values, alloc_id)
+
+
+def new_row(values, now):
+    """``values`` of a new row as :func:`create` writes them (created at ``now``)."""
+    values = dict(values, created_at=now)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values.setdefault('state', ALLOCATING)
+    return values
+
+
+def as_written(values, alloc_id):
+    """The NodeAllocation that row ``values`` (see :func:`new_row`) stored as ``alloc_id``."""
     row = dict.fromkeys(_COLUMNS)
     row.update(values, id=alloc_id)
     row['traits'] = row['traits'] or []

@@ -28,6 +28,7 @@ from api.common.conductor import require_conductor
 from common import exception
 from common.policies.baremetal import endpoints as rules
 from objects.baremetal import allocation as node_alloc
+from objects.baremetal import allocation_inserts
 from objects.baremetal import node as node_obj
 
 # the caller's opt-in to wait for the outcome of POST /v1/allocations (seconds)
@@ -173,9 +174,10 @@ def _create_and_cast(req, values, wait):
         _instance_free(req, values['uuid'])
     req.context.resource_uuid = values['uuid']      # on every log line from here
     host = conductor.allocation_owner(values['uuid'])
-    alloc = node_alloc.create(req.context, dict(values, state=node_alloc.ALLOCATING,
-                                                conductor_affinity=host),
-                              extra_cap=req.conf.allocation.max_extra_bytes_per_project)
+    # grouped with the POSTs in flight beside it: one transaction for them all
+    alloc = allocation_inserts.create(
+        req.context, dict(values, state=node_alloc.ALLOCATING, conductor_affinity=host),
+        extra_cap=req.conf.allocation.max_extra_bytes_per_project)
     try:
         written = conductor.create_allocation(req.context, alloc.id, host,
                                               wait=wait)

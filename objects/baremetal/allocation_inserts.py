@@ -1,0 +1,134 @@
+"""New node allocation rows of concurrent POSTs stored in one transaction (group commit).
+
+``POST /v1/allocations`` stores its row before it hands it to a conductor,
+one transaction each: under many callers that is one BEGIN, INSERT and
+COMMIT per allocation on the database and a session per request in the API.
+:func:`create` instead lets the rows that arrive while one insert is out
+wait for it to end and then go together, in one multi-row INSERT of one
+transaction (nothing is delayed on purpose: a lone caller writes at once,
+exactly as :func:`objects.baremetal.allocation.create`).
+
+Each caller still gets what ``allocation.create`` would give it: its row's
+id, or its own error.  A batch the database refuses as a whole (a name or
+uuid taken, a lost connection) is not guessed at: each of its rows is then
+written again on its own, by its own caller's context, so the error is that
+row's.  A row with a per-project ``extra`` cap to check, and an engine that
+cannot return a multi-row INSERT's ids in order, take the single-row path.
+"""
+
+import threading
+import weakref
+
+from db import api as db_api
+from objects.baremetal import allocation, extra_usage
+
+# one group per Database object (an embedded process may hold several)
+_GROUPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_GROUPS_LOCK = threading.Lock()
+
+
+class _Entry:
+    __slots__ = ('ctx', 'values', 'event', 'lead', 'result', 'error')
+
+    def __init__(self, ctx, values):
+        self.ctx = ctx
+        self.values = values
+        self.event = threading.Event()
+        self.lead = False       # set when the caller is to write the next batch
+        self.result = None
+        self.error = None
+
+
+class _Group:
+    """The rows waiting for the insert in flight, and who writes the next batch."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pending = []
+        self.busy = False
+
+    def create(self, ctx, values):
+        entry = _Entry(ctx, values)
+        with self.lock:
+            self.pending.append(entry)
+            entry.lead = not self.busy
+            self.busy = True
+        if not entry.lead:
+            entry.event.wait()      # written by another caller, or told to lead
+        if entry.lead:
+            self._lead()
+        if entry.error is not None:
+            raise entry.error
+        return entry.result
+
+    def _lead(self):
+        """Write every row pending now, then hand the lead to a row that came meanwhile."""
+        with self.lock:
+            batch, self.pending = self.pending, []
+        try:
+            _write(batch)
+        finally:
+            with self.lock:
+                if self.pending:
+                    follower = self.pending[0]
+                    follower.lead = True
+                    follower.event.set()
+                else:
+                    self.busy = False
+            for entry in batch:
+                entry.lead = False
+                entry.event.set()
+
+
+def _group(db):
+    with _GROUPS_LOCK:
+        group = _GROUPS.get(db)
+        if group is None:
+            group = _GROUPS[db] = _Group()
+        return group
+
+
+def create(ctx, values, extra_cap=0):
+    """:func:`objects.baremetal.allocation.create`, grouped with concurrent callers."""
+    if extra_cap and extra_usage.size(values.get('extra')):
+        return allocation.create(ctx, values, extra_cap)   # locks its owner's row
+    return _group(ctx.db).create(ctx, values)
+
+
+def _write(batch):
+    """Store ``batch``'s rows, setting each entry's result or error."""
+    if len(batch) > 1:
+        try:
+            for entry, alloc in zip(batch, _insert_many(batch[0].ctx, batch)):
+                entry.result = alloc
+            return
+        except Exception:   # noqa: BLE001 - each row again, alone: its own error
+            pass
+    for entry in batch:
+        try:
+            entry.result = allocation.create(entry.ctx, entry.values)
+        except Exception as exc:   # noqa: BLE001 - the caller's to raise
+            entry.error = exc
+
+
+@db_api.writer
+def _insert_many(ctx, batch):
+    """One transaction, one INSERT per set of columns; the rows in ``batch`` order."""
+    dialect = ctx.session.get_bind().dialect
+    if not getattr(dialect, 'insert_executemany_returning_sort_by_parameter_order',
+                   False):
+        raise NotImplementedError('no ordered RETURNING of a multi-row INSERT')
+    now = allocation.stamp(ctx)
+    rows = [allocation.new_row(entry.values, now) for entry in batch]
+    ids = [None] * len(rows)
+    by_columns = {}
+    for index, row in enumerate(rows):
+        by_columns.setdefault(frozenset(row), []).append(index)
+    for indexes in by_columns.values():
+        stored = ctx.session.execute(
+            allocation.INSERT_RETURNING_ID,
+            [dict(rows[i], extra_bytes=extra_usage.size(rows[i].get('extra')))
+             for i in indexes]).scalars().all()
+        for i, alloc_id in zip(indexes, stored):
+            ids[i] = alloc_id
+    return [allocation.as_written(row, alloc_id) for row, alloc_id in zip(rows, ids)]
