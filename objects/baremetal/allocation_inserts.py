@@ -17,6 +17,7 @@ cannot return a multi-row INSERT's ids in order, take the single-row path.
 """
 
 import threading
+from typing import Any
 import weakref
 
 from db import api as db_api
@@ -30,24 +31,24 @@ _GROUPS_LOCK = threading.Lock()
 class _Entry:
     __slots__ = ('ctx', 'values', 'event', 'lead', 'result', 'error')
 
-    def __init__(self, ctx, values):
+    def __init__(self, ctx: Any, values: dict[str, Any]) -> None:
         self.ctx = ctx
         self.values = values
         self.event = threading.Event()
         self.lead = False       # set when the caller is to write the next batch
-        self.result = None
-        self.error = None
+        self.result: Any = None
+        self.error: Exception | None = None
 
 
 class _Group:
     """The rows waiting for the insert in flight, and who writes the next batch."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.pending = []
+        self.pending: list[_Entry] = []
         self.busy = False
 
-    def create(self, ctx, values):
+    def create(self, ctx: Any, values: dict[str, Any]) -> Any:
         entry = _Entry(ctx, values)
         with self.lock:
             self.pending.append(entry)
@@ -61,7 +62,7 @@ class _Group:
             raise entry.error
         return entry.result
 
-    def _lead(self):
+    def _lead(self) -> None:
         """Write every row pending now, then hand the lead to a row that came meanwhile."""
         with self.lock:
             batch, self.pending = self.pending, []
@@ -80,7 +81,7 @@ class _Group:
                 entry.event.set()
 
 
-def _group(db):
+def _group(db: Any) -> _Group:
     with _GROUPS_LOCK:
         group = _GROUPS.get(db)
         if group is None:
@@ -88,14 +89,14 @@ def _group(db):
         return group
 
 
-def create(ctx, values, extra_cap=0):
+def create(ctx: Any, values: dict[str, Any], extra_cap: int = 0) -> Any:
     """:func:`objects.baremetal.allocation.create`, grouped with concurrent callers."""
     if extra_cap and extra_usage.size(values.get('extra')):
         return allocation.create(ctx, values, extra_cap)   # locks its owner's row
     return _group(ctx.db).create(ctx, values)
 
 
-def _write(batch):
+def _write(batch: list[_Entry]) -> None:
     """Store ``batch``'s rows, setting each entry's result or error."""
     if len(batch) > 1:
         try:
@@ -112,7 +113,7 @@ def _write(batch):
 
 
 @db_api.writer
-def _insert_many(ctx, batch):
+def _insert_many(ctx: Any, batch: list[_Entry]) -> list[Any]:
     """One transaction, one INSERT per set of columns; the rows in ``batch`` order."""
     dialect = ctx.session.get_bind().dialect
     if not getattr(dialect, 'insert_executemany_returning_sort_by_parameter_order',
@@ -121,7 +122,7 @@ def _insert_many(ctx, batch):
     now = allocation.stamp(ctx)
     rows = [allocation.new_row(entry.values, now) for entry in batch]
     ids = [None] * len(rows)
-    by_columns = {}
+    by_columns: dict[frozenset[str], list[int]] = {}
     for index, row in enumerate(rows):
         by_columns.setdefault(frozenset(row), []).append(index)
     for indexes in by_columns.values():
