@@ -17,6 +17,7 @@ writes it into DIR/berth.sqlite (or the database at URL), migrated, for
 ``berth serve --data-dir DIR`` (bench/outside_candidates.py).
 """
 
+import random
 import uuid as uuidlib
 
 import sqlalchemy as sa
@@ -42,10 +43,34 @@ NIC_CLASS = 'NET_BW_EGR_KILOBIT_PER_SEC'
 # computes per transaction of load(): the rows of one chunk are built, inserted
 # and let go before the next (all 1,000,000 at once were ~9 M dicts, GBs)
 CHUNK = 20000
-# SQLite page cache of the loading connection (negative: KiB), 1 GiB: the
-# random uuids' unique index (~100 MB at 1,000,000 computes) is written at
-# random places; with the default 2 MB cache each insert re-read index pages
+# SQLite page cache of the loading connection (negative: KiB), 1 GiB
 _CACHE_PRAGMA = 'PRAGMA cache_size = -1048576'
+_VERSION_4 = (0x4 << 76) | (0x2 << 62)       # the version nibble, the RFC 4122 variant
+_RANDOM_LOW = (1 << 62) - 1                   # clock_seq and node: random
+_RANDOM_MID = 0xfff << 64                     # time_hi: random
+
+
+class AscendingUuids:
+    """Valid random version-4 UUIDs, ascending in the order they are drawn.
+
+    The top 48 bits are a counter from a random start (per load); the other
+    62 bits not fixed by the version and variant are random.  Random uuid4s
+    land all over the unique uuid index: every chunk's commit then dirtied
+    nearly every page of it, so a chunk's cost grew with the table (1,000,000
+    computes took 12x the time of 100,000).  Ascending ones are appended.
+    """
+
+    def __init__(self, rng=None):
+        self._rng = rng or random.SystemRandom()
+        self._next = self._rng.getrandbits(46)      # 2 ** 46 draws of headroom
+
+    def __call__(self):
+        high = self._next
+        self._next += 1
+        bits = self._rng.getrandbits(74)
+        value = ((high << 80) | ((bits >> 62) << 64 & _RANDOM_MID)
+                 | (bits & _RANDOM_LOW) | _VERSION_4)
+        return str(uuidlib.UUID(int=value))
 
 
 def load(engine, n, nested=False):
@@ -68,7 +93,8 @@ def load(engine, n, nested=False):
         agg_id = {name: aggs[u] for name, u in AGGS.items()}
         base = conn.execute(sa.select(sa.func.coalesce(sa.func.max(rp_t.c.id), 0))
                             ).scalar_one()
-    ids = {'rc': rcs, 'trait': traits, 'agg': agg_id, 'base': base, 'now': now}
+    ids = {'rc': rcs, 'trait': traits, 'agg': agg_id, 'base': base, 'now': now,
+           'uuid': AscendingUuids(random.Random())}
     child_id = base + n + N_SHARING
     for start in range(0, n, CHUNK):
         rows = _Rows()
@@ -78,7 +104,7 @@ def load(engine, n, nested=False):
     rows = _Rows()
     for j in range(N_SHARING):
         rp_id = base + 1 + n + j
-        rows.providers.append(_provider(rp_id, 'shared-storage-%d' % j, now))
+        rows.providers.append(_provider(ids, rp_id, 'shared-storage-%d' % j))
         rows.invs.append(_inv(rp_id, rcs['DISK_GB'], 100000, min_unit=5))
         rows.traits.append(_tag(rp_id, 'trait_id', traits[SHARING_TRAIT], now))
         rows.aggs.append(_tag(rp_id, 'aggregate_id', agg_id['S'], now))
@@ -94,10 +120,10 @@ class _Rows:
         self.providers, self.invs, self.traits, self.aggs = [], [], [], []
 
 
-def _provider(rp_id, name, now, parent=None):
-    return {'id': rp_id, 'uuid': str(uuidlib.uuid4()), 'name': name, 'generation': 0,
+def _provider(ids, rp_id, name, parent=None):
+    return {'id': rp_id, 'uuid': ids['uuid'](), 'name': name, 'generation': 0,
             'parent_provider_id': parent, 'root_provider_id': parent or rp_id,
-            'created_at': now}
+            'created_at': ids['now']}
 
 
 def _tag(rp_id, column, value, now):
@@ -108,11 +134,11 @@ def _compute(rows, ids, i, nested, child_id):
     """Compute ``i`` (and its children when nested) into ``rows``; the last child id."""
     rcs, now = ids['rc'], ids['now']
     rp_id = ids['base'] + 1 + i
-    rows.providers.append(_provider(rp_id, 'compute-%d' % i, now))
+    rows.providers.append(_provider(ids, rp_id, 'compute-%d' % i))
     if nested and i % 5 == 4:
         for kind in ('numa0', 'numa1', 'nic'):
             child_id += 1
-            rows.providers.append(_provider(child_id, 'compute-%d-%s' % (i, kind), now,
+            rows.providers.append(_provider(ids, child_id, 'compute-%d-%s' % (i, kind),
                                             parent=rp_id))
             if kind == 'nic':
                 rows.invs.append(_inv(child_id, rcs[NIC_CLASS], 10000000))

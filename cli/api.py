@@ -111,6 +111,29 @@ def _handshake(parts: dict) -> Callable[[], Any]:
     return (lambda sock: get()[0](sock)), (lambda sock: get()[1](sock))
 
 
+def preimport_drivers(conf: Any) -> None:
+    """Import, before the fork, the driver modules each worker's RPC client loads.
+
+    Imported in every worker after the fork (kombu's AMQP transport, the tooz
+    backend's driver and what it imports), they were private memory per
+    worker; imported once in the master they are shared.  Best effort: a
+    module that cannot be found is loaded by the worker as before.
+    """
+    from urllib import parse
+
+    from stevedore import driver
+
+    from conductor import ring
+    try:
+        driver.DriverManager('tooz.backends', parse.urlsplit(ring.backend_url(conf)).scheme)
+        rpc.register_opts(conf)
+        if (conf.transport_url or 'rabbit://').startswith('rabbit'):
+            from kombu import transport
+            transport.resolve_transport('pyamqp')
+    except Exception as exc:      # noqa: BLE001 -- the worker imports it then
+        LOG.debug('berth-api: driver modules not imported before the fork: %s', exc)
+
+
 def _master(conf, processes, threads):
     """berth-api as a master forking ``processes`` workers (cli/api_workers.py)."""
     life = lifecycle.Lifecycle('berth-api', conf)
@@ -123,6 +146,7 @@ def _master(conf, processes, threads):
         began = time.monotonic()
         preload.load_index(db)
         LOG.info('berth-api: candidate index loaded in %.1f s', time.monotonic() - began)
+        preimport_drivers(conf)
         # no pool connection of the master's crosses the fork; SQLite's change
         # watcher stays open in the master (preload.handshake compares its token)
         db.dispose(keep_watcher=db.is_sqlite)

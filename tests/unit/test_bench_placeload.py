@@ -1,5 +1,7 @@
 """bench/placeload.py: the region's topology, written chunk by chunk, is the whole topology."""
 
+import uuid as uuidlib
+
 import sqlalchemy as sa
 
 from bench import candidates_servers, placeload
@@ -41,5 +43,33 @@ def test_chunks_write_every_compute_child_and_sharing_provider(tmp_path, monkeyp
             sum(i % 3 + 1 for i in range(n)) + placeload.N_SHARING)
         assert len(_rows(db, models.ResourceProviderAggregate.__table__)) == (
             sum(i % 3 + 1 for i in range(n)) + n // 10 + placeload.N_SHARING)
+    finally:
+        db.dispose()
+
+
+def test_uuids_are_random_version_4_and_ascend_in_the_order_drawn():
+    draw = placeload.AscendingUuids()
+    drawn = [draw() for _ in range(2000)]
+    assert drawn == sorted(drawn)
+    assert len(set(drawn)) == len(drawn)
+    for text in drawn:
+        value = uuidlib.UUID(text)
+        assert str(value) == text
+        assert value.version == 4
+        assert value.variant == uuidlib.RFC_4122
+    # the bits below the counter are drawn, not fixed
+    assert len({text[14:] for text in drawn}) == len(drawn)
+    # two loads start apart
+    assert placeload.AscendingUuids()() != placeload.AscendingUuids()()
+
+
+def test_computes_uuids_ascend_with_their_ids(tmp_path):
+    candidates_servers.load(30, state=str(tmp_path))
+    db = database.open_database(candidates_servers.conf_for(str(tmp_path)))
+    try:
+        rps = sorted(_rows(db, models.ResourceProvider.__table__), key=lambda r: r.id)
+        uuids = [r.uuid for r in rps]
+        assert uuids == sorted(uuids)
+        assert all(uuidlib.UUID(u).version == 4 for u in uuids)
     finally:
         db.dispose()
