@@ -231,32 +231,33 @@ def _fill(bases: dict[int, _Base], inventories: Iterable[Any], traits_rows: Iter
         if rp_id in bases:
             invs.setdefault(rp_id, []).append(
                 (rc_id, (min_unit, max_unit, step, int((total - reserved) * ratio))))
-    for rp_id, items in invs.items():
-        # equal inventories one dict (a dict per provider was ~200 bytes each)
-        shape = tuple(items)
-        found = inv_sets.get(shape)
-        if found is None:
-            found = inv_sets[shape] = dict(items)
-        bases[rp_id].inv = found
+    # equal inventories one dict (a dict per provider was ~200 bytes each)
+    _share(bases, invs, inv_sets, 'inv', tuple)
     del invs
     traits: dict[int, list] = {}
     for rp_id, trait_id, name in traits_rows:
         if rp_id in bases:
             traits.setdefault(rp_id, []).append((trait_id, names.setdefault(name, name)))
-    for rp_id, items in traits.items():
-        key = frozenset(items)
-        found = trait_sets.get(key)
-        if found is None:
-            found = trait_sets[key] = dict(items)
-        bases[rp_id].traits = found
+    _share(bases, traits, trait_sets, 'traits', frozenset)
     aggs: dict[int, set] = {}
     for rp_id, agg_id in agg_rows:
         if rp_id in bases:
             aggs.setdefault(rp_id, set()).add(agg_id)
-    for rp_id, found in aggs.items():
-        found = frozenset(found)
-        bases[rp_id].aggs = agg_sets.setdefault(found, found)
+    for rp_id, members in aggs.items():
+        frozen = frozenset(members)
+        bases[rp_id].aggs = agg_sets.setdefault(frozen, frozen)
 
+
+
+def _share(bases: dict[int, _Base], by_provider: dict[int, list], shared: dict,
+           attr: str, key: Any) -> None:
+    """Give each provider of ``by_provider`` the one dict of its items' ``key`` in ``shared``."""
+    for rp_id, items in by_provider.items():
+        k = key(items)
+        found = shared.get(k)
+        if found is None:
+            found = shared[k] = dict(items)
+        setattr(bases[rp_id], attr, found)
 
 class ProviderIndex:
     """The providers of one Database, as of the newest refresh."""
