@@ -37,12 +37,10 @@ while a transaction is being written join the next one, instead of each
 paying a transaction (a commit, its round trips) of its own.
 """
 
-import collections
 import contextlib
 import logging
-import threading
 
-from common import deadline, exception, metrics
+from common import deadline, exception, group_queue, metrics
 from conductor.manager import retrying
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -54,17 +52,16 @@ TOGETHER = ('claim_together',)
 OPERATION = 'replace'
 
 
-class _Pending:
+class _Pending(group_queue.Entry):
     """One claim waiting for its batch; ``lead`` when it must write the next one."""
 
-    __slots__ = ('ctx', 'tree', 'consumers', 'wake', 'lead', 'done', 'retry', 'error')
+    __slots__ = ('ctx', 'tree', 'consumers', 'done', 'retry', 'error')
 
     def __init__(self, ctx, tree, consumers):
+        super().__init__()
         self.ctx = ctx
         self.tree = tree
         self.consumers = consumers
-        self.wake = threading.Event()
-        self.lead = False
         self.done = False       # written and committed
         self.retry = False      # run again alone
         self.error = None       # the claim's own failure (answered as is)
@@ -85,14 +82,20 @@ class GroupCommitter:
         self._writer = writer
         self._locks = locks
         self._retries = retries
-        self.max_batch = max_batch
-        self._lock = threading.Lock()
-        self._queues = {}       # batch key -> deque of _Pending; present while led
+        # batch key -> the claims queued for its next transaction
+        self._queues = group_queue.GroupQueues(self._write_batch, max_batch)
+
+    @property
+    def max_batch(self):
+        return self._queues.max_batch
+
+    @max_batch.setter
+    def max_batch(self, value):
+        self._queues.max_batch = value
 
     def waiting(self, key=None):
         """Claims queued for the next transaction of ``key`` (None: SQLite's one queue)."""
-        with self._lock:
-            return len(self._queues.get(key, ()))
+        return self._queues.waiting(key)
 
     def claim(self, ctx, tree, consumers):
         """Write one claim, possibly together with others; raise its own error."""
@@ -137,20 +140,10 @@ class GroupCommitter:
     def _queue_and_wait(self, key, batch):
         """Queue ``batch`` for ``key``'s next transactions; return once all are written.
 
-        Leader/follower as :meth:`claim`: the caller whose claim reaches the
-        head of an idle queue writes the next transaction, for whoever queued.
+        Leader/follower (common.group_queue): the caller whose claim reaches
+        the head of an idle queue writes the next transaction, for whoever queued.
         """
-        with self._lock:
-            queue = self._queues.get(key)
-            batch[0].lead = queue is None
-            if queue is None:
-                queue = self._queues[key] = collections.deque()
-            queue.extend(batch)
-        for entry in batch:
-            if not entry.lead:
-                entry.wake.wait()
-            if entry.lead:
-                self._lead(key)
+        self._queues.submit(key, batch)
 
     def _run_trees(self, batch):
         with contextlib.ExitStack() as held:
@@ -159,27 +152,12 @@ class GroupCommitter:
                 held.enter_context(self._locks.hold(tree))
             self._run(None, batch, locked=True)
 
-    def _lead(self, key):
-        """Write the next batch of ``key``, answer it and hand over the lead."""
-        with self._lock:
-            queue = self._queues[key]
-            batch = [queue.popleft() for _ in range(min(len(queue), self.max_batch))]
-        try:
-            if key is TOGETHER:
-                self._run_trees(batch)
-            else:
-                self._run(key, batch)
-        finally:
-            with self._lock:
-                successor = queue[0] if queue else None
-                if successor is None:
-                    del self._queues[key]
-                else:
-                    successor.lead = True
-            for entry in batch[1:]:
-                entry.wake.set()
-            if successor is not None:
-                successor.wake.set()
+    def _write_batch(self, key, batch):
+        """One transaction for the next ``batch`` of ``key`` (the leader's thread)."""
+        if key is TOGETHER:
+            self._run_trees(batch)
+        else:
+            self._run(key, batch)
 
     def _run(self, key, batch, locked=False):
         batch = _unexpired(batch)

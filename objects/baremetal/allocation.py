@@ -6,6 +6,7 @@ The reservation of a node for an allocation lives in
 
 import dataclasses
 import datetime
+from typing import Any
 
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
@@ -170,7 +171,7 @@ def list_allocations(ctx, filters=None, limit=None, marker=None, sort_key='id',
     return [_from_row(r) for r in ctx.session.execute(q).all()]
 
 
-def stamp(ctx):
+def stamp(ctx: Any) -> datetime.datetime:
     """The current time as the database will store it (whole seconds on MySQL,
     whose DATETIME columns would otherwise round it), for answers built from
     what was written rather than read back."""
@@ -217,7 +218,7 @@ def create(ctx, values, extra_cap=0):
     return as_written(values, alloc_id)
 
 
-def new_row(values, now):
+def new_row(values: dict[str, Any], now: datetime.datetime) -> dict[str, Any]:
     """``values`` of a new row as :func:`create` writes them (created at ``now``)."""
     values = dict(values, created_at=now)
     values.setdefault('uuid', uuidutils.generate_uuid())
@@ -225,9 +226,9 @@ def new_row(values, now):
     return values
 
 
-def as_written(values, alloc_id):
+def as_written(values: dict[str, Any], alloc_id: Any) -> Any:
     """The NodeAllocation that row ``values`` (see :func:`new_row`) stored as ``alloc_id``."""
-    row = dict.fromkeys(_COLUMNS)
+    row: dict[str, Any] = dict.fromkeys(_COLUMNS)
     row.update(values, id=alloc_id)
     row['traits'] = row['traits'] or []
     row['candidate_nodes'] = row['candidate_nodes'] or []

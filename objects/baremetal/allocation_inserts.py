@@ -20,72 +20,31 @@ import threading
 from typing import Any
 import weakref
 
+from common import group_queue
 from db import api as db_api
 from objects.baremetal import allocation, extra_usage
 
-# one group per Database object (an embedded process may hold several)
+# one queue per Database object (an embedded process may hold several)
 _GROUPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _GROUPS_LOCK = threading.Lock()
 
 
-class _Entry:
-    __slots__ = ('ctx', 'values', 'event', 'lead', 'result', 'error')
+class _Entry(group_queue.Entry):
+    __slots__ = ('ctx', 'values', 'result', 'error')
 
     def __init__(self, ctx: Any, values: dict[str, Any]) -> None:
+        super().__init__()
         self.ctx = ctx
         self.values = values
-        self.event = threading.Event()
-        self.lead = False       # set when the caller is to write the next batch
         self.result: Any = None
         self.error: Exception | None = None
 
 
-class _Group:
-    """The rows waiting for the insert in flight, and who writes the next batch."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.pending: list[_Entry] = []
-        self.busy = False
-
-    def create(self, ctx: Any, values: dict[str, Any]) -> Any:
-        entry = _Entry(ctx, values)
-        with self.lock:
-            self.pending.append(entry)
-            entry.lead = not self.busy
-            self.busy = True
-        if not entry.lead:
-            entry.event.wait()      # written by another caller, or told to lead
-        if entry.lead:
-            self._lead()
-        if entry.error is not None:
-            raise entry.error
-        return entry.result
-
-    def _lead(self) -> None:
-        """Write every row pending now, then hand the lead to a row that came meanwhile."""
-        with self.lock:
-            batch, self.pending = self.pending, []
-        try:
-            _write(batch)
-        finally:
-            with self.lock:
-                if self.pending:
-                    follower = self.pending[0]
-                    follower.lead = True
-                    follower.event.set()
-                else:
-                    self.busy = False
-            for entry in batch:
-                entry.lead = False
-                entry.event.set()
-
-
-def _group(db: Any) -> _Group:
+def _group(db: Any) -> group_queue.GroupQueues:
     with _GROUPS_LOCK:
         group = _GROUPS.get(db)
         if group is None:
-            group = _GROUPS[db] = _Group()
+            group = _GROUPS[db] = group_queue.GroupQueues(lambda _key, batch: _write(batch))
         return group
 
 
@@ -93,7 +52,11 @@ def create(ctx: Any, values: dict[str, Any], extra_cap: int = 0) -> Any:
     """:func:`objects.baremetal.allocation.create`, grouped with concurrent callers."""
     if extra_cap and extra_usage.size(values.get('extra')):
         return allocation.create(ctx, values, extra_cap)   # locks its owner's row
-    return _group(ctx.db).create(ctx, values)
+    entry = _Entry(ctx, values)
+    _group(ctx.db).submit(None, [entry])
+    if entry.error is not None:
+        raise entry.error
+    return entry.result
 
 
 def _write(batch: list[_Entry]) -> None:

@@ -1,5 +1,6 @@
 """allocation_inserts: concurrent new rows in one INSERT, each caller its own answer."""
 
+import collections
 import itertools
 import threading
 import time
@@ -39,13 +40,13 @@ def inserts(berth):
 def _queued_behind_an_insert(db, values_list):
     """Call create for each of ``values_list`` while an insert is out; (results, errors).
 
-    The group is marked busy (as by a caller whose insert is in flight), so
+    The queue is marked led (as by a caller whose insert is in flight), so
     every call queues; once all are queued that insert "ends" and the
     queue is written as the next batch, as a real follower would write it.
     """
     group = allocation_inserts._group(db)
-    with group.lock:
-        group.busy = True
+    with group._lock:
+        group._queues[None] = collections.deque()    # led: an insert is out
     results, errors = [None] * len(values_list), [None] * len(values_list)
 
     def call(i, values):
@@ -57,13 +58,13 @@ def _queued_behind_an_insert(db, values_list):
     for thread in threads:
         thread.start()
     deadline = time.monotonic() + 30
-    while len(group.pending) < len(values_list):
+    while group.waiting(None) < len(values_list):
         assert time.monotonic() < deadline, 'the calls never queued'
         time.sleep(0.01)
-    group._lead()
+    group._lead(None)
     for thread in threads:
         thread.join(30)
-    assert not group.busy and not group.pending
+    assert None not in group._queues and not group.waiting(None)
     return results, errors
 
 

@@ -88,7 +88,7 @@ def test_a_claim_that_reaches_its_deadline_before_commit_is_rolled_back(stack, c
             answers.append(exc)
 
     # the claim is admitted, then waits for the group committer held here
-    with committer._lock:
+    with committer._queues._lock:
         started = time.time()
         caller = threading.Thread(target=claim, daemon=True, name='claimer')
         caller.start()
