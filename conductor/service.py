@@ -57,7 +57,8 @@ class ConductorService:
             self._transport = rpc.get_transport(conf)
         phase('connecting to the coordination backend')
         self.ring = conductor_ring.Ring(conf, host=self.host).start()
-        self.workers = conductor_workers.Workers(self.host, conf.conductor.workers)
+        self.workers = conductor_workers.Workers(
+            self.host, conf.conductor.workers, conf.conductor.admission_wait)
         self.manager = conductor_manager.ConductorManager(
             conf, self.host, self.db, self.ring, self.workers)
         self._server = rpc.get_server(self._transport, self.host, [self.manager],

@@ -2,12 +2,16 @@
 
 Why an admission semaphore and not only an executor: oslo.messaging runs every
 incoming call on its own thread pool, whose queue has no bound.  Each RPC
-method therefore takes a slot here before it does any work; when none is free
-it fails at once with :class:`common.exception.NoFreeWorker`, which crosses
-RPC typed and becomes a 503 in the API.  The server's pool is sized a little
-above the slots, so refusals are answered immediately and messages never pile
-up behind slow work.  Background work (``spawn``, for casts) takes a slot too
-and runs on a futurist executor of the same size.
+method therefore takes a slot here before it does any work (:meth:`admit`).
+When none is free it waits up to ``[conductor] admission_wait`` for one (a
+burst shorter than that queues instead of failing), then fails with
+:class:`common.exception.NoFreeWorker`, which crosses RPC typed and becomes a
+503 in the API.  The server's pool is sized a little above the slots: the
+spare threads are the ones that wait, so at most that many calls wait at a
+time and each is answered within ``admission_wait``; nothing waits without
+bound.  Background work (``spawn``, for casts) takes a slot only when one is
+free at once and runs on a futurist executor of the same size; so does the
+allocation queue's work on the calling thread (:meth:`slot`).
 """
 
 import contextlib
@@ -28,9 +32,10 @@ SPARE_RPC_THREADS = 8
 class Workers:
     """Admission control and a background executor for one conductor."""
 
-    def __init__(self, host, size):
+    def __init__(self, host, size, admission_wait=0.0):
         self.host = host
         self.size = size
+        self.admission_wait = admission_wait
         self._slots = threading.BoundedSemaphore(size)
         self._busy = 0
         self._idle = threading.Condition()
@@ -48,8 +53,9 @@ class Workers:
         """Slots taken right now."""
         return self._busy
 
-    def _take(self):
-        if not self._slots.acquire(blocking=False):
+    def _take(self, wait=0.0):
+        if not (self._slots.acquire(blocking=False)
+                or (wait > 0 and self._slots.acquire(timeout=wait))):
             metrics.REJECTIONS.labels(self.host).inc()
             raise exception.NoFreeWorker(host=self.host)
         with self._idle:
@@ -67,16 +73,20 @@ class Workers:
         self._slots.release()
 
     @contextlib.contextmanager
-    def slot(self):
-        """Hold a slot for the duration of a call.
+    def slot(self, wait=0.0):
+        """Hold a slot for the duration of a call, waiting up to ``wait`` s for one.
 
-        :raises exception.NoFreeWorker: every slot is taken.
+        :raises exception.NoFreeWorker: every slot is taken (still, after ``wait``).
         """
-        self._take()
+        self._take(wait)
         try:
             yield
         finally:
             self._give_back()
+
+    def admit(self):
+        """:meth:`slot` for an incoming RPC call: waits up to ``admission_wait``."""
+        return self.slot(self.admission_wait)
 
     def spawn(self, func, *args, **kwargs):
         """Run ``func`` in the background, holding a slot until it returns.

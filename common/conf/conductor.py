@@ -7,9 +7,17 @@ from common.conf import group
 opts = [
     cfg.IntOpt('workers', default=32, min=1,
                help='Requests one conductor works on at the same time. A '
-                    'request beyond this bound is refused at once (the API '
-                    'answers 503 berth.service_unavailable) instead of '
-                    'waiting in an unbounded queue.'),
+                    'request beyond this bound waits up to '
+                    '``admission_wait`` for a free worker, then is refused '
+                    '(the API answers 503 berth.service_unavailable) instead '
+                    'of waiting in an unbounded queue.'),
+    cfg.FloatOpt('admission_wait', default=1.0, min=0, max=30,
+                 help='Seconds an RPC call that finds every worker busy waits '
+                      'for one before it is refused with 503 ("no free '
+                      'worker"). A burst of calls shorter than this queues '
+                      'instead of failing (e.g. the first, slow calls of '
+                      'freshly started API workers); at most 8 calls wait at '
+                      'a time, the rest wait for those. 0: refuse at once.'),
     cfg.IntOpt('rpc_timeout', default=None, min=1,
                help='Seconds the API waits for a conductor to answer an RPC '
                     'call before answering 503. Unset (the default): '

@@ -36,7 +36,7 @@ LOG = logging.getLogger('berth.' + __name__)
 
 
 def _admitted(method):
-    """Run an RPC method inside a worker slot (NoFreeWorker when none is free).
+    """Run an RPC method inside a worker slot (NoFreeWorker when none frees in time).
 
     A call with a ``call_id`` (1.8) runs once per id (``replay.py``): a
     replay waits for, or answers, its first attempt, without a slot.
@@ -46,7 +46,7 @@ def _admitted(method):
     @functools.wraps(method)
     def wrapper(self, ctx, *args, call_id=None, **kwargs):
         def run():
-            with self.workers.slot():
+            with self.workers.admit():
                 return method(self, ctx, *args, **kwargs)
         # a replay answers only the caller of the first attempt
         return self.calls.run(call_id, name, run, caller=replay.caller(ctx))

@@ -1,5 +1,7 @@
 """The API's RPC client against in-process conductors (the embedded in-process transport)."""
 
+import threading
+
 import pytest
 
 from common import context as berth_context
@@ -128,6 +130,31 @@ def test_http_503_when_no_conductor_is_alive(berth, client, claim):
     detail = alloc_helpers.error(claim(consumer), 503, UNAVAILABLE)
     assert 'no conductor is alive' in detail
     _nothing_written(client, consumer, claim.rp)
+
+
+def test_a_claim_that_finds_every_worker_busy_waits_for_one(berth, client, claim):
+    # [conductor] admission_wait: a burst queues for a moment instead of 503
+    workers = berth.conductors[0].workers
+    workers.admission_wait = 60
+    held = []
+    for _ in range(workers.size):
+        slot = workers.slot()
+        slot.__enter__()
+        held.append(slot)
+    consumer = alloc_helpers.new_uuid()
+    answer = []
+    claiming = threading.Thread(target=lambda: answer.append(claim(consumer)),
+                                daemon=True)
+    try:
+        claiming.start()
+        claiming.join(0.5)
+        assert answer == []             # waiting for a slot, not refused
+    finally:
+        for slot in held:
+            slot.__exit__(None, None, None)
+    claiming.join(60)
+    assert answer[0].status_code == 204
+    assert client.get('/allocations/%s' % consumer).json()['allocations'] != {}
 
 
 def test_http_503_when_the_owner_has_no_free_worker(berth, client, claim):

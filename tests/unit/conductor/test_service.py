@@ -45,6 +45,56 @@ def test_slots_are_bounded_and_refusal_is_no_free_worker():
     workers.shutdown()
 
 
+def test_an_rpc_call_waits_for_a_slot_freed_within_admission_wait():
+    # a burst of calls queues for a moment instead of answering 503
+    workers = conductor_workers.Workers('cond-a', 1, admission_wait=3600)
+    admitted, done = threading.Event(), threading.Event()
+
+    def call():
+        with workers.admit():
+            admitted.set()
+        done.set()
+
+    with workers.slot():
+        waiter = threading.Thread(target=call, daemon=True)
+        waiter.start()
+        assert not admitted.wait(0.2)         # no slot yet: it waits, not refused
+    assert done.wait(30)
+    assert workers.busy == 0
+    workers.shutdown()
+
+
+def test_an_rpc_call_is_refused_when_no_slot_frees_within_admission_wait():
+    workers = conductor_workers.Workers('cond-a', 1, admission_wait=0.05)
+    with workers.slot():
+        with pytest.raises(exception.NoFreeWorker):
+            with workers.admit():
+                pass
+    assert workers.busy == 0
+    workers.shutdown()
+
+
+def test_background_work_and_plain_slots_never_wait_for_one():
+    # the allocation queue falls back to its backlog on a refusal: it must
+    # get one at once whatever admission_wait is
+    workers = conductor_workers.Workers('cond-a', 1, admission_wait=3600)
+    refused = []
+
+    def try_both():
+        for attempt in (lambda: workers.spawn(lambda: None), workers.slot().__enter__):
+            try:
+                attempt()
+            except exception.NoFreeWorker:
+                refused.append(True)
+
+    with workers.slot():
+        trying = threading.Thread(target=try_both, daemon=True)
+        trying.start()
+        trying.join(30)
+        assert not trying.is_alive() and refused == [True, True]
+    workers.shutdown()
+
+
 def test_background_work_holds_a_slot_until_done_even_when_it_fails():
     workers = conductor_workers.Workers('cond-a', 1)
     release = threading.Event()
