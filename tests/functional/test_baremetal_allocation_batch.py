@@ -36,7 +36,11 @@ def test_a_refusal_after_writes_sends_every_row_alone_with_the_same_outcomes(
     workers, queue = _queue('batch-a')
     try:
         rows = [alloc_obj.create(ctx, {'resource_class': rc, 'conductor_affinity': 'batch-a'})
-                for rc in ('gold', 'none', 'gold', 'gold')]
+                for rc in ('gold', 'none', 'gold')]
+        # named: it goes alone (reservation._reserve_row) on every database,
+        # where two like the others would share a pick on PostgreSQL
+        rows.append(alloc_obj.create(ctx, {'resource_class': 'gold', 'name': 'm2',
+                                           'conductor_affinity': 'batch-a'}))
         broken = rows[3].id
         original = node_reservation._reserve_row
 
