@@ -29,7 +29,7 @@ from oslo_db import exception as db_exc
 
 from common import deadline, exception
 from conductor.manager import claims as conductor_claims
-from conductor.manager import retrying
+from conductor.manager import first_passes, retrying
 from conductor.rpcapi import payloads
 from objects.baremetal import allocation as node_alloc
 from objects.baremetal import deallocation, node_choice, reservation
@@ -111,6 +111,7 @@ class NodeAllocator:
         # allocation id -> _Flight of the call driving it now (in this process)
         self._flights = {}
         self._flights_lock = threading.Lock()
+        self._first_passes = first_passes.FirstPasses(host)
 
     @property
     def mirror(self):
@@ -154,16 +155,13 @@ class NodeAllocator:
         """:meth:`allocate` for several rows; a result per id, in order; never raises.
 
         With the database backend their first passes share one transaction
-        (one savepoint each, objects.baremetal.reservation.reserve_many); what is
+        (objects.baremetal.reservation.reserve_many) with those of the calls
+        running beside this one (conductor/manager/first_passes.py); what is
         left (a failure to save, a retry node by node) goes row by row.
         """
         firsts = [None] * len(alloc_ids)
-        if self.claimant is None and len(alloc_ids) > 1:
-            try:
-                firsts = reservation.reserve_many(ctx, alloc_ids, self.host)
-            except Exception as exc:
-                LOG.debug('Shared first pass of allocations %s rolled back: %s',
-                          alloc_ids, short_error(exc))
+        if self.claimant is None:
+            firsts = self._first_passes.reserve(ctx, alloc_ids)
         return [self.allocate(ctx, alloc_id, first)
                 for alloc_id, first in zip(alloc_ids, firsts)]
 

@@ -2,6 +2,7 @@
 
 import concurrent.futures
 import threading
+import time
 
 from oslo_db import exception as db_exc
 
@@ -36,7 +37,11 @@ def test_a_refusal_after_writes_sends_every_row_alone_with_the_same_outcomes(
     workers, queue = _queue('batch-a')
     try:
         rows = [alloc_obj.create(ctx, {'resource_class': rc, 'conductor_affinity': 'batch-a'})
-                for rc in ('gold', 'none', 'gold', 'gold')]
+                for rc in ('gold', 'none', 'gold')]
+        # named: it goes alone (reservation._reserve_row) on every database,
+        # where two like the others would share a pick on PostgreSQL
+        rows.append(alloc_obj.create(ctx, {'resource_class': 'gold', 'name': 'm2',
+                                           'conductor_affinity': 'batch-a'}))
         broken = rows[3].id
         original = node_reservation._reserve_row
 
@@ -161,3 +166,45 @@ def test_concurrent_posts_over_http_each_get_their_outcome(bm):
     for answer, final in zip(answers, done):
         if answer.json()['state'] != 'allocating':
             assert answer.json()['state'] == final['state']
+
+
+def test_calls_arriving_during_a_first_pass_share_the_next_one(ctx, monkeypatch):
+    """conductor/manager/first_passes.py: the first call goes at once; two that
+    arrive while its first pass runs go together in one transaction next."""
+    _nodes(ctx, 6)
+    workers, queue = _queue('merge', size=4)
+    passes, running, release = [], threading.Event(), threading.Event()
+    original = node_reservation.reserve_many
+
+    def reserve_many(ctx, alloc_ids, host):
+        passes.append(list(alloc_ids))
+        if len(passes) == 1:
+            running.set()
+            assert release.wait(60)
+        return original(ctx, alloc_ids, host)
+    monkeypatch.setattr(node_reservation, 'reserve_many', reserve_many)
+    try:
+        calls = [[alloc_obj.create(ctx, {'resource_class': 'gold',
+                                         'conductor_affinity': 'merge'}).id
+                  for _ in range(n)] for n in (2, 1, 2)]
+        with concurrent.futures.ThreadPoolExecutor(3) as pool:
+            first = pool.submit(queue.run_many, ctx, calls[0], 60)
+            assert running.wait(60)
+            later = [pool.submit(queue.run_many, ctx, ids, 60) for ids in calls[1:]]
+            group = queue.allocator._first_passes._queue
+            deadline = time.monotonic() + 60
+            while group.waiting(None) < 2:      # both queued behind the first pass
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            release.set()
+            results = [first.result(60)] + [f.result(60) for f in later]
+        assert passes[0] == calls[0]
+        assert sorted(map(sorted, passes[1:])) == [sorted(calls[1] + calls[2])]
+        assert [[r['state'] for r in rs] for rs in results] == [
+            ['active'] * 2, ['active'], ['active'] * 2]
+        stored = [alloc_obj.get_by_id(ctx, i) for ids in calls for i in ids]
+        assert len({s.node_id for s in stored}) == 5
+        assert all(s.state == 'active' for s in stored)
+    finally:
+        release.set()
+        workers.shutdown()

@@ -83,7 +83,7 @@ FLOORS = {
     'common/policies/baremetal': 0.0,
     'common/policies/placement': 0.0,
     'conductor': 7.0,
-    'conductor/manager': 0.5,
+    'conductor/manager': 3.1,
     'conductor/periodic': 0.0,
     'conductor/rpcapi': 91.1,
     'db': 49.2,
