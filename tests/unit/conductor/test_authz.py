@@ -55,7 +55,8 @@ def manager(conf, monkeypatch):
     m.host = 'c1'
     m.conf = conf
     m.authz = authz.Authorizer(conf)
-    m.workers = types.SimpleNamespace(slot=contextlib.nullcontext)
+    m.workers = types.SimpleNamespace(slot=contextlib.nullcontext,
+                                      admit=contextlib.nullcontext)
     m.calls = manager_replay.CallLedger()
     m.claims = mock.Mock()
     m.node_writes = mock.Mock()
