@@ -355,7 +355,7 @@ def check_replace(ctx: RequestContext, requests: list[dict[str, Any]]) -> _Plan:
     its queries have completed, so a refused claim leaves the transaction
     usable for others (conductor.manager.claim_batch).
     """
-    conn = ctx.session.connection()
+    conn = db_api.connection(ctx)
     uuids = [r['uuid'] for r in requests]
     named = {rp for r in requests for rp in r['allocations']}
     cleared = [r['uuid'] for r in requests if not r['allocations']]
@@ -408,7 +408,7 @@ def apply_replace(ctx: RequestContext, plan: _Plan) -> None:
     created the same consumer); the caller's transaction must then be rolled
     back, with whatever this wrote.
     """
-    conn = ctx.session.connection()
+    conn = db_api.connection(ctx)
     requests, providers, inventories = plan.requests, plan.providers, plan.inventories
     for req in requests:
         consumer_obj.prepare(ctx, req['uuid'], plan.consumers.get(req['uuid']),
