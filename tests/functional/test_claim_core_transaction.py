@@ -43,19 +43,19 @@ def _used(ctx, rp):
 
 @contextlib.contextmanager
 def _sessions_begun():
-    """The ORM Sessions that begin a transaction on this thread meanwhile."""
+    """The ORM Sessions that begin (even one never used) on this thread meanwhile."""
     begun = []
     me = threading.get_ident()
 
-    def on_begin(session, transaction, connection):
+    def on_begin(session, transaction):
         if threading.get_ident() == me:
             begun.append(session)
 
-    sa.event.listen(orm.Session, 'after_begin', on_begin)
+    sa.event.listen(orm.Session, 'after_transaction_create', on_begin)
     try:
         yield begun
     finally:
-        sa.event.remove(orm.Session, 'after_begin', on_begin)
+        sa.event.remove(orm.Session, 'after_transaction_create', on_begin)
 
 
 def test_a_conductors_claim_commits_without_an_orm_session(berth, ctx, rp, client):
