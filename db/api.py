@@ -148,6 +148,10 @@ class Database:
             return self._tc.writer.using(ctx)
         return _serialised(self._write_lock, self._tc.writer.using(ctx))
 
+    def core_reader(self, ctx: Any) -> Any:
+        """:meth:`reader` on a Core connection, no ORM Session (yields the Connection)."""
+        return self._tc.reader.connection.allow_async.using(ctx)
+
     def core_writer(self, ctx: Any) -> Any:
         """A write transaction on a Core connection, no ORM Session (yields the Connection).
 

@@ -130,3 +130,15 @@ def test_functions_called_in_a_core_transaction_join_it(berth, ctx, rp):
     # joined, not committed on their own: the rollback took their writes too
     assert consumer_obj.get_by_uuids(ctx, [request['uuid']]) == {}
     assert _used(ctx, rp) == 0
+
+
+def test_a_conductors_routing_read_answers_roots_without_an_orm_session(ctx, client, rp):
+    child = h.new_uuid()
+    resp = client.post('/resource_providers', version='1.14',
+                       json={'name': 'child-' + child, 'uuid': child, 'parent_provider_uuid': rp})
+    assert resp.status_code == 201, resp.text
+    unknown = h.new_uuid()
+    with _sessions_begun() as begun:
+        roots = alloc_obj.routing_roots(ctx, [child, rp, unknown])
+    assert begun == []
+    assert roots == {child: rp, rp: rp}
