@@ -9,6 +9,13 @@ asynchronous reader), otherwise on the primary like ``reader``.  ``reader``
 stays on the primary (read-your-writes); a ``reader`` or ``lagging_reader``
 nested in any transaction joins it, so the helpers a lagging read calls
 read the same snapshot and a lagging read inside a claim stays on the primary.
+
+``core_writer`` is a writer without an ORM Session: a SQLAlchemy Core
+connection and transaction from the same engine (oslo.db's
+``writer.connection``), for the hot write paths that run only prebuilt Core
+statements (a conductor's claims).  Code that may run in either kind reaches
+the transaction's connection with :func:`connection`; ``reader``/``writer``
+functions called inside a Core transaction join it without a Session.
 """
 
 from __future__ import annotations
@@ -141,6 +148,22 @@ class Database:
             return self._tc.writer.using(ctx)
         return _serialised(self._write_lock, self._tc.writer.using(ctx))
 
+    def core_reader(self, ctx: Any) -> Any:
+        """:meth:`reader` on a Core connection, no ORM Session (yields the Connection)."""
+        return self._tc.reader.connection.allow_async.using(ctx)
+
+    def core_writer(self, ctx: Any) -> Any:
+        """A write transaction on a Core connection, no ORM Session (yields the Connection).
+
+        Nested in a Session writer it joins that transaction (on the
+        Session's connection).  Code inside reaches the connection with
+        :func:`connection`; ``ctx.session`` is not available there.
+        """
+        transaction = self._tc.writer.connection.using(ctx)
+        if self._write_lock is None:
+            return transaction
+        return _serialised(self._write_lock, transaction)
+
     def change_token(self) -> tuple[int, int] | None:
         """A token that changes whenever anything is committed, or None.
 
@@ -171,10 +194,33 @@ def _serialised(lock, transaction):
             yield session
 
 
+def connection(ctx: Any) -> sa.engine.Connection:
+    """The Connection of ``ctx``'s current transaction, Core or Session alike."""
+    transaction = ctx.transaction_ctx
+    if transaction.connection is not None:
+        return transaction.connection
+    return transaction.session.connection()
+
+
+def _in_core(ctx: Any) -> bool:
+    """Whether this thread is inside a :meth:`Database.core_writer` of ``ctx`` (no Session)."""
+    try:
+        transaction = ctx.transaction_ctx
+    except db_exc.NoEngineContextEstablished:
+        return False
+    return transaction.session is None and transaction.connection is not None
+
+
 def reader(fn: Callable[Concatenate[Ctx, P], R]) -> Callable[Concatenate[Ctx, P], R]:
-    """Run ``fn(ctx, ...)`` in a read transaction; the session is ``ctx.session``."""
+    """Run ``fn(ctx, ...)`` in a read transaction; the session is ``ctx.session``.
+
+    Inside a Core writer it joins that transaction as is (``fn`` then
+    reaches it with :func:`connection`).
+    """
     @functools.wraps(fn)
     def wrapper(ctx: Ctx, *args: P.args, **kwargs: P.kwargs) -> R:
+        if _in_core(ctx):
+            return fn(ctx, *args, **kwargs)
         with ctx.db.reader(ctx):
             return fn(ctx, *args, **kwargs)
     return wrapper
@@ -228,16 +274,39 @@ def writer(fn: Callable[Concatenate[Ctx, P], R]) -> Callable[Concatenate[Ctx, P]
     """Run ``fn(ctx, ...)`` in a write transaction, committed on return.
 
     The outermost writer is retried when the engine makes it a deadlock
-    victim (a nested one joins its caller's transaction, which is retried).
+    victim (a nested one joins its caller's transaction, which is retried;
+    inside a Core writer, without a Session: ``fn`` then reaches it with
+    :func:`connection`).
     """
     @functools.wraps(fn)
     def run(ctx: Ctx, *args: P.args, **kwargs: P.kwargs) -> R:
+        if _in_core(ctx):
+            return fn(ctx, *args, **kwargs)
         with ctx.db.writer(ctx):
             return fn(ctx, *args, **kwargs)
+    return _outermost_retried(run)
 
+
+def core_writer(fn: Callable[Concatenate[Ctx, P], R]) -> Callable[Concatenate[Ctx, P], R]:
+    """:func:`writer` on a Core connection (:meth:`Database.core_writer`), no ORM Session.
+
+    ``fn`` (and whatever it calls) must reach the transaction through
+    :func:`connection`, never ``ctx.session``.  Nested in a caller's
+    transaction, of either kind, it joins it.
+    """
+    @functools.wraps(fn)
+    def run(ctx: Ctx, *args: P.args, **kwargs: P.kwargs) -> R:
+        with ctx.db.core_writer(ctx):
+            return fn(ctx, *args, **kwargs)
+    return _outermost_retried(run)
+
+
+def _outermost_retried(run: Callable[Concatenate[Ctx, P], R]
+                       ) -> Callable[Concatenate[Ctx, P], R]:
+    """``run`` retried on deadlock when it opens the transaction; joined as is otherwise."""
     retried = dialect.retry_on_deadlock(run)
 
-    @functools.wraps(fn)
+    @functools.wraps(run)
     def wrapper(ctx: Ctx, *args: P.args, **kwargs: P.kwargs) -> R:
         if in_transaction(ctx):
             return run(ctx, *args, **kwargs)

@@ -121,18 +121,24 @@ def routing_tree(ctx: Any, provider_uuids: Iterable[str],
     return found or candidates[0]
 
 
-@db_api.reader
+_ROOT = _RP.alias('root')
+_ROOTS_OF = in_list.Statement(
+    lambda uuids: sa.select(_RP.c.uuid, _ROOT.c.uuid.label('root_uuid'))
+    .join(_ROOT, _RP.c.root_provider_id == _ROOT.c.id).where(_RP.c.uuid.in_(uuids)),
+    'uuids')
+
+
 def routing_roots(ctx: Any, provider_uuids: Iterable[str]) -> dict[str, str]:
     """``{provider uuid: its root's uuid}`` of the known providers among ``provider_uuids``.
 
     One read for many :func:`routing_tree` answers (a call of several
     claims whose trees the conductor has not cached); unknown providers are
-    left out (:func:`routing_tree` routes them by their own uuid).
+    left out (:func:`routing_tree` routes them by their own uuid).  A Core
+    read of a prebuilt statement (no ORM Session): a conductor runs it for
+    every call naming a tree it has not cached yet.
     """
-    root = _RP.alias('root')
-    return dict(ctx.session.execute(
-        sa.select(_RP.c.uuid, root.c.uuid).join(root, _RP.c.root_provider_id == root.c.id)
-        .where(_RP.c.uuid.in_(sorted(set(provider_uuids))))).all())
+    with ctx.db.core_reader(ctx) as conn:
+        return dict(_ROOTS_OF.execute(conn, uuids=sorted(set(provider_uuids))).all())
 
 
 # The claim path runs prebuilt Core statements on the session's connection:
@@ -355,7 +361,7 @@ def check_replace(ctx: RequestContext, requests: list[dict[str, Any]]) -> _Plan:
     its queries have completed, so a refused claim leaves the transaction
     usable for others (conductor.manager.claim_batch).
     """
-    conn = ctx.session.connection()
+    conn = db_api.connection(ctx)
     uuids = [r['uuid'] for r in requests]
     named = {rp for r in requests for rp in r['allocations']}
     cleared = [r['uuid'] for r in requests if not r['allocations']]
@@ -408,7 +414,7 @@ def apply_replace(ctx: RequestContext, plan: _Plan) -> None:
     created the same consumer); the caller's transaction must then be rolled
     back, with whatever this wrote.
     """
-    conn = ctx.session.connection()
+    conn = db_api.connection(ctx)
     requests, providers, inventories = plan.requests, plan.providers, plan.inventories
     for req in requests:
         consumer_obj.prepare(ctx, req['uuid'], plan.consumers.get(req['uuid']),

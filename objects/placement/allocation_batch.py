@@ -35,6 +35,7 @@ import sqlalchemy as sa
 
 from common import exception
 from common.context import RequestContext
+from db import api as db_api
 from db import models
 from objects.placement import allocation as placement_alloc
 from objects.placement import consumer as consumer_obj
@@ -114,7 +115,7 @@ def check_many(ctx: RequestContext, claims: list[list[dict[str, Any]]],
     uuids = _eligible(claims)
     if uuids is None:
         return None
-    conn = ctx.session.connection()
+    conn = db_api.connection(ctx)
     named = {rp for requests in claims for r in requests for rp in r['allocations']}
     providers, existing = placement_alloc._providers_counting(conn, named, uuids)
     if existing:
@@ -182,7 +183,7 @@ def apply_many(ctx: RequestContext, plan: Plan) -> None:
     """
     if not plan.granted:
         return
-    conn = ctx.session.connection()
+    conn = db_api.connection(ctx)
     requests = [r for claim in plan.granted for r in claim]
     _insert_consumers(ctx, conn, requests)
     providers, inventories = plan.providers, plan.inventories

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from common import exception
 from common.context import RequestContext
+from db import api as db_api
 from objects.placement import allocation as placement_alloc
 from objects.placement import allocation_batch
 
@@ -29,7 +30,12 @@ class ClaimWriter(Protocol):
 
     @property
     def split(self) -> bool:
-        """Whether ``check``/``apply`` and ``check_many``/``apply_many`` may be used."""
+        """Whether ``check``/``apply`` and ``check_many``/``apply_many`` may be used.
+
+        When True every way, ``write`` included, must also run in a Core
+        transaction (db.api.Database.core_writer: no ``ctx.session``), the
+        kind the group commit then opens.
+        """
         ...
 
     def write(self, ctx: RequestContext, claim: Claim) -> None:
@@ -55,6 +61,11 @@ class ClaimWriter(Protocol):
         ...
 
 
+# a claim without a quota check alone: its own Core transaction (no ORM Session),
+# retried on deadlock when outermost, as allocation.replace's Session one
+_replace_core = db_api.core_writer(placement_alloc.replace)
+
+
 class Writer:
     """:class:`ClaimWriter` over objects.placement.allocation and allocation_batch.
 
@@ -72,8 +83,11 @@ class Writer:
         return not self.enforce_quota
 
     def write(self, ctx: RequestContext, claim: Claim) -> None:
-        placement_alloc.replace(ctx, claim, enforce_quota=self.enforce_quota,
-                                quota_source=self.quota_source)
+        if self.enforce_quota:
+            placement_alloc.replace(ctx, claim, enforce_quota=True,
+                                    quota_source=self.quota_source)
+        else:
+            _replace_core(ctx, claim)
 
     def check(self, ctx: RequestContext, claim: Claim) -> Any:
         return placement_alloc.check_replace(ctx, claim)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 import dataclasses
-from typing import Any, cast
+from typing import Any
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
@@ -43,11 +43,11 @@ class Consumer:
 def _external_id(ctx, table, external_id):
     """The internal id of a project or user row, created on first use."""
     sel = sa.select(table.c.id).where(table.c.external_id == external_id)
-    found = ctx.session.execute(sel).scalar()
+    found = db_api.connection(ctx).execute(sel).scalar()
     if found is not None:
         return found
     try:
-        return ctx.session.execute(table.insert().values(
+        return db_api.connection(ctx).execute(table.insert().values(
             external_id=external_id, created_at=models._now())).inserted_primary_key[0]
     except db_exc.DBDuplicateEntry:
         # another transaction created it; the caller's transaction retries
@@ -68,7 +68,7 @@ _OWNER_IDS = sa.select(_scalar_id(_PROJECT, _PROJECT.c.external_id, 'project'),
 
 def _owner_ids(ctx, project_id, user_id, consumer_type):
     """(project pk, user pk, type pk or None), creating the rows still missing."""
-    project_pk, user_pk, type_pk = ctx.session.connection().execute(
+    project_pk, user_pk, type_pk = db_api.connection(ctx).execute(
         _OWNER_IDS, {'project': project_id, 'user': user_id,
                      'type': consumer_type or ''}).one()
     if project_pk is None:
@@ -123,11 +123,11 @@ _NEW_CONSUMER = {False: _new_consumer(False), True: _new_consumer(True)}
 
 def _type_id(ctx, name):
     sel = sa.select(_TYPE.c.id).where(_TYPE.c.name == name)
-    found = ctx.session.execute(sel).scalar()
+    found = db_api.connection(ctx).execute(sel).scalar()
     if found is not None:
         return found
     try:
-        return ctx.session.execute(_TYPE.insert().values(
+        return db_api.connection(ctx).execute(_TYPE.insert().values(
             name=name, created_at=models._now())).inserted_primary_key[0]
     except db_exc.DBDuplicateEntry:
         raise exception.ConcurrentUpdate(
@@ -161,7 +161,7 @@ _BY_UUIDS = in_list.Statement(lambda uuids: _select().where(_CONSUMER.c.uuid.in_
 @db_api.reader
 def get_by_uuids(ctx: RequestContext, uuids: Iterable[str]) -> dict[str, Consumer]:
     """{uuid: Consumer} of the consumers that exist."""
-    rows = _BY_UUIDS.execute(ctx.session.connection(), uuids=sorted(uuids))
+    rows = _BY_UUIDS.execute(db_api.connection(ctx), uuids=sorted(uuids))
     return {r.uuid: _from_row(r) for r in rows}
 
 
@@ -201,21 +201,36 @@ def prepare(ctx: RequestContext, uuid: str, existing: Consumer | None, project_i
             values, uuid=uuid, generation=1, created_at=models._now()))
         return 1
     generation = existing.generation
-    res = ctx.session.execute(
-        _CONSUMER.update()
-        .where(_CONSUMER.c.uuid == uuid).where(_CONSUMER.c.generation == generation)
-        .values(generation=generation + 1, updated_at=models._now(), **values))
-    if cast(sa.CursorResult, res).rowcount != 1:
+    params = {'c_uuid': uuid, 'expected': generation, 'new_generation': generation + 1,
+              'now': models._now(), 'project_pk': project_pk, 'user_pk': user_pk}
+    if consumer_type is not None:
+        params['type_pk'] = type_pk
+    res = db_api.connection(ctx).execute(_BUMP[consumer_type is not None], params)
+    if res.rowcount != 1:
         raise exception.ConcurrentUpdate(
             what='consumer', reason='%s changed concurrently' % uuid)
     return generation + 1
+
+
+def _bump(with_type):
+    """The consumer's generation compare-and-swap, setting its owners (and type)."""
+    values = {'generation': sa.bindparam('new_generation'), 'updated_at': sa.bindparam('now'),
+              'project_id': sa.bindparam('project_pk'), 'user_id': sa.bindparam('user_pk')}
+    if with_type:
+        values['consumer_type_id'] = sa.bindparam('type_pk')
+    return (_CONSUMER.update().where(_CONSUMER.c.uuid == sa.bindparam('c_uuid'))
+            .where(_CONSUMER.c.generation == sa.bindparam('expected')).values(**values))
+
+
+# prebuilt (one per shape): a rewrite of an existing consumer runs it every time
+_BUMP = {False: _bump(False), True: _bump(True)}
 
 
 def insert_counted(ctx: RequestContext, uuid: str, statement: sa.Insert,
                    params: dict[str, Any]) -> int:
     """Run a consumer INSERT; its row count (a duplicate is a lost race, ``uuid``'s)."""
     try:
-        return ctx.session.connection().execute(statement, params).rowcount
+        return db_api.connection(ctx).execute(statement, params).rowcount
     except db_exc.DBDuplicateEntry:
         # created by a concurrent write: retried, then checked again
         raise exception.ConcurrentUpdate(
@@ -238,6 +253,6 @@ def delete_unused(ctx: RequestContext, uuids: Iterable[str]) -> None:
     """Remove the consumers among ``uuids`` that hold no allocations."""
     if not uuids:
         return
-    ctx.session.execute(
+    db_api.connection(ctx).execute(
         _CONSUMER.delete().where(_CONSUMER.c.uuid.in_(list(uuids))).where(
             ~sa.exists().where(_ALLOC.c.consumer_id == _CONSUMER.c.uuid)))

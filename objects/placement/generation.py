@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from common import exception
 from common.context import RequestContext
+from db import api as db_api
 from db import models
 
 _RP = models.ResourceProvider.__table__
@@ -48,7 +49,7 @@ def bump_provider(ctx: RequestContext, rp_id: int, expected: int) -> int:
     Raises ConcurrentUpdate when the provider's generation moved.  Must run
     inside a writer transaction.
     """
-    res = ctx.session.connection().execute(_BUMP, {
+    res = db_api.connection(ctx).execute(_BUMP, {
         'rp_id': rp_id, 'expected': expected, 'new_generation': expected + 1,
         'now': models._now()})
     if res.rowcount != 1:
@@ -111,7 +112,7 @@ def bump_providers(ctx: RequestContext, expected: dict[int, int],
         params['expected_%d' % i] = expected[rp_id]
         if several:
             params['new_%d' % i] = expected[rp_id] + steps[rp_id]
-    conn = ctx.session.connection()
+    conn = db_api.connection(ctx)
     if conn.execute(_bump_many(len(ids), several), params).rowcount == len(ids):
         return
     now = dict(conn.execute(sa.select(_RP.c.id, _RP.c.generation)
