@@ -39,9 +39,10 @@ def check_schema(schema, value, name=None):
     request body validator leaves out "for <name>"), followed by the most
     relevant nested error as ". Possible root cause: <message>".
     """
-    error = jsonschema.exceptions.best_match(_validator(schema).iter_errors(value))
-    if error is None:
+    errors = list(_validator(schema).iter_errors(value))
+    if not errors:      # the usual case: no ranking of no errors
         return
+    error = jsonschema.exceptions.best_match(errors)
     detail = 'Schema error%s: %s' % (' for %s' % name if name else '',
                                      common_errors.cut_repr(error.message, error.instance))
     cause = error
