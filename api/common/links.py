@@ -53,9 +53,20 @@ def host_url(req):
     return '%s://%s' % (scheme, _server_address(environ, scheme))
 
 
+_BASE_URL = 'berth.base_url'
+
+
 def base_url(req):
-    """Where links start: ``public_endpoint`` or the request's URL up to the app."""
-    endpoint = req.environ['berth.conf'].api.public_endpoint
-    if endpoint:
-        return endpoint.rstrip('/')
-    return host_url(req) + req.script_name
+    """Where links start: ``public_endpoint`` or the request's URL up to the app.
+
+    Worked out once per request (a listing's every item and a POST's body
+    and Location header ask for it; each answer costs configuration
+    lookups) and kept in the request's environ.
+    """
+    environ = req.environ
+    url = environ.get(_BASE_URL)
+    if url is None:
+        endpoint = environ['berth.conf'].api.public_endpoint
+        url = environ[_BASE_URL] = (endpoint.rstrip('/') if endpoint
+                                    else host_url(req) + req.script_name)
+    return url

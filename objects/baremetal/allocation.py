@@ -103,7 +103,7 @@ def get(ctx, ident):
 
 
 _BY_ID = _select().where(_ALLOC.c.id == sa.bindparam('alloc_id'))
-_INSERT = _ALLOC.insert()
+_INSERT = INSERT = _ALLOC.insert()
 # several rows in one statement, their ids in the order of the rows given
 INSERT_RETURNING_ID = _ALLOC.insert().returning(_ALLOC.c.id, sort_by_parameter_order=True)
 
@@ -175,8 +175,13 @@ def stamp(ctx: Any) -> datetime.datetime:
     """The current time as the database will store it (whole seconds on MySQL,
     whose DATETIME columns would otherwise round it), for answers built from
     what was written rather than read back."""
+    return stamp_for(ctx.session.get_bind().dialect.name)
+
+
+def stamp_for(dialect_name: str) -> datetime.datetime:
+    """:func:`stamp` for an engine of dialect ``dialect_name``."""
     now = models._now()
-    if ctx.session.get_bind().dialect.name == 'mysql':
+    if dialect_name == 'mysql':
         now = now.replace(microsecond=0)
     return now
 

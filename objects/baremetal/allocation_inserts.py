@@ -14,6 +14,12 @@ uuid taken, a lost connection) is not guessed at: each of its rows is then
 written again on its own, by its own caller's context, so the error is that
 row's.  A row with a per-project ``extra`` cap to check, and an engine that
 cannot return a multi-row INSERT's ids in order, take the single-row path.
+
+On a server engine (PostgreSQL, MySQL) a batch is written on a plain
+SQLAlchemy connection (``Database.engine``), not an ORM session: the same
+statements, listeners and error translation, without a session built and
+torn down per transaction (~10 % of the API's CPU per POST in a profile).
+SQLite's writes stay in the session, behind the process's write lock.
 """
 
 import threading
@@ -61,9 +67,11 @@ def create(ctx: Any, values: dict[str, Any], extra_cap: int = 0) -> Any:
 
 def _write(batch: list[_Entry]) -> None:
     """Store ``batch``'s rows, setting each entry's result or error."""
-    if len(batch) > 1:
+    db = batch[0].ctx.db
+    if len(batch) > 1 or not db.is_sqlite:
         try:
-            for entry, alloc in zip(batch, _insert_many(batch[0].ctx, batch)):
+            insert = _insert_many if db.is_sqlite else _insert_on_connection
+            for entry, alloc in zip(batch, insert(batch[0].ctx, batch)):
                 entry.result = alloc
             return
         except Exception:   # noqa: BLE001 - each row again, alone: its own error
@@ -78,18 +86,34 @@ def _write(batch: list[_Entry]) -> None:
 @db_api.writer
 def _insert_many(ctx: Any, batch: list[_Entry]) -> list[Any]:
     """One transaction, one INSERT per set of columns; the rows in ``batch`` order."""
-    dialect = ctx.session.get_bind().dialect
+    return _insert_rows(ctx.session, batch)
+
+
+def _insert_on_connection(ctx: Any, batch: list[_Entry]) -> list[Any]:
+    """:func:`_insert_many` in a transaction of a plain connection (server engines)."""
+    with ctx.db.engine.begin() as conn:
+        return _insert_rows(conn, batch)
+
+
+def _insert_rows(conn: Any, batch: list[_Entry]) -> list[Any]:
+    """``batch``'s rows inserted through ``conn`` (a session or a connection)."""
+    dialect = conn.get_bind().dialect if hasattr(conn, 'get_bind') else conn.dialect
+    now = allocation.stamp_for(dialect.name)
+    rows = [allocation.new_row(entry.values, now) for entry in batch]
+    if len(rows) == 1:      # any engine: the single-row INSERT and its primary key
+        row = rows[0]
+        alloc_id = conn.execute(allocation.INSERT, dict(
+            row, extra_bytes=extra_usage.size(row.get('extra')))).inserted_primary_key[0]
+        return [allocation.as_written(row, alloc_id)]
     if not getattr(dialect, 'insert_executemany_returning_sort_by_parameter_order',
                    False):
         raise NotImplementedError('no ordered RETURNING of a multi-row INSERT')
-    now = allocation.stamp(ctx)
-    rows = [allocation.new_row(entry.values, now) for entry in batch]
     ids = [None] * len(rows)
     by_columns: dict[frozenset[str], list[int]] = {}
     for index, row in enumerate(rows):
         by_columns.setdefault(frozenset(row), []).append(index)
     for indexes in by_columns.values():
-        stored = ctx.session.execute(
+        stored = conn.execute(
             allocation.INSERT_RETURNING_ID,
             [dict(rows[i], extra_bytes=extra_usage.size(rows[i].get('extra')))
              for i in indexes]).scalars().all()
