@@ -28,24 +28,31 @@ class Provider:
 
     ``inv`` maps class id -> (min_unit, max_unit, step, free, capacity, used)
     where capacity = int((total - reserved) * allocation_ratio) and free =
-    capacity - used.  ``traits`` maps trait id -> name.  ``memo`` holds
-    what searches derived from this provider (its lone candidates, its
-    summary as JSON): a provider is never changed once searched (the index
-    replaces it), so neither is what was derived from it.
+    capacity - used.  ``traits`` maps trait id -> name.  ``memo`` (None
+    until a search keeps something there) holds what searches derived from
+    this provider (its summary as JSON): a provider is never changed once
+    searched (the index replaces it), so neither is what was derived from
+    it.  ``row`` is the index's scan row of the provider (None outside the
+    index): the one object per provider the index keeps (no second one per
+    provider, no empty memo dict: a forked API worker's first search
+    writes the reference count of every provider it reads, copying the
+    pages they are on).
     """
     __slots__ = ('id', 'uuid', 'parent_id', 'root_id', 'inv', 'traits', 'aggs',
-                 'sharing', 'memo')
+                 'sharing', 'memo', 'row')
 
-    def __init__(self, rp_id, uuid, parent_id, root_id):
+    def __init__(self, rp_id, uuid, parent_id, root_id, inv=None, traits=None,
+                 aggs=frozenset(), sharing=False, row=None):
         self.id = rp_id
         self.uuid = uuid
         self.parent_id = parent_id
         self.root_id = root_id
-        self.inv = {}
-        self.traits = {}
-        self.aggs = frozenset()
-        self.sharing = False
-        self.memo = {}
+        self.inv = {} if inv is None else inv
+        self.traits = {} if traits is None else traits
+        self.aggs = aggs
+        self.sharing = sharing
+        self.memo = None
+        self.row = row
 
     def __repr__(self):
         return 'Provider(%d)' % self.id
