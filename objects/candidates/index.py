@@ -36,7 +36,7 @@ import sqlalchemy as sa
 
 from common import heap
 from db import models
-from objects.candidates import anchor_memo, loader, per_database
+from objects.candidates import anchor_memo, loader, lone, per_database
 from objects.candidates import features as features_mod
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -108,6 +108,16 @@ class State:
         self._lock = threading.Lock()
         self.anchors = anchor_memo.AnchorMemo()
         self.features = features if features is not None else features_mod.Features()
+        self._lone: list = []        # [lone.LoneGroups] once built (shared by retoken twins)
+
+    def lone_groups(self):
+        """The lone trees by inventory (objects/candidates/lone.py), built on first use."""
+        if not self._lone:
+            built = lone.LoneGroups(self.trees)
+            with self._lock:
+                if not self._lone:
+                    self._lone.append(built)
+        return self._lone[0]
 
     def retoken(self, token):
         """This same view, known to be current for ``token``."""
@@ -370,10 +380,10 @@ class ProviderIndex:
                                              sharing_trait, shapes)
             del invs, traits, aggs
         for rp_id, p in old_providers.items():
-            if p.memo is not None and providers.get(rp_id) is not p:
+            if providers.get(rp_id) is not p:
                 # a replaced provider's memo (what searches derived from it)
                 # would keep it alive in a cycle, frozen (heap.freeze) for good
-                p.memo = None
+                p.memo.clear()
         state = State(token, usage, providers, sharing_trait)
         if old is not None:
             state.features = old.features.carried(state, _touched(old_providers, providers,

@@ -88,17 +88,13 @@ class Summaries:
                None if self.all_classes else frozenset(self.requested),
                self.traits, self.tree_uuids, _names_key(self.class_names))
         chosen = self.chosen()
-        out = [m.get(key) if (m := p.memo) is not None else None for p in chosen]
+        out = [p.memo.get(key) for p in chosen]
         missing = [i for i, found in enumerate(out) if found is None]
         if missing:
             dumps = orjson.dumps
             made = self._summaries([chosen[i] for i in missing])
             for i, (uuid, summary) in zip(missing, made):
-                p = chosen[i]
-                memo = p.memo
-                if memo is None:       # made when first needed (see loader.Provider)
-                    memo = p.memo = {}
-                out[i] = memo[key] = dumps(uuid) + b':' + dumps(summary)
+                out[i] = chosen[i].memo[key] = dumps(uuid) + b':' + dumps(summary)
         return out
 
 

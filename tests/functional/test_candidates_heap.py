@@ -62,13 +62,13 @@ def test_a_replaced_provider_lets_go_of_its_memo(berth, ctx, monkeypatch, unfroz
     uuid = helpers.add_provider(ctx, name='cn', inventory={'VCPU': 8})
     first = _state(ctx)
     (old,) = first.providers.values()
-    old.memo = {'lone': ('a candidate naming', old)}        # what searches keep there
+    old.memo['lone'] = ('a candidate naming', old)          # what searches keep there
     gen = inv_obj.provider_generation(ctx, uuid)
     inv_obj.replace_all(ctx, uuid, gen, [inv_obj.Inventory('VCPU', 16)],
                         allow_zero_capacity=False)
     (new,) = _state(ctx).providers.values()
     assert new is not old
-    assert old.memo is None
+    assert old.memo == {}
 
 
 def test_the_end_of_a_large_pause_freezes_what_it_kept(monkeypatch, unfrozen):

@@ -62,7 +62,6 @@ def test_one_object_per_provider_and_a_usage_change_keeps_the_rest(berth, ctx):
     assert not hasattr(state, 'bases')
     by_uuid = {p.uuid: p for p in state.providers.values()}
     pa, pb = by_uuid[a], by_uuid[b]
-    assert pa.memo is None and pb.memo is None          # made when first needed
     assert pa.row[:2] == (pa.id, a)                     # its scan row, on it
     assert pa.uuid is pa.row[1] and pa.root_id is pa.row[4]
     vcpu, disk = _class_ids(ctx, 'VCPU', 'DISK_GB')
