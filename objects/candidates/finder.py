@@ -26,7 +26,7 @@ import orjson
 from common import exception
 from common.context import RequestContext
 from db import api as db_api
-from objects.candidates import answer_cache, capacity, loader
+from objects.candidates import answer_cache, capacity, loader, lone
 from objects.candidates import index as index_mod
 from objects.candidates import plan as plan_mod
 from objects.candidates import request as candidates_request
@@ -201,7 +201,8 @@ def _from_index(state, plan, options, stop, whole):
     # only the trees that hold every requested class and required trait
     # (objects/candidates/features): the search still checks each one
     if whole:
-        return search, _whole(search, stop, options, state.features.roots(state, plan))
+        roots = lone.narrowed(state, plan, state.features.roots(state, plan))
+        return search, _whole(search, stop, options, roots)
     roots = state.roots
     if options.start_after is not None:
         roots = roots[bisect.bisect_right(roots, options.start_after):]

@@ -36,7 +36,7 @@ import sqlalchemy as sa
 
 from common import heap
 from db import models
-from objects.candidates import anchor_memo, loader, per_database
+from objects.candidates import anchor_memo, loader, lone, per_database
 from objects.candidates import features as features_mod
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -76,19 +76,7 @@ _AGGREGATES_ALL = sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id)
 WHOLE_READ_AFTER = 5000
 
 
-class _Base:
-    """What a provider's row and generation pin down (usage aside)."""
-    __slots__ = ('row', 'inv', 'traits', 'aggs')
-
-    def __init__(self, row):
-        self.row = row            # (id, uuid, generation, parent, root, created, updated)
-        self.inv = _NONE          # class id -> (min_unit, max_unit, step, capacity)
-        self.traits = _NONE
-        self.aggs = _NO_AGGS
-
-
-# shared by every _Base without inventory, traits or aggregates (never changed:
-# _fill gives a _Base new, shared values; it never adds to these)
+# shared by every provider without traits or aggregates (never changed)
 _NONE: dict = {}
 _NO_AGGS: frozenset = frozenset()
 
@@ -99,12 +87,13 @@ class State:
     ``providers`` {id: Provider}; ``trees`` {root id: [Provider] by id};
     ``roots`` their sorted ids; ``token`` the change token it is known to be
     current for, or None; ``features`` which trees hold which traits and
-    classes (objects/candidates/features).
+    classes (objects/candidates/features); ``usage`` {id: {class id: used}}
+    as the refresh read it.  Each provider is one object (loader.Provider,
+    its scan row on it), nothing else per provider.
     """
 
-    def __init__(self, token, bases, usage, providers, sharing_trait, features=None):
+    def __init__(self, token, usage, providers, sharing_trait, features=None):
         self.token = token
-        self.bases = bases
         self.usage = usage
         self.providers = providers
         self.sharing_trait = sharing_trait
@@ -119,6 +108,16 @@ class State:
         self._lock = threading.Lock()
         self.anchors = anchor_memo.AnchorMemo()
         self.features = features if features is not None else features_mod.Features()
+        self._lone: list = []        # [lone.LoneGroups] once built (shared by retoken twins)
+
+    def lone_groups(self):
+        """The lone trees by inventory (objects/candidates/lone.py), built on first use."""
+        if not self._lone:
+            built = lone.LoneGroups(self.trees)
+            with self._lock:
+                if not self._lone:
+                    self._lone.append(built)
+        return self._lone[0]
 
     def retoken(self, token):
         """This same view, known to be current for ``token``."""
@@ -158,10 +157,28 @@ class _Shapes:
     with bench/api_workers_memory.py (doc/benchmarks.md).  Provider objects
     and their ``inv`` are never changed once made, so sharing is safe.
     """
-    __slots__ = ('ints', 'tuples', 'invs')
+    __slots__ = ('ints', 'tuples', 'invs', 'unused')
 
     def __init__(self):
         self.ints, self.tuples, self.invs = {}, {}, {}
+        self.unused = {}      # id(base inv): (base inv, its shared inv at no usage)
+
+    def of(self, base, used):
+        """The shared inv of the base inventory ``base`` (class id -> (min, max, step,
+        capacity)) with usage ``used`` ({class id: used} or None)."""
+        if not used:
+            found = self.unused.get(id(base))
+            if found is not None:
+                return found[1]
+        items = []
+        for rc_id, (min_unit, max_unit, step, capacity) in base.items():
+            u = used.get(rc_id, 0) if used else 0
+            items.append((rc_id, (min_unit, max_unit, step, capacity - u, capacity, u)))
+        inv = self.inv(items)
+        if not used:
+            # (the base is kept with it: its id names it for the whole refresh)
+            self.unused[id(base)] = (base, inv)
+        return inv
 
     def inv(self, items):
         """The shared {class id: tuple} of ``items`` ((class id, values) in order)."""
@@ -182,82 +199,89 @@ class _Shapes:
         return found
 
 
-def _provider(base, used, sharing_trait, shapes):
-    rp_id, uuid, _, parent_id, root_id = base.row[:5]
-    p = loader.Provider(rp_id, uuid, parent_id, root_id)
-    items = []
-    for rc_id, (min_unit, max_unit, step, capacity) in base.inv.items():
-        u = used.get(rc_id, 0) if used else 0
-        items.append((rc_id, (min_unit, max_unit, step, capacity - u, capacity, u)))
-    p.inv = shapes.inv(items)
-    p.traits = base.traits
-    p.aggs = base.aggs
-    p.sharing = sharing_trait is not None and sharing_trait in base.traits
-    return p
+def _provider(row, base, traits, aggs, used, sharing_trait, shapes):
+    """The Provider of scan ``row``, its base inventory, traits, aggregates and usage."""
+    return loader.Provider(row[0], row[1], row[3], row[4], shapes.of(base, used), traits,
+                           aggs, sharing_trait is not None and sharing_trait in traits, row)
 
 
-def _read_bases(ctx: Any, rows: list[tuple], everyone: int) -> dict[int, _Base]:
-    """{id: _Base} of the providers of ``rows`` (scan rows of ``everyone`` in all).
+def _base_of(p):
+    """The base inventory (class id -> (min, max, step, capacity)) of indexed ``p``."""
+    return {rc_id: (t[0], t[1], t[2], t[4]) for rc_id, t in p.inv.items()}
 
-    A region's providers mostly repeat a few trait sets and aggregate sets:
-    equal ones are one object, each trait name one string (never changed:
-    Provider objects are immutable once published).  At 10,000 computes
-    that is 17 % of the index's heap.
+
+def _read_bases(ctx: Any, rows: list[tuple], everyone: int) -> tuple[dict, dict, dict]:
+    """({id: base inventory}, {id: traits}, {id: aggregates}) of the providers of ``rows``.
+
+    ``everyone``: scan rows in all.  A base inventory maps class id -> (min,
+    max, step, capacity).  A region's providers mostly repeat a few
+    inventories, trait sets and aggregate sets: equal ones are one object,
+    each trait name one string (never changed: Provider objects are
+    immutable once published).  At 10,000 computes that is 17 % of the
+    index's heap.  Providers without any are absent from a mapping.
     """
-    bases = {row[0]: _Base(row) for row in rows}
+    wanted = {row[0] for row in rows}
     # names, trait sets, aggregate sets, inventories
     sets: tuple[dict, dict, dict, dict] = {}, {}, {}, {}
-    if len(bases) >= WHOLE_READ_AFTER and len(bases) * 2 >= everyone:
+    found: tuple[dict, dict, dict] = {}, {}, {}
+    if len(wanted) >= WHOLE_READ_AFTER and len(wanted) * 2 >= everyone:
         # (the first load) whole tables: 3 statements instead of 3 per CHUNK
         # providers, rows of the providers not asked for skipped
-        _fill(bases, _stream(ctx, _INVENTORIES_ALL), _stream(ctx, _TRAITS_ALL),
-              _stream(ctx, _AGGREGATES_ALL), sets)
-        return bases
-    for chunk in loader._chunks(sorted(bases)):
+        _fill(wanted, _stream(ctx, _INVENTORIES_ALL), _stream(ctx, _TRAITS_ALL),
+              _stream(ctx, _AGGREGATES_ALL), sets, found)
+        return found
+    for chunk in loader._chunks(sorted(wanted)):
         params = {'ids': chunk}
-        _fill(bases, ctx.session.execute(_INVENTORIES, params).all(),
+        _fill(wanted, ctx.session.execute(_INVENTORIES, params).all(),
               ctx.session.execute(_TRAITS, params).all(),
-              ctx.session.execute(_AGGREGATES, params).all(), sets)
-    return bases
+              ctx.session.execute(_AGGREGATES, params).all(), sets, found)
+    return found
 
 
-def _fill(bases: dict[int, _Base], inventories: Iterable[Any], traits_rows: Iterable[Any],
-          agg_rows: Iterable[Any], sets: tuple[dict, dict, dict, dict]) -> None:
-    """Set the inv, traits and aggs of ``bases`` from the rows of the three reads."""
+def _fill(wanted: set[int], inventories: Iterable[Any], traits_rows: Iterable[Any],
+          agg_rows: Iterable[Any], sets: tuple[dict, dict, dict, dict],
+          found: tuple[dict, dict, dict]) -> None:
+    """Add the inventories, traits and aggregates of ``wanted`` ids to ``found``'s maps."""
     names, trait_sets, agg_sets, inv_sets = sets
-    invs: dict[int, list] = {}
+    found_invs, found_traits, found_aggs = found
+    invs: dict[int, Any] = {}
     for (rp_id, rc_id, total, reserved, min_unit, max_unit, step,
          ratio) in inventories:
-        if rp_id in bases:
+        if rp_id in wanted:
             invs.setdefault(rp_id, []).append(
                 (rc_id, (min_unit, max_unit, step, int((total - reserved) * ratio))))
     # equal inventories one dict (a dict per provider was ~200 bytes each)
-    _share(bases, invs, inv_sets, 'inv', tuple)
+    found_invs.update(_share(invs, inv_sets, tuple))
     del invs
-    traits: dict[int, list] = {}
+    traits: dict[int, Any] = {}
     for rp_id, trait_id, name in traits_rows:
-        if rp_id in bases:
+        if rp_id in wanted:
             traits.setdefault(rp_id, []).append((trait_id, names.setdefault(name, name)))
-    _share(bases, traits, trait_sets, 'traits', frozenset)
-    aggs: dict[int, set] = {}
+    found_traits.update(_share(traits, trait_sets, frozenset))
+    del traits
+    aggs: dict[int, Any] = {}
     for rp_id, agg_id in agg_rows:
-        if rp_id in bases:
+        if rp_id in wanted:
             aggs.setdefault(rp_id, set()).add(agg_id)
     for rp_id, members in aggs.items():
         frozen = frozenset(members)
-        bases[rp_id].aggs = agg_sets.setdefault(frozen, frozen)
+        aggs[rp_id] = agg_sets.setdefault(frozen, frozen)
+    found_aggs.update(aggs)
 
 
+def _share(by_provider: dict[int, Any], shared: dict, key: Any) -> dict[int, dict]:
+    """``by_provider`` with each provider's items made the one dict of their ``key`` in ``shared``.
 
-def _share(bases: dict[int, _Base], by_provider: dict[int, list], shared: dict,
-           attr: str, key: Any) -> None:
-    """Give each provider of ``by_provider`` the one dict of its items' ``key`` in ``shared``."""
+    In place (the lists are freed as they are replaced), returned.
+    """
     for rp_id, items in by_provider.items():
         k = key(items)
         found = shared.get(k)
         if found is None:
             found = shared[k] = dict(items)
-        setattr(bases[rp_id], attr, found)
+        by_provider[rp_id] = found
+    return by_provider
+
 
 class ProviderIndex:
     """The providers of one Database, as of the newest refresh."""
@@ -328,59 +352,61 @@ class ProviderIndex:
         for rp_id, rc_id, used in _fetch(ctx, _USAGE):
             usage.setdefault(rp_id, {})[rc_id] = int(used)
         same = old is not None and old.sharing_trait == sharing_trait
-        old_bases = old.bases if old is not None else {}
+        old_providers = old.providers if old is not None else {}
         old_usage = old.usage if old is not None else {}
-        old_providers = old.providers if same else {}
-        bases, stale = {}, []
+        providers, stale, rebuild = {}, [], []
         for row in _fetch(ctx, _SCAN):
-            base = old_bases.get(row[0])
-            if base is None or base.row != row:
+            p = old_providers.get(row[0])
+            if p is None or p.row != row:
                 stale.append(row)
+            elif same and old_usage.get(row[0]) == usage.get(row[0]):
+                providers[row[0]] = p
             else:
-                bases[row[0]] = base
+                rebuild.append(p)       # its row unchanged: its usage, or the sharing trait
+        if same and not stale and not rebuild and len(providers) == len(old_providers):
+            return old.retoken(token)
+        shapes = _Shapes()
+        for p in rebuild:
+            providers[p.id] = _provider(p.row, _base_of(p), p.traits, p.aggs,
+                                        usage.get(p.id), sharing_trait, shapes)
         if stale:
             self.reloaded += len(stale)
-            bases.update(_read_bases(ctx, stale, len(bases) + len(stale)))
-        touched = _touched(old_bases, bases, stale)
-        changed = bool(stale) or len(bases) != len(old_providers)
-        providers = {}
-        shapes = _Shapes()
-        for rp_id, base in bases.items():
-            used = usage.get(rp_id)
-            p = old_providers.get(rp_id)
-            if p is None or old_bases[rp_id] is not base or old_usage.get(rp_id) != used:
-                p = _provider(base, used, sharing_trait, shapes)
-                changed = True
-            providers[rp_id] = p
-        if same and not changed:
-            return old.retoken(token)
+            invs, traits, aggs = _read_bases(ctx, stale, len(providers) + len(stale))
+            for row in stale:
+                rp_id = row[0]
+                providers[rp_id] = _provider(row, invs.get(rp_id, _NONE),
+                                             traits.get(rp_id, _NONE),
+                                             aggs.get(rp_id, _NO_AGGS), usage.get(rp_id),
+                                             sharing_trait, shapes)
+            del invs, traits, aggs
         for rp_id, p in old_providers.items():
             if providers.get(rp_id) is not p:
-                # a replaced provider's memo (its lone candidates name it)
+                # a replaced provider's memo (what searches derived from it)
                 # would keep it alive in a cycle, frozen (heap.freeze) for good
                 p.memo.clear()
-        state = State(token, bases, usage, providers, sharing_trait)
+        state = State(token, usage, providers, sharing_trait)
         if old is not None:
-            state.features = old.features.carried(state, touched)
+            state.features = old.features.carried(state, _touched(old_providers, providers,
+                                                                  stale))
         if same:
             state.anchors = old.anchors      # entries check their providers
         return state
 
 
-def _touched(old_bases, bases, stale):
+def _touched(old_providers, providers, stale):
     """The roots, old and new, of the providers re-read (``stale``), new or gone."""
     touched = set()
     new = 0
     for row in stale:
         touched.add(row[4])
-        old = old_bases.get(row[0])
+        old = old_providers.get(row[0])
         if old is None:
             new += 1
         else:
-            touched.add(old.row[4])
-    if len(old_bases) + new != len(bases):        # some were deleted
-        touched.update(base.row[4] for rp_id, base in old_bases.items()
-                       if rp_id not in bases)
+            touched.add(old.root_id)
+    if len(old_providers) + new != len(providers):        # some were deleted
+        touched.update(p.root_id for rp_id, p in old_providers.items()
+                       if rp_id not in providers)
     return touched
 
 

@@ -29,23 +29,30 @@ class Provider:
     ``inv`` maps class id -> (min_unit, max_unit, step, free, capacity, used)
     where capacity = int((total - reserved) * allocation_ratio) and free =
     capacity - used.  ``traits`` maps trait id -> name.  ``memo`` holds
-    what searches derived from this provider (its lone candidates, its
-    summary as JSON): a provider is never changed once searched (the index
-    replaces it), so neither is what was derived from it.
+    what searches derived from this provider (its summary as JSON): a
+    provider is never changed once searched (the index replaces it), so
+    neither is what was derived from it.  (Made with the provider: made
+    lazily, by the first answer, the dicts were scattered among the
+    answer's short-lived objects and kept their memory from being returned,
+    85 MB of RSS at 100,000 computes, bench/region.py.)  ``row`` is the
+    index's scan row of the provider (None outside the index): the index
+    keeps one object per provider.
     """
     __slots__ = ('id', 'uuid', 'parent_id', 'root_id', 'inv', 'traits', 'aggs',
-                 'sharing', 'memo')
+                 'sharing', 'memo', 'row')
 
-    def __init__(self, rp_id, uuid, parent_id, root_id):
+    def __init__(self, rp_id, uuid, parent_id, root_id, inv=None, traits=None,
+                 aggs=frozenset(), sharing=False, row=None):
         self.id = rp_id
         self.uuid = uuid
         self.parent_id = parent_id
         self.root_id = root_id
-        self.inv = {}
-        self.traits = {}
-        self.aggs = frozenset()
-        self.sharing = False
+        self.inv = {} if inv is None else inv
+        self.traits = {} if traits is None else traits
+        self.aggs = aggs
+        self.sharing = sharing
         self.memo = {}
+        self.row = row
 
     def __repr__(self):
         return 'Provider(%d)' % self.id

@@ -7,8 +7,12 @@ provider's own: capacity, usage and free amount as the database has them.
 
 import gc
 import sys
+import uuid as uuidlib
+
+import sqlalchemy as sa
 
 from db import api as db_api
+from db import models
 from objects.candidates import index as index_mod
 from objects.candidates import preload
 from tests.functional import candidate_helpers as helpers
@@ -17,6 +21,17 @@ from tests.functional import candidate_helpers as helpers
 @db_api.reader
 def _class_ids(ctx, *names):
     return [helpers._id_of(ctx.session, helpers._RC, helpers._RC.c.name, n) for n in names]
+
+
+@db_api.writer
+def _allocate(ctx, uuid, rc, amount):
+    """One allocation row on provider ``uuid`` (no generation bump, as usage writes)."""
+    s = ctx.session
+    rp_id = s.execute(sa.select(helpers._RP.c.id).where(helpers._RP.c.uuid == uuid)).scalar()
+    s.execute(helpers._ALLOC.insert().values(
+        resource_provider_id=rp_id, resource_class_id=helpers._id_of(
+            s, helpers._RC, helpers._RC.c.name, rc), used=amount,
+        consumer_id=str(uuidlib.uuid4()), created_at=models._now()))
 
 
 def test_equal_inventories_are_one_object_and_usage_stays_per_provider(berth, ctx):
@@ -37,22 +52,28 @@ def test_equal_inventories_are_one_object_and_usage_stays_per_provider(berth, ct
     assert pc.inv[vcpu][1] is pa.inv[vcpu][1]      # equal ints too
 
 
-def test_equal_base_inventories_are_one_dict_whatever_the_usage(berth, ctx):
+def test_one_object_per_provider_and_a_usage_change_keeps_the_rest(berth, ctx):
     inventory = {'VCPU': 8, 'DISK_GB': 100}
     a = helpers.add_provider(ctx, 'a', inventory=inventory)
-    b = helpers.add_provider(ctx, 'b', inventory=inventory, used={'VCPU': 2})
-    c = helpers.add_provider(ctx, 'c', inventory={'VCPU': 4})
+    b = helpers.add_provider(ctx, 'b', inventory=inventory, traits=['CUSTOM_X'])
     preload.load_index(ctx.db)
-    state = index_mod.for_database(ctx.db)._state
-    bases = {base.row[1]: base for base in state.bases.values()}
-    vcpu, disk = _class_ids(ctx, 'VCPU', 'DISK_GB')
-    assert bases[a].inv is bases[b].inv
-    # (min_unit, max_unit, step, capacity)
-    assert bases[a].inv == {vcpu: (1, 8, 1, 8), disk: (1, 100, 1, 100)}
-    assert bases[c].inv == {vcpu: (1, 4, 1, 4)}
+    index = index_mod.for_database(ctx.db)
+    state = index._state
+    assert not hasattr(state, 'bases')
     by_uuid = {p.uuid: p for p in state.providers.values()}
-    assert by_uuid[b].inv[vcpu] == (1, 8, 1, 6, 8, 2)
-    assert by_uuid[c].inv[vcpu] == (1, 4, 1, 4, 4, 0)
+    pa, pb = by_uuid[a], by_uuid[b]
+    assert pa.row[:2] == (pa.id, a)                     # its scan row, on it
+    assert pa.uuid is pa.row[1] and pa.root_id is pa.row[4]
+    vcpu, disk = _class_ids(ctx, 'VCPU', 'DISK_GB')
+    _allocate(ctx, b, 'VCPU', 2)                        # usage alone: no generation bump
+    preload.load_index(ctx.db)
+    new = {p.uuid: p for p in index._state.providers.values()}
+    assert new[a] is pa                                 # unchanged: the same object
+    nb = new[b]
+    assert nb is not pb and nb.row is pb.row and nb.traits is pb.traits
+    assert nb.inv[vcpu] == (1, 8, 1, 6, 8, 2)
+    assert nb.inv[disk] == pa.inv[disk] == (1, 100, 1, 100, 100, 0)
+    assert set(nb.traits.values()) == {'CUSTOM_X'}
 
 
 def test_index_refresh_runs_no_automatic_collection(berth, ctx):
