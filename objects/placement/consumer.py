@@ -212,10 +212,11 @@ def prepare(ctx: RequestContext, uuid: str, existing: Consumer | None, project_i
     return generation + 1
 
 
-def _bump(with_type):
+def _bump(with_type: bool) -> sa.Update:
     """The consumer's generation compare-and-swap, setting its owners (and type)."""
-    values = {'generation': sa.bindparam('new_generation'), 'updated_at': sa.bindparam('now'),
-              'project_id': sa.bindparam('project_pk'), 'user_id': sa.bindparam('user_pk')}
+    values: dict[str, Any] = {
+        'generation': sa.bindparam('new_generation'), 'updated_at': sa.bindparam('now'),
+        'project_id': sa.bindparam('project_pk'), 'user_id': sa.bindparam('user_pk')}
     if with_type:
         values['consumer_type_id'] = sa.bindparam('type_pk')
     return (_CONSUMER.update().where(_CONSUMER.c.uuid == sa.bindparam('c_uuid'))
