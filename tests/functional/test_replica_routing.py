@@ -2,8 +2,9 @@
 
 doc/source/architecture.md, "Where reads go", states the rule per endpoint; these
 tests pin it by recording which kind of transaction (``reader``,
-``lagging_reader``, ``writer``) each request opens *outermost* (a nested
-one joins its caller's, on the caller's server).  With ``[database]
+``lagging_reader``, ``writer``; a ``core_`` one counts as its kind) each
+request opens *outermost* (a nested one joins its caller's, on the caller's
+server).  With ``[database]
 slave_connection`` set the lagging reader's engine is the replica; without
 one, and always on SQLite (no replicas: the option is ignored), it is the
 primary.  Runs on every BERTH_TEST_DB; tests/ha/test_replica_reads.py shows
@@ -38,6 +39,11 @@ class Recorder:
         self._lock = threading.Lock()
         for kind in ('reader', LAGGING, 'writer'):
             monkeypatch.setattr(db, kind, self._spy(kind, getattr(db, kind)))
+        # a transaction on a plain connection (no ORM Session: a conductor's
+        # claims) goes to the same server as its Session kind
+        for kind in ('reader', 'writer'):
+            core = 'core_' + kind
+            monkeypatch.setattr(db, core, self._spy(kind, getattr(db, core)))
 
     def _spy(self, kind, real):
         def spy(ctx):
