@@ -2,6 +2,7 @@
 
 import uuid as uuidlib
 
+from objects.placement import allocation as alloc_obj
 from objects.placement import inventory as inv_obj
 from tests.functional import provider_helpers
 
@@ -25,6 +26,12 @@ def provider(client, ctx, inventories, name=None):
     else:
         assert resp.status_code == 200, resp.text
     return rp
+
+
+def vcpu_used(ctx, rp):
+    """The VCPU that ``rp``'s allocations hold, read from the database."""
+    _, allocations, _ = alloc_obj.get_for_provider(ctx, rp)
+    return sum(a['resources']['VCPU'] for a in allocations.values())
 
 
 def generation(client, rp):

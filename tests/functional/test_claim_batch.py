@@ -130,11 +130,6 @@ def rp(client, ctx):
     return h.provider(client, ctx, {'VCPU': {'total': 10, 'max_unit': 10}})
 
 
-def _used(ctx, rp):
-    _, allocations, _ = alloc_obj.get_for_provider(ctx, rp)
-    return sum(a['resources']['VCPU'] for a in allocations.values())
-
-
 def _new_ctx(ctx):
     return lambda: ctx.__class__.from_dict(ctx.to_dict(), db=ctx.db)
 
@@ -145,7 +140,7 @@ def test_claims_queued_together_commit_in_one_transaction(berth, ctx, rp, split)
     assert outcomes == ['granted'] * 5
     assert harness.batches == [1, 4]
     assert harness.alone == []
-    assert _used(ctx, rp) == 5
+    assert h.vcpu_used(ctx, rp) == 5
 
 
 def test_one_bad_claim_fails_alone_and_the_others_commit(berth, ctx, rp, split, client):
@@ -158,7 +153,7 @@ def test_one_bad_claim_fails_alone_and_the_others_commit(berth, ctx, rp, split, 
     assert sorted(outcomes[1:]) == ['InvalidAllocation', 'granted', 'granted']
     assert outcomes[2] == 'InvalidAllocation'
     assert harness.batches == [1, 2]
-    assert _used(ctx, rp) == 9
+    assert h.vcpu_used(ctx, rp) == 9
     assert h.generation(client, rp) == gen + 3
 
 
@@ -171,7 +166,7 @@ def test_stale_consumer_generation_in_a_batch_is_a_conflict_for_that_claim(
     harness = Harness(berth.conf, queued_behind=2, split=split)
     outcomes = harness.run(_new_ctx(ctx), requests)
     assert outcomes == ['granted', 'ConsumerGenerationConflict', 'granted']
-    assert _used(ctx, rp) == 3
+    assert h.vcpu_used(ctx, rp) == 3
 
 
 def test_a_claim_that_lost_a_race_in_a_batch_is_retried_alone(berth, ctx, rp, split):
@@ -183,7 +178,7 @@ def test_a_claim_that_lost_a_race_in_a_batch_is_retried_alone(berth, ctx, rp, sp
     assert outcomes == ['granted'] * 3
     assert harness.batches == [1, 1]
     assert harness.alone == [lost]
-    assert _used(ctx, rp) == 3
+    assert h.vcpu_used(ctx, rp) == 3
 
 
 def test_a_batch_failing_as_a_whole_is_written_claim_by_claim(berth, ctx, rp, split):
@@ -195,7 +190,7 @@ def test_a_batch_failing_as_a_whole_is_written_claim_by_claim(berth, ctx, rp, sp
     # the second transaction rolled back entirely, then each claim went alone
     assert harness.batches == [1]
     assert sorted(harness.alone) == sorted(r['uuid'] for r in requests[1:])
-    assert _used(ctx, rp) == 4
+    assert h.vcpu_used(ctx, rp) == 4
 
 
 def test_split_claim_failing_after_its_writes_fails_the_batch_and_leaves_nothing(
@@ -209,5 +204,5 @@ def test_split_claim_failing_after_its_writes_fails_the_batch_and_leaves_nothing
     # what the batch wrote before (and with) the failure was rolled back
     assert harness.batches == [1]
     assert sorted(harness.alone) == sorted(r['uuid'] for r in requests[1:])
-    assert _used(ctx, rp) == 4
+    assert h.vcpu_used(ctx, rp) == 4
     assert h.generation(client, rp) == gen + 4

@@ -36,11 +36,6 @@ def rp(client, ctx):
     return h.provider(client, ctx, {'VCPU': {'total': 10, 'max_unit': 10}})
 
 
-def _used(ctx, rp):
-    _, allocations, _ = alloc_obj.get_for_provider(ctx, rp)
-    return sum(a['resources']['VCPU'] for a in allocations.values())
-
-
 @contextlib.contextmanager
 def _sessions_begun():
     """The ORM Sessions that begin (even one never used) on this thread meanwhile."""
@@ -65,7 +60,7 @@ def test_a_conductors_claim_commits_without_an_orm_session(berth, ctx, rp, clien
         claims.claim_resources(ctx, rp, [_request(rp, 3)])
         claims.claim_many(ctx, [(rp, [_request(rp, 2)]), (rp, [_request(rp, 1)])])
     assert begun == []
-    assert _used(ctx, rp) == 6
+    assert h.vcpu_used(ctx, rp) == 6
     assert h.generation(client, rp) == gen + 3
 
 
@@ -81,7 +76,7 @@ def test_a_lost_swap_after_the_writes_rolls_the_core_transaction_back(
             plan.providers[rp] = _Stale(row.id, row.uuid, row.generation - 1)
             alloc_obj.apply_replace(ctx, plan)
     assert consumer_obj.get_by_uuids(ctx, [request['uuid']]) == {}
-    assert _used(ctx, rp) == 0
+    assert h.vcpu_used(ctx, rp) == 0
     assert h.generation(client, rp) == gen
 
 
@@ -108,7 +103,7 @@ def test_a_deadlock_victim_is_retried_whole_with_its_first_attempt_undone(
     write(ctx)
     assert len(attempts) == 2
     # the second attempt saw a new consumer: the first one's rows were rolled back
-    assert _used(ctx, rp) == 5
+    assert h.vcpu_used(ctx, rp) == 5
     assert consumer_obj.get_by_uuids(ctx, [request['uuid']])[request['uuid']].generation == 1
     assert h.generation(client, rp) == gen + 1
 
@@ -129,7 +124,7 @@ def test_functions_called_in_a_core_transaction_join_it(berth, ctx, rp):
     assert begun == []
     # joined, not committed on their own: the rollback took their writes too
     assert consumer_obj.get_by_uuids(ctx, [request['uuid']]) == {}
-    assert _used(ctx, rp) == 0
+    assert h.vcpu_used(ctx, rp) == 0
 
 
 def test_a_conductors_routing_read_answers_roots_without_an_orm_session(ctx, client, rp):
