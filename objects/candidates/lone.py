@@ -1,7 +1,7 @@
 """Lone trees grouped by inventory: an unlimited search skips the groups no amount fits.
 
 Most trees of a region are one compute node each, and most of those repeat
-a few inventories (the index makes equal ones one dict, index._Shapes).
+a few inventories (the index makes equal ones one dict, objects/candidates/shapes.py).
 Grouped by that dict, their root ids in one array per group, a search of
 the unsuffixed group alone drops every tree of a group whose inventory
 cannot serve an amount with one check, without reading those trees'

@@ -1,4 +1,4 @@
-"""The provider index makes equal inventories one object (objects/candidates/index._Shapes).
+"""The provider index makes equal inventories one object (objects/candidates/shapes.py).
 
 Sharing them keeps a search's reference-count writes off the pages of every
 provider (what forked API workers would copy); the values must stay each
