@@ -12,7 +12,7 @@ import pytest
 from common import exception
 from conductor.manager import claim_batch
 from tests.functional import alloc_helpers as h
-from tests.functional.test_claim_batch import Harness, _consumer, _used
+from tests.functional.test_claim_batch import Harness, _consumer
 
 
 @pytest.fixture(params=[False, True], ids=['savepoints', 'split'])
@@ -47,7 +47,7 @@ def test_claims_on_two_trees_commit_in_one_transaction_each_judged_alone(
     assert harness.batches == [3]
     # a stale consumer generation is a lost race to the batch: judged again alone
     assert harness.alone in ([], [existing])
-    assert (_used(ctx, a), _used(ctx, b)) == (10, 3)
+    assert (h.vcpu_used(ctx, a), h.vcpu_used(ctx, b)) == (10, 3)
     assert (h.generation(client, a), h.generation(client, b)) == (gen_a + 2, gen_b + 1)
 
 
@@ -60,7 +60,7 @@ def test_a_claim_that_lost_a_race_is_retried_alone_after_the_commit(berth, ctx, 
     assert _together(harness, ctx, requests) == [None, None, None]
     assert harness.batches == [2]
     assert harness.alone == [lost]
-    assert (_used(ctx, a), _used(ctx, b)) == (2, 1)
+    assert (h.vcpu_used(ctx, a), h.vcpu_used(ctx, b)) == (2, 1)
 
 
 def test_a_transaction_failing_as_a_whole_is_written_claim_by_claim(berth, ctx, rps, split):
@@ -71,7 +71,7 @@ def test_a_transaction_failing_as_a_whole_is_written_claim_by_claim(berth, ctx, 
     assert _together(harness, ctx, requests) == [None, None, None]
     assert harness.batches == []
     assert sorted(harness.alone) == sorted(r['uuid'] for _, r in requests)
-    assert (_used(ctx, a), _used(ctx, b)) == (4, 2)
+    assert (h.vcpu_used(ctx, a), h.vcpu_used(ctx, b)) == (4, 2)
 
 
 def test_a_claim_failing_alone_unexpectedly_answers_its_error(berth, ctx, rps):
@@ -84,7 +84,7 @@ def test_a_claim_failing_alone_unexpectedly_answers_its_error(berth, ctx, rps):
         raise RuntimeError('the database went away')
     harness.committer._write_alone = broken_alone
     assert _together(harness, ctx, requests) == ['RuntimeError', 'RuntimeError']
-    assert (_used(ctx, a), _used(ctx, b)) == (0, 0)
+    assert (h.vcpu_used(ctx, a), h.vcpu_used(ctx, b)) == (0, 0)
 
 
 def test_a_claim_without_a_tree_is_refused_alone(berth, ctx, rps, split):
@@ -96,7 +96,7 @@ def test_a_claim_without_a_tree_is_refused_alone(berth, ctx, rps, split):
     answers = harness.committer.claim_together(ctx, claims)
     assert isinstance(answers[0], exception.AllocationProviderNotFound)
     assert answers[1] is None
-    assert _used(ctx, a) == 2
+    assert h.vcpu_used(ctx, a) == 2
 
 
 class _MergeHarness(Harness):
@@ -143,7 +143,7 @@ def test_concurrent_calls_on_one_conductor_share_the_next_transaction(berth, ctx
     # two transactions: the first call's, then both later calls' claims in one
     assert harness.batches == [1, 3]
     assert harness.alone == []
-    assert (_used(ctx, a), _used(ctx, b)) == (3, 7)
+    assert (h.vcpu_used(ctx, a), h.vcpu_used(ctx, b)) == (3, 7)
 
 
 def test_a_refused_claim_of_one_call_leaves_another_calls_claims_in_the_merged_batch(
@@ -158,7 +158,7 @@ def test_a_refused_claim_of_one_call_leaves_another_calls_claims_in_the_merged_b
         [(b, _consumer(b, 2))]])
     assert answers == [[None], [None, 'InvalidAllocation'], [None]]
     assert harness.batches == [1, 2]
-    assert (_used(ctx, a), _used(ctx, b)) == (4, 2)
+    assert (h.vcpu_used(ctx, a), h.vcpu_used(ctx, b)) == (4, 2)
     assert h.generation(client, b) == gen_b + 1
 
 
@@ -172,4 +172,4 @@ def test_merged_calls_beyond_max_batch_go_in_several_transactions(berth, ctx, rp
         [(b, _consumer(b, 1))]])
     assert answers == [[None], [None, None], [None]]
     assert harness.batches == [1, 2, 1]
-    assert (_used(ctx, a), _used(ctx, b)) == (2, 2)
+    assert (h.vcpu_used(ctx, a), h.vcpu_used(ctx, b)) == (2, 2)
