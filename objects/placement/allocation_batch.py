@@ -48,6 +48,38 @@ _ALLOC = models.Allocation.__table__
 _MAX_ROWS = 16
 _NEW_CONSUMERS: dict[tuple[bool, int], sa.Insert] = {}
 _lock = threading.Lock()
+# the arrays of the PostgreSQL form (one element per consumer), by column
+_ARRAY_COLUMNS = {'uuids': 'uuid', 'projects': 'project_id', 'users': 'user_id',
+                  'types': 'consumer_type'}
+
+
+def _new_consumers_unnest(with_type):
+    """PostgreSQL: INSERT of any number of new consumers, one compiled form.
+
+    The rows come from ``unnest`` of one array per column (``uuids``,
+    ``projects``, ``users``, ``types``), so a batch of any size runs the same
+    statement; as :func:`_new_consumers`, a row whose project, user (or type)
+    row is missing is not inserted (the joins find none).
+    """
+    names = ['uuids', 'projects', 'users'] + (['types'] if with_type else [])
+    rows = (sa.func.unnest(*[sa.bindparam(n) for n in names])
+            .table_valued(*names).render_derived(name='new_consumers'))
+
+    project, user = models.Project.__table__, models.User.__table__
+    joined = (rows.join(project, project.c.external_id == rows.c.projects)
+              .join(user, user.c.external_id == rows.c.users))
+    columns = [rows.c.uuids, project.c.id, user.c.id]
+    if with_type:
+        kind = models.ConsumerType.__table__
+        joined = joined.join(kind, kind.c.name == rows.c.types)
+        columns.append(kind.c.id)
+    columns += [sa.bindparam('generation', type_=_CONSUMER.c.generation.type),
+                sa.bindparam('now', type_=_CONSUMER.c.created_at.type)]
+    return _CONSUMER.insert().from_select(consumer_obj.new_consumer_columns(with_type),
+                                          sa.select(*columns).select_from(joined))
+
+
+_NEW_CONSUMERS_UNNEST = {False: _new_consumers_unnest(False), True: _new_consumers_unnest(True)}
 
 
 def _new_consumers(with_type, count):
@@ -193,11 +225,24 @@ def apply_many(ctx: RequestContext, plan: Plan) -> None:
 
 
 def _insert_consumers(ctx, conn, requests):
-    """Insert the new consumers, one statement per kind and 16; the rest one by one."""
+    """Insert the new consumers, one statement per kind (per 16 but on PostgreSQL).
+
+    The consumers whose owner rows do not exist yet are then written one by one.
+    """
     now = models._now()
     missed = []
+    arrays = conn.dialect.name == 'postgresql'
     for with_type in (False, True):
         group = [r for r in requests if (r.get('consumer_type') is not None) == with_type]
+        if arrays and group:
+            params = {name: [r[key] for r in group] for name, key in _ARRAY_COLUMNS.items()
+                      if with_type or name != 'types'}
+            params.update(generation=1, now=now)
+            inserted = consumer_obj.insert_counted(
+                ctx, group[0]['uuid'], _NEW_CONSUMERS_UNNEST[with_type], params)
+            if inserted != len(group):
+                missed += group
+            continue
         for start in range(0, len(group), _MAX_ROWS):
             chunk = group[start:start + _MAX_ROWS]
             params = {}
