@@ -141,6 +141,14 @@ def routing_roots(ctx: Any, provider_uuids: Iterable[str]) -> dict[str, str]:
         return dict(_ROOTS_OF.execute(conn, uuids=sorted(set(provider_uuids))).all())
 
 
+def some_routing_roots(ctx: Any, limit: int) -> dict[str, str]:
+    """:func:`routing_roots` of up to ``limit`` providers, any (a conductor's start-up cache)."""
+    statement = (sa.select(_RP.c.uuid, _ROOT.c.uuid)
+                 .join(_ROOT, _RP.c.root_provider_id == _ROOT.c.id).limit(limit))
+    with ctx.db.core_reader(ctx) as conn:
+        return dict(conn.execute(statement).all())
+
+
 # The claim path runs prebuilt Core statements on the session's connection:
 # building a statement and its cache key per call cost more than running it,
 # and so did re-rendering expanding IN lists (objects.sql.in_list).
