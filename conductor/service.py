@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 
-from common import rpc
+from common import heap, rpc
 from conductor import manager as conductor_manager
 from conductor import periodic, service_versions, warm_up
 from conductor import ring as conductor_ring
@@ -70,6 +70,10 @@ class ConductorService:
         self.registration.register()
         phase('preparing the claim path')
         warm_up.warm(self.db)       # before the ring routes a claim here
+        if self._own_transport:
+            # a process of its own (berth-conductor, not berth serve's API beside
+            # it): its long-lived heap is built; keep it out of full collections
+            heap.settle()
         phase('joining the conductor group')
         self.ring.join(dict(service_versions.capabilities(), host=self.host,
                             pid=os.getpid(), rpc_api_version=rpc_version.RPC_API_VERSION))
