@@ -277,7 +277,9 @@ def warm(db: Any) -> None:
     starts compiles them before its first claim instead of inside its first
     calls (paid once per conductor: twice more at three conductors than at
     one).  On PostgreSQL each statement has one form whatever its sizes, so
-    this covers every batch; elsewhere it covers single claims.
+    this covers every batch; elsewhere it covers single claims.  The
+    generation swaps (every form) run too; only the allocation INSERT,
+    which cannot run without writing a row, is left to the first claim.
     """
     with db.engine.connect() as conn, conn.begin() as transaction:
         nobody, alloc = [_NOBODY], placement_alloc
@@ -289,6 +291,7 @@ def warm(db: Any) -> None:
         alloc._CLASS_NAMES.execute(conn, names=['VCPU']).all()
         alloc._ROOTS_OF.execute(conn, uuids=nobody).all()
         consumer_obj._BY_UUIDS.execute(conn, uuids=nobody).all()
+        gen_obj.warm(conn)
         # owners that do not exist (''): every INSERT below inserts nothing
         owners = {'generation': 1, 'now': models._now()}
         for with_type in (False, True):
