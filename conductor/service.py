@@ -2,7 +2,8 @@
 
 Start order: the RPC server first (so the conductor answers before anyone
 routes to it), then the conductor registry (conductor/periodic/registry.py:
-listed before any ring names it), the group join, then the periodic tasks.
+listed before any ring names it), the claim path's warm-up
+(conductor/warm_up.py), the group join, then the periodic tasks.
 Stop order (graceful): leave the group, mark itself offline in the
 registry, keep serving for ``grace`` seconds (one ring refresh, so peers
 whose ring still names this conductor are answered), stop taking messages,
@@ -13,9 +14,9 @@ import logging
 import os
 import threading
 
-from common import rpc
+from common import heap, rpc
 from conductor import manager as conductor_manager
-from conductor import periodic, service_versions
+from conductor import periodic, service_versions, warm_up
 from conductor import ring as conductor_ring
 from conductor import workers as conductor_workers
 from conductor.periodic import registry as conductor_registry
@@ -67,6 +68,12 @@ class ConductorService:
         self._server.start(override_pool_size=self.workers.rpc_pool_size)
         self.registration = conductor_registry.Registration(conf, self.host, self.db)
         self.registration.register()
+        phase('preparing the claim path')
+        warm_up.warm(self.db)       # before the ring routes a claim here
+        if self._own_transport:
+            # a process of its own (berth-conductor, not berth serve's API beside
+            # it): its long-lived heap is built; keep it out of full collections
+            heap.settle()
         phase('joining the conductor group')
         self.ring.join(dict(service_versions.capabilities(), host=self.host,
                             pid=os.getpid(), rpc_api_version=rpc_version.RPC_API_VERSION))

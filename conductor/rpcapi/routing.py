@@ -83,7 +83,9 @@ class RootCache:
         """
         if getattr(ctx, 'db', None) is None:
             return
-        firsts = {min(p) for p in map(set, provider_sets) if p} - set(self._roots)
+        roots = self._roots     # not set(self._roots): a copy of the cache per call
+        firsts = {first for first in (min(p) for p in map(set, provider_sets) if p)
+                  if first not in roots}
         if not firsts:
             return
         from objects.placement import allocation as placement_alloc
@@ -92,6 +94,24 @@ class RootCache:
             if len(self._roots) + len(roots) > self.MAX:
                 self._roots.clear()
             self._roots.update(roots)
+
+    def prefetch(self, ctx: berth_context.RequestContext) -> int:
+        """Cache the roots of the first providers (up to half of MAX) in one read.
+
+        A conductor does this as it starts, so its first calls do not each
+        read the trees they name (one read per call until warm, paid again
+        by every conductor a deployment adds).  Half: the providers created
+        later still fit before the cache is cleared.  Returns how many.
+        """
+        if getattr(ctx, 'db', None) is None:
+            return 0
+        from objects.placement import allocation as placement_alloc
+        roots = placement_alloc.some_routing_roots(ctx, self.MAX // 2)
+        with self._lock:
+            if len(self._roots) + len(roots) > self.MAX:
+                self._roots.clear()
+            self._roots.update(roots)
+        return len(roots)
 
     def cached(self, providers: Iterable[str]) -> str | None:
         """The tree of a write naming ``providers`` when this process knows it, else None.

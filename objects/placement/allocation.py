@@ -124,7 +124,7 @@ def routing_tree(ctx: Any, provider_uuids: Iterable[str],
 _ROOT = _RP.alias('root')
 _ROOTS_OF = in_list.Statement(
     lambda uuids: sa.select(_RP.c.uuid, _ROOT.c.uuid.label('root_uuid'))
-    .join(_ROOT, _RP.c.root_provider_id == _ROOT.c.id).where(_RP.c.uuid.in_(uuids)),
+    .join(_ROOT, _RP.c.root_provider_id == _ROOT.c.id).where(in_list.member(_RP.c.uuid, uuids)),
     'uuids')
 
 
@@ -141,12 +141,20 @@ def routing_roots(ctx: Any, provider_uuids: Iterable[str]) -> dict[str, str]:
         return dict(_ROOTS_OF.execute(conn, uuids=sorted(set(provider_uuids))).all())
 
 
+def some_routing_roots(ctx: Any, limit: int) -> dict[str, str]:
+    """:func:`routing_roots` of up to ``limit`` providers, any (a conductor's start-up cache)."""
+    statement = (sa.select(_RP.c.uuid, _ROOT.c.uuid)
+                 .join(_ROOT, _RP.c.root_provider_id == _ROOT.c.id).limit(limit))
+    with ctx.db.core_reader(ctx) as conn:
+        return dict(conn.execute(statement).all())
+
+
 # The claim path runs prebuilt Core statements on the session's connection:
 # building a statement and its cache key per call cost more than running it,
 # and so did re-rendering expanding IN lists (objects.sql.in_list).
 _PROVIDERS_LOCKED = in_list.Statement(
     lambda uuids, ids: sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
-    .where(sa.or_(_RP.c.uuid.in_(uuids), _RP.c.id.in_(ids)))
+    .where(sa.or_(in_list.member(_RP.c.uuid, uuids), in_list.member(_RP.c.id, ids)))
     .order_by(_RP.c.id).with_for_update(), 'uuids', 'ids')
 
 # the same lock, answering also how many of the written consumers exist (0: all
@@ -159,13 +167,13 @@ _PROVIDERS_LOCKED_COUNTING = in_list.Statement(
     lambda uuids, consumers: sa.select(
         _RP.c.id, _RP.c.uuid, _RP.c.generation,
         sa.select(sa.func.count()).select_from(_CONSUMER)
-        .where(_CONSUMER.c.uuid.in_(consumers)).scalar_subquery().label('existing'))
-    .where(_RP.c.uuid.in_(uuids))
+        .where(in_list.member(_CONSUMER.c.uuid, consumers)).scalar_subquery().label('existing'))
+    .where(in_list.member(_RP.c.uuid, uuids))
     .order_by(_RP.c.id).with_for_update(), 'uuids', 'consumers')
 
 _CLEARED_PROVIDERS = in_list.Statement(
     lambda consumers: sa.select(_ALLOC.c.resource_provider_id)
-    .where(_ALLOC.c.consumer_id.in_(consumers)), 'consumers')
+    .where(in_list.member(_ALLOC.c.consumer_id, consumers)), 'consumers')
 
 _INV_ALLOC = _ALLOC.alias('used_alloc')
 
@@ -188,10 +196,10 @@ def _inventory_and_usage(rp_ids, names, consumers=None):
                _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
                _INV.c.allocation_ratio, _usage().label('used')]
     if consumers is not None:
-        columns.append(_usage(_INV_ALLOC.c.consumer_id.in_(consumers)).label('mine'))
+        columns.append(_usage(in_list.member(_INV_ALLOC.c.consumer_id, consumers)).label('mine'))
     return (sa.select(*columns).join(_RC, _RC.c.id == _INV.c.resource_class_id)
-            .where(_INV.c.resource_provider_id.in_(rp_ids))
-            .where(_RC.c.name.in_(names)))
+            .where(in_list.member(_INV.c.resource_provider_id, rp_ids))
+            .where(in_list.member(_RC.c.name, names)))
 
 
 _INVENTORY_AND_USAGE = {
@@ -199,12 +207,12 @@ _INVENTORY_AND_USAGE = {
     True: in_list.Statement(_inventory_and_usage, 'rp_ids', 'names', 'consumers')}
 
 _CLASS_NAMES = in_list.Statement(
-    lambda names: sa.select(_RC.c.name).where(_RC.c.name.in_(names)), 'names')
+    lambda names: sa.select(_RC.c.name).where(in_list.member(_RC.c.name, names)), 'names')
 
 _INSERT_ALLOC = _ALLOC.insert()
 
 _DELETE_MINE = in_list.Statement(
-    lambda consumers: _ALLOC.delete().where(_ALLOC.c.consumer_id.in_(consumers)),
+    lambda consumers: _ALLOC.delete().where(in_list.member(_ALLOC.c.consumer_id, consumers)),
     'consumers')
 
 

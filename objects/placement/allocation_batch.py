@@ -48,6 +48,38 @@ _ALLOC = models.Allocation.__table__
 _MAX_ROWS = 16
 _NEW_CONSUMERS: dict[tuple[bool, int], sa.Insert] = {}
 _lock = threading.Lock()
+# the arrays of the PostgreSQL form (one element per consumer), by column
+_ARRAY_COLUMNS = {'uuids': 'uuid', 'projects': 'project_id', 'users': 'user_id',
+                  'types': 'consumer_type'}
+
+
+def _new_consumers_unnest(with_type):
+    """PostgreSQL: INSERT of any number of new consumers, one compiled form.
+
+    The rows come from ``unnest`` of one array per column (``uuids``,
+    ``projects``, ``users``, ``types``), so a batch of any size runs the same
+    statement; as :func:`_new_consumers`, a row whose project, user (or type)
+    row is missing is not inserted (the joins find none).
+    """
+    names = ['uuids', 'projects', 'users'] + (['types'] if with_type else [])
+    rows = (sa.func.unnest(*[sa.bindparam(n) for n in names])
+            .table_valued(*names).render_derived(name='new_consumers'))
+
+    project, user = models.Project.__table__, models.User.__table__
+    joined = (rows.join(project, project.c.external_id == rows.c.projects)
+              .join(user, user.c.external_id == rows.c.users))
+    columns = [rows.c.uuids, project.c.id, user.c.id]
+    if with_type:
+        kind = models.ConsumerType.__table__
+        joined = joined.join(kind, kind.c.name == rows.c.types)
+        columns.append(kind.c.id)
+    columns += [sa.bindparam('generation', type_=_CONSUMER.c.generation.type),
+                sa.bindparam('now', type_=_CONSUMER.c.created_at.type)]
+    return _CONSUMER.insert().from_select(consumer_obj.new_consumer_columns(with_type),
+                                          sa.select(*columns).select_from(joined))
+
+
+_NEW_CONSUMERS_UNNEST = {False: _new_consumers_unnest(False), True: _new_consumers_unnest(True)}
 
 
 def _new_consumers(with_type, count):
@@ -193,11 +225,24 @@ def apply_many(ctx: RequestContext, plan: Plan) -> None:
 
 
 def _insert_consumers(ctx, conn, requests):
-    """Insert the new consumers, one statement per kind and 16; the rest one by one."""
+    """Insert the new consumers, one statement per kind (per 16 but on PostgreSQL).
+
+    The consumers whose owner rows do not exist yet are then written one by one.
+    """
     now = models._now()
     missed = []
+    arrays = conn.dialect.name == 'postgresql'
     for with_type in (False, True):
         group = [r for r in requests if (r.get('consumer_type') is not None) == with_type]
+        if arrays and group:
+            params = {name: [r[key] for r in group] for name, key in _ARRAY_COLUMNS.items()
+                      if with_type or name != 'types'}
+            params.update(generation=1, now=now)
+            inserted = consumer_obj.insert_counted(
+                ctx, group[0]['uuid'], _NEW_CONSUMERS_UNNEST[with_type], params)
+            if inserted != len(group):
+                missed += group
+            continue
         for start in range(0, len(group), _MAX_ROWS):
             chunk = group[start:start + _MAX_ROWS]
             params = {}
@@ -218,3 +263,48 @@ def _insert_consumers(ctx, conn, requests):
             if req['uuid'] not in there:
                 consumer_obj.prepare(ctx, req['uuid'], None, req['project_id'],
                                      req['user_id'], req.get('consumer_type'))
+
+
+# a uuid no provider or consumer has: the warm-up's statements match no row
+_NOBODY = '00000000-0000-0000-0000-000000000000'
+
+
+def warm(db: Any) -> None:
+    """Run the claim path's reads and consumer INSERTs once, matching no row, then roll back.
+
+    SQLAlchemy compiles a statement on its first execution in a process and
+    serves it from the engine's cache after; a conductor that runs this as it
+    starts compiles them before its first claim instead of inside its first
+    calls (paid once per conductor: twice more at three conductors than at
+    one).  On PostgreSQL each statement has one form whatever its sizes, so
+    this covers every batch; elsewhere it covers single claims.  The
+    generation swaps (every form) run too; only the allocation INSERT,
+    which cannot run without writing a row, is left to the first claim.
+    """
+    with db.engine.connect() as conn, conn.begin() as transaction:
+        nobody, alloc = [_NOBODY], placement_alloc
+        alloc._providers_counting(conn, nobody, nobody)
+        alloc._providers(conn, uuids=nobody)
+        alloc._INVENTORY_AND_USAGE[False].execute(conn, rp_ids=[0], names=['VCPU']).all()
+        alloc._INVENTORY_AND_USAGE[True].execute(
+            conn, rp_ids=[0], names=['VCPU'], consumers=nobody).all()
+        alloc._CLASS_NAMES.execute(conn, names=['VCPU']).all()
+        alloc._ROOTS_OF.execute(conn, uuids=nobody).all()
+        consumer_obj._BY_UUIDS.execute(conn, uuids=nobody).all()
+        gen_obj.warm(conn)
+        # owners that do not exist (''): every INSERT below inserts nothing
+        owners = {'generation': 1, 'now': models._now()}
+        for with_type in (False, True):
+            # the parameters the claims pass (the compiled cache is keyed on their names)
+            one = dict(owners, uuid=_NOBODY, project='', user='', **(
+                {'type': ''} if with_type else {}))
+            conn.execute(consumer_obj._NEW_CONSUMER[with_type], one)
+            if conn.dialect.name == 'postgresql':
+                arrays = {name: [''] for name in _ARRAY_COLUMNS
+                          if with_type or name != 'types'}
+                arrays['uuids'] = nobody
+                conn.execute(_NEW_CONSUMERS_UNNEST[with_type], dict(owners, **arrays))
+            else:
+                conn.execute(_new_consumers(with_type, 1),
+                             {'%s_0' % k: v for k, v in one.items()})
+        transaction.rollback()

@@ -154,8 +154,8 @@ def _from_row(row):
 
 
 # built once: executing a prebuilt statement skips its construction and cache key
-_BY_UUIDS = in_list.Statement(lambda uuids: _select().where(_CONSUMER.c.uuid.in_(uuids)),
-                              'uuids')
+_BY_UUIDS = in_list.Statement(
+    lambda uuids: _select().where(in_list.member(_CONSUMER.c.uuid, uuids)), 'uuids')
 
 
 @db_api.reader

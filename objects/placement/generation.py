@@ -8,6 +8,7 @@ updated means another writer got there first and the caller must re-read.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -119,3 +120,21 @@ def bump_providers(ctx: RequestContext, expected: dict[int, int],
                             .where(_RP.c.id.in_(ids))).all())
     failed = [i for i in ids if now.get(i) != expected[i] + steps[i]] or ids
     raise _swap_failed(expected[failed[0]])
+
+
+def warm(conn: sa.engine.Connection) -> None:
+    """Run every form of the generation swap once on ``conn``, matching no row (id -1).
+
+    For a start-up warm-up (objects.placement.allocation_batch.warm): the
+    forms are compiled then, not in the first writes; the caller rolls back.
+    """
+    now = models._now()
+    conn.execute(_BUMP, {'rp_id': -1, 'expected': 0, 'new_generation': 1, 'now': now})
+    for count in range(1, _MAX_MANY + 1):
+        for by in (False, True):
+            params: dict[str, Any] = {'now': now}
+            for i in range(count):
+                params.update({'rp_id_%d' % i: -1, 'expected_%d' % i: 0})
+                if by:
+                    params['new_%d' % i] = 1
+            conn.execute(_bump_many(count, by), params)

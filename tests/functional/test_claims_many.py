@@ -241,3 +241,56 @@ def test_a_call_s_claims_without_a_tree_are_routed_with_one_read(client, ctx, rp
 def objects_roots(ctx, uuids):
     from objects.placement import allocation
     return allocation.routing_roots(ctx, uuids)
+
+
+def _consumer_inserts(ctx, claims):
+    """The consumer INSERTs (whole SQL text) a batch of ``claims`` sends."""
+    texts = []
+
+    def on_sql(conn, cursor, statement, parameters, context, executemany):
+        if statement.lstrip().upper().startswith('INSERT INTO CONSUMERS'):
+            texts.append(statement)
+
+    sa.event.listen(sa.engine.Engine, 'before_cursor_execute', on_sql)
+    try:
+        assert _batch(ctx, *claims) == [None] * len(claims)
+    finally:
+        sa.event.remove(sa.engine.Engine, 'before_cursor_execute', on_sql)
+    return texts
+
+
+def test_new_consumers_of_any_batch_size_share_one_insert_on_postgresql(client, ctx, rps):
+    """PostgreSQL: one INSERT from arrays (unnest), the same SQL for 1, 2 or 20 consumers.
+
+    Elsewhere: one INSERT per 16 consumers, with as many rows per form.
+    """
+    _, second = rps
+    texts = {}
+    for count in (1, 2, 20):
+        claims = [_request({second: {'MEMORY_MB': 128}}) for _ in range(count)]
+        claims[-1]['consumer_type'] = None      # one of each kind when there are two
+        texts[count] = _consumer_inserts(ctx, claims)
+        for claim in claims:
+            resp = client.get('/allocations/%s' % claim['uuid'])
+            assert resp.json()['consumer_generation'] == 1
+            assert (resp.json()['project_id'], resp.json()['user_id']) == ('p1', 'u1')
+    if ctx.db.engine.dialect.name == 'postgresql':
+        assert [len(texts[n]) for n in (1, 2, 20)] == [1, 2, 2]
+        assert 'unnest' in texts[1][0]
+        assert texts[20][0] == texts[2][0] and texts[20][1] == texts[2][1], texts
+        assert len({*texts[1], *texts[2]}) == 2      # with a type, and without
+    else:
+        assert [len(texts[n]) for n in (1, 2, 20)] == [1, 2, 3]
+    assert claim_helpers.usage(client, second)['MEMORY_MB'] == 128 * 23
+
+
+def test_new_owner_rows_in_a_large_batch_fall_back_one_by_one(client, ctx, rps):
+    """A consumer whose project is new is left out by the set-wise INSERT, then created."""
+    _, second = rps
+    claims = [_request({second: {'MEMORY_MB': 128}}) for _ in range(18)]
+    claims[7].update(project_id='p-new-in-batch')
+    assert _batch(ctx, *claims) == [None] * 18
+    for claim in claims:
+        resp = client.get('/allocations/%s' % claim['uuid'])
+        assert resp.json()['project_id'] == claim['project_id']
+        assert resp.json()['consumer_generation'] == 1

@@ -204,3 +204,32 @@ def test_stop_after_a_start_that_failed_while_joining(conf, transport, monkeypat
     svc.stop(grace=0)
     assert svc._periodic is None
     assert svc.ring.members() == frozenset()
+
+
+def test_a_conductor_of_its_own_freezes_its_heap_once_started(conf):
+    """berth-conductor opens its own transport: after its start-up (warm-up
+    included) its long-lived heap goes out of the collector's way (gc.freeze),
+    so full collections no longer walk it during claims."""
+    import gc
+    rpc.register_opts(conf)
+    conf.set_override('transport_url', rpc.EMBEDDED_TRANSPORT_URL)
+    gc.unfreeze()
+    svc = conductor_service.ConductorService(conf, 'cond-a', None)
+    try:
+        svc.start()
+        assert gc.get_freeze_count() > 0
+    finally:
+        svc.stop(grace=0)
+        gc.unfreeze()
+
+
+def test_a_conductor_sharing_its_process_leaves_the_heap_alone(conf, transport):
+    """berth serve (a transport shared with the API): the heap is the API's to manage."""
+    import gc
+    gc.unfreeze()
+    svc = conductor_service.ConductorService(conf, 'cond-a', None, transport=transport)
+    try:
+        svc.start()
+        assert gc.get_freeze_count() == 0
+    finally:
+        svc.stop(grace=0)
