@@ -32,7 +32,7 @@ def warm(db):
         roots = routing.ROOTS.prefetch(berth_context.admin_context(db))
         allocation_batch.warm(db)
     except Exception as exc:        # an optimisation: never a reason not to start
-        LOG.warning('Could not warm the claim path up (%s); the first claims will', exc)
+        LOG.warning('Could not warm the claim path up (%s); the first claims will pay for it', exc)
         return None
     LOG.info('Claim path warm in %.3fs (%d provider roots cached)',
              time.monotonic() - started, roots)
