@@ -315,9 +315,12 @@ class Search:
                 return None
             ua, ub = a.uuid, b.uuid
             groups = (('', (ua, ub) if ua < ub else (ub, ua)),)
+            shared_only = a.sharing and b.sharing
             if a.id < b.id:
-                return cmod.Candidate(((a, resources[0]), (b, resources[1])), groups, (a, b))
-            return cmod.Candidate(((b, resources[1]), (a, resources[0])), groups, (b, a))
+                return cmod.Candidate(((a, resources[0]), (b, resources[1])), groups, (a, b),
+                                      shared_only)
+            return cmod.Candidate(((b, resources[1]), (a, resources[0])), groups, (b, a),
+                                  shared_only)
         per = [(combo[i], r) for i, r in zip(firsts, resources)]
         if self.drop_nested and len({p.root_id for p, _ in per}) != len(per):
             return None
