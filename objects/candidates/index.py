@@ -88,7 +88,8 @@ class State:
     """One published, immutable view of every provider.
 
     ``providers`` {id: Provider}; ``trees`` {root id: [Provider] by id};
-    ``roots`` their sorted ids; ``token`` the change token it is known to be
+    ``roots`` their sorted ids; ``ordered`` every provider by id; ``token``
+    the change token it is known to be
     current for, or None; ``features`` which trees hold which traits and
     classes (objects/candidates/features); ``usage`` {id: {class id: used}}
     as the refresh read it.  Each provider is one object (loader.Provider,
@@ -100,9 +101,10 @@ class State:
         self.usage = usage
         self.providers = providers
         self.sharing_trait = sharing_trait
+        # every provider by id (summary.Summaries: an unlimited answer's, in order)
+        self.ordered = [providers[rp_id] for rp_id in sorted(providers)]
         self.trees = {}
-        for rp_id in sorted(providers):
-            p = providers[rp_id]
+        for p in self.ordered:
             self.trees.setdefault(p.root_id, []).append(p)
         self.roots = sorted(self.trees)
         self.nested = any(p.parent_id is not None for p in providers.values())

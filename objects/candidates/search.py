@@ -22,15 +22,17 @@ class Search:
     """Candidate search over loaded providers for one compiled Plan."""
 
     def __init__(self, plan, providers, sharing, drop_nested=False, trees=None,
-                 anchors=None):
+                 anchors=None, ordered=None):
         """``sharing``: {sharing provider id: (root id, aggregate ids)}, loaded.
 
         ``trees`` ({root id: [Provider] by id}, of ``providers``) is built
         when not given; a given one is not changed (add_trees copies it).
         ``anchors`` (an anchor_memo.AnchorMemo, optional) keeps the candidates of trees
-        from one search to the next.
+        from one search to the next.  ``ordered``: every provider of
+        ``providers`` by id, when at hand (the index's), for the summaries.
         """
         self.plan = plan
+        self.ordered = ordered
         self.anchors = anchors
         self.providers = providers
         self.drop_nested = drop_nested

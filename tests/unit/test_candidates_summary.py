@@ -59,10 +59,16 @@ def _trees(providers):
 
 @pytest.mark.parametrize('whole_trees,all_classes,traits,tree_uuids',
                          list(itertools.product((False, True), repeat=4)))
-def test_pieces_are_the_json_of_the_dicts(whole_trees, all_classes, traits, tree_uuids):
+@pytest.mark.parametrize('ordered', [False, True], ids=['set', 'index-order'])
+def test_pieces_are_the_json_of_the_dicts(whole_trees, all_classes, traits, tree_uuids,
+                                          ordered):
     providers = _region()
     flags = dict(whole_trees=whole_trees, all_classes=all_classes, traits=traits,
                  tree_uuids=tree_uuids)
+    if ordered:
+        # the index's providers by id: most of them in the answer's trees, so the
+        # whole trees are picked from them (chosen())
+        flags['ordered'] = [providers[rp_id] for rp_id in sorted(providers)]
 
     def made():
         return summary.Summaries(_candidates(providers), providers, _trees(providers),
@@ -72,7 +78,11 @@ def test_pieces_are_the_json_of_the_dicts(whole_trees, all_classes, traits, tree
     assert b'{%s}' % b','.join(pieces) == orjson.dumps(made().as_dict())
     # kept on the providers: the same bytes again, from the memo
     assert made().json_pieces() == pieces
-    assert len(pieces) == (8 if whole_trees else 7)     # numa-11's whole tree: root-10 too
+    assert len(pieces) == (8 if whole_trees else 7)
+    plain = summary.Summaries(_candidates(providers), providers, _trees(providers), NAMES,
+                              {0, 1}, whole_trees=whole_trees, all_classes=all_classes,
+                              traits=traits, tree_uuids=tree_uuids)
+    assert made().chosen() == plain.chosen()     # numa-11's whole tree: root-10 too
 
 
 def test_the_shared_fragments_follow_each_providers_own_values():
