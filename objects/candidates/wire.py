@@ -283,14 +283,21 @@ def _encode(candidates, shape, memos):
                     u = text[p.uuid]
                     append(_LONE % (u, res[resources], u))
                     continue
-            elif shape == MAPPINGS and len(parts) == 2 and len(cand.groups) == 1:
-                # two providers, the unsuffixed group (a NUMA node and its
-                # compute, a compute and sharing storage): inlined too
+            elif shape == MAPPINGS and len(cand.groups) == 1:
+                # two or three providers, the unsuffixed group (a NUMA node and
+                # its compute, a compute and sharing storage, two NUMA nodes and
+                # their compute: two thirds of a region's answer): inlined too
                 ((suffix, uuids),) = cand.groups
-                if suffix == '' and len(uuids) == 2:
+                if suffix == '' and len(uuids) == len(parts) == 2:
                     (p, first), (q, second) = parts
                     append(_TWO % (text[p.uuid], res[first], text[q.uuid], res[second],
                                    text[uuids[0]], text[uuids[1]]))
+                    continue
+                if suffix == '' and len(uuids) == len(parts) == 3:
+                    (p, first), (q, second), (o, third) = parts
+                    append(_THREE % (text[p.uuid], res[first], text[q.uuid], res[second],
+                                     text[o.uuid], res[third], text[uuids[0]],
+                                     text[uuids[1]], text[uuids[2]]))
                     continue
             append(_one(cand, shape, text, res))
             continue
@@ -349,3 +356,4 @@ _SEVERAL = {n: b'{"allocations":{%s},"mappings":{"":[%s]}}' % (
     for n in range(1, _MOST + 1)}
 _LONE = _SEVERAL[1]
 _TWO = _SEVERAL[2]
+_THREE = _SEVERAL[3]
