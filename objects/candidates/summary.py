@@ -95,6 +95,13 @@ class Summaries:
                self.traits, self.tree_uuids, _names_key(self.class_names))
         chosen = self.chosen()
         out = [p.memo.get(key) for p in chosen]
+        if out.count(None) == len(out):
+            # none made yet (the first answer after a start): all of them, no
+            # index bookkeeping
+            out = self._pieces(chosen)
+            for p, piece in zip(chosen, out):
+                p.memo[key] = piece
+            return out
         missing = [i for i, found in enumerate(out) if found is None]
         if missing:
             made = self._pieces([chosen[i] for i in missing])

@@ -102,3 +102,24 @@ def test_the_shared_fragments_follow_each_providers_own_values():
     assert got['orphan-40']['parent_provider_uuid'] is None
     assert got['bare-30'] == {'resources': {}, 'traits': [], 'parent_provider_uuid': None,
                               'root_provider_uuid': 'bare-30'}
+
+
+def test_pieces_some_kept_from_an_earlier_answer():
+    # a smaller answer first keeps the pieces of its providers; the larger one
+    # then makes only the others, and both are still the JSON of the dicts
+    providers = _region()
+    flags = dict(whole_trees=True, all_classes=True, traits=True, tree_uuids=True,
+                 ordered=[providers[rp_id] for rp_id in sorted(providers)])
+    first = summary.Summaries(_candidates(providers)[:2], providers, _trees(providers),
+                              NAMES, {0, 1}, **flags)
+    assert b'{%s}' % b','.join(first.json_pieces()) == orjson.dumps(first.as_dict())
+    kept = {p.id for p in providers.values() if p.memo}
+    assert kept == {1, 3, 20}
+    whole = summary.Summaries(_candidates(providers), providers, _trees(providers),
+                              NAMES, {0, 1}, **flags)
+    assert b'{%s}' % b','.join(whole.json_pieces()) == orjson.dumps(whole.as_dict())
+    # and what the larger one kept answers a third time
+    again = summary.Summaries(_candidates(providers), providers, _trees(providers),
+                              NAMES, {0, 1}, **flags)
+    assert again.json_pieces() == whole.json_pieces()
+    assert b'{%s}' % b','.join(again.json_pieces()) == orjson.dumps(again.as_dict())
