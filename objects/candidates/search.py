@@ -323,6 +323,21 @@ class Search:
                                       shared_only)
             return cmod.Candidate(((b, resources[1]), (a, resources[0])), groups, (b, a),
                                   shared_only)
+        if len(firsts) == 3 and not self.drop_nested:
+            # three providers (two NUMA nodes and their compute): a third of a
+            # nested region's candidates, ordered by three comparisons
+            x = (combo[firsts[0]], resources[0])
+            y = (combo[firsts[1]], resources[1])
+            z = (combo[firsts[2]], resources[2])
+            if x[0].id > y[0].id:
+                x, y = y, x
+            if y[0].id > z[0].id:
+                y, z = z, y
+                if x[0].id > y[0].id:
+                    x, y = y, x
+            a, b, c = x[0], y[0], z[0]
+            return cmod.Candidate((x, y, z), (('', tuple(sorted((a.uuid, b.uuid, c.uuid)))),),
+                                  (a, b, c), a.sharing and b.sharing and c.sharing)
         per = [(combo[i], r) for i, r in zip(firsts, resources)]
         if self.drop_nested and len({p.root_id for p, _ in per}) != len(per):
             return None
