@@ -181,7 +181,8 @@ def _result(search, found, plan, options, token):
     summaries = summary_mod.Summaries(
         found, search.providers, search.trees, plan.class_names, plan.class_ids,
         whole_trees=options.summary_trees, all_classes=options.summary_all_classes,
-        traits=options.summary_traits, tree_uuids=options.summary_trees)
+        traits=options.summary_traits, tree_uuids=options.summary_trees,
+        ordered=search.ordered)
     return Result(found, summaries, token)
 
 
@@ -195,7 +196,8 @@ def _from_index(state, plan, options, stop, whole):
     """(Search over the index's ``state``, its candidates in order)."""
     search = search_mod.Search(plan, state.providers, state.sharing,
                                not options.nested_aware and state.nested,
-                               trees=state.trees, anchors=state.anchors)
+                               trees=state.trees, anchors=state.anchors,
+                               ordered=state.ordered)
     shared_aggs = {a for _, aggs in state.sharing.values() for a in aggs}
     search.link_by_root(state.links_by_root(shared_aggs))
     # only the trees that hold every requested class and required trait

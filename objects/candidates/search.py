@@ -22,15 +22,17 @@ class Search:
     """Candidate search over loaded providers for one compiled Plan."""
 
     def __init__(self, plan, providers, sharing, drop_nested=False, trees=None,
-                 anchors=None):
+                 anchors=None, ordered=None):
         """``sharing``: {sharing provider id: (root id, aggregate ids)}, loaded.
 
         ``trees`` ({root id: [Provider] by id}, of ``providers``) is built
         when not given; a given one is not changed (add_trees copies it).
         ``anchors`` (an anchor_memo.AnchorMemo, optional) keeps the candidates of trees
-        from one search to the next.
+        from one search to the next.  ``ordered``: every provider of
+        ``providers`` by id, when at hand (the index's), for the summaries.
         """
         self.plan = plan
+        self.ordered = ordered
         self.anchors = anchors
         self.providers = providers
         self.drop_nested = drop_nested
@@ -315,9 +317,27 @@ class Search:
                 return None
             ua, ub = a.uuid, b.uuid
             groups = (('', (ua, ub) if ua < ub else (ub, ua)),)
+            shared_only = a.sharing and b.sharing
             if a.id < b.id:
-                return cmod.Candidate(((a, resources[0]), (b, resources[1])), groups, (a, b))
-            return cmod.Candidate(((b, resources[1]), (a, resources[0])), groups, (b, a))
+                return cmod.Candidate(((a, resources[0]), (b, resources[1])), groups, (a, b),
+                                      shared_only)
+            return cmod.Candidate(((b, resources[1]), (a, resources[0])), groups, (b, a),
+                                  shared_only)
+        if len(firsts) == 3 and not self.drop_nested:
+            # three providers (two NUMA nodes and their compute): a third of a
+            # nested region's candidates, ordered by three comparisons
+            x = (combo[firsts[0]], resources[0])
+            y = (combo[firsts[1]], resources[1])
+            z = (combo[firsts[2]], resources[2])
+            if x[0].id > y[0].id:
+                x, y = y, x
+            if y[0].id > z[0].id:
+                y, z = z, y
+                if x[0].id > y[0].id:
+                    x, y = y, x
+            a, b, c = x[0], y[0], z[0]
+            return cmod.Candidate((x, y, z), (('', tuple(sorted((a.uuid, b.uuid, c.uuid)))),),
+                                  (a, b, c), a.sharing and b.sharing and c.sharing)
         per = [(combo[i], r) for i, r in zip(firsts, resources)]
         if self.drop_nested and len({p.root_id for p, _ in per}) != len(per):
             return None

@@ -90,6 +90,9 @@ BATCH = 4096
 
 
 def _batch_pieces(candidates, shape, memos):
+    if [cand.json for cand in candidates].count(None) == len(candidates):
+        # none keeps its encodings (an unlimited answer's candidates): no bookkeeping
+        return _encode(candidates, shape, memos)
     out = []
     missing = []
     for cand in candidates:
@@ -280,6 +283,22 @@ def _encode(candidates, shape, memos):
                     u = text[p.uuid]
                     append(_LONE % (u, res[resources], u))
                     continue
+            elif shape == MAPPINGS and len(cand.groups) == 1:
+                # two or three providers, the unsuffixed group (a NUMA node and
+                # its compute, a compute and sharing storage, two NUMA nodes and
+                # their compute: two thirds of a region's answer): inlined too
+                ((suffix, uuids),) = cand.groups
+                if suffix == '' and len(uuids) == len(parts) == 2:
+                    (p, first), (q, second) = parts
+                    append(_TWO % (text[p.uuid], res[first], text[q.uuid], res[second],
+                                   text[uuids[0]], text[uuids[1]]))
+                    continue
+                if suffix == '' and len(uuids) == len(parts) == 3:
+                    (p, first), (q, second), (o, third) = parts
+                    append(_THREE % (text[p.uuid], res[first], text[q.uuid], res[second],
+                                     text[o.uuid], res[third], text[uuids[0]],
+                                     text[uuids[1]], text[uuids[2]]))
+                    continue
             append(_one(cand, shape, text, res))
             continue
         # a granular.Combo's: its encoding around each provider's resources
@@ -336,3 +355,5 @@ _SEVERAL = {n: b'{"allocations":{%s},"mappings":{"":[%s]}}' % (
     b','.join([b'%s:{"resources":%s}'] * n), b','.join([b'%s'] * n))
     for n in range(1, _MOST + 1)}
 _LONE = _SEVERAL[1]
+_TWO = _SEVERAL[2]
+_THREE = _SEVERAL[3]

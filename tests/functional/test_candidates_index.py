@@ -14,6 +14,8 @@ import random
 import threading
 import uuid as uuidlib
 
+import pytest
+
 from common import exception
 from db import api as db_api
 from objects.candidates import finder, loader
@@ -236,7 +238,11 @@ def _indexed_and_loaded(ctx):
             {p.uuid: p for p in loaded.values()})
 
 
-def test_equal_trait_and_aggregate_sets_are_one_object(berth, ctx):
+@pytest.mark.parametrize('whole', [False, True], ids=['by-id', 'whole-tables'])
+def test_equal_trait_and_aggregate_sets_are_one_object(berth, ctx, monkeypatch, whole):
+    if whole:
+        # a first load of that many providers reads whole tables (trait names apart)
+        monkeypatch.setattr(index_mod, 'WHOLE_READ_AFTER', 1)
     uuids = [helpers.add_provider(ctx, name='twin%d' % i, inventory={'VCPU': 8},
                                   traits=['CUSTOM_A', 'CUSTOM_B'], aggregates=AGG[:2])
              for i in range(3)]
