@@ -59,6 +59,7 @@ def test_serve_stops_while_a_request_loads_the_index(tmp_path, region, sig):
         cmd.wait_for('berth is running')
         port = int(cmd.output().split('Placement API: http://127.0.0.1:')[1].split()[0])
         answered = {}
+        stopped = threading.Event()
 
         def unlimited():
             conn = http.client.HTTPConnection('127.0.0.1', port, timeout=BOUND)
@@ -68,6 +69,11 @@ def test_serve_stops_while_a_request_loads_the_index(tmp_path, region, sig):
                                       'OpenStack-API-Version': 'placement 1.39'})
                 rsp = conn.getresponse()
                 answered['status'] = rsp.status
+                # the body (~100 MB) is read only once the server is gone: an
+                # answer that started before the exit is then stuck writing,
+                # so a stop that waited for it would hang, and one that did
+                # not leaves the body cut off, however fast the host answers
+                stopped.wait(BOUND)
                 answered['body'] = rsp.read()
             except (OSError, http.client.HTTPException) as exc:
                 answered['error'] = exc
@@ -78,6 +84,7 @@ def test_serve_stops_while_a_request_loads_the_index(tmp_path, region, sig):
         client.start()
         cmd.wait_for(LOADING)
         assert cmd.stop(sig, bound=BOUND) == 0
+        stopped.set()
         client.join(BOUND)
         assert not client.is_alive(), 'the request was neither answered nor cut off'
         out = cmd.output()
@@ -87,7 +94,7 @@ def test_serve_stops_while_a_request_loads_the_index(tmp_path, region, sig):
         # the client never got a whole answer: the connection closed during
         # the load, or during a streamed answer's body (objects/candidates/
         # wire.Streamed; its access-log line, written when the body starts,
-        # may then say 200 with no length)
+        # may then say 200 with no length) that the client had not read yet
         assert 'error' in answered, answered.get('status')
         _gone(cmd.proc.pid)
     finally:
