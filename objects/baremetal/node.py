@@ -259,7 +259,16 @@ def _mirror(ctx, node_id, mirror):
 
 @db_api.writer
 def mirror(ctx, node_id):
-    """Bring one node's resource provider up to date (placement backend)."""
+    """Bring one node's resource provider up to date (placement backend).
+
+    The node's row is locked before it is read.  The writes of the API lock
+    it too (they update it first), so a node written while this runs is
+    mirrored as written: without the lock, a write committed between the
+    node's read and the provider's compare-and-swap would have bumped the
+    generation the swap then reads, and the old node's unit would win.
+    """
+    ctx.session.execute(sa.select(_NODE.c.id).where(_NODE.c.id == node_id)
+                        .with_for_update())
     _mirror(ctx, node_id, True)
 
 

@@ -247,3 +247,39 @@ def test_conductor_start_mirrors_existing_nodes(bm, client, ctx):
     assert client.get('/resource_providers/%s' % node.uuid).status_code == 404
     assert periodic.mirror_nodes(ctx) == 1
     assert _reserved(client, node.uuid) == 0
+
+
+def test_a_start_mirror_racing_a_node_write_mirrors_the_written_node(bm, client, ctx,
+                                                                       monkeypatch):
+    """The conductor's start-up mirror (mirror_nodes) never writes back a node's old state.
+
+    It reads the node, then the provider's generation for its compare-and-swap.
+    A node written in between (here: its instance removed, which frees the
+    unit) bumped that generation already, so an unlocked read would swap in
+    the unit reserved as the old node had it.  On PostgreSQL this was seen once
+    as test_a_node_is_mirrored_through_its_life's unit still reserved: the
+    conductor's first mirror runs 0.5 s after it starts, in the middle of it.
+    """
+    from objects.baremetal import mirror as mirror_mod
+    from objects.baremetal import node as node_obj
+    node = h.make_node(bm, 'mr')
+    path = '/v1/nodes/%s' % node['uuid']
+    bm.patch(path, json=[{'op': 'add', 'path': '/instance_uuid',
+                          'value': '6c2b7a0e-2f5d-4a8e-9b1c-3d4e5f607182'}])
+    assert _reserved(client, node['uuid']) == 1
+    real_provider, started = mirror_mod._provider, []
+
+    def write_between(c, n):
+        if not started:     # the mirror's own read; the writer's sync passes through
+            started.append(threading.Thread(target=lambda: node_obj.update(
+                _new_ctx(ctx), node['uuid'], {'instance_uuid': None}, mirror=True)))
+            started[0].start()
+            started[0].join(1)   # it commits now unless the mirror holds the node
+        return real_provider(c, n)
+
+    monkeypatch.setattr(mirror_mod, '_provider', write_between)
+    node_obj.mirror(_new_ctx(ctx), node_obj.get(ctx, node['uuid']).id)
+    started[0].join(60)
+    assert not started[0].is_alive()
+    assert bm.get(path).json()['instance_uuid'] is None
+    assert _reserved(client, node['uuid']) == 0
