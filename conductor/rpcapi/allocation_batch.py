@@ -16,8 +16,8 @@ may wait up to ``linger`` seconds before it sends, for as many new requests
 as the call just answered: their callers tend to send their next requests
 at once, and with one call out at a time per conductor the concurrent
 requests otherwise settle into two halves that take turns, each half a call
-of its own.  Likewise the first request within ``linger`` of a call of
-several requests that left the conductor idle waits for the rest of that
+of its own.  Likewise the first request soon after (:data:`RETURN_LINGERS`
+lingers) a call of several requests left the conductor idle waits for the rest of that
 call's callers (it is most likely one of them): otherwise it went alone and
 the others queued behind it, one call in two carrying a single request.
 It waits only under concurrency (the first request to a conductor idle for
@@ -41,6 +41,10 @@ from typing import Any, Generic, TypeVar
 Item = TypeVar('Item')
 # most (host, caller) keys remembered as just gone idle (cleared beyond it)
 IDLE_KEYS = 1024
+# how long after a call left its conductor idle (in lingers) its callers count
+# as coming back: each has to get its answer and send its next request, a
+# few ms under load, longer than the linger the first of them may wait
+RETURN_LINGERS = 10
 
 
 def caller_key(ctx: Any) -> Any:
@@ -174,7 +178,7 @@ class AllocationBatcher(Generic[Item]):
                 nxt.done.set()
 
     def _went_idle(self, key, answered):
-        """Remember for ``linger`` s that ``key``'s last call answered ``answered`` (lock held).
+        """Remember for a while that ``key``'s last call answered ``answered`` (lock held).
 
         Its callers tend to come back together: the first of them then
         lingers for the others (:meth:`_just_idle`) instead of going alone
@@ -185,9 +189,9 @@ class AllocationBatcher(Generic[Item]):
         if self.linger and answered > 1:
             if len(self._idle) >= IDLE_KEYS:
                 self._idle.clear()
-            self._idle[key] = (time.monotonic() + self.linger, answered)
+            self._idle[key] = (time.monotonic() + RETURN_LINGERS * self.linger, answered)
 
     def _just_idle(self, key):
-        """What ``key``'s last call answered if it went idle within ``linger``, else 0."""
+        """What ``key``'s last call answered if it went idle just now, else 0."""
         until, answered = self._idle.pop(key, (0.0, 0))
         return answered if until > time.monotonic() else 0
