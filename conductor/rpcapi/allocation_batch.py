@@ -177,7 +177,7 @@ class AllocationBatcher(Generic[Item]):
             if nxt is not None:
                 nxt.done.set()
 
-    def _went_idle(self, key, answered):
+    def _went_idle(self, key: tuple[str, Any], answered: int) -> None:
         """Remember for a while that ``key``'s last call answered ``answered`` (lock held).
 
         Its callers tend to come back together: the first of them then
@@ -191,7 +191,7 @@ class AllocationBatcher(Generic[Item]):
                 self._idle.clear()
             self._idle[key] = (time.monotonic() + RETURN_LINGERS * self.linger, answered)
 
-    def _just_idle(self, key):
+    def _just_idle(self, key: tuple[str, Any]) -> int:
         """What ``key``'s last call answered if it went idle just now, else 0."""
         until, answered = self._idle.pop(key, (0.0, 0))
         return answered if until > time.monotonic() else 0
