@@ -83,7 +83,8 @@ class ConductorAPI:
             self._claims = claim_batch.ClaimSender(
                 self.client, rpc_version.CLAIM_BATCH,
                 conf.conductor.rpc_attempt_timeout, rpc.call_timeout(conf),
-                linger=conf.conductor.claim_batch_linger)
+                linger=conf.conductor.claim_batch_linger,
+                linger_below=conf.conductor.claim_batch_linger_below)
 
     def broker_reachable(self) -> bool:
         """False while this process's reply queue is not set up (the broker never reached)."""

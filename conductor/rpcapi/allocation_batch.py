@@ -16,9 +16,13 @@ may wait up to ``linger`` seconds before it sends, for as many new requests
 as the call just answered: their callers tend to send their next requests
 at once, and with one call out at a time per conductor the concurrent
 requests otherwise settle into two halves that take turns, each half a call
-of its own.  It waits only under concurrency (the first request to an idle
-conductor goes at once), never longer than ``linger``, and not at all with
-``linger`` 0 (the default).
+of its own.  Likewise the first request soon after (:data:`RETURN_LINGERS`
+lingers) a call of several requests left the conductor idle waits for the rest of that
+call's callers (it is most likely one of them): otherwise it went alone and
+the others queued behind it, one call in two carrying a single request.
+It waits only under concurrency (the first request to a conductor idle for
+longer, or after a call of one request, goes at once), never longer than
+``linger``, and not at all with ``linger`` 0 (the default).
 
 Only requests of the same caller share a call: the conductor checks the
 allocation rules on the context of the message (conductor.manager.authz),
@@ -29,11 +33,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import threading
+import time
 from typing import Any, Generic, TypeVar
 
 # what one request hands to ``send``: an allocation id, or a claim's dict
 # (conductor/rpcapi/claim_batch.py coalesces claims with the same machinery)
 Item = TypeVar('Item')
+# most (host, caller) keys remembered as just gone idle (cleared beyond it)
+IDLE_KEYS = 1024
+# how long after a call left its conductor idle (in lingers) its callers count
+# as coming back: each has to get its answer and send its next request, a
+# few ms under load, longer than the linger the first of them may wait
+RETURN_LINGERS = 10
 
 
 def caller_key(ctx: Any) -> Any:
@@ -59,12 +70,14 @@ class _Entry:
 
 
 class _Host:
-    __slots__ = ('pending', 'sending', 'answered')
+    __slots__ = ('pending', 'sending', 'answered', 'rejoining')
 
     def __init__(self):
         self.pending = []
         self.sending = 0
         self.answered = 0   # requests the call before the next sender's answered
+        # the next sender is one of ``answered``, back after its call went idle
+        self.rejoining = False
 
 
 class AllocationBatcher(Generic[Item]):
@@ -76,17 +89,26 @@ class AllocationBatcher(Generic[Item]):
     :param max_batch: the most allocations one call carries.
     :param linger: seconds a sender that took over the turn may wait for
         requests to join its batch (see the module's doc); 0: none.
+    :param linger_below: linger only when the call just answered carried
+        fewer requests than this (0: whatever it carried).  Merging the two
+        halves saves one call in two: a call's whole CPU shared by few
+        requests when calls are small, little per request when they are
+        large, for the same added latency.
     """
 
     def __init__(self, send: Callable[[Any, str, list[Item], float], list[Any]],
-                 in_flight: int = 1, max_batch: int = 32, linger: float = 0) -> None:
+                 in_flight: int = 1, max_batch: int = 32, linger: float = 0,
+                 linger_below: int = 0) -> None:
         self._send = send
         self.in_flight = max(1, in_flight)
         self.max_batch = max(1, max_batch)
         self.linger = max(0.0, linger)
+        self.linger_below = max(0, linger_below)
         self._lock = threading.Lock()
         self._joined = threading.Condition(self._lock)   # a request queued
         self._hosts: dict[tuple[str, Any], _Host] = {}
+        # key -> (until when, requests its last call answered): gone idle just now
+        self._idle: dict[tuple[str, Any], tuple[float, int]] = {}
 
     def run(self, ctx: Any, host: str, alloc_id: Item, wait: float) -> Any:
         """The outcome of ``alloc_id`` on ``host`` (see ConductorAPI.create_allocation)."""
@@ -96,6 +118,8 @@ class AllocationBatcher(Generic[Item]):
             state = self._hosts.get(key)
             if state is None:
                 state = self._hosts[key] = _Host()
+                state.answered = self._just_idle(key)
+                state.rejoining = bool(state.answered)
             if state.sending < self.in_flight:
                 state.sending += 1
                 entry.lead = True
@@ -118,10 +142,12 @@ class AllocationBatcher(Generic[Item]):
         host = key[0]
         with self._lock:
             state = self._hosts[key]
-            if state.answered and self.linger:
-                want = min(self.max_batch - 1, len(state.pending) + state.answered)
+            if state.answered and self.linger and (
+                    not self.linger_below or state.answered < self.linger_below):
+                want = min(self.max_batch - 1,
+                           len(state.pending) + state.answered - state.rejoining)
                 self._joined.wait_for(lambda: len(state.pending) >= want, self.linger)
-            state.answered = 0
+            state.answered, state.rejoining = 0, False
             take = self.max_batch - 1
             batch = [first] + state.pending[:take]
             del state.pending[:take]
@@ -144,8 +170,28 @@ class AllocationBatcher(Generic[Item]):
                     state.sending -= 1
                     if not state.sending:
                         del self._hosts[key]    # one entry per caller: keep none idle
+                        self._went_idle(key, len(batch))
             for entry in batch:
                 if entry is not first:
                     entry.done.set()
             if nxt is not None:
                 nxt.done.set()
+
+    def _went_idle(self, key: tuple[str, Any], answered: int) -> None:
+        """Remember for a while that ``key``'s last call answered ``answered`` (lock held).
+
+        Its callers tend to come back together: the first of them then
+        lingers for the others (:meth:`_just_idle`) instead of going alone
+        and leaving the rest to queue behind it, which kept one call in two
+        at a single request.  A call of one request is not remembered: a
+        lone caller never waits.
+        """
+        if self.linger and answered > 1:
+            if len(self._idle) >= IDLE_KEYS:
+                self._idle.clear()
+            self._idle[key] = (time.monotonic() + RETURN_LINGERS * self.linger, answered)
+
+    def _just_idle(self, key: tuple[str, Any]) -> int:
+        """What ``key``'s last call answered if it went idle just now, else 0."""
+        until, answered = self._idle.pop(key, (0.0, 0))
+        return answered if until > time.monotonic() else 0

@@ -59,17 +59,21 @@ class ClaimSender:
     :param budget: seconds for all attempts (``rpc.call_timeout``).
     :param linger: seconds a sender taking over may wait for claims to join
         (``[conductor] claim_batch_linger``).
+    :param linger_below: linger only after a call of fewer claims than this
+        (``[conductor] claim_batch_linger_below``; 0: after any call).
     """
 
     def __init__(self, client: Any, version: str, attempt_timeout: float, budget: float,
-                 in_flight: int = 1, max_batch: int = 32, linger: float = 0) -> None:
+                 in_flight: int = 1, max_batch: int = 32, linger: float = 0,
+                 linger_below: int = 0) -> None:
         self.client = client
         self.version = version
         self.attempt_timeout = attempt_timeout
         self.budget = budget
         self._old_servers: dict[str, float] = {}
         self._batcher = allocation_batch.AllocationBatcher(
-            self._send, in_flight=in_flight, max_batch=max_batch, linger=linger)
+            self._send, in_flight=in_flight, max_batch=max_batch, linger=linger,
+            linger_below=linger_below)
 
     def speaks(self, server: str) -> bool:
         """False for a minute after ``server`` refused 1.9."""

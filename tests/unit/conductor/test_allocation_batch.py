@@ -47,6 +47,16 @@ def _queued(batcher, host, count):
     raise AssertionError('not queued')
 
 
+def _sending(batcher, host):
+    for _ in range(3000):
+        with batcher._lock:
+            state = batcher._hosts.get((host, None))
+            if state is not None and state.sending:
+                return
+        threading.Event().wait(0.001)
+    raise AssertionError('nobody sending')
+
+
 def test_calls_arriving_while_one_is_out_go_in_one_batch():
     send = GatedSend()
     batcher = allocation_batch.AllocationBatcher(send)
@@ -166,10 +176,11 @@ def test_only_one_callers_requests_share_a_call():
     assert all(set(b) <= {1, 2, 4} or set(b) <= {3, 5} for b in batches)
 
 
-def _answered_then_handed_over(linger):
+def _answered_then_handed_over(linger, linger_below=0):
     """Call 1 out alone; 2 and 3 wait; 1 is answered: 2 takes the turn with 3 pending."""
     send = GatedSend()
-    batcher = allocation_batch.AllocationBatcher(send, linger=linger)
+    batcher = allocation_batch.AllocationBatcher(send, linger=linger,
+                                                 linger_below=linger_below)
     out = {}
     threads = [_start(batcher, 'c1', 1, out)]
     assert send.first_started.wait(30)
@@ -192,6 +203,38 @@ def test_a_sender_taking_over_waits_for_as_many_as_the_call_before_answered():
     assert batcher._hosts == {}
 
 
+def test_the_first_request_after_a_call_went_idle_waits_for_its_callers():
+    """[2, 3, 4] answered with nothing queued; 5 is first: it waits for 2 more (no timing)."""
+    send, batcher, out, threads = _answered_then_handed_over(linger=600)
+    send.release.set()
+    _queued(batcher, 'c1', 1)
+    threads.append(_start(batcher, 'c1', 4, out))
+    for t in threads:
+        t.join(30)
+    assert [b[1] for b in send.batches] == [[1], [2, 3, 4]]
+    assert batcher._hosts == {}
+    threads = [_start(batcher, 'c1', 5, out)]
+    _sending(batcher, 'c1')            # 5 leads
+    threads.append(_start(batcher, 'c1', 6, out))
+    _queued(batcher, 'c1', 1)          # 5 lingers for two: had it gone, 6 would follow it
+    threads.append(_start(batcher, 'c1', 7, out))
+    for t in threads:
+        t.join(30)
+    assert [b[1] for b in send.batches] == [[1], [2, 3, 4], [5, 6, 7]]
+    assert out == {i: {'id': i} for i in range(1, 8)}
+
+
+def test_a_lone_caller_never_waits_for_itself():
+    """A call of one request leaves nothing to wait for (a long linger would hang here)."""
+    calls = []
+    batcher = allocation_batch.AllocationBatcher(
+        lambda ctx, host, ids, wait: calls.append(ids) or [None] * len(ids), linger=600)
+    for i in range(3):
+        assert batcher.run(None, 'c1', i, 1.0) is None
+    assert calls == [[0], [1], [2]]
+    assert batcher._idle == {}
+
+
 def test_a_lingering_sender_sends_what_it_has_when_nobody_comes():
     send, batcher, out, threads = _answered_then_handed_over(linger=0.01)
     send.release.set()
@@ -200,6 +243,27 @@ def test_a_lingering_sender_sends_what_it_has_when_nobody_comes():
     assert [b[1] for b in send.batches] == [[1], [2, 3]]
     assert out == {i: {'id': i} for i in (1, 2, 3)}
     assert batcher._hosts == {}
+
+
+def test_a_call_as_large_as_linger_below_is_not_lingered_after():
+    """Call 1 carried 1 request, not fewer than ``linger_below`` 1: 2 and 3 go at once."""
+    # a linger far beyond the joins: had it lingered, 2 and 3 would still be waiting
+    send, batcher, out, threads = _answered_then_handed_over(linger=600, linger_below=1)
+    send.release.set()
+    for t in threads:
+        t.join(30)
+    assert [b[1] for b in send.batches] == [[1], [2, 3]]
+    assert out == {i: {'id': i} for i in (1, 2, 3)}
+
+
+def test_a_call_smaller_than_linger_below_is_lingered_after():
+    send, batcher, out, threads = _answered_then_handed_over(linger=30, linger_below=2)
+    send.release.set()
+    _queued(batcher, 'c1', 1)          # 2 took the turn; it lingers with 3 pending
+    threads.append(_start(batcher, 'c1', 4, out))
+    for t in threads:
+        t.join(30)
+    assert [b[1] for b in send.batches] == [[1], [2, 3, 4]]
 
 
 def test_without_linger_the_next_batch_goes_at_once():

@@ -176,6 +176,16 @@ def test_the_linger_of_coalesced_claims_is_configured(conf, transport, monkeypat
     assert api._batcher.linger == 0
 
 
+def test_the_linger_threshold_of_coalesced_claims_is_configured(conf, transport, monkeypatch):
+    """[conductor] claim_batch_linger_below reaches the claims' batcher only."""
+    monkeypatch.setattr(claim_batch, 'in_process', lambda transport: False)
+    assert conf.conductor.claim_batch_linger_below == 0
+    conf.set_override('claim_batch_linger_below', 4, group='conductor')
+    api = rpcapi.ConductorAPI(conf, transport, FakeRing())
+    assert api._claims._batcher.linger_below == 4
+    assert api._batcher.linger_below == 0
+
+
 def test_claim_routing_tree_sends_to_the_tree_owner(api):
     ctx = berth_context.admin_context()
     api.conf.set_override('claim_routing', 'tree', group='conductor')
