@@ -41,20 +41,22 @@ opts = [
                       '1 s under load in bench/ha_faults.py) and well below '
                       '``rpc_timeout``. 0: no replay, one attempt of '
                       '``rpc_timeout``.'),
-    cfg.FloatOpt('claim_batch_linger', default=0, min=0, max=0.1,
+    cfg.FloatOpt('claim_batch_linger', default=0.002, min=0, max=0.1,
                  help='Seconds the API may hold the next coalesced claims call '
                       '(RPC 1.9) to a conductor, after the one before it was '
                       'answered while claims waited, for as many new claims as '
-                      'that call answered. With one call out per conductor the '
-                      'concurrent claims otherwise split into two halves that '
-                      'take turns: more claims per call is less CPU per claim '
-                      'in the API, RabbitMQ and the conductor, for at most this '
-                      'much latency, and only while claims to that conductor '
-                      'overlap (a claim to an idle conductor goes at once). '
-                      '0 (the default): no waiting. Measured (bench/claims.py, '
-                      '10 clients, 3 conductors): 2 ms raised the claims per '
-                      'call from 1.9 to 2.2 and cut the CPU per claim on a '
-                      'loaded host, but cost throughput on an idle one.'),
+                      'that call answered; the first claim soon after a call of '
+                      'several claims left the conductor idle waits as long for '
+                      'that call\'s other callers. With one call out per '
+                      'conductor the concurrent claims otherwise split into '
+                      'halves that take turns: more claims per call is less CPU '
+                      'per claim in the API, RabbitMQ, the conductor and the '
+                      'database, for at most this much latency, and only while '
+                      'claims overlap (a lone caller never waits). 0: no '
+                      'waiting. Measured (bench.claims --matrix 1x1,2x3, 2 '
+                      'ms): 2x3 3.5-4.3 claims per call and 2.18-2.72 ms of '
+                      'server CPU per claim (0: 2.3-2.5 and 3.12-3.53), 1x1 '
+                      'p95 24-27 ms (0: 22-26); doc/source/benchmarks.md.'),
     cfg.IntOpt('claim_batch_linger_below', default=0, min=0, max=32,
                help='Linger (``claim_batch_linger``) only after a call that '
                     'carried fewer claims than this; 0 (the default): after '

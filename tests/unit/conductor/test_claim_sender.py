@@ -169,7 +169,7 @@ def test_claim_resources_many_is_an_endpoint_method_of_1_9():
 def test_the_linger_of_coalesced_claims_is_configured(conf, transport, monkeypatch):
     """[conductor] claim_batch_linger reaches the claims' batcher, not the node allocations'."""
     monkeypatch.setattr(claim_batch, 'in_process', lambda transport: False)
-    assert conf.conductor.claim_batch_linger == 0
+    assert conf.conductor.claim_batch_linger == 0.002
     conf.set_override('claim_batch_linger', 0.005, group='conductor')
     api = rpcapi.ConductorAPI(conf, transport, FakeRing())
     assert api._claims._batcher.linger == 0.005
