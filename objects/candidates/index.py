@@ -36,7 +36,7 @@ import sqlalchemy as sa
 
 from common import heap
 from db import models
-from objects.candidates import anchor_memo, loader, lone, per_database
+from objects.candidates import anchor_memo, inventory_reader, loader, lone, per_database
 from objects.candidates import features as features_mod
 from objects.candidates import shapes as shapes_mod
 
@@ -75,6 +75,7 @@ _INVENTORIES_ALL = sa.select(*_INVENTORIES.selected_columns)
 _TRAITS_ALL = sa.select(_RPT.c.resource_provider_id, _RPT.c.trait_id)
 _TRAIT_NAMES = sa.select(_TRAIT.c.id, _TRAIT.c.name)
 _AGGREGATES_ALL = sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id)
+_INVENTORY_TOP = sa.select(sa.func.max(_INV.c.id))
 # providers to re-read from which whole tables are read (when half of all or more)
 WHOLE_READ_AFTER = 5000
 
@@ -159,7 +160,8 @@ def _base_of(p):
     return {rc_id: (t[0], t[1], t[2], t[4]) for rc_id, t in p.inv.items()}
 
 
-def _read_bases(ctx: Any, rows: list[tuple], everyone: int) -> tuple[dict, dict, dict]:
+def _read_bases(ctx: Any, rows: list[tuple], everyone: int,
+                helper: Any = None) -> tuple[dict, dict, dict]:
     """({id: base inventory}, {id: traits}, {id: aggregates}) of the providers of ``rows``.
 
     ``everyone``: scan rows in all.  A base inventory maps class id -> (min,
@@ -168,6 +170,7 @@ def _read_bases(ctx: Any, rows: list[tuple], everyone: int) -> tuple[dict, dict,
     each trait name one string (never changed: Provider objects are
     immutable once published).  At 10,000 computes that is 17 % of the
     index's heap.  Providers without any are absent from a mapping.
+    ``helper``: an inventory_reader.Helper reading the inventories meanwhile.
     """
     wanted = {row[0] for row in rows}
     # names, trait sets, aggregate sets, inventories
@@ -177,8 +180,15 @@ def _read_bases(ctx: Any, rows: list[tuple], everyone: int) -> tuple[dict, dict,
         # (the first load) whole tables: 3 statements instead of 3 per CHUNK
         # providers, rows of the providers not asked for skipped
         trait_names = dict(_fetch(ctx, _TRAIT_NAMES))
-        _fill(wanted, _stream(ctx, _INVENTORIES_ALL), _stream(ctx, _TRAITS_ALL),
-              _stream(ctx, _AGGREGATES_ALL), sets, found, trait_names)
+        _fill(wanted, () if helper else _stream(ctx, _INVENTORIES_ALL),
+              _stream(ctx, _TRAITS_ALL), _stream(ctx, _AGGREGATES_ALL), sets, found,
+              trait_names)
+        invs = helper.result(LOG) if helper else None
+        if invs is not None:
+            found[0].update(invs if len(invs.keys() - wanted) == 0 else
+                            {rp_id: inv for rp_id, inv in invs.items() if rp_id in wanted})
+        elif helper:
+            _fill(wanted, _stream(ctx, _INVENTORIES_ALL), (), (), sets, found)
         return found
     for chunk in loader._chunks(sorted(wanted)):
         params = {'ids': chunk}
@@ -309,6 +319,17 @@ class ProviderIndex:
         return state
 
     def _refresh(self, ctx, old, token, sharing_trait):
+        helper = None
+        if old is None and token is not None and ctx.db.is_sqlite:
+            # a first load's inventories: read by a helper process meanwhile
+            helper = inventory_reader.start(ctx, token, _fetch(ctx, _INVENTORY_TOP)[0][0])
+        try:
+            return self._refresh_helped(ctx, old, token, sharing_trait, helper)
+        finally:
+            if helper is not None:
+                helper.close()
+
+    def _refresh_helped(self, ctx, old, token, sharing_trait, helper):
         self.refreshes += 1
         usage = {}
         for rp_id, rc_id, used in _fetch(ctx, _USAGE):
@@ -333,7 +354,7 @@ class ProviderIndex:
                                         usage.get(p.id), sharing_trait, shapes)
         if stale:
             self.reloaded += len(stale)
-            invs, traits, aggs = _read_bases(ctx, stale, len(providers) + len(stale))
+            invs, traits, aggs = _read_bases(ctx, stale, len(providers) + len(stale), helper)
             for row in stale:
                 rp_id = row[0]
                 providers[rp_id] = _provider(row, invs.get(rp_id, _NONE),
