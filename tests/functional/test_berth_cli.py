@@ -180,14 +180,7 @@ def _aggregate(client, rp, agg):
     assert resp.status_code == 200, resp.text
 
 
-def _skip_without_capacity(client):
-    if client.get('/capacity?resources=VCPU:1').status_code == 404:
-        pytest.skip('GET /capacity answers 404: the capacity extension is built on '
-                    'branch "capacity" (issue 37) and lands when both branches merge')
-
-
 def test_capacity_counts_how_many_more_fit(osc, client, ctx):
-    _skip_without_capacity(client)
     agg = claim_helpers.new_uuid()
     big = claim_helpers.host(client, ctx, vcpu=8, memory=8192, traits=['HW_CPU_X86_AVX2'])
     small = claim_helpers.host(client, ctx, vcpu=4, memory=2048)
@@ -208,7 +201,6 @@ def test_capacity_counts_how_many_more_fit(osc, client, ctx):
 
 
 def test_capacity_of_an_unknown_class_is_an_osc_error(osc, client):
-    _skip_without_capacity(client)
     result = osc('berth', 'capacity', '--resource', 'CUSTOM_NOPE=1')
     assert result.rc == 1
     assert '(HTTP 400)' in result.stderr

@@ -52,6 +52,29 @@ def test_the_helpers_inventories_are_the_in_process_ones(berth, ctx, monkeypatch
     assert len(helped) == 12
 
 
+def test_the_helper_honours_every_inventory_field(berth, ctx, monkeypatch):
+    """Capacity is (total - reserved) * ratio; min, max and step travel unchanged.
+
+    With reserved 0 and ratio 1.0 a helper that dropped either would still
+    agree, so every field here differs from its default and the capacities
+    are checked as numbers, not only against the in-process read.
+    """
+    specs = [
+        {'total': 32, 'reserved': 8, 'allocation_ratio': 1.0},
+        {'total': 16, 'reserved': 0, 'allocation_ratio': 4.0, 'min_unit': 2,
+         'max_unit': 8, 'step_size': 2},
+        {'total': 10, 'reserved': 3, 'allocation_ratio': 1.5, 'min_unit': 1,
+         'max_unit': 7, 'step_size': 1},
+    ]
+    uuids = [helpers.add_provider(ctx, name='odd%d' % i, inventory={'VCPU': spec})
+             for i, spec in enumerate(specs)]
+    plain = _first_load(berth, monkeypatch, helped=False)
+    helped = _first_load(berth, monkeypatch, helped=True)
+    assert _shapes(helped) == _shapes(plain)
+    got = [list(helped[uuid].values())[0][:4] for uuid in uuids]   # min, max, step, capacity
+    assert got == [(1, 32, 1, 24), (2, 8, 2, 64), (1, 7, 1, 10)]
+
+
 def test_a_commit_during_the_helpers_read_drops_its_answer(berth, ctx, monkeypatch):
     uuids = _topology(ctx)
     plain = _first_load(berth, monkeypatch, helped=False)

@@ -22,7 +22,7 @@ ROUTE = dict(api='placement', method='GET', route='/resource_providers', status=
 @pytest.fixture
 def gunicorn(tmp_path, tmp_path_factory):
     if not os.access(GUNICORN, os.X_OK):
-        pytest.skip('!!! gunicorn is not installed in this virtualenv !!!')
+        services.unavailable('gunicorn is not installed in this virtualenv')
     state = tmp_path / 'state'
     fixtures.migrated_sqlite(tmp_path_factory.getbasetemp(), state)
     config = tmp_path / 'berth.conf'

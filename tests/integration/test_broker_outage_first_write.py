@@ -46,7 +46,7 @@ def cluster(rabbitmq, etcd, pg_synced, tmp_path_factory):
 def _start_gunicorn(cluster):
     """gunicorn with the sample settings and one worker on the cluster's config; its URL."""
     if not os.access(GUNICORN, os.X_OK):
-        pytest.skip('!!! gunicorn is not installed in this virtualenv !!!')
+        services.unavailable('gunicorn is not installed in this virtualenv')
     port = services.free_port()
     log_path = cluster.workdir / 'gunicorn.log'
     env = dict(os.environ, BERTH_CONFIG_FILE=str(cluster.config), BERTH_WORKERS='1',
