@@ -53,10 +53,17 @@ class SessionClient:
             self.api_version = self._negotiate()
 
     def _negotiate(self):
-        doc = self.request('GET', '/', version='1.0').json()
-        latest = doc['versions'][0]
+        response = self.request('GET', '/', version='1.0')
         try:
-            chosen = version.negotiate(latest['min_version'], latest['max_version'])
+            latest = response.json()['versions'][0]
+            bounds = latest['min_version'], latest['max_version']
+        except (ValueError, KeyError, IndexError, TypeError):
+            # another service's root document (the bare-metal API's, say) or no JSON
+            raise exceptions.CommandError(
+                'this endpoint is not a Placement API: %s (set OS_ENDPOINT or '
+                '--os-endpoint to berth\'s placement URL)' % response.url) from None
+        try:
+            chosen = version.negotiate(*bounds)
         except ValueError as exc:
             raise exceptions.CommandError(str(exc)) from exc
         LOG.debug('berth API version negotiated: %s', chosen)

@@ -173,6 +173,22 @@ def test_the_api_version_is_negotiated_or_taken_as_given(osc):
     assert 'berth API version 2.0 is not supported' in unknown.stderr
 
 
+def test_an_endpoint_that_is_not_placement_is_named(berth):
+    """The bare-metal URL left in OS_ENDPOINT: one line naming it, not a key name."""
+    env = dict(os.environ, OS_AUTH_TYPE='none', OS_ENDPOINT=berth.baremetal_url)
+    for var in ('OS_CLOUD', 'OS_AUTH_URL', 'OS_TOKEN', 'OS_BERTH_API_VERSION'):
+        env.pop(var, None)
+    env['PYTHONPATH'] = os.pathsep.join(
+        [str(ROOT / 'client')] + [p for p in [env.get('PYTHONPATH')] if p])
+    proc = subprocess.run([OPENSTACK, 'berth', 'quota', 'show', 'p1'], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert 'this endpoint is not a Placement API: %s' % berth.baremetal_url.rstrip('/') \
+        in proc.stderr, proc.stderr
+    assert "'max_version'" not in proc.stderr
+    assert 'Traceback' not in proc.stderr
+
+
 def _aggregate(client, rp, agg):
     gen = client.get('/resource_providers/%s' % rp).json()['generation']
     resp = client.put('/resource_providers/%s/aggregates' % rp, json={
