@@ -61,7 +61,7 @@ def _stop(parts):
 def main(argv=None):
     heap.cap_malloc_arenas()            # before any server thread starts
     argv = sys.argv[1:] if argv is None else argv
-    conf = config.make_conf(argv, description='berth API server')
+    conf = config.make_conf_or_exit('berth-api', argv, description='berth API server')
     refusal = security.startup_error(conf)
     if refusal:
         print('berth-api: %s' % refusal, file=sys.stderr)

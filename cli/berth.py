@@ -43,7 +43,7 @@ def main(argv=None):
     oslo_argv = []
     for path in args.config_file:
         oslo_argv += ['--config-file', path]
-    conf = config.make_conf(oslo_argv, default_config_files=[])
+    conf = config.make_conf_or_exit('berth', oslo_argv, default_config_files=[])
     # the embedded defaults, unless a config file said otherwise
     if conf.api.auth_strategy == 'keystone' and not args.config_file:
         conf.set_override('auth_strategy', 'noauth2', group='api')

@@ -14,8 +14,9 @@ from objects import database
 
 
 def main(argv=None):
-    conf = config.make_conf(sys.argv[1:] if argv is None else argv,
-                            description='berth conductor')
+    conf = config.make_conf_or_exit('berth-conductor',
+                                    sys.argv[1:] if argv is None else argv,
+                                    description='berth conductor')
     config.setup_logging(conf)
     life = lifecycle.Lifecycle('berth-conductor', conf)
     parts = {}

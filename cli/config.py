@@ -4,6 +4,10 @@ The assembly itself is :mod:`common.conf.builder`, shared with the WSGI
 entry points and the tests; this module keeps the commands' spelling.
 """
 
+import sys
+
+from oslo_config import cfg
+
 from common.conf import builder
 
 
@@ -11,6 +15,20 @@ def make_conf(argv, description=None, cli_opts=(), default_config_files=None):
     """A fresh ConfigOpts with berth's options registered and ``argv`` parsed."""
     return builder.build(argv, config_files=default_config_files, cli_opts=cli_opts,
                          description=description)
+
+
+def make_conf_or_exit(prog, argv, **kwargs):
+    """:func:`make_conf`, or one line on stderr and exit 2 for a configuration mistake.
+
+    A missing, unreadable or malformed ``--config-file`` (oslo.config names
+    the file and the line), an unknown command-line option or a bad value:
+    the operator gets ``<prog>: <what is wrong>``, not a traceback.
+    """
+    try:
+        return make_conf(argv, **kwargs)
+    except cfg.Error as exc:
+        print('%s: %s' % (prog, str(exc).strip().replace('\n', ' ')), file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 setup_logging = builder.setup_logging

@@ -32,7 +32,7 @@ import sys
 import threading
 from typing import NoReturn
 
-from cli import stacks
+from cli import stacks, start_errors
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -131,7 +131,8 @@ class Lifecycle:
         if not self._started.is_set():
             self._exit_while_starting()
         if self._start_error is not None:
-            print('%s: cannot start: %s' % (self.name, self._start_error),
+            line = start_errors.describe(self._start_error, self.conf)
+            print('%s: cannot start: %s' % (self.name, line or self._start_error),
                   file=sys.stderr, flush=True)
             with stacks.bounded_stop(stop_bound):
                 try:
@@ -157,7 +158,8 @@ class Lifecycle:
         try:
             start(self)
         except Exception as exc:
-            if not isinstance(exc, self._expected):
+            if (not isinstance(exc, self._expected)
+                    and start_errors.describe(exc, self.conf) is None):
                 LOG.exception('%s: start failed while %s', self.name, self.phase)
             self._start_error = exc
         finally:

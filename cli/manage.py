@@ -14,6 +14,7 @@ from cli import (
     manage_quota,
     manage_status,
     manage_upgrade,
+    start_errors,
 )
 from objects import database
 
@@ -90,7 +91,14 @@ def main(argv=None):
     if refusal:
         print('berth-manage: %s' % refusal, file=sys.stderr)
         return 2
-    return conf.category.func(conf)
+    try:
+        return conf.category.func(conf)
+    except Exception as exc:
+        line = start_errors.describe(exc, conf)
+        if line is None:
+            raise
+        print('berth-manage: %s' % line, file=sys.stderr)
+        return 1
 
 
 if __name__ == '__main__':
