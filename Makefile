@@ -36,8 +36,10 @@ $(STAMP): $(RUN_STAMP) test-requirements.txt client/pyproject.toml
 
 install: $(STAMP)
 
+# `make run ARGS='--placement-port 9778 --baremetal-port 7385'`: berth serve's options
+ARGS ?=
 run: $(RUN_STAMP)
-	$(VENV)/bin/berth serve
+	$(VENV)/bin/berth serve $(ARGS)
 
 # ruff first (a lint failure stops the run before any server starts), then
 # mypy (test-types), then the wheel in an empty venv (a packaging error fails
