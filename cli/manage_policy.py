@@ -9,6 +9,7 @@ deploying it.
 from api.baremetal import policy as baremetal_policy
 from api.placement import policy as placement_policy
 from common import context as berth_context
+from common.policies import targets
 
 
 def _enforcers(conf):
@@ -48,8 +49,10 @@ def _check(conf):
     # the bare-metal rules look at the owner/lessee of the node or allocation
     # the request is about: here the target project owns both
     target = {'project_id': project, 'user_id': args.user_id,
-              'node.owner': project, 'node.lessee': None, 'allocation.owner': project,
-              'config.service_project_name': baremetal_policy.SERVICE_PROJECT_NAME}
+              'node.owner': project, 'node.lessee': None, 'allocation.owner': project}
+    service = targets.service_project(conf)   # [DEFAULT] rbac_service_role_elevated_access
+    if service:
+        target[targets.SERVICE_PROJECT_KEY] = service
     for name, _check_str, enforcer in _rules(conf):
         allowed = enforcer.enforce(name, target, ctx)
         print('%-7s %s' % ('allow' if allowed else 'deny', name))

@@ -233,6 +233,10 @@ class Verifier:
         ctxt['roles'] = [r for r in roles if r in allowed] if isinstance(roles, list) else []
         for scope in ('system_scope', 'domain', 'domain_id'):
             ctxt.pop(scope, None)
+        # a project name is the sender's word, not Keystone's: Ironic's
+        # service_role rule matches the service project by name, so a service
+        # key naming project ``service`` would act on every project's nodes
+        ctxt['project_name'] = None
         ctxt['is_admin'] = False
         return ctxt
 

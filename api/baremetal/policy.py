@@ -40,7 +40,8 @@ def _require_scope(req, rule):
 
 
 def _target(req, target):
-    return targets.baremetal(req.context, target)
+    return targets.baremetal(req.context, target,
+                             targets.service_project(req.environ.get('berth.conf')))
 
 
 def check(req, rule, target=None):

@@ -24,7 +24,7 @@ def _finite(text):
 
 def loads(body):
     """The parsed ``body``; ValueError for malformed or too deeply nested JSON,
-    NaN/Infinity, or a string holding a lone surrogate (not Unicode text)."""
+    NaN/Infinity, or a string holding a lone surrogate (not Unicode text) or NUL."""
     try:
         data = jsonutils.loads(body, parse_constant=_no_constant,
                                 parse_float=_finite)
@@ -57,3 +57,8 @@ def _check_text(text):
     except UnicodeEncodeError:
         raise ValueError('a string holds a lone surrogate (\\ud800-\\udfff), '
                          'which is not Unicode text')
+    if '\x00' in text:
+        # PostgreSQL refuses NUL in text (a 500 there, stored on the others):
+        # refused in every string and key, whatever field it is for
+        raise ValueError('a string holds a NUL character (\\u0000), which '
+                         'no text field accepts')

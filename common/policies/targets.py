@@ -6,9 +6,29 @@ built, or a caller that passed in the API would be refused on the bus (or
 the other way round).
 """
 
+from oslo_config import cfg
+
 # the project whose ``service`` role members are treated as system members
-# (Ironic's [DEFAULT] rbac_service_project_name default)
+# when [DEFAULT] rbac_service_role_elevated_access is on (Ironic's
+# rbac_service_project_name default)
 SERVICE_PROJECT_NAME = 'service'
+# the target key Ironic's ``service_role`` rule reads the project name from
+SERVICE_PROJECT_KEY = 'config.service_project_name'
+
+
+def service_project(conf):
+    """The project name the ``service_role`` rule matches, or None (the rule fails).
+
+    Ironic's semantics: only with ``[DEFAULT] rbac_service_role_elevated_access``
+    is the name put into the check; without it the ``service`` role is an
+    ordinary project role (its own project's nodes), whatever project it is in.
+    """
+    try:
+        if not conf.rbac_service_role_elevated_access:
+            return None
+        return conf.rbac_service_project_name or None
+    except (cfg.NoSuchOptError, AttributeError):
+        return None         # a configuration without berth's options: off
 
 
 def placement(ctx):
@@ -16,11 +36,17 @@ def placement(ctx):
     return {'project_id': ctx.project_id, 'user_id': ctx.user_id}
 
 
-def baremetal(ctx, extra=None):
-    """The bare-metal target: the caller, the service project's name, then ``extra``."""
-    out = {'project_id': ctx.project_id, 'user_id': ctx.user_id,
-           'config.service_project_name': SERVICE_PROJECT_NAME}
+def baremetal(ctx, extra=None, service=None):
+    """The bare-metal target: the caller, then ``extra``.
+
+    ``service``: what :func:`service_project` answered; when None the target
+    has no service project name, so Ironic's ``service_role`` rule fails.
+    """
+    out = {'project_id': ctx.project_id, 'user_id': ctx.user_id}
     out.update(extra or {})
+    out.pop(SERVICE_PROJECT_KEY, None)      # only configuration names it
+    if service:
+        out[SERVICE_PROJECT_KEY] = service
     return out
 
 

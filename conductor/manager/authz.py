@@ -37,6 +37,7 @@ class Authorizer:
     """The two APIs' enforcers on this conductor's configuration ([oslo_policy])."""
 
     def __init__(self, conf):
+        self.conf = conf
         self.placement = common_policy.make_enforcer(conf, placement_policies.list_rules())
         self.baremetal = common_policy.make_enforcer(conf, baremetal_policies.list_rules())
 
@@ -76,8 +77,8 @@ class Authorizer:
     # -- bare metal --------------------------------------------------------
 
     def _check(self, ctx, rule, extra=None):
-        return (targets.has_scope(ctx)
-                and _passes(self.baremetal, rule, targets.baremetal(ctx, extra), ctx))
+        target = targets.baremetal(ctx, extra, targets.service_project(self.conf))
+        return targets.has_scope(ctx) and _passes(self.baremetal, rule, target, ctx)
 
     @staticmethod
     def _require_scope(ctx, rule):
@@ -89,13 +90,16 @@ class Authorizer:
         if not self._check(ctx, rule, extra):
             raise exception.Forbidden(rule=rule)
 
-    def _node(self, ctx, ident, rule):
-        """The node ``ident`` if ``ctx`` may see it (else NodeNotFound), then ``rule``."""
-        self._require_scope(ctx, rule)
+    def _node(self, ctx, ident, *rules):
+        """The node ``ident`` if ``ctx`` may see it (else NodeNotFound), then
+        every one of ``rules`` (Forbidden naming the first refused)."""
+        self._require_scope(ctx, rules[0])
         node = node_obj.get(ctx, ident)
-        if not self._check(ctx, bm.NODE_GET, targets.node(node)):
+        target = targets.node(node)
+        if not self._check(ctx, bm.NODE_GET, target):
             raise exception.NodeNotFound(node=ident)
-        self._authorize(ctx, rule, targets.node(node))
+        for rule in rules:
+            self._authorize(ctx, rule, target)
         return node
 
     def _allocation(self, ctx, alloc, ident, rule):
@@ -147,10 +151,7 @@ class Authorizer:
 
     def update_node(self, ctx, node, values):
         """PATCH /v1/nodes/{node}: each changed field's own rule, else ``node:update``."""
-        rules = bm.update_rules(values)
-        found = self._node(ctx, node, rules[0])
-        for rule in rules[1:]:
-            self._authorize(ctx, rule, targets.node(found))
+        self._node(ctx, node, *bm.update_rules(values))
 
     def set_node_provision_state(self, ctx, node):
         self._node(ctx, node, bm.NODE_PROVISION)

@@ -13,7 +13,7 @@ and a ``Warning`` header, so that nobody believes a limit protects them when
 no write is checked against it.
 """
 
-from api.placement import policy, response, router, validation
+from api.placement import fault, policy, response, router, validation
 from api.placement.schemas import quota as schema
 from common import exception
 from common.policies.placement import extensions as rules
@@ -22,8 +22,13 @@ from objects.placement import quota_keystone
 
 
 def _scope(req):
+    project_id = req.urlvars['project_id']
+    if len(project_id) > schema.MAX_PROJECT_ID:
+        # the column's width: PostgreSQL refuses a longer value (a 500)
+        raise fault.BadRequest('Invalid project_id in the path: longer than %d '
+                               'characters' % schema.MAX_PROJECT_ID)
     params = validation.validate_query(req, schema.QUERY)
-    return req.urlvars['project_id'], params.get('user_id')
+    return project_id, params.get('user_id')
 
 
 def _body(req, project_id, user_id):

@@ -16,8 +16,11 @@ PUT_QUOTA = {
     'additionalProperties': False,
 }
 
+# the widest project id (and user id) the quota table holds
+MAX_PROJECT_ID = 255
+
 QUERY = {
     'type': 'object',
-    'properties': {'user_id': {'type': 'string', 'minLength': 1, 'maxLength': 255}},
+    'properties': {'user_id': {'type': 'string', 'minLength': 1, 'maxLength': MAX_PROJECT_ID}},
     'additionalProperties': False,
 }

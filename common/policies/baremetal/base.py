@@ -12,8 +12,9 @@ from oslo_policy import policy as oslo_policy
 
 SCOPES = ['system', 'project']
 
-# the service role in the service project (its name is put into every target
-# as config.service_project_name by api.baremetal.policy)
+# the service role in the service project: its name is put into the target as
+# config.service_project_name (common.policies.targets) only with [DEFAULT]
+# rbac_service_role_elevated_access, as Ironic does; without it this never matches
 SERVICE_ROLE = 'rule:service_role'
 
 SYSTEM_ADMIN = 'role:admin and system_scope:all'
@@ -64,5 +65,9 @@ rules = [
     oslo_policy.RuleDefault(
         'service_role', 'role:service and project_name:%(config.service_project_name)s',
         description='The service role in the service project (nova-compute, '
-                    'ironic-inspector): system-member access.'),
+                    'ironic-inspector): system-member access to every project\'s '
+                    'nodes and allocations. Matches only when [DEFAULT] '
+                    'rbac_service_role_elevated_access is true (default false); the '
+                    'project is [DEFAULT] rbac_service_project_name. Never matches '
+                    'an RPC context signed with an [rpc] service_keys key.'),
 ]

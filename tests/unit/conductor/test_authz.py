@@ -118,7 +118,13 @@ def test_a_context_without_the_role_is_refused_and_nothing_is_written(
 @pytest.mark.parametrize('method,args,delegate', PLACEMENT + BAREMETAL)
 @pytest.mark.parametrize('ctx', [ADMIN, SERVICE], ids=['admin', 'service'])
 def test_the_admin_and_service_contexts_pass(manager, method, args, delegate, ctx):
-    """Each passes, except the two pairs the rules refuse: those are refused, unwritten."""
+    """Each passes, except the two pairs the rules refuse: those are refused, unwritten.
+
+    The service project's service role works on another project's nodes only
+    with [DEFAULT] rbac_service_role_elevated_access (Ironic's option).
+    """
+    if ctx is SERVICE:
+        manager.conf.set_override('rbac_service_role_elevated_access', True)
     refused = ((ctx is SERVICE and method == 'destroy_node')      # Ironic: system admin only
                or (ctx is ADMIN and method == 'reshape'))       # Placement: service only
     if ctx is ADMIN and (method, args, delegate) in PLACEMENT:
