@@ -16,7 +16,8 @@ from cli import manage
 from common import context as berth_context
 from db import models
 from objects import database
-from objects.adoption import placement_import, placement_schema as ps, target
+from objects.adoption import placement_import, target
+from objects.adoption import placement_schema as ps
 from objects.placement import resource_provider
 from tests import fixtures
 
