@@ -197,8 +197,11 @@ def test_a_target_with_data_no_import_wrote_is_refused(conf, ctx, db, source, tm
     assert runs == 1 and mine.uuid not in st.resource_providers
     assert len(st.resource_providers) == 3
     # an import wrote berth's data now: a catch-up needs no flag
-    code, out, _ = _cli(conf, tmp_path, capsys, '--connection', source.url)
+    code, out, err = _cli(conf, tmp_path, capsys, '--connection', source.url)
     assert code == 0 and 'import placement: 0 change(s)' in out
+    assert err == ''                          # no progress off a terminal ...
+    code, out, err = _cli(conf, tmp_path, capsys, '--connection', source.url, '--progress')
+    assert code == 0 and 'reading sqlite' in err and 'written: done' in err   # ... unless asked
 
 
 def test_inconsistent_rows_are_listed_and_refused(conf, db, source, tmp_path, capsys):

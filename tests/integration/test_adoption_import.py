@@ -113,6 +113,12 @@ def test_import_and_catch_up_answer_as_placement(kind, request, tmp_path, placem
         placement = adoption_cloud.Api(service.url)
         cloud = adoption_cloud.populate(placement)
         grant()
+        if kind == 'mariadb':
+            wrong = _manage(conf, tmp_path, 'import', 'placement', '--connection',
+                            read_only.replace(RO_PASSWORD, 'wrong-password'))
+            assert wrong.returncode == 2 and wrong.stdout == ''
+            assert wrong.stderr.count('\n') == 1 and 'Access denied' in wrong.stderr
+            assert 'wrong-password' not in wrong.stderr
         out = _import(conf, tmp_path, read_only)
         assert _row(out, 'resource_providers') == (10, 10, 0, 0)
         assert _row(out, 'allocations')[1] == _row(out, 'allocations')[0] > 0
