@@ -82,8 +82,9 @@ def diff(old: State, new: State) -> dict[str, Change]:
         if table in VALUED:
             inserted = sorted(after.keys() - before.keys(), key=_order)
             deleted = sorted(before.keys() - after.keys(), key=_order)
-            updated = sorted((k for k in after.keys() & before.keys()
-                              if after[k] != before[k]), key=_order)
+            # one pass; a key only in ``after`` compares equal to itself here
+            updated = [] if after == before else sorted(
+                (k for k, v in after.items() if before.get(k, v) != v), key=_order)
         else:
             inserted = sorted(after - before, key=_order)
             deleted = sorted(before - after, key=_order)

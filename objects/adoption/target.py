@@ -20,6 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from db import models
+from objects.adoption import source
 from objects.adoption import state as state_mod
 
 _RC = models.ResourceClass.__table__
@@ -62,7 +63,7 @@ def read(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
     """berth's Placement data as a State, with the ids of every key."""
     st, ids = state_mod.State(), Ids()
     for table, (t, col) in _NAMED.items():
-        ids.named[table] = {r[1]: r[0] for r in conn.execute(sa.select(t.c.id, t.c[col]))}
+        ids.named[table] = {r[1]: r[0] for r in _rows(conn, sa.select(t.c.id, t.c[col]))}
     names = {t: {v: k for k, v in ids.named[t].items()} for t in _NAMED}
     st.resource_classes = set(ids.named['resource_classes'])
     st.traits = set(ids.named['traits'])
@@ -70,8 +71,8 @@ def read(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
     st.users = set(ids.named['users'])
     st.consumer_types = set(ids.named['consumer_types'])
     st.placement_aggregates = set(ids.named['placement_aggregates'])
-    rows = conn.execute(sa.select(_RP.c.id, _RP.c.uuid, _RP.c.name, _RP.c.generation,
-                                  _RP.c.parent_provider_id, _RP.c.root_provider_id)).all()
+    rows = list(_rows(conn, sa.select(_RP.c.id, _RP.c.uuid, _RP.c.name, _RP.c.generation,
+                                      _RP.c.parent_provider_id, _RP.c.root_provider_id)))
     uuid_of = {r[0]: r[1] for r in rows}
     for r in rows:
         ids.providers[r[1]] = r[0]
@@ -85,11 +86,11 @@ def read(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
         st.inventories[key] = (r[3], r[4], r[5], r[6], r[7], float(r[8]))
     aggs = names['placement_aggregates']
     st.resource_provider_aggregates = {
-        (uuid_of[p], aggs[a]) for p, a in conn.execute(
+        (uuid_of[p], aggs[a]) for p, a in _rows(conn,
             sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id))}
     traits = names['traits']
     st.resource_provider_traits = {
-        (uuid_of[p], traits[t]) for p, t in conn.execute(
+        (uuid_of[p], traits[t]) for p, t in _rows(conn,
             sa.select(_RPT.c.resource_provider_id, _RPT.c.trait_id))}
     projects, users, types = names['projects'], names['users'], names['consumer_types']
     for r in _rows(conn, sa.select(_CONS.c.id, _CONS.c.uuid, _CONS.c.project_id,
@@ -107,7 +108,7 @@ def read(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
 
 
 def _rows(conn: sa.engine.Connection, statement: Any) -> Iterable[Any]:
-    return conn.execute(statement)
+    return source.fetch(conn, statement)
 
 
 def has_placement_data(conn: sa.engine.Connection) -> bool:
