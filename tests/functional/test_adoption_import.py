@@ -7,6 +7,7 @@ NULL generations, inconsistent rows, older schema revisions.
 """
 
 import datetime
+import time
 import uuid
 
 import pytest
@@ -261,6 +262,7 @@ def test_catch_up_swaps_names_reparents_and_deletes_trees(ctx, db, source):
                                                    == child))
         conn.execute(ps.resource_provider_traits.delete())
         conn.execute(rp.delete().where(rp.c.id == child))
+    time.sleep(1.1)                 # MySQL's DATETIME keeps whole seconds
     new_parent = source.provider('new-root', generation=1)
     source.provider('new-child', generation=1, parent=new_parent, root=new_parent)
     result = placement_import.run(ctx, source.url)
