@@ -6,6 +6,7 @@ import sys
 
 import prettytable
 
+from cli import manage_import_placement
 from common import context as berth_context
 from common import exception
 from objects import database
@@ -191,3 +192,4 @@ def add_import_commands(subparsers):
                        help='list every skipped row with its reason (default: '
                             'counts by reason)')
     nodes.set_defaults(func=_import_compute_nodes)
+    manage_import_placement.add_placement_import(imp_sub)

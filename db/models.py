@@ -359,6 +359,21 @@ class Conductor(Base):
     updated_at = sa.Column(sa.DateTime, nullable=False, default=_now)
 
 
+class PlacementImport(Base):
+    """One run of ``berth-manage import placement`` (objects/adoption), written with its data.
+
+    ``changes`` is JSON: table -> [inserted, updated, deleted].  Placement
+    data in a database with no row here was not written by an import.
+    """
+    __tablename__ = 'placement_imports'
+    id = sa.Column(sa.Integer, primary_key=True)
+    source = sa.Column(sa.String(255), nullable=False)
+    revision = sa.Column(sa.String(32), nullable=False)
+    started_at = sa.Column(sa.DateTime, nullable=False)
+    finished_at = sa.Column(sa.DateTime, nullable=False)
+    changes = sa.Column(sa.Text, nullable=False)
+
+
 # --- Legacy ---------------------------------------------------------------------------
 
 class ComputeNode(TimestampMixin, Base):

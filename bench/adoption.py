@@ -1,0 +1,201 @@
+"""Adoption benchmark: ``import placement`` of N providers, then a catch-up after 1 % changed.
+
+Builds a Placement 16 database (objects/adoption/placement_schema.py, the
+schema a real Placement's ``db sync`` makes; tests/integration checks the
+two agree) in a SQLite file with perfload-like trees: every compute node a
+root with VCPU 32 (ratio 16), MEMORY_MB 131072 (ratio 1.5), DISK_GB 2000,
+two traits and one of 50 aggregates; every tenth one with two SR-IOV child
+providers of a CUSTOM class; one consumer per 4 VCPU of capacity (8 per
+compute node, 3 allocations each, 30 % of them also on a child).  Then
+
+* ``full``: the import into an empty berth (SQLite, in process);
+* ``catch-up``: after 1 % of the providers got a new inventory total,
+  1 % of the consumers were deleted and as many new ones allocated, the
+  second run; then a third one that finds nothing to do.
+
+Prints a table and a final JSON line.
+
+    .venv/bin/python -m bench.adoption                      # 10,000 providers
+    .venv/bin/python -m bench.adoption --providers 100000
+"""
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+import uuid
+
+import sqlalchemy as sa
+
+from common import context as berth_context
+from objects import database
+from objects.adoption import placement_import
+from objects.adoption import placement_schema as ps
+from tests import fixtures
+
+CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB']
+CUSTOM = 'CUSTOM_SRIOV_VF'
+
+
+def _u(rng):
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def build_source(path, providers, seed=1):
+    """A Placement database at ``path`` with ``providers`` compute roots; row counts."""
+    rng = random.Random(seed)
+    engine = sa.create_engine('sqlite:///%s' % path)
+    rows = {t.name: [] for t in ps.TABLES}
+    rows['resource_classes'] = [{'id': i, 'name': n} for i, n in enumerate(CLASSES)] + [
+        {'id': 10000, 'name': CUSTOM}]
+    rows['traits'] = [{'id': 1, 'name': 'HW_CPU_X86_AVX2'}, {'id': 2, 'name': 'CUSTOM_RACK'},
+                      {'id': 3, 'name': 'COMPUTE_STATUS_DISABLED'}]
+    rows['projects'] = [{'id': i, 'external_id': 'project-%d' % i} for i in range(1, 201)]
+    rows['users'] = [{'id': i, 'external_id': 'user-%d' % i} for i in range(1, 501)]
+    rows['consumer_types'] = [{'id': 1, 'name': 'INSTANCE'}, {'id': 2, 'name': 'MIGRATION'}]
+    rows['placement_aggregates'] = [{'id': i, 'uuid': _u(rng)} for i in range(1, 51)]
+    rp_id = consumer_id = 0
+    for n in range(providers):
+        rp_id += 1
+        root = rp_id
+        rows['resource_providers'].append({
+            'id': root, 'uuid': _u(rng), 'name': 'compute-%06d' % n,
+            'generation': rng.randint(1, 40), 'root_provider_id': root,
+            'parent_provider_id': None})
+        for rc, total, ratio in ((0, 32, 16.0), (1, 131072, 1.5), (2, 2000, 1.0)):
+            rows['inventories'].append({
+                'resource_provider_id': root, 'resource_class_id': rc, 'total': total,
+                'reserved': 0 if rc else 2, 'min_unit': 1, 'max_unit': total,
+                'step_size': 1, 'allocation_ratio': ratio})
+        rows['resource_provider_traits'] += [{'resource_provider_id': root, 'trait_id': 1},
+                                             {'resource_provider_id': root, 'trait_id': 2}]
+        rows['resource_provider_aggregates'].append(
+            {'resource_provider_id': root, 'aggregate_id': n % 50 + 1})
+        children = []
+        if n % 10 == 0:
+            for _ in range(2):
+                rp_id += 1
+                children.append(rp_id)
+                rows['resource_providers'].append({
+                    'id': rp_id, 'uuid': _u(rng), 'name': 'compute-%06d-pf%d' % (
+                        n, len(children)), 'generation': 1, 'root_provider_id': root,
+                    'parent_provider_id': root})
+                rows['inventories'].append({
+                    'resource_provider_id': rp_id, 'resource_class_id': 10000,
+                    'total': 8, 'reserved': 0, 'min_unit': 1, 'max_unit': 8,
+                    'step_size': 1, 'allocation_ratio': 1.0})
+        for k in range(8):          # one consumer per 4 VCPU of capacity
+            consumer_id += 1
+            c = _u(rng)
+            rows['consumers'].append({
+                'id': consumer_id, 'uuid': c, 'project_id': rng.randint(1, 200),
+                'user_id': rng.randint(1, 500), 'generation': rng.randint(1, 5),
+                'consumer_type_id': 1 if k else 2})
+            for rc, used in ((0, 4), (1, 8192), (2, 40)):
+                rows['allocations'].append({'resource_provider_id': root,
+                                            'resource_class_id': rc, 'used': used,
+                                            'consumer_id': c})
+            if children and k < 3:
+                rows['allocations'].append({'resource_provider_id': children[k % 2],
+                                            'resource_class_id': 10000, 'used': 1,
+                                            'consumer_id': c})
+    with engine.begin() as conn:
+        ps.create_at(conn, ps.HEAD)
+        for table in ps.TABLES:
+            for i in range(0, len(rows[table.name]), 20000):
+                conn.execute(table.insert(), rows[table.name][i:i + 20000])
+    engine.dispose()
+    return {t: len(r) for t, r in rows.items()}
+
+
+def change_one_percent(path, seed=2):
+    """1 % of inventories' totals, 1 % of consumers deleted and as many made; counts."""
+    rng = random.Random(seed)
+    engine = sa.create_engine('sqlite:///%s' % path)
+    with engine.begin() as conn:
+        rp_ids = [r[0] for r in conn.execute(sa.select(ps.resource_providers.c.id)
+                                             .where(ps.resource_providers.c.parent_provider_id
+                                                    .is_(None)))]
+        picked = rng.sample(rp_ids, max(1, len(rp_ids) // 100))
+        inv = ps.inventories
+        conn.execute(inv.update().where(inv.c.resource_provider_id.in_(picked),
+                                        inv.c.resource_class_id == 0).values(total=48))
+        rp = ps.resource_providers
+        conn.execute(rp.update().where(rp.c.id.in_(picked))
+                     .values(generation=rp.c.generation + 1))
+        consumers = conn.execute(sa.select(ps.consumers.c.uuid)).scalars().all()
+        gone = rng.sample(consumers, max(1, len(consumers) // 100))
+        conn.execute(ps.allocations.delete().where(ps.allocations.c.consumer_id.in_(gone)))
+        conn.execute(ps.consumers.delete().where(ps.consumers.c.uuid.in_(gone)))
+        new = []
+        for rp_id in rng.sample(rp_ids, len(gone)):
+            c = _u(rng)
+            new.append({'uuid': c, 'project_id': 1, 'user_id': 1, 'generation': 1,
+                        'consumer_type_id': 1})
+            conn.execute(ps.allocations.insert(), [
+                {'resource_provider_id': rp_id, 'resource_class_id': 0, 'used': 2,
+                 'consumer_id': c},
+                {'resource_provider_id': rp_id, 'resource_class_id': 1, 'used': 4096,
+                 'consumer_id': c}])
+        conn.execute(ps.consumers.insert(), new)
+    engine.dispose()
+    return {'providers': len(picked), 'consumers_deleted': len(gone),
+            'consumers_new': len(new)}
+
+
+def run(providers, tmp):
+    src = os.path.join(tmp, 'placement.sqlite')
+    started = time.perf_counter()
+    counts = build_source(src, providers)
+    built = time.perf_counter() - started
+    conf = fixtures.make_conf(os.path.join(tmp, 'state'))
+    fixtures.fresh_database(tmp, conf)
+    db = database.open_database(conf)
+    results = []
+    try:
+        ctx = berth_context.admin_context(db)
+        url = 'sqlite:///%s' % src
+
+        def timed(name):
+            # CPU seconds too: on a loaded shared host the wall clock says little
+            cpu = time.process_time()
+            result = placement_import.run(ctx, url)
+            results.append((name, result, time.process_time() - cpu))
+
+        timed('full')
+        changed = change_one_percent(src)
+        timed('catch-up')
+        timed('no-op')
+    finally:
+        db.dispose()
+    return counts, built, changed, results
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--providers', type=int, default=10000)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix='berth-bench-adoption-') as tmp:
+        counts, built, changed, results = run(args.providers, tmp)
+    print('source: %s (built in %.1f s); 1%% change: %s' % (
+        ', '.join('%d %s' % (n, t) for t, n in counts.items()), built, changed))
+    print('%-9s | %8s | %8s | %8s | %s' % ('run', 'seconds', 'cpu s', 'changes',
+                                           'phases (s)'))
+    for name, r, cpu in results:
+        print('%-9s | %8.1f | %8.1f | %8d | %s' % (name, r.seconds, cpu, r.changed, ', '.join(
+            '%s %.1f' % kv for kv in r.phases.items())))
+    print(json.dumps({'benchmark': 'adoption', 'providers': args.providers,
+                      'source_rows': counts, 'changed': changed,
+                      'runs': {name: {'seconds': round(r.seconds, 2),
+                                      'cpu_seconds': round(cpu, 2), 'changes': r.changed,
+                                      'phases': {k: round(v, 2) for k, v in r.phases.items()},
+                                      'per_table': r.changes}
+                               for name, r, cpu in results}}))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

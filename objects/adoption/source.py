@@ -1,0 +1,250 @@
+"""A Placement database read for the import: one read-only snapshot into a State.
+
+Only SELECTs are sent (a read-only database user is enough).  Every table
+is read in one transaction that sees one snapshot: REPEATABLE READ and READ
+ONLY on PostgreSQL, ``START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY``
+on MySQL/MariaDB, one ``BEGIN`` on a SQLite file opened with ``mode=ro``.
+Rows that break Placement's own rules are collected as *problems* (one line
+each), never dropped silently: the caller refuses them, or leaves them out
+when the operator asked to (``skip``).
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import os
+import sqlite3
+
+import sqlalchemy as sa
+
+from objects.adoption import placement_schema as ps
+from objects.adoption import state as state_mod
+
+
+class SourceError(Exception):
+    """The source cannot be used (bad URL, unreachable, refused credentials): one line."""
+
+
+def shown(url: str) -> str:
+    """``url`` without its password (for messages)."""
+    try:
+        return sa.engine.make_url(url).render_as_string(hide_password=True)
+    except (sa.exc.ArgumentError, ValueError):
+        return '(unparsable URL)'
+
+
+def open_engine(url: str) -> sa.engine.Engine:
+    """An engine on the source; SourceError for a URL that cannot name a database."""
+    try:
+        parsed = sa.engine.make_url(url)
+        if parsed.get_backend_name() != 'sqlite':
+            return sa.create_engine(url, poolclass=sa.pool.NullPool)
+    except sa.exc.NoSuchModuleError as exc:
+        raise SourceError('--connection names an unknown database dialect or driver (%s)'
+                          % str(exc).split(':')[-1].strip()) from None
+    except ImportError as exc:
+        raise SourceError('the driver of --connection is not installed (%s)'
+                          % (exc.name or exc)) from None
+    except (sa.exc.ArgumentError, ValueError) as exc:
+        raise SourceError('--connection is not a usable database URL (%s); expected '
+                          'dialect+driver://user:password@host:port/placement'
+                          % str(exc).splitlines()[0]) from None
+    path = parsed.database
+    if not path or path == ':memory:' or not os.path.isfile(path):
+        raise SourceError('%s: no such SQLite file' % shown(url))
+    # mode=ro: the file is never created nor written
+    return sa.create_engine('sqlite://', poolclass=sa.pool.NullPool, creator=lambda: (
+        sqlite3.connect('file:%s?mode=ro' % os.path.abspath(path), uri=True,
+                        isolation_level=None, check_same_thread=False)))
+
+
+def connect(engine: sa.engine.Engine, url: str) -> sa.engine.Connection:
+    """A connection in one read-only snapshot transaction; SourceError when refused."""
+    name = engine.dialect.name
+    try:
+        conn = engine.connect()
+        if name == 'postgresql':
+            conn = conn.execution_options(isolation_level='REPEATABLE READ',
+                                          postgresql_readonly=True)
+            conn.exec_driver_sql('SELECT 1')
+        elif name == 'mysql':
+            conn = conn.execution_options(isolation_level='REPEATABLE READ')
+            conn.exec_driver_sql('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY')
+        else:
+            conn.exec_driver_sql('BEGIN')
+    except sa.exc.DBAPIError as exc:
+        raise SourceError('cannot read %s: %s; check the host, port, user, password and '
+                          'database name of --connection'
+                          % (shown(url), _first_line(exc))) from None
+    return conn
+
+
+def _first_line(exc: sa.exc.DBAPIError) -> str:
+    orig = exc.orig if exc.orig is not None else exc
+    text = ' '.join(str(a) for a in orig.args) if orig.args else str(orig)
+    return text.strip().splitlines()[0] if text.strip() else type(orig).__name__
+
+
+def fetch(conn: sa.engine.Connection, statement) -> list[tuple]:
+    """Every row of the parameterless ``statement`` as plain tuples, in ``conn``'s transaction.
+
+    On the driver's own cursor with one ``fetchall``: SQLAlchemy's result
+    fetches (and wraps) row by row, which was two thirds of a catch-up's
+    read time (bench/adoption.py).
+    """
+    sql = str(statement.compile(dialect=conn.dialect))
+    dbapi = conn.connection.dbapi_connection
+    assert dbapi is not None
+    cursor = dbapi.cursor()
+    try:
+        cursor.execute(sql)
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()
+
+
+ProviderRow = collections.namedtuple('ProviderRow',
+                                     'id uuid name generation parent_provider_id')
+
+
+@dataclasses.dataclass
+class Snapshot:
+    revision: str
+    state: state_mod.State
+    problems: list          # one line per inconsistent source row
+    null_generations: int   # providers whose NULL generation is imported as 0
+
+
+def read(conn: sa.engine.Connection) -> Snapshot:
+    """The source's State at one snapshot, without the problem rows (listed in ``problems``)."""
+    revision = ps.schema_revision(conn)
+    st = state_mod.State()
+    problems: list[str] = []
+
+    def ids(table, col):
+        return dict(fetch(conn, sa.select(table.c.id, table.c[col])))
+
+    classes = ids(ps.resource_classes, 'name')
+    traits = ids(ps.traits, 'name')
+    projects = ids(ps.projects, 'external_id')
+    users = ids(ps.users, 'external_id')
+    types = ids(ps.consumer_types, 'name') if ps.has_consumer_types(revision) else {}
+    aggs = ids(ps.placement_aggregates, 'uuid')
+    st.resource_classes = set(classes.values())
+    st.traits = set(traits.values())
+    st.projects = set(projects.values())
+    st.users = set(users.values())
+    st.consumer_types = set(types.values())
+    st.placement_aggregates = {u for u in aggs.values() if u is not None}
+    rp = ps.resource_providers
+    rows = [ProviderRow(*r) for r in fetch(conn, sa.select(
+        rp.c.id, rp.c.uuid, rp.c.name, rp.c.generation, rp.c.parent_provider_id))]
+    providers, nulls = _providers(rows, problems)
+    st.resource_providers = providers
+    by_id = {r.id: r.uuid for r in rows if r.uuid in providers}
+    inv = ps.inventories
+    for r in fetch(conn, sa.select(inv.c.resource_provider_id, inv.c.resource_class_id,
+                                   *[inv.c[f] for f in state_mod.INVENTORY_FIELDS])):
+        where = _missing(('provider', r[0], by_id), ('resource class', r[1], classes))
+        if where:
+            problems.append('inventory of provider id %s class id %s: %s' % (r[0], r[1], where))
+            continue
+        st.inventories[(by_id[r[0]], classes[r[1]])] = (
+            r[2], r[3], r[4], r[5], r[6], float(r[7]))
+    rpa = ps.resource_provider_aggregates
+    for rp_id, agg_id in fetch(conn, sa.select(rpa.c.resource_provider_id,
+                                               rpa.c.aggregate_id)):
+        where = _missing(('provider', rp_id, by_id), ('aggregate', agg_id, aggs))
+        if where or aggs[agg_id] is None:
+            problems.append('aggregate link provider id %s aggregate id %s: %s'
+                            % (rp_id, agg_id, where or 'aggregate has no uuid'))
+            continue
+        st.resource_provider_aggregates.add((by_id[rp_id], aggs[agg_id]))
+    rpt = ps.resource_provider_traits
+    for rp_id, trait_id in fetch(conn, sa.select(rpt.c.resource_provider_id,
+                                                 rpt.c.trait_id)):
+        where = _missing(('provider', rp_id, by_id), ('trait', trait_id, traits))
+        if where:
+            problems.append('trait link provider id %s trait id %s: %s'
+                            % (rp_id, trait_id, where))
+            continue
+        st.resource_provider_traits.add((by_id[rp_id], traits[trait_id]))
+    consumers = st.consumers
+    for r in fetch(conn, sa.select(*ps.consumer_columns(revision))):
+        # (id, uuid, project_id, user_id, generation[, consumer_type_id])
+        type_id = r[5] if len(r) > 5 else None
+        if r[2] in projects and r[3] in users and (type_id is None or type_id in types):
+            consumers[r[1]] = (projects[r[2]], users[r[3]], types.get(type_id),
+                               int(r[4] or 0))
+            continue
+        where = _missing(('project', r[2], projects), ('user', r[3], users),
+                         ('consumer type', type_id, types) if type_id is not None else None)
+        problems.append('consumer %s: %s' % (r[1], where))
+    al = ps.allocations
+    allocations = st.allocations
+    for r in fetch(conn, sa.select(al.c.id, al.c.consumer_id, al.c.resource_provider_id,
+                                   al.c.resource_class_id, al.c.used)):
+        rp_uuid, rc_name = by_id.get(r[2]), classes.get(r[3])
+        key = (r[1], rp_uuid, rc_name)
+        if rp_uuid is not None and rc_name is not None and r[1] in consumers \
+                and key not in allocations:
+            allocations[key] = r[4]
+            continue
+        where = _missing(('provider', r[2], by_id), ('resource class', r[3], classes))
+        if not where and r[1] not in consumers:
+            where = 'consumer %s is missing or left out' % r[1]
+        if not where:
+            where = 'a second allocation of the same consumer, provider and class'
+        problems.append('allocation id %s of consumer %s: %s' % (r[0], r[1], where))
+    return Snapshot(revision, st, problems, nulls)
+
+
+def _missing(*refs) -> str:
+    """'<what> id N is missing' for the first reference not found, else ''."""
+    for ref in refs:
+        if ref is None:
+            continue
+        what, ref_id, known = ref
+        if ref_id is None or ref_id not in known:
+            return '%s id %s is missing' % (what, ref_id)
+    return ''
+
+
+def _providers(rows, problems):
+    """uuid -> (name, generation, parent uuid, root uuid); roots found by walking parents.
+
+    A NULL generation (very old rows) is imported as 0, as Placement's
+    first write on that provider would make it 1; a NULL root (before
+    611cd6dffd7b) is the top of the provider's parent chain.  A provider with
+    no name, or whose parent chain is broken or loops, is a problem (with
+    its descendants).
+    """
+    by_id = {r.id: r for r in rows}
+    bad: dict[int, str] = {}
+    for r in rows:
+        if r.name is None:
+            bad[r.id] = 'provider %s has no name' % r.uuid
+        elif r.parent_provider_id is not None and r.parent_provider_id not in by_id:
+            bad[r.id] = 'provider %s: parent provider id %s is missing' % (
+                r.uuid, r.parent_provider_id)
+    out = {}
+    nulls = 0
+    for r in rows:
+        chain, node = [], r
+        while node.parent_provider_id is not None and node.id not in bad:
+            chain.append(node.id)
+            if len(chain) > len(rows):
+                bad[r.id] = 'provider %s: its parent chain loops' % r.uuid
+                break
+            node = by_id.get(node.parent_provider_id, node)
+        culprit = next((i for i in (*chain, node.id) if i in bad), None)
+        if culprit is not None:
+            problems.append(bad[culprit] if culprit == r.id else
+                            'provider %s: under %s' % (r.uuid, bad[culprit]))
+            continue
+        parent = by_id[r.parent_provider_id].uuid if r.parent_provider_id else None
+        if r.generation is None:
+            nulls += 1
+        out[r.uuid] = (r.name, int(r.generation or 0), parent, node.uuid)
+    return out, nulls
