@@ -14,7 +14,14 @@ import os
 import re
 import sys
 
-from api import api_ref_params, api_ref_samples, api_ref_status, api_ref_words
+from api import (
+    api_ref_errors,
+    api_ref_params,
+    api_ref_response,
+    api_ref_samples,
+    api_ref_status,
+    api_ref_words,
+)
 from api.baremetal import routes as baremetal_routes
 from api.baremetal import version as baremetal_version
 from api.placement import reference as placement_reference
@@ -63,38 +70,54 @@ def _parameters(path: str) -> list[str]:
     return re.findall(r'{(\w+)}', path)
 
 
-def _title(method: str, path: str) -> str:
-    return '%s %s' % (method, path)
-
-
 def _section(method, path, versions, header, entries, note='', handler=None,
              extension=False):
-    title = _title(method, path)
+    title = api_ref_response.title(method, path)
     lines = [title, '=' * len(title), '', '.. rest_method:: %s %s' % (method, path), '']
     lines.append('Microversions: %s to %s.%s' % (versions[0], versions[1], note))
     codes = api_ref_status.success_codes(handler) if handler else []
     if codes:
         lines.extend(['', '.. rest_status_code:: success status.yaml', ''])
         lines.extend('  - %d' % code for code in codes)
+    placement = header == PLACEMENT_HEADER
+    errors = api_ref_errors.route_errors(method, path, handler, placement)
+    if handler is None:
+        errors = [(405, 'default')]
+    if errors:
+        lines.extend(['', '.. rest_status_code:: error status.yaml', ''])
+        lines.extend(api_ref_errors.rest_lines(errors))
     lines.extend(['', 'Request', '-------', '', '.. rest_parameters:: parameters.yaml', ''])
     lines.append('  - %s: %s' % (header, header))
     for name in _parameters(path):
         lines.append('  - %s: %s' % (name, name))
     if handler is not None:
         params = api_ref_params.route_params(
-            method, path, handler, versions, placement=header == PLACEMENT_HEADER,
-            extension=extension)
+            method, path, handler, versions, placement=placement, extension=extension)
         for param in params:
             lines.append('  - %s: %s' % (param.name, _entry(entries, method, path,
                                                             param, versions)))
     lines.append('')
-    lines.extend(_examples(method, path))
+    lines.extend(_examples(method, path, entries))
     return lines
 
 
-def _examples(method, path):
+def _response_table(method, path, step, entries):
+    """The rest_parameters lines of the fields of answer sample ``step``."""
+    rows = api_ref_response.fields(step.name)
+    if not rows:
+        return []
+    lines = ['.. rest_parameters:: parameters.yaml', '']
+    for name, kind in rows:
+        param = api_ref_params.Param(name, 'body', [kind], True, [None])
+        text = api_ref_response.describe(path, name)
+        lines.append('  - %s: %s' % (name, _entry(entries, method, path, param, (None, None),
+                                                  text=text, tag='resp')))
+    return lines + ['']
+
+
+def _examples(method, path, entries):
     """The literalinclude blocks of the route's request and answer samples."""
-    requests, answers = [], []
+    requests, answers, table = [], [], []
     for step, has_body in api_ref_samples.samples_of(method, path):
         said = 'Example at %s: ``%s %s``' % (step.version, step.method, step.path)
         include = '.. literalinclude:: samples/%s-%s.json\n   :language: javascript'
@@ -102,21 +125,24 @@ def _examples(method, path):
             requests.extend([said, '', include % (step.name, 'req'), ''])
         if step.answer:
             answers.extend([said, '', include % (step.name, 'resp'), ''])
+            table = _response_table(method, path, step, entries)
     if answers:
-        answers = ['Response', '--------', ''] + answers
+        answers = ['Response', '--------', ''] + table + answers
     return requests + answers
 
 
-def _entry(entries, method, path, param, versions):
+def _entry(entries, method, path, param, versions, text=None, tag=None):
     """The parameters.yaml key of ``param`` (shared by routes where it reads the same)."""
-    text = api_ref_words.describe(path, param.name, param.where)
+    if tag is None:
+        text = api_ref_words.describe(path, param.name, param.where)
     low, high = api_ref_params.bounds(param, versions)
     content = (param.where, ' or '.join(param.types), param.required, low, high,
                text or MISSING)
+    tag = tag or param.where
     for key, known in entries.items():
-        if known == content and key.startswith(param.name + '_'):
+        if known == content and key.startswith('%s_%s_' % (param.name, tag)):
             return key
-    key = '%s_%s_%s' % (param.name, param.where, re.sub(
+    key = '%s_%s_%s' % (param.name, tag, re.sub(
         r'\W+', '_', (method + path).lower().replace('{', '').replace('}', '')).strip('_'))
     entries[key] = content
     return key
@@ -180,7 +206,7 @@ def render():
         'baremetal.inc': _baremetal(entries),
     }
     files['parameters.yaml'] = _parameters_yaml(entries)
-    files['status.yaml'] = api_ref_status.STATUS_YAML
+    files['status.yaml'] = api_ref_errors.status_yaml(api_ref_status.STATUS_YAML)
     return files
 
 

@@ -68,7 +68,8 @@ class _Request:
 
 
 @functools.cache
-def _tree(function):
+def tree(function):
+    """The parsed source of ``function`` (None where it has none)."""
     try:
         return ast.parse(textwrap.dedent(inspect.getsource(function)))
     except (OSError, TypeError, SyntaxError):
@@ -141,12 +142,12 @@ def _name(call):
 def _checked(function, req, depth=4, seen=None):
     """[(where, schema or names)] of every validation call ``function`` makes."""
     seen = set() if seen is None else seen
-    if function in seen or _tree(function) is None:
+    if function in seen or tree(function) is None:
         return []
     seen.add(function)
     module = sys.modules[function.__module__]
     found = []
-    for call in _calls(_tree(function), module, req):
+    for call in _calls(tree(function), module, req):
         name = _name(call)
         if name in CALLS:
             where, index = CALLS[name]

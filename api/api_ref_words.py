@@ -39,6 +39,10 @@ _CANDIDATES = {
                     'comma-separated; the key may repeat.',
 }
 
+# POST /claims: the schema's ONE_OF (api/placement/schemas/claim.py)
+_ONE_CONSUMER_FIELD = ('Exactly one of ``consumer_uuid`` and ``consumer_uuids`` is '
+                       'required; neither or both is a 400 ``berth.claims.consumers``.')
+
 _NODE = {
     'driver': 'The hardware type of the node (``fake-hardware``).',
     'resource_class': 'The resource class of the node, matched by allocations.',
@@ -126,8 +130,9 @@ DESCRIPTIONS = {
     'mappings': 'Which providers satisfied which request group (from the '
                 'candidate), validated and kept with the allocation.',
     # berth's extensions
+    '/claims:consumer_uuid': 'The consumer to claim for. ' + _ONE_CONSUMER_FIELD,
     '/claims:consumer_uuids': 'Claim the same request once for each of these '
-                              'consumers, all or none.',
+                              'consumers, all or none. ' + _ONE_CONSUMER_FIELD,
     '/claims:groups': 'Request groups keyed by suffix, each with its own '
                       '``resources``, ``required``, ``member_of`` and ``in_tree``.',
     '/claims:same_subtree': 'Lists of group suffixes whose providers must sit in '

@@ -56,7 +56,7 @@ opts = [
                help='Resource class of SR-IOV physical functions (PCI pools of '
                     'dev_type type-PF without a resource_class tag). The seed\'s '
                     'SRIOV_NET_PF is not an os-resource-classes standard class, '
-                    'so Placement needs the CUSTOM_ prefix; PCI_DEVICE gives the '
+                    'so Placement needs the ``CUSTOM_`` prefix; PCI_DEVICE gives the '
                     'mapping of berth before 2026.2. Type-PCI devices are '
                     'PCI_DEVICE and VFs SRIOV_NET_VF; see pci_max_unit.'),
 ]

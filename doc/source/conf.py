@@ -26,6 +26,8 @@ version = release = _setup_cfg_version()
 extensions = [
     'myst_parser',
     'openstackdocstheme',
+    # configuration.md: `.. show-options:: berth`, the options of the code
+    'oslo_config.sphinxext',
 ]
 source_suffix = {'.rst': 'restructuredtext', '.md': 'markdown'}
 root_doc = 'index'

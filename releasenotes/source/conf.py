@@ -7,7 +7,9 @@ reno's "0.0.0" (no tag at all) or "<last tag>-N": index.rst writes
 ``@BERTH_VERSION@`` into reno's ``unreleased-version-title`` and this file
 puts the version in when Sphinx reads it; without any tag reno does not use
 that title (it calls everything "0.0.0"), so the section it titles "0.0.0"
-is renamed once the page is parsed.  The build needs no tag.
+is renamed once the page is parsed, and its anchors (``relnotes-0-0-0``,
+``relnotes-0-0-0-new-features``, ...) are named for the coming version
+before the table of contents reads them.  The build needs no tag.
 
 reno needs the history of every note; in a shallow clone (CI's
 ``--depth 1``) it fails with a traceback, so the build stops first with the
@@ -66,10 +68,18 @@ html_static_path = []
 
 
 UNRELEASED_TITLE = '%s (in development)' % version
+UNTAGGED_ID = 'relnotes-0-0-0'
+UNRELEASED_ID = 'relnotes-%s' % version.replace('.', '-')
 
 
 def _put_in_version(app, docname, source):
     source[0] = source[0].replace('@BERTH_VERSION@', version)
+
+
+def _renamed(name):
+    if name.startswith(UNTAGGED_ID):
+        return UNRELEASED_ID + name[len(UNTAGGED_ID):]
+    return name
 
 
 def _rename_untagged_section(app, doctree):
@@ -77,8 +87,18 @@ def _rename_untagged_section(app, doctree):
     for title in doctree.findall(nodes.title):
         if title.astext() == '0.0.0':
             title.children = [nodes.Text(UNRELEASED_TITLE)]
+    for node in doctree.findall(nodes.Element):
+        node['ids'] = [_renamed(name) for name in node['ids']]
+        node['names'] = [_renamed(name) for name in node['names']]
+        if 'refid' in node:
+            node['refid'] = _renamed(node['refid'])
+    for table in (doctree.ids, doctree.nameids):
+        for name in [n for n in table if n.startswith(UNTAGGED_ID)]:
+            table[_renamed(name)] = table.pop(name)
 
 
 def setup(app):
     app.connect('source-read', _put_in_version)
-    app.connect('doctree-read', _rename_untagged_section)
+    # before Sphinx's own readers (priority 500): the table of contents takes
+    # the renamed anchors
+    app.connect('doctree-read', _rename_untagged_section, priority=100)

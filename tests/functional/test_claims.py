@@ -171,6 +171,25 @@ def test_bad_input_is_400_and_writes_nothing(client, hosts):
         assert h.usage(client, rp) == {'VCPU': 0, 'MEMORY_MB': 0}
 
 
+@pytest.mark.parametrize('uuids, said', [
+    ((), 'neither'), (('consumer_uuid', 'consumer_uuids'), 'consumer_uuid and consumer_uuids')])
+def test_neither_or_both_consumer_fields_is_one_clear_400(client, hosts, uuids, said):
+    """Exactly one of consumer_uuid and consumer_uuids: a stable code, a message naming both."""
+    body = h.claim_body()
+    del body['consumer_uuid']
+    if uuids:
+        body.update(consumer_uuid=h.new_uuid(), consumer_uuids=[h.new_uuid()])
+    resp = client.post('/claims', json=body, version='latest')
+    assert resp.status_code == 400, resp.text
+    [error] = resp.json()['errors']
+    assert error['code'] == 'berth.claims.consumers'
+    assert error['detail'] == (
+        'Exactly one of consumer_uuid (one consumer) and consumer_uuids (a list) is '
+        'required; the body has %s.' % said)
+    for rp in hosts:
+        assert h.usage(client, rp) == {'VCPU': 0, 'MEMORY_MB': 0}
+
+
 def test_limits_are_not_enforced_by_default(client, hosts):
     assert client.put('/quotas/p1', json={'resources': {'VCPU': 0}}).status_code == 200
     assert h.claim(client, resources={'VCPU': 1}).status_code == 201

@@ -1,13 +1,23 @@
 """api-ref/source is generated from the route tables and a real berth: stale files fail here."""
 
+import functools
 import pathlib
 import re
 
 import yaml
 
-from api import api_ref, api_ref_params, api_ref_samples, api_ref_words
+from api import (
+    api_ref,
+    api_ref_errors,
+    api_ref_params,
+    api_ref_response,
+    api_ref_samples,
+    api_ref_words,
+)
 from api.baremetal import routes as baremetal_routes
+from api.placement import errors as error_codes
 from api.placement import routes as placement_routes
+from api.placement.schemas import claim as claim_schema
 from cli import api_ref_samples as sample_runner
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -36,7 +46,7 @@ def test_every_parameter_used_is_defined():
     used = set()
     for name, text in rendered.items():
         if name.endswith('.inc'):
-            used.update(re.findall(r'^  - \S+: (\S+)$', text, re.M))
+            used.update(re.findall(r'^  - [^\d\s]\S*: (\S+)$', text, re.M))
     assert used <= set(defined)
     assert defined['node']['in'] == 'path'
 
@@ -171,3 +181,126 @@ def test_normalize_maps_what_berth_makes_up_in_order():
     assert out == ('{"a": "%s", "b": "%s", "c": "%s", "at": "%s", "u": "%s/v1", '
                    '"n": "%s"}' % (first, second, first, api_ref_samples.TIMESTAMP,
                                    api_ref_samples.BAREMETAL_URL, api_ref_samples.NODE))
+
+
+_render = functools.cache(api_ref.render)
+
+
+def _sections(text):
+    """{(method, path): section text} of one rendered .inc file."""
+    parts = re.split(r'^(?=\S[^\n]*\n=+\n\n\.\. rest_method::)', text, flags=re.M)
+    out = {}
+    for part in parts:
+        found = re.search(r'^\.\. rest_method:: (\S+) (\S+)$', part, re.M)
+        if found:
+            out[found.groups()] = part
+    return out
+
+
+def _all_sections():
+    rendered = _render()
+    out = {}
+    for name, text in rendered.items():
+        if name.endswith('.inc'):
+            out.update({(name,) + key: part for key, part in _sections(text).items()})
+    return out
+
+
+def _error_block(section):
+    found = re.search(r'^\.\. rest_status_code:: error status\.yaml\n\n((?:  - .*\n)+)',
+                      section, re.M)
+    return found.group(1).splitlines() if found else []
+
+
+def test_every_route_lists_the_errors_its_handler_can_answer():
+    sections = _all_sections()
+    for name, table, placement in (('placement', placement_routes.ROUTES, True),
+                                   ('baremetal', baremetal_routes.ROUTES, False)):
+        for path, handlers in table:
+            for method, handler in sorted(handlers.items()):
+                inc = ('placement-extensions.inc' if path in
+                       api_ref.placement_reference.EXTENSIONS else '%s.inc' % name)
+                block = _error_block(sections[(inc, method, path)])
+                expected = api_ref_errors.rest_lines(api_ref_errors.route_errors(
+                    method, path, handler, placement))
+                assert block == expected, (method, path)
+                if path not in ('/', '/v1'):  # the version documents
+                    assert block, ('no error codes', method, path)
+            if not handlers:
+                assert _error_block(sections[('%s.inc' % name, 'ANY', path)]) == ['  - 405']
+
+
+def test_error_codes_are_read_from_the_handlers_and_the_reviewed_table():
+    def errors(method, path):
+        handler = dict(placement_routes.ROUTES)[path][method]
+        return api_ref_errors.route_errors(method, path, handler)
+    claims = errors('POST', '/claims')
+    # raised by the handler itself: read from its source
+    assert (400, error_codes.CLAIM_CONSUMERS) in api_ref_errors._raised(
+        dict(placement_routes.ROUTES)['/claims']['POST'])
+    assert (400, error_codes.QUERY_BAD_VALUE) in claims  # the candidate parser
+    assert (503, error_codes.SERVICE_UNAVAILABLE) in claims  # require_conductor
+    assert {(409, error_codes.NO_VALID_HOST), (403, error_codes.QUOTA_EXCEEDED),
+            (413, error_codes.REQUEST_TOO_LARGE), (415, 'default')} <= set(claims)
+    assert (400, error_codes.CAPACITY_BAD_QUERY) in errors('GET', '/capacity')
+    assert (404, 'default') in errors('GET', '/resource_providers/{uuid}')
+    assert (404, 'default') in errors('GET', '/allocation_candidates')  # from 1.10
+    assert (404, 'default') not in errors('GET', '/resource_providers')
+    assert errors('GET', '/') == []
+
+
+def test_every_error_code_is_real_described_and_answered_somewhere():
+    known = api_ref_errors.all_codes()
+    assert set(api_ref_errors.REASONS) == known
+    routes = {(m, p) for table in (placement_routes.ROUTES, baremetal_routes.ROUTES)
+              for p, handlers in table for m in handlers}
+    assert set(api_ref_errors.BELOW) <= routes
+    rendered = _render()
+    described = yaml.safe_load(rendered['status.yaml'])
+    named = set()
+    for section in _all_sections().values():
+        for line in _error_block(section):
+            status, _, code = line[4:].partition(': ')
+            assert int(status) in described and 'default' in described[int(status)]
+            if code:
+                assert code in known, code
+                assert code in described[int(status)], (status, code)
+                named.add(code)
+    assert named == known, known - named
+    assert error_codes.NO_VALID_HOST in named and error_codes.QUOTA_EXCEEDED in named
+
+
+def test_titles_are_words_and_unique():
+    for (_, method, path), section in _all_sections().items():
+        title = section.splitlines()[0]
+        assert title == api_ref_response.title(method, path)
+        assert '/' not in title and title[0].isupper(), title
+    titles = [t for (m, p), t in api_ref_response.TITLES.items() if p != '/']
+    assert len(titles) == len(set(titles))
+
+
+def test_every_answer_sample_has_a_response_table():
+    defined = yaml.safe_load(_render()['parameters.yaml'])
+    for (_, method, path), section in _all_sections().items():
+        answers = [step for step, _ in api_ref_samples.samples_of(method, path)
+                   if step.answer]
+        if not answers:
+            continue
+        response = section.split('\nResponse\n--------\n', 1)[1]
+        table = re.findall(r'^  - (\S+): (\S+)$', response.split('.. literalinclude')[0],
+                           re.M)
+        fields = api_ref_response.fields(answers[-1].name)
+        assert [name for name, _ in table] == [name for name, _ in fields], (method, path)
+        for name, key in table:
+            assert defined[key]['in'] == 'body' and defined[key]['description'].strip() != (
+                api_ref.MISSING), key
+
+
+def test_one_of_fields_say_exactly_one_of():
+    defined = yaml.safe_load(_render()['parameters.yaml'])
+    section = _all_sections()[('placement-extensions.inc', 'POST', '/claims')]
+    for name in claim_schema.ONE_OF:
+        key = re.search(r'^  - %s: (\S+)$' % name, section, re.M).group(1)
+        assert defined[key]['required'] is False
+        assert 'Exactly one of ``consumer_uuid`` and ``consumer_uuids``' in (
+            defined[key]['description']), key

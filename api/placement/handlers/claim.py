@@ -11,6 +11,7 @@ from webob import multidict
 from api.common.conductor import require_conductor
 from api.placement import (
     candidate_request,
+    errors,
     fault,
     microversion,
     policy,
@@ -60,6 +61,16 @@ def parse_request(data):
     return candidate_request.parse_request(_AsQuery(params))
 
 
+def _one_of(data):
+    """400 (errors.CLAIM_CONSUMERS) unless exactly one of consumer_uuid(s) is given."""
+    given = [name for name in schema.ONE_OF if name in data]
+    if len(given) != 1:
+        raise fault.BadRequest(
+            'Exactly one of consumer_uuid (one consumer) and consumer_uuids (a list) '
+            'is required; the body has %s.' % (' and '.join(given) or 'neither'),
+            code=errors.CLAIM_CONSUMERS)
+
+
 def _consumers(data):
     uuids = data.get('consumer_uuids') or [data['consumer_uuid']]
     uuids = [query.normalize_uuid(u) for u in uuids]
@@ -84,6 +95,7 @@ def _weigher(req, data):
 def create_claims(req):
     policy.authorize(req, rules.CLAIMS_CREATE)
     data = validation.extract_json(req, schema.POST_CLAIMS)
+    _one_of(data)
     request = parse_request(data)
     query.check_names(req.context, request.groups,
                       request.root_required | request.root_forbidden)

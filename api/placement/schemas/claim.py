@@ -27,6 +27,11 @@ _GROUP = {
 }
 GROUP = {'type': 'object', 'properties': _GROUP, 'additionalProperties': False}
 
+# exactly one of these names the consumers; the handler checks it (not a
+# ``oneOf``, whose jsonschema message names neither field) and answers 400
+# with errors.CLAIM_CONSUMERS
+ONE_OF = ('consumer_uuid', 'consumer_uuids')
+
 POST_CLAIMS = {
     'type': 'object',
     'properties': dict(_GROUP, **{
@@ -50,6 +55,5 @@ POST_CLAIMS = {
         'distinct_roots': {'type': 'boolean'},
     }),
     'required': ['project_id', 'user_id'],
-    'oneOf': [{'required': ['consumer_uuid']}, {'required': ['consumer_uuids']}],
     'additionalProperties': False,
 }
