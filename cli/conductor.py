@@ -8,7 +8,7 @@ in every phase, SIGHUP reloads the mutable options (cli/lifecycle.py).
 import sys
 
 from cli import config, lifecycle, stacks
-from common import metrics, rpc
+from common import metrics, rpc, rpc_keys
 from conductor import service as conductor_service
 from objects import database
 
@@ -16,6 +16,10 @@ from objects import database
 def main(argv=None):
     conf = config.make_conf(sys.argv[1:] if argv is None else argv,
                             description='berth conductor')
+    refusal = rpc_keys.startup_error(conf)
+    if refusal:             # before any log line or connection: one line
+        print('berth-conductor: %s' % refusal, file=sys.stderr)
+        return 2
     config.setup_logging(conf)
     life = lifecycle.Lifecycle('berth-conductor', conf)
     parts = {}
