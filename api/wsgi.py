@@ -15,7 +15,7 @@ import threading
 from api.baremetal import app as baremetal_app
 from api.common import startup
 from api.placement import app as placement_app
-from common import rpc
+from common import rpc, rpc_keys
 from common.conf import builder
 from conductor import rpcapi
 from objects import database
@@ -42,7 +42,7 @@ def init_application(config_files=None, factory=None):
         config_files = [os.environ.get('BERTH_CONFIG_FILE', builder.DEFAULT_CONFIG_FILE)]
     conf = builder.build(config_files=config_files)
     builder.setup_logging(conf)
-    reason = startup.keystone_error(conf)
+    reason = startup.keystone_error(conf) or rpc_keys.startup_error(conf)
     if reason:
         raise StartupRefused(reason)
     rpc.slow_amqp_polls()      # replies are handed on whatever the poll timeout

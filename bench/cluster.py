@@ -181,6 +181,7 @@ class Cluster:
                     % (self.servers.rabbitmq.url, db_url,
                        self.servers.etcd.url(TOOZ_TIMEOUT), self.port,
                        services.free_port(), api))
+            f.write(services.RPC_CONF)
             f.write(self.extra_conf)
 
     def _spawn(self, name, argv):

@@ -204,6 +204,7 @@ def _conf(tmp, name, rabbit, redis, pg_url, bm_port, placement_port=None):
                 % (name, rabbit.url, pg_url, redis.url(),
                    placement_port or services.free_port(), bm_port,
                    BACKEND['name'], ''.join(o + '\n' for o in CONDUCTOR_OPTIONS)))
+        f.write(services.RPC_CONF)
     return path
 
 

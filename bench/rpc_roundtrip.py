@@ -87,7 +87,7 @@ def bench_rabbit(calls, workdir):
         with open(config, 'w') as f:
             f.write('[DEFAULT]\ntransport_url = %s\nstate_path = %s\n'
                     '[coordination]\nbackend_url = %s\nwatch_interval = 0.2\n'
-                    % (rabbit.url, workdir, backend))
+                    % (rabbit.url, workdir, backend) + services.RPC_CONF)
         conf = _conf(os.path.join(workdir, 'client'))
         conf(['--config-file', config], project='berth', default_config_files=[])
         conf.set_override('watch_interval', 0.2, group='coordination')

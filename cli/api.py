@@ -15,7 +15,7 @@ from api import server as http_server
 from api.baremetal import app as baremetal_app
 from api.placement import app as placement_app
 from cli import api_workers, config, lifecycle, metrics_once, security, stacks
-from common import heap, metrics, rpc
+from common import heap, metrics, rpc, rpc_keys
 from conductor import rpcapi
 from objects import database
 from objects.candidates import preload
@@ -62,7 +62,7 @@ def main(argv=None):
     heap.cap_malloc_arenas()            # before any server thread starts
     argv = sys.argv[1:] if argv is None else argv
     conf = config.make_conf_or_exit('berth-api', argv, description='berth API server')
-    refusal = security.startup_error(conf)
+    refusal = security.startup_error(conf) or rpc_keys.startup_error(conf)
     if refusal:
         print('berth-api: %s' % refusal, file=sys.stderr)
         return 2

@@ -13,7 +13,7 @@ from oslo_config import cfg
 
 from api.common import startup
 from cli import config, deployment, lifecycle, security, stacks
-from common import heap, version
+from common import heap, rpc_keys, version
 
 USAGE = ('berth serve [--config-file F] [--data-dir DIR] [--host 127.0.0.1] '
          '[--placement-port 8778] [--baremetal-port 6385] [--allow-insecure-noauth]')
@@ -62,7 +62,8 @@ def main(argv=None):
             except ValueError as exc:
                 print('berth: --%s: %s' % (name.replace('_', '-'), exc), file=sys.stderr)
                 return 2
-    refusal = security.startup_error(conf)
+    refusal = (security.startup_error(conf)
+               or rpc_keys.startup_error(conf, deployment.transport_url(conf)))
     if refusal:
         print('berth: %s' % refusal, file=sys.stderr)
         return 2

@@ -8,7 +8,7 @@ in every phase, SIGHUP reloads the mutable options (cli/lifecycle.py).
 import sys
 
 from cli import config, lifecycle, stacks
-from common import metrics, rpc
+from common import metrics, rpc, rpc_keys
 from conductor import service as conductor_service
 from objects import database
 
@@ -17,6 +17,10 @@ def main(argv=None):
     conf = config.make_conf_or_exit('berth-conductor',
                                     sys.argv[1:] if argv is None else argv,
                                     description='berth conductor')
+    refusal = rpc_keys.startup_error(conf)
+    if refusal:             # before any log line or connection: one line
+        print('berth-conductor: %s' % refusal, file=sys.stderr)
+        return 2
     config.setup_logging(conf)
     life = lifecycle.Lifecycle('berth-conductor', conf)
     parts = {}

@@ -13,6 +13,15 @@ from conductor import service as conductor_service
 from objects import bootstrap, database
 
 
+def transport_url(conf):
+    """The transport of ``berth serve``'s conductors: ``[DEFAULT] transport_url``,
+    or the in-process one where it is unset (oslo.messaging's default,
+    RabbitMQ on localhost, means "not configured")."""
+    rpc.register_opts(conf)
+    return (rpc.EMBEDDED_TRANSPORT_URL if conf.transport_url == rpc.DEFAULT_TRANSPORT_URL
+            else conf.transport_url)
+
+
 class Embedded:
     """Database, API servers and conductors in one process.
 
@@ -65,11 +74,7 @@ class Embedded:
 
     def _start_conductors(self, phase):
         conf = self.conf
-        rpc.register_opts(conf)
-        # oslo.messaging's default (rabbit on localhost) means "not configured"
-        url = (rpc.EMBEDDED_TRANSPORT_URL if conf.transport_url == rpc.DEFAULT_TRANSPORT_URL
-               else None)
-        self.transport = rpc.get_transport(conf, url=url)
+        self.transport = rpc.get_transport(conf, url=transport_url(conf))
         for i in range(conf.conductor.embedded_conductors):
             host = '%s-c%d' % (conf.host, i)
             self.conductors.append(conductor_service.ConductorService(

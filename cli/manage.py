@@ -12,6 +12,7 @@ from cli import (
     manage_migrations,
     manage_policy,
     manage_quota,
+    manage_rpc,
     manage_status,
     manage_upgrade,
     start_errors,
@@ -45,7 +46,8 @@ COMMAND_GROUPS = [_add_db_commands, manage_migrations.add_import_commands,
                   manage_quota.add_quota_commands,
                   manage_policy.add_policy_commands,
                   manage_conductor.add_conductor_commands,
-                  manage_capacity.add_capacity_command]
+                  manage_capacity.add_capacity_command,
+                  manage_rpc.add_rpc_commands]
 
 
 def _add_commands(subparsers):
@@ -54,7 +56,7 @@ def _add_commands(subparsers):
 
 
 # command groups that never open the database
-NO_DATABASE = frozenset(('policy',))
+NO_DATABASE = frozenset(('policy', 'rpc'))
 
 
 def _unconfigured(conf):

@@ -17,6 +17,7 @@ from sqlalchemy import exc as sa_exc
 from api.placement import policy as berth_policy
 from cli import manage_conductor, manage_upgrade
 from common import context as berth_context
+from common import rpc_keys
 from objects import database
 from objects.legacy import compute_node_migration, online_migrations
 
@@ -137,6 +138,25 @@ class Checks(upgradecheck.UpgradeCommands):
             ring.stop()
         return Result(Code.SUCCESS if state.open else Code.WARNING, state.describe())
 
+    def _check_rpc_key(self):
+        """A broker transport needs [rpc] signing_key: every berth process refuses
+        to start without one (common.rpc_keys), so say it before any does."""
+        url = _transport_url(self.conf)
+        reason = rpc_keys.startup_error(self.conf)
+        if reason:
+            return Result(Code.FAILURE, 'berth-api and the conductors will refuse to '
+                                        'start: %s.' % reason)
+        if url and rpc_keys.in_process_url(url):
+            return Result(Code.SUCCESS, 'In-process transport: no key needed (trust '
+                                        'mode "embedded").')
+        if not self.conf.rpc.signing_key:
+            return Result(Code.WARNING, '[rpc] allow_unsigned = true: RPC messages are '
+                                        'not signed and the conductors obey any message '
+                                        'on the bus (trust mode "unsigned"); make a key '
+                                        'with "%s" and set [rpc] signing_key in every '
+                                        'berth process.' % rpc_keys.GENERATE)
+        return Result(Code.SUCCESS, '[rpc] signing_key is set (trust mode "signed").')
+
     def _check_conductors(self):
         url = _transport_url(self.conf)
         if url and url.startswith(IN_PROCESS_TRANSPORTS):
@@ -251,6 +271,7 @@ class Checks(upgradecheck.UpgradeCommands):
         ('Database schema', _check_schema),
         ('Online data migrations', _check_online_migrations),
         ('Conductor ring members', _check_ring),
+        ('RPC signing key', _check_rpc_key),
         ('Conductors reachable', _check_conductors),
         ('Registered conductors', _check_registry),
         ('Compute node gate', _check_compute_gate),

@@ -18,8 +18,10 @@ act with at most the roles ``service_roles`` gives them, never system scope.
 
 Trust modes (each process logs its own once): ``signed`` (a key is set),
 ``embedded`` (no key, the in-process transport: a key of the process's own,
-so only its threads can send), ``unsigned`` (no key and a broker: nothing
-is signed and the conductor believes the bus, as before; a WARNING).
+so only its threads can send), ``unsigned`` (no key and a broker, only with
+``[rpc] allow_unsigned``: nothing is signed and the conductor believes the
+bus, as before; a WARNING).  Without a key and without ``allow_unsigned`` a
+broker process refuses to start (common.rpc_keys).
 """
 
 import collections
@@ -33,7 +35,7 @@ import time
 from oslo_messaging import transport as msg_transport
 from oslo_serialization import jsonutils
 
-from common import exception
+from common import exception, rpc_keys
 from common.conf import rpc as rpc_conf
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -78,11 +80,18 @@ def in_process(transport):
 
 
 def mode(conf, transport):
-    """``(mode, key_id, key)`` of this process (see the module docstring)."""
+    """``(mode, key_id, key)`` of this process (see the module docstring).
+
+    Raises common.rpc_keys.Refused (one line) for a key too short or known
+    from berth's docs, and for no key on a broker without ``[rpc]
+    allow_unsigned``.
+    """
     group = _conf_group(conf)
+    local = in_process(transport)
+    rpc_keys.check(group, local)
     if group.signing_key:
         return SIGNED, group.signing_key_id, group.signing_key
-    if in_process(transport):
+    if local:
         return EMBEDDED, BERTH, _PROCESS_KEY
     return UNSIGNED, None, None
 
@@ -94,9 +103,10 @@ def log_mode(role, trust):
             return
         _LOGGED.add((role, trust))
     if trust == UNSIGNED:
-        LOG.warning('RPC %s trust mode: unsigned ([rpc] signing_key is unset): the '
-                    'conductors believe any context on the message bus; set the key '
-                    'in every berth process (doc/source/deployment.md)', role)
+        LOG.warning('RPC %s trust mode: unsigned ([rpc] signing_key is unset, '
+                    'allow_unsigned = true): the conductors believe any context on '
+                    'the message bus; make a key with "%s" and set it in every '
+                    'berth process (doc/source/rpc.md)', role, rpc_keys.GENERATE)
     else:
         LOG.info('RPC %s trust mode: %s', role, trust)
 

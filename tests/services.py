@@ -10,6 +10,7 @@ import fcntl
 import importlib
 import os
 import random
+import secrets
 import shutil
 import signal
 import socket
@@ -21,6 +22,14 @@ RABBIT_BIN = '/usr/lib/rabbitmq/bin'
 # BERTH_REQUIRE_SERVICES=1 (CI): a missing server, tool or package fails its test
 REQUIRE = os.environ.get('BERTH_REQUIRE_SERVICES') == '1'
 PG_BIN = os.environ.get('BERTH_PG_BIN', '/usr/lib/postgresql/15/bin')
+
+# The [rpc] signing_key of every berth deployment the tests and benchmarks
+# start on a message broker (a broker process without one refuses to start,
+# common.rpc_keys): random per run, inherited by the processes a run starts,
+# so every helper that writes a configuration for one deployment agrees.
+RPC_SIGNING_KEY = os.environ.setdefault('BERTH_TEST_RPC_KEY', secrets.token_urlsafe(48))
+# the lines to add to such a configuration file
+RPC_CONF = '[rpc]\nsigning_key = %s\n' % RPC_SIGNING_KEY
 
 
 class ServiceError(Exception):

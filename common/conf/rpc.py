@@ -17,13 +17,25 @@ opts = [
                     'message with (HMAC-SHA256 over the method, its '
                     'arguments, the context, the target conductor, a '
                     'timestamp and a nonce); at least 32 characters, the '
-                    'same in every berth process, readable by berth only. A '
-                    'message it does not verify is refused. Unset: with '
-                    'the in-process transport of ``berth serve`` a key of '
-                    'the process\'s own (trust mode "embedded"); with a '
-                    'message broker, messages are not signed and the '
-                    'conductors trust whatever the bus carries (trust mode '
-                    '"unsigned", a WARNING at start; doc/source/deployment.md).'),
+                    'same in every berth process, readable by berth only; '
+                    'make one with "berth-manage rpc generate-key". A '
+                    'message it does not verify is refused. A key shorter '
+                    'than 32 characters, or one printed in berth\'s '
+                    'documentation, is refused at start. Unset: with the '
+                    'in-process transport of ``berth serve`` a key of the '
+                    'process\'s own (trust mode "embedded"); with a message '
+                    'broker the process refuses to start, unless '
+                    '``allow_unsigned`` is set (doc/source/rpc.md, '
+                    '"Authentication").'),
+    cfg.BoolOpt('allow_unsigned', default=False,
+                help='Run with a message broker and no ``signing_key``: '
+                     'messages are not signed and the conductors obey any '
+                     'context a message on the bus claims, so anyone holding '
+                     'credentials for the broker (any of its users on the '
+                     'vhost) can act as any user, administrators included '
+                     '(trust mode "unsigned", a WARNING at start). Only for '
+                     'an isolated broker that berth alone uses; without it '
+                     'a broker deployment without a key refuses to start.'),
     cfg.StrOpt('signing_key_id', default='berth',
                help='The name this process signs its messages as. berth\'s '
                     'own processes: ``berth`` (``signing_key`` is then '

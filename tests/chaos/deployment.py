@@ -115,6 +115,10 @@ class Deployment:
         conductor host name, or ``'api'``) another way, e.g. in a namespace.
     """
 
+    # the [rpc] lines of every process's configuration: berth's signing key
+    # (a broker process without one refuses to start, common.rpc_keys)
+    rpc_conf = services.RPC_CONF
+
     def __init__(self, workdir, conductors=3, api_workers=3, tooz='etcd', tooz_timeout=5,
                  host='127.0.0.1', rpc_timeout=10, extra_conf='', snapshot=True,
                  service_hosts=None, launch=None):
@@ -198,9 +202,10 @@ class Deployment:
                 'stale_timeout = 20\n'
                 '[oslo_messaging_rabbit]\nrabbit_retry_interval = 1\n'
                 'rabbit_retry_backoff = 1\n'
-                '[api]\nauth_strategy = noauth2\n%s%s'
+                '[api]\nauth_strategy = noauth2\n%s%s%s'
                 % (self.rabbitmq.url, self.db_url, self.tooz.url(self.tooz_timeout),
-                   self.rpc_timeout, self._insecure_noauth(), self.extra_conf))
+                   self.rpc_timeout, self._insecure_noauth(), self.rpc_conf,
+                   self.extra_conf))
 
     def _insecure_noauth(self):
         # the partition tier's API listens on an isolated namespace network,

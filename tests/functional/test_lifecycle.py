@@ -90,6 +90,8 @@ def _config(tmp_path, **sections):
                         'host': 'lifecycle-test'},
             'database': {'connection': 'sqlite:///%s' % (tmp_path / 'berth.sqlite')},
             'coordination': {'backend_url': 'file://%s' % (tmp_path / 'coord')},
+            # the default transport is RabbitMQ: without a key nothing starts
+            'rpc': {'signing_key': services.RPC_SIGNING_KEY},
             'api': {'auth_strategy': 'noauth2', 'placement_port': services.free_port(),
                     'baremetal_port': services.free_port()}}
     for group, values in sections.items():

@@ -60,7 +60,7 @@ class Cluster:
             '[api]\nauth_strategy = noauth2\nplacement_port = %d\nbaremetal_port = %d\n'
             'workers = 16\n'
             % (rabbitmq.url, db_url, etcd.url(TOOZ_TIMEOUT), services.free_port(),
-               services.free_port()))
+               services.free_port()) + services.RPC_CONF)
         self.procs = {}
         self.api_url = None
 

@@ -45,7 +45,7 @@ def _write_conf(path, host, rabbitmq, redis, pg_url, bm_port):
         'stale_timeout = 10\n'
         '[api]\nauth_strategy = noauth2\nplacement_port = %d\nbaremetal_port = %d\n'
         % (host, rabbitmq.url, pg_url, redis.url(timeout=TOOZ_TIMEOUT),
-           services.free_port(), bm_port))
+           services.free_port(), bm_port) + services.RPC_CONF)
     return str(path)
 
 

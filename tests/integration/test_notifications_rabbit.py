@@ -17,7 +17,7 @@ import oslo_messaging as messaging
 import pytest
 
 from common import rpc
-from tests import fixtures
+from tests import fixtures, services
 from tests.functional import baremetal_helpers as h
 from tests.integration import conftest
 
@@ -77,7 +77,7 @@ def stack(rabbitmq, topic, listener, tmp_path_factory, tmp_path):
     conf_file = tmp_path / 'notify.conf'
     conf_file.write_text('[DEFAULT]\ntransport_url = %s\n'
                          '[oslo_messaging_notifications]\ndriver = messagingv2\n'
-                         'topics = %s\n' % (rabbitmq.url, topic))
+                         'topics = %s\n' % (rabbitmq.url, topic) + services.RPC_CONF)
     conf = fixtures.make_conf(tmp_path / 'state', config_files=[conf_file])
     fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     s = fixtures.start_embedded(conf)

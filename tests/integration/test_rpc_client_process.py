@@ -18,7 +18,7 @@ import uuid as uuidlib
 import pytest
 
 from common import context as berth_context
-from tests import fixtures
+from tests import fixtures, services
 from tests.functional import alloc_helpers
 from tests.integration import conftest
 
@@ -79,7 +79,7 @@ def stack(rabbitmq, tmp_path_factory, tmp_path):
     conf_file = tmp_path / 'berth.conf'
     conf_file.write_text('[DEFAULT]\ntransport_url = %s\n'
                          '[coordination]\nbackend_url = file://%s\n'
-                         % (rabbitmq.url, tmp_path / 'coordination'))
+                         % (rabbitmq.url, tmp_path / 'coordination') + services.RPC_CONF)
     conf = fixtures.make_conf(tmp_path / 'state', config_files=[conf_file])
     fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     s = fixtures.start_embedded(conf)

@@ -17,7 +17,7 @@ import pytest
 from common import context as berth_context
 from common import metrics
 from conductor.rpcapi import claim_batch
-from tests import fixtures
+from tests import fixtures, services
 from tests.functional import alloc_helpers
 from tests.integration import conftest
 
@@ -30,7 +30,7 @@ def stack(rabbitmq, tmp_path_factory, tmp_path):
     conf_file.write_text('[DEFAULT]\ntransport_url = %s\n'
                          '[coordination]\nbackend_url = file://%s\n'
                          '[conductor]\nrpc_timeout = 30\nrpc_attempt_timeout = 1\n'
-                         % (rabbitmq.url, tmp_path / 'coordination'))
+                         % (rabbitmq.url, tmp_path / 'coordination') + services.RPC_CONF)
     conf = fixtures.make_conf(tmp_path / 'state', config_files=[conf_file])
     fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     s = fixtures.start_embedded(conf)

@@ -4,6 +4,7 @@ import pathlib
 
 from common import rpc
 from common.conf import builder
+from tests import services
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -127,6 +128,6 @@ def test_berth_conductor_polls_slower_before_it_serves(monkeypatch, tmp_path):
     monkeypatch.setattr(cli_conductor.database, 'open_database', lambda conf: Database())
     monkeypatch.setattr(cli_conductor.lifecycle.Lifecycle, 'run', run)
     config = tmp_path / 'berth.conf'
-    config.write_text('[DEFAULT]\nstate_path = %s\n' % tmp_path)
+    config.write_text('[DEFAULT]\nstate_path = %s\n' % tmp_path + services.RPC_CONF)
     assert cli_conductor.main(['--config-file', str(config)]) == 0
     assert seen == [rpc.POLL_MIN]

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from common import exception, rpc_trust
+from common import exception, rpc_keys, rpc_trust
 
 KEY = 'k' * 40
 NOVA_KEY = 'n' * 40
@@ -148,6 +148,10 @@ def test_modes(conf):
             self._driver = type('D', (), {'__module__': module})()
             self.conf = conf
     assert rpc_trust.mode(conf, Transport('common.rpc_inproc'))[0] == 'embedded'
+    # no key on a broker: refused, unless explicitly allowed (common.rpc_keys)
+    with pytest.raises(rpc_keys.Refused):
+        rpc_trust.mode(conf, Transport('oslo_messaging._drivers.impl_rabbit'))
+    conf.set_override('allow_unsigned', True, group='rpc')
     assert rpc_trust.mode(conf, Transport('oslo_messaging._drivers.impl_rabbit'))[0] == \
         'unsigned'
     assert rpc_trust.verifier(conf, Transport('x.impl_rabbit'), 'c1') is None
