@@ -13,11 +13,13 @@ import logging
 import os
 import threading
 import time
+import urllib.parse
 import uuid
 
 import tooz
 from tooz import coordination, hashring
 
+from common import deadline as rpc_deadline
 from common import exception, metrics
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -41,6 +43,15 @@ def backend_url(conf):
     return 'file://%s?executor=synchronous' % path
 
 
+def membership_timeout(url):
+    """Seconds the backend keeps a silent member (``timeout`` in the URL, else 30)."""
+    try:
+        return float(urllib.parse.parse_qs(urllib.parse.urlparse(url).query)
+                     .get('timeout', ['30'])[0])
+    except ValueError:
+        return 30.0
+
+
 class Ring:
     """Live conductors and the hash ring over them, kept fresh in a thread.
 
@@ -57,6 +68,9 @@ class Ring:
         self._partitions = conf.coordination.hash_partitions
         member_id = host or 'reader-%s-%d-%s' % (conf.host, os.getpid(),
                                                  uuid.uuid4().hex[:8])
+        # a conductor whose ring thread has not run for this long may have
+        # lapsed from the group: it writes nothing sent before (common.deadline)
+        self._lapse = max(1.0, membership_timeout(self._url) / 2)
         self._coord = coordination.get_coordinator(self._url,
                                                    member_id.encode('utf-8'))
         self._lock = threading.Lock()          # serialises use of the coordinator
@@ -127,6 +141,9 @@ class Ring:
         with self._lock:
             self._join_replacing_old_incarnation()
             self._joined = True
+        # messages sent to this host before it joined (a previous incarnation
+        # killed meanwhile) may have gone to another conductor: never written here
+        rpc_deadline.fence()
         self.refresh()
         LOG.info('Conductor %s joined %s', self.host, GROUP.decode())
 
@@ -155,6 +172,7 @@ class Ring:
             if not self._joined:
                 return
             self._joined = False
+            rpc_deadline.beat(0)    # no lapse while it serves its last calls
             try:
                 self._coord.leave_group(GROUP).get()
             except coordination.ToozError as exc:
@@ -280,6 +298,7 @@ class Ring:
         """
         LOG.warning('Conductor %s is missing from %s (membership expired); '
                     'joining again', self.host, GROUP.decode())
+        rpc_deadline.fence()    # its callers may have sent its calls elsewhere
         try:
             self._coord.join_group(GROUP, capabilities=self._capabilities).get()
         except coordination.MemberAlreadyExist:
@@ -296,6 +315,8 @@ class Ring:
 
     def poll(self):
         """Fire the join/leave watchers; rebuild fully when a refresh is due."""
+        if self._joined:
+            rpc_deadline.beat(self._lapse)
         try:
             with self._lock:
                 self._coord.run_watchers()
