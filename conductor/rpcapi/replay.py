@@ -81,7 +81,7 @@ def moved_to(moved: Moved, method: str, route: Callable[[], str] | None,
         if moved.sent:
             raise exception.OutcomeUnknown(
                 reason='conductor %s left the ring after it was sent the call, and '
-                       'no conductor is alive' % moved.server) from None
+                       'none is left in the ring' % moved.server) from None
         raise
     LOG.warning('Conductor %s left the ring during %s: sending it to %s', moved.server,
                 method, server)
