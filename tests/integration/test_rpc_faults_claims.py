@@ -181,3 +181,39 @@ class _Once:
     def is_set(self):
         self.rounds += 1
         return self.rounds > 1
+
+
+def test_a_stopped_conductor_writes_nothing_its_callers_sent_elsewhere(make_cluster,
+                                                                      tmp_path_factory):
+    """SIGSTOP: the claim goes to the new owner; after SIGCONT the first never lands.
+
+    The claim is deleted through the new owner while the first conductor is
+    stopped; if the first conductor then committed the claim it was sent
+    (its deadline is far away), the consumer would have allocations again.
+    """
+    cluster = make_cluster()
+    with cluster.serving(['s1', 's2'], tmp_path_factory.mktemp('api')):
+        http = fixtures.PlacementClient(cluster.api_url, version='1.28')
+        rp = _providers(http, 'sigstop')[0]
+        victim = _claims_owner(cluster)
+        cluster.procs[victim].send_signal(signal.SIGSTOP)
+        try:
+            answers, lock = [], threading.Lock()
+            _claimer(cluster.api_url, [rp], answers, lock, _Once())
+            consumer, _, status, code, took = answers[0]
+            print('claim sent to stopped %s answered %d %s after %.1fs'
+                  % (victim, status, code, took))
+            assert status == 204 and took <= BOUND, answers
+            assert victim not in cluster.ring.members()
+            assert http.delete('/allocations/%s' % consumer).status_code == 204
+        finally:
+            cluster.procs[victim].send_signal(signal.SIGCONT)
+        # the resumed conductor gets the claim it was sent (deadline: 30 s on)
+        tc.wait_for(lambda: victim in cluster.ring.members(), 'it to join again')
+        time.sleep(3)
+        got = http.get('/allocations/%s' % consumer).json()['allocations']
+        assert got == {}, got
+        _check_database(http, [rp], [])
+        log = (cluster.workdir / ('%s.log' % victim)).read_text()
+        assert 'sent before this conductor last joined' in log, log[-3000:]
+        http.close()
