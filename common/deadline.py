@@ -20,7 +20,7 @@ Every message also carries the time it was sent (``berth_sent``, a context
 field older conductors ignore), for the fence (:func:`fence`, :func:`beat`):
 a conductor's ring marks the times it (re)joined the ring, and a conductor
 drops a message sent before the last of them, and any write while its ring
-thread has not run for longer than its membership can lapse (a stopped
+has not beaten for longer than its membership can lapse (a stopped
 process). The client sends a call to another conductor once the ring dropped
 the first one (conductor.rpcapi.replay): what the first one was sent can no
 longer land.
@@ -80,6 +80,21 @@ def bounded_at(when: float | None) -> Iterator[float | None]:
         _local.deadline = when if outer is None else min(outer, when)
     try:
         yield _local.deadline if when is not None else outer
+    finally:
+        _local.deadline = outer
+
+
+@contextlib.contextmanager
+def exactly(when: float | None) -> Iterator[None]:
+    """This thread's deadline is ``when`` (None: none) inside, whatever it was.
+
+    For a thread that sends others' requests (a coalesced call carries the
+    earliest deadline of its requests, not its own thread's).
+    """
+    outer = current()
+    _local.deadline = when
+    try:
+        yield
     finally:
         _local.deadline = outer
 
@@ -193,7 +208,7 @@ def check(ctx: Any, where: str, clock: Callable[[], float] | None = None) -> Non
 
 class _Fence:
     since = 0.0                 # Unix seconds: messages sent before it are dropped
-    beat: float | None = None   # monotonic: the ring thread's last round
+    beat: float | None = None   # monotonic: the ring's last beat (a thread that does nothing else)
     lapse = 0.0                 # seconds without a round after which we are out
 
 
@@ -211,7 +226,7 @@ def fence(at: float | None = None) -> None:
 
 
 def beat(lapse: float) -> None:
-    """The ring thread ran a round; without one for ``lapse`` s this process is fenced.
+    """The ring beat (every 0.2 s); without a beat for ``lapse`` s this process is fenced.
 
     A gap longer than ``lapse`` since the previous round (the process was
     stopped) fences what was sent before now (:func:`fence`).
@@ -229,7 +244,7 @@ def fenced(sent: Any) -> bool:
     """Whether a message sent at ``sent`` (Unix seconds; None: unknown) must not write."""
     if (_fence.beat is not None and _fence.lapse
             and time.monotonic() - _fence.beat > _fence.lapse):
-        return True     # stopped until just now: the ring thread has not caught up
+        return True     # stopped until just now: no beat yet
     return (isinstance(sent, (int, float)) and not isinstance(sent, bool)
             and sent < _fence.since)
 

@@ -27,6 +27,8 @@ LOG = logging.getLogger('berth.' + __name__)
 GROUP = b'berth-conductors'
 # how long start() keeps trying a backend that cannot be reached yet (restarting)
 START_RETRY_SECONDS = 60
+# seconds between a conductor's beats for the fence (common.deadline.beat)
+TICK = 0.2
 
 
 def backend_url(conf):
@@ -68,8 +70,8 @@ class Ring:
         self._partitions = conf.coordination.hash_partitions
         member_id = host or 'reader-%s-%d-%s' % (conf.host, os.getpid(),
                                                  uuid.uuid4().hex[:8])
-        # a conductor whose ring thread has not run for this long may have
-        # lapsed from the group: it writes nothing sent before (common.deadline)
+        # a conductor that has not run for this long may have lapsed from the
+        # group: it writes nothing sent before (common.deadline)
         self._lapse = max(1.0, membership_timeout(self._url) / 2)
         self._coord = coordination.get_coordinator(self._url,
                                                    member_id.encode('utf-8'))
@@ -99,6 +101,10 @@ class Ring:
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name='ring-%s' % (self.host or 'reader'))
         self._thread.start()
+        if self.host is not None:
+            # no backend call in it: only a stopped (or starved) process skips a beat
+            threading.Thread(target=self._tick, daemon=True,
+                             name='ring-tick-%s' % self.host).start()
         return self
 
     def _connect(self, retry_for):
@@ -313,10 +319,13 @@ class Ring:
         except coordination.ToozError as exc:
             LOG.warning('Conductor %s could not heartbeat: %s', self.host, exc)
 
+    def _tick(self):
+        while not self._stopping.wait(TICK):
+            if self._joined:
+                rpc_deadline.beat(self._lapse)
+
     def poll(self):
         """Fire the join/leave watchers; rebuild fully when a refresh is due."""
-        if self._joined:
-            rpc_deadline.beat(self._lapse)
         try:
             with self._lock:
                 self._coord.run_watchers()

@@ -169,8 +169,8 @@ class AllocationBatcher(Generic[Item]):
                 live.append(entry)
         try:
             if live:
-                with deadline.bounded_at(min((e.deadline for e in live
-                                              if e.deadline is not None), default=None)):
+                with deadline.exactly(min((e.deadline for e in live
+                                           if e.deadline is not None), default=None)):
                     results = self._send(ctx, host, [e.alloc_id for e in live], wait)
                 for entry, result in zip(live, results):
                     entry.result = result
