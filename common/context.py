@@ -27,6 +27,7 @@ class RequestContext(o_context.RequestContext):
         # (common.deadline; None: never); the RPC method it serves
         self.deadline = None
         self.rpc_method = None
+        self.sent = None        # when its message was sent (the fence)
 
     def to_dict(self):
         """oslo.context's dict plus the names it leaves out.

@@ -15,6 +15,15 @@ clocks with NTP) and drops a message whose deadline has passed, at dispatch
 (common.rpc_door) and again right before the claim and node-allocation
 transactions commit (:func:`check`): one log line, counted in
 ``berth_rpc_expired{method, where}``, and nothing written.
+
+Every message also carries the time it was sent (``berth_sent``, a context
+field older conductors ignore), for the fence (:func:`fence`, :func:`beat`):
+a conductor's ring marks the times it (re)joined the ring, and a conductor
+drops a message sent before the last of them, and any write while its ring
+has not beaten for longer than its membership can lapse (a stopped
+process). The client sends a call to another conductor once the ring dropped
+the first one (conductor.rpcapi.replay): what the first one was sent can no
+longer land.
 """
 
 from __future__ import annotations
@@ -35,6 +44,8 @@ LOG = logging.getLogger('berth.' + __name__)
 
 # the context field that carries the deadline (oslo.context ignores it)
 FIELD = 'berth_deadline'
+# the context field that carries when the message was sent (Unix seconds)
+SENT = 'berth_sent'
 
 _local = threading.local()
 
@@ -54,14 +65,46 @@ def bounded(seconds: float, clock: Callable[[], float] | None = None
     """Open a logical call of ``seconds`` on this thread: its messages carry its deadline.
 
     Nested, the earlier deadline wins (an inner call cannot outlive its caller).
+    berth-api opens one per request as it arrives (api.common.app), so time
+    spent before a message is sent (queued, coalesced) counts.
     """
+    with bounded_at(_now(clock) + seconds):
+        yield current() or 0.0
+
+
+@contextlib.contextmanager
+def bounded_at(when: float | None) -> Iterator[float | None]:
+    """:func:`bounded` to the absolute time ``when`` (Unix seconds; None: no change)."""
     outer = current()
-    mine = _now(clock) + seconds
-    _local.deadline = mine if outer is None else min(outer, mine)
+    if when is not None:
+        _local.deadline = when if outer is None else min(outer, when)
     try:
-        yield _local.deadline
+        yield _local.deadline if when is not None else outer
     finally:
         _local.deadline = outer
+
+
+@contextlib.contextmanager
+def exactly(when: float | None) -> Iterator[None]:
+    """This thread's deadline is ``when`` (None: none) inside, whatever it was.
+
+    For a thread that sends others' requests (a coalesced call carries the
+    earliest deadline of its requests, not its own thread's).
+    """
+    outer = current()
+    _local.deadline = when
+    try:
+        yield
+    finally:
+        _local.deadline = outer
+
+
+def remaining(default: float, clock: Callable[[], float] | None = None) -> float:
+    """Seconds until the open call's deadline, at most ``default`` (``default``: none open)."""
+    when = current()
+    if when is None:
+        return default
+    return min(default, when - _now(clock))
 
 
 def stamp(ctxt: dict[str, Any], timeout: float,
@@ -75,7 +118,7 @@ def stamp(ctxt: dict[str, Any], timeout: float,
     deadline = current()
     if deadline is None:
         deadline = _now(clock) + timeout
-    return dict(ctxt, **{FIELD: round(deadline, 3)})
+    return dict(ctxt, **{FIELD: round(deadline, 3), SENT: round(_now(clock), 3)})
 
 
 class StampingTransport(msg_transport.RPCTransport):
@@ -150,9 +193,66 @@ def check(ctx: Any, where: str, clock: Callable[[], float] | None = None) -> Non
     """RequestExpired when ``ctx``'s deadline (grace included) has passed; else nothing.
 
     Called right before a write commits; a context without a deadline (a
-    conductor's own periodic work) never expires.
+    conductor's own periodic work) never expires.  A message that the fence
+    excludes (:func:`fenced`) is dropped the same way.
     """
     deadline = getattr(ctx, 'deadline', None)
+    if deadline is not None and fenced(getattr(ctx, 'sent', None)):
+        raise fenced_out(getattr(ctx, 'rpc_method', None) or 'write', where)
     if deadline is not None and passed(deadline, clock):
         raise expired(getattr(ctx, 'rpc_method', None) or 'write', where, deadline,
                       clock)
+
+
+# --- the fence (a conductor's; set by conductor.ring) ---
+
+class _Fence:
+    since = 0.0                 # Unix seconds: messages sent before it are dropped
+    beat: float | None = None   # monotonic: the ring's last beat (a thread that does nothing else)
+    lapse = 0.0                 # seconds without a round after which we are out
+
+
+_fence = _Fence()
+
+
+def fence(at: float | None = None) -> None:
+    """Drop from now on every message sent before ``at`` (default: now).
+
+    Called by a conductor's ring when it joins the ring, and when it finds
+    that its membership lapsed (it was stopped, or starved): its callers may
+    have sent those messages' calls to another conductor meanwhile.
+    """
+    _fence.since = max(_fence.since, time.time() if at is None else at)
+
+
+def beat(lapse: float) -> None:
+    """The ring beat (every 0.2 s); without a beat for ``lapse`` s this process is fenced.
+
+    A gap longer than ``lapse`` since the previous round (the process was
+    stopped) fences what was sent before now (:func:`fence`).
+    """
+    now = time.monotonic()
+    if _fence.beat is not None and _fence.lapse and now - _fence.beat > _fence.lapse:
+        LOG.warning('This conductor did not run for %.1fs (its ring membership may '
+                    'have lapsed): messages sent before now are dropped',
+                    now - _fence.beat)
+        fence()
+    _fence.beat, _fence.lapse = now, lapse
+
+
+def fenced(sent: Any) -> bool:
+    """Whether a message sent at ``sent`` (Unix seconds; None: unknown) must not write."""
+    if (_fence.beat is not None and _fence.lapse
+            and time.monotonic() - _fence.beat > _fence.lapse):
+        return True     # stopped until just now: no beat yet
+    return (isinstance(sent, (int, float)) and not isinstance(sent, bool)
+            and sent < _fence.since)
+
+
+def fenced_out(method: str, where: str) -> exception.RequestExpired:
+    """Log and count a message the fence dropped; the RequestExpired to raise for it."""
+    metrics.RPC_EXPIRED.labels(method, where).inc()
+    LOG.warning('Dropped %s at %s: it was sent before this conductor last joined '
+                'the ring (its caller may have sent it elsewhere); nothing was '
+                'written', method, where)
+    return exception.RequestExpired(method=method)

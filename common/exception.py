@@ -174,6 +174,20 @@ class RequestExpired(ServiceUnavailable):
                "before it was written; nothing was written")
 
 
+class OutcomeUnknown(ServiceUnavailable):
+    """A write call may have reached a conductor, then its answer could not come.
+
+    Never answered for a call that was not sent; the write may have
+    happened, and may still, until the request's deadline.  Retrying the same
+    request is safe (a claim replaces the consumer's allocations; with a
+    consumer generation the database refuses a second write).
+    """
+    msg_fmt = ("Service unavailable: the outcome is unknown: the request may have "
+               "been written (%(reason)s). It may still be written until its "
+               "deadline, never after. Retrying the same request is safe; read the "
+               "resource to learn what happened.")
+
+
 class QuotaLimitsUnavailable(ServiceUnavailable):
     """The quota limits could not be read (Keystone down, nothing cached young enough)."""
     msg_fmt = ("Quota limits of project %(project)s are unavailable: %(reason)s. "

@@ -50,6 +50,10 @@ RPC_EXPIRED = prom.Counter(
     'deadline (the caller\'s RPC timeout plus [rpc] deadline_grace) had passed: '
     'nothing was written; by RPC method and where (dispatch, commit).',
     ['method', 'where'])
+RPC_MOVES = prom.Counter(
+    'berth_rpc_moves', 'Write calls sent to the new owner of their key because the '
+    'ring dropped the conductor they were sent to, by RPC method.',
+    ['method'])
 RPC_REPLAYS = prom.Counter(
     'berth_rpc_replays', 'Write calls sent again with the same call id after an '
     'attempt was not answered within [conductor] rpc_attempt_timeout (RPC 1.8; '

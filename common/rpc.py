@@ -172,6 +172,7 @@ class RequestContextSerializer(messaging.NoOpSerializer):
                                                      overwrite=False)
         # the deadline the conductor's door made effective (grace included)
         ctx.deadline = deadline.effective(ctxt.get(deadline.FIELD), 0)
+        ctx.sent = ctxt.get(deadline.SENT)     # for the fence (common.deadline)
         return ctx
 
 

@@ -89,5 +89,7 @@ class Dispatcher(rpc_dispatcher.RPCDispatcher):
         effective = deadline.effective(ctxt.get(deadline.FIELD), self.grace)
         if deadline.passed(effective):
             raise refusal(deadline.expired(method, 'dispatch', effective)) from None
+        if effective is not None and deadline.fenced(ctxt.get(deadline.SENT)):
+            raise refusal(deadline.fenced_out(method, 'dispatch')) from None
         if deadline.FIELD in ctxt:
             incoming.ctxt = dict(ctxt, **{deadline.FIELD: effective})

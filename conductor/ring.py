@@ -13,11 +13,13 @@ import logging
 import os
 import threading
 import time
+import urllib.parse
 import uuid
 
 import tooz
 from tooz import coordination, hashring
 
+from common import deadline as rpc_deadline
 from common import exception, metrics
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -25,6 +27,8 @@ LOG = logging.getLogger('berth.' + __name__)
 GROUP = b'berth-conductors'
 # how long start() keeps trying a backend that cannot be reached yet (restarting)
 START_RETRY_SECONDS = 60
+# seconds between a conductor's beats for the fence (common.deadline.beat)
+TICK = 0.2
 
 
 def backend_url(conf):
@@ -39,6 +43,15 @@ def backend_url(conf):
     path = os.path.abspath(os.path.join(conf.state_path, 'coordination'))
     os.makedirs(path, exist_ok=True)
     return 'file://%s?executor=synchronous' % path
+
+
+def membership_timeout(url):
+    """Seconds the backend keeps a silent member (``timeout`` in the URL, else 30)."""
+    try:
+        return float(urllib.parse.parse_qs(urllib.parse.urlparse(url).query)
+                     .get('timeout', ['30'])[0])
+    except ValueError:
+        return 30.0
 
 
 class Ring:
@@ -57,6 +70,9 @@ class Ring:
         self._partitions = conf.coordination.hash_partitions
         member_id = host or 'reader-%s-%d-%s' % (conf.host, os.getpid(),
                                                  uuid.uuid4().hex[:8])
+        # a conductor that has not run for this long may have lapsed from the
+        # group: it writes nothing sent before (common.deadline)
+        self._lapse = max(1.0, membership_timeout(self._url) / 2)
         self._coord = coordination.get_coordinator(self._url,
                                                    member_id.encode('utf-8'))
         self._lock = threading.Lock()          # serialises use of the coordinator
@@ -85,6 +101,10 @@ class Ring:
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name='ring-%s' % (self.host or 'reader'))
         self._thread.start()
+        if self.host is not None:
+            # no backend call in it: only a stopped (or starved) process skips a beat
+            threading.Thread(target=self._tick, daemon=True,
+                             name='ring-tick-%s' % self.host).start()
         return self
 
     def _connect(self, retry_for):
@@ -127,6 +147,9 @@ class Ring:
         with self._lock:
             self._join_replacing_old_incarnation()
             self._joined = True
+        # messages sent to this host before it joined (a previous incarnation
+        # killed meanwhile) may have gone to another conductor: never written here
+        rpc_deadline.fence()
         self.refresh()
         LOG.info('Conductor %s joined %s', self.host, GROUP.decode())
 
@@ -155,6 +178,7 @@ class Ring:
             if not self._joined:
                 return
             self._joined = False
+            rpc_deadline.beat(0)    # no lapse while it serves its last calls
             try:
                 self._coord.leave_group(GROUP).get()
             except coordination.ToozError as exc:
@@ -280,6 +304,7 @@ class Ring:
         """
         LOG.warning('Conductor %s is missing from %s (membership expired); '
                     'joining again', self.host, GROUP.decode())
+        rpc_deadline.fence()    # its callers may have sent its calls elsewhere
         try:
             self._coord.join_group(GROUP, capabilities=self._capabilities).get()
         except coordination.MemberAlreadyExist:
@@ -293,6 +318,11 @@ class Ring:
             self._coord.heartbeat()
         except coordination.ToozError as exc:
             LOG.warning('Conductor %s could not heartbeat: %s', self.host, exc)
+
+    def _tick(self):
+        while not self._stopping.wait(TICK):
+            if self._joined:
+                rpc_deadline.beat(self._lapse)
 
     def poll(self):
         """Fire the join/leave watchers; rebuild fully when a refresh is due."""

@@ -35,7 +35,7 @@ from api.common import errors, identity, request_log
 from api.common import request as berth_request
 from api.common import wsgi as common_wsgi
 from common import context as berth_context
-from common import exception
+from common import deadline, exception, rpc
 
 UNEXPECTED = ('An unexpected error prevented the server from fulfilling the '
               'request.')
@@ -113,7 +113,9 @@ class Application:
                         'berth.conductor': self.conductor})
         req = berth_request.BerthRequest(environ)
         try:
-            resp = self.handle(req)
+            # a write's deadline counts from the request's arrival (common.deadline)
+            with deadline.bounded(rpc.call_timeout(self.conf)):
+                resp = self.handle(req)
         except errors.ApiError as exc:
             resp = self.error_response(req, exc)
         except exception.BerthException as exc:

@@ -17,6 +17,8 @@ QUERY_MISSING_VALUE = 'placement.query.missing_value'
 
 # berth extensions
 SERVICE_UNAVAILABLE = 'berth.service_unavailable'
+# a write may have happened (a conductor got it, then its answer could not come)
+OUTCOME_UNKNOWN = 'berth.outcome_unknown'
 REQUEST_TOO_LARGE = 'berth.request_too_large'
 NO_VALID_HOST = 'berth.no_valid_host'
 QUOTA_EXCEEDED = 'berth.quota.exceeded'

@@ -38,6 +38,7 @@ _BY_EXCEPTION = [
     (exception.DuplicateProvider, Conflict, errors.DUPLICATE_NAME),
     (exception.QuotaLimitsUnavailable, ServiceUnavailable, errors.QUOTA_LIMITS_UNAVAILABLE),
     (exception.QuotaLimitsReadOnly, Conflict, errors.QUOTA_LIMITS_READ_ONLY),
+    (exception.OutcomeUnknown, ServiceUnavailable, errors.OUTCOME_UNKNOWN),
     (exception.ServiceUnavailable, ServiceUnavailable, errors.SERVICE_UNAVAILABLE),
     (exception.NoValidHost, Conflict, errors.NO_VALID_HOST),
     (exception.QuotaExceeded, Forbidden, errors.QUOTA_EXCEEDED),

@@ -38,6 +38,8 @@ LOG = logging.getLogger('berth.' + __name__)
 ALLOCATION_REPLY_MARGIN = 2.0
 # seconds a conductor that refused 1.8 gets its writes the pre-1.8 way
 OLD_SERVER_TTL = 60
+# how many times one write follows its key to a new owner
+MAX_MOVES = 2
 
 
 class ConductorAPI:
@@ -84,7 +86,8 @@ class ConductorAPI:
                 self.client, rpc_version.CLAIM_BATCH,
                 conf.conductor.rpc_attempt_timeout, rpc.call_timeout(conf),
                 linger=conf.conductor.claim_batch_linger,
-                linger_below=conf.conductor.claim_batch_linger_below)
+                linger_below=conf.conductor.claim_batch_linger_below,
+                alive=getattr(ring, 'is_alive', None))
 
     def broker_reachable(self) -> bool:
         """False while this process's reply queue is not set up (the broker never reached)."""
@@ -106,18 +109,27 @@ class ConductorAPI:
             return cctxt.call(ctx, method, **kwargs)
 
     def _write(self, ctx: RequestContext, server: str, method: str, version: str,
-               **kwargs: Any) -> Any:
-        """A write ``call`` on ``server``: replayable (1.8) or as before ``version``."""
-        if self._replay and self._old_servers.get(server, 0) < time.monotonic():
+               route: Any = None, sent: bool = False, **kwargs: Any) -> Any:
+        """A write ``call`` on ``server``: replayable (1.8) or as before ``version``.
+        Once the ring drops ``server``, the call goes to ``route()`` (replay.Moved);
+        ``sent``: it went out before, to a conductor the ring dropped since.
+        """
+        moves = 0
+        while self._replay and self._old_servers.get(server, 0) < time.monotonic():
             try:
                 return replay.call(self.client, ctx, server, method, rpc_version.REPLAY,
                                    self.conf.conductor.rpc_attempt_timeout,
-                                   rpc.call_timeout(self.conf), **kwargs)
+                                   rpc.call_timeout(self.conf), sent=sent,
+                                   alive=getattr(self.ring, 'is_alive', None), **kwargs)
             except replay.OldConductor:
                 LOG.warning('Conductor %s does not speak RPC %s: no replays to it '
                             'for %ds (set [upgrade_levels] conductor during an '
                             'upgrade)', server, rpc_version.REPLAY, OLD_SERVER_TTL)
                 self._old_servers[server] = time.monotonic() + OLD_SERVER_TTL
+            except replay.Moved as moved:
+                moves += 1
+                sent = sent or moved.sent
+                server = replay.moved_to(moved, method, route, moves > MAX_MOVES)
         cctxt = self.client.prepare(server=server, version=version)
         with rpc.translate_errors(server, method):
             return cctxt.call(ctx, method, **kwargs)
@@ -151,8 +163,8 @@ class ConductorAPI:
             caps = member['capabilities']
             found.append({'host': member['host'],
                           'rpc_api_version': caps.get('rpc_api_version'),
-                          'joined_age': _age(now, caps.get('joined_at')),
-                          'heartbeat_age': _age(now, caps.get('heartbeat_at')),
+                          'joined_age': pings.age(now, caps.get('joined_at')),
+                          'heartbeat_age': pings.age(now, caps.get('heartbeat_at')),
                           'ping_ms': None, 'ping_error': None})
         if not self.broker_reachable():     # no ping can be answered: none sent
             for entry in found:
@@ -251,8 +263,9 @@ class ConductorAPI:
         On its ``affinity`` host while that is alive (the conductor holding
         it), else on the ring owner of its uuid (routing.holder_host).
         """
-        return self._write(ctx, routing.holder_host(self.ring, allocation_uuid, affinity),
-                           'destroy_allocation', '1.1', allocation_uuid=allocation_uuid)
+        route = lambda: routing.holder_host(self.ring, allocation_uuid, affinity)  # noqa: E731
+        return self._write(ctx, route(), 'destroy_allocation', '1.1', route=route,
+                           allocation_uuid=allocation_uuid)
 
     # --- 1.6: the other allocation writes (backfill; node writes that end one) ---
 
@@ -272,8 +285,10 @@ class ConductorAPI:
         (``error``: why the node does not fit; the row is stored ``error``).
         """
         self._require_node_writes('backfill_allocation')
-        return self._write(ctx, self.ring.owner(routing.allocation_key(values['uuid'])),
-                           'backfill_allocation', '1.6', values=values, node=node)
+        def route():
+            return self.ring.owner(routing.allocation_key(values['uuid']))
+        return self._write(ctx, route(), 'backfill_allocation', '1.6', route=route,
+                           values=values, node=node)
 
     def _holder_call(self, ctx: RequestContext, holder: tuple[str, str | None],
                      method: str, **kwargs: Any) -> Any:
@@ -284,14 +299,16 @@ class ConductorAPI:
         """
         self._require_node_writes(method)
         uuid, affinity = holder
-        server = routing.holder_host(self.ring, uuid, affinity)
-        return self._write(ctx, server, method, '1.6', **kwargs)
+
+        def route():
+            return routing.holder_host(self.ring, uuid, affinity)
+        return self._write(ctx, route(), method, '1.6', route=route, **kwargs)
 
     def update_allocation(self, ctx: RequestContext, holder: tuple[str, str | None],
                           values: dict[str, Any]) -> Any:
         """PATCH the ``name``/``extra`` of the allocation ``holder`` on its conductor."""
-        return self._holder_call(ctx, holder, 'update_allocation',
-                                 allocation=holder[0], values=values)
+        return self._holder_call(ctx, holder, 'update_allocation', allocation=holder[0],
+                                 values=values)
 
     def update_node(self, ctx: RequestContext, holder: tuple[str, str | None],
                     node: str, values: dict[str, Any]) -> Any:
@@ -302,8 +319,7 @@ class ConductorAPI:
                                  holder: tuple[str, str | None], node: str,
                                  verb: str) -> Any:
         """``deleted``/``undeploy`` on a node held by the allocation ``holder``."""
-        return self._holder_call(ctx, holder, 'set_node_provision_state', node=node,
-                          verb=verb)
+        return self._holder_call(ctx, holder, 'set_node_provision_state', node=node, verb=verb)
 
     def destroy_node(self, ctx: RequestContext, holder: tuple[str, str | None],
                      node: str) -> Any:
@@ -321,29 +337,31 @@ class ConductorAPI:
         tree (routing.known_claim_tree).
         """
         sent = [c.to_primitive() for c in consumers]
-        if self._claims is not None and self.conf.conductor.claim_routing == 'process':
+        went = False    # a batch of it went to a conductor the ring dropped since
+        by_process = self.conf.conductor.claim_routing == 'process'
+        if self._claims is not None and by_process:
             server = self._process_conductor()
-            if self._claims.speaks(server) and self._claims.claim(
-                    ctx, server, routing.known_claim_tree(consumers), sent) is None:
-                return None
+            if self._claims.speaks(server):
+                answer = self._claims.claim(ctx, server, routing.known_claim_tree(consumers),
+                                            sent)
+                if answer is None:
+                    return None
+                went = answer is claim_batch.MOVED_SENT
         tree = routing.claim_tree(ctx, consumers)
         key = tree or routing.fallback_key(set().union(*(c.providers for c in consumers)),
                                            consumers[0].uuid)
         server = self.ring.owner(key)
-        if self._claims is not None and self.conf.conductor.claim_routing != 'process':
-            if self._claims.speaks(server):
-                if self._claims.claim(ctx, server, tree, sent) is None:
-                    return None
-        return self._write(ctx, server, 'claim_resources', '1.2', tree=tree,
-                           consumers=sent)
+        if self._claims is not None and not by_process and self._claims.speaks(server):
+            answer = self._claims.claim(ctx, server, tree, sent)
+            if answer is None:
+                return None
+            went, server = answer is claim_batch.MOVED_SENT, self.ring.owner(key)
+        return self._write(ctx, server, 'claim_resources', '1.2', sent=went,
+                           route=lambda: self.ring.owner(key), tree=tree, consumers=sent)
 
     def _process_conductor(self) -> str:
-        """Where ``claim_routing = process`` sends this process's coalesced claims.
-
-        The ring owner of this API process (host and pid, read per call: a
-        forked worker is a process of its own), so its concurrent claims
-        share one queue and one call.
-        """
+        """Where ``claim_routing = process`` sends this process's coalesced claims: the
+        ring owner of this API process (host and pid, read per call), so they share a call."""
         return self.ring.owner(routing.process_key('claims', self.conf.host, os.getpid()))
 
     def delete_allocations(self, ctx: RequestContext, consumer_uuid: str) -> Any:
@@ -351,21 +369,24 @@ class ConductorAPI:
         tree = routing.consumer_tree(ctx, consumer_uuid)
         key = tree or routing.fallback_key((), consumer_uuid)
         return self._write(ctx, self.ring.owner(key), 'delete_allocations', '1.2',
-                           tree=tree, consumer_uuid=consumer_uuid)
+                           route=lambda: self.ring.owner(key), tree=tree,
+                           consumer_uuid=consumer_uuid)
 
     def reshape(self, ctx: RequestContext, body: payloads.ReshapeBody) -> Any:
         """Apply a POST /reshaper body atomically on the owner of its tree."""
         tree = routing.reshape_tree(ctx, body)
         key = tree or routing.fallback_key(body.providers, body.consumers[0].uuid
                                            if body.consumers else '')
-        return self._write(ctx, self.ring.owner(key), 'reshape', '1.2', tree=tree,
+        return self._write(ctx, self.ring.owner(key), 'reshape', '1.2',
+                           route=lambda: self.ring.owner(key), tree=tree,
                            **body.to_primitive())
 
     def schedule_and_claim(self, ctx: RequestContext, request: payloads.ScheduleRequest
                            ) -> list[payloads.ClaimedConsumer]:
         """Search, weigh and claim in one call, on the owner of the first consumer."""
-        answer = self._write(ctx, self.ring.owner(routing.schedule_key(request)),
-                             'schedule_and_claim', '1.3', **request.to_primitive())
+        key = routing.schedule_key(request)
+        answer = self._write(ctx, self.ring.owner(key), 'schedule_and_claim', '1.3',
+                             route=lambda: self.ring.owner(key), **request.to_primitive())
         return payloads.claimed_from_primitive(answer)
 
     # --- 1.7: compute nodes (seed 000) ---
@@ -395,7 +416,7 @@ class ConductorAPI:
                 reason='update_compute_node needs conductor RPC API 1.7 but '
                        '[upgrade_levels] conductor is %s; finish the upgrade'
                        % self.version_cap)
-        _check_report_shape(host, capacity)
+        payloads.check_report_shape(host, capacity)
         tree, key = routing.compute_node_route(ctx, host, capacity)
         server = self.ring.owner(key)
         old = dict(self.gate.state().old)
@@ -405,23 +426,6 @@ class ConductorAPI:
                        '%s speaks %s; finish the upgrade' % (server, old[server]))
         return self._write(ctx, server, 'update_compute_node', '1.7', tree=tree,
                            host=host, capacity=capacity)
-
-
-def _check_report_shape(host: Any, capacity: Any) -> None:
-    """Invalid before routing for what cannot be a report (the conductor checks the rest)."""
-    if not isinstance(capacity, dict):
-        raise exception.Invalid(reason='capacity must be an object')
-    if not isinstance(host, str) or not host.strip() or len(host) > 255:
-        raise exception.Invalid(reason='host must be a non-empty string of at most '
-                                       '255 characters')
-    for field in ('hypervisor_hostname', 'uuid'):
-        value = capacity.get(field)
-        if value is not None and (not isinstance(value, str) or not value.strip()):
-            raise exception.Invalid(reason='%s must be a non-empty string' % field)
-
-
-def _age(now: float, stamp: float | None) -> float | None:
-    return None if stamp is None else round(max(0.0, now - stamp), 1)
 
 
 class APIConductorClient(ConductorAPI):

@@ -24,6 +24,11 @@ It waits only under concurrency (the first request to a conductor idle for
 longer, or after a call of one request, goes at once), never longer than
 ``linger``, and not at all with ``linger`` 0 (the default).
 
+Every request keeps the deadline it arrived with (common.deadline, opened by
+berth-api as the request arrived): one that passed it while queued is
+answered RequestExpired (503, nothing sent), and a call carries the earliest
+deadline of its requests, so none of them is written after its caller's.
+
 Only requests of the same caller share a call: the conductor checks the
 allocation rules on the context of the message (conductor.manager.authz),
 so a batch carries one caller's context and that caller's rows only.
@@ -35,6 +40,8 @@ from collections.abc import Callable
 import threading
 import time
 from typing import Any, Generic, TypeVar
+
+from common import deadline, exception
 
 # what one request hands to ``send``: an allocation id, or a claim's dict
 # (conductor/rpcapi/claim_batch.py coalesces claims with the same machinery)
@@ -59,10 +66,11 @@ def caller_key(ctx: Any) -> Any:
 class _Entry:
     """One request's allocation waiting for its batch."""
 
-    __slots__ = ('alloc_id', 'done', 'result', 'error', 'lead')
+    __slots__ = ('alloc_id', 'done', 'result', 'error', 'lead', 'deadline')
 
     def __init__(self, alloc_id):
         self.alloc_id = alloc_id
+        self.deadline = deadline.current()    # its request's (None: none open)
         self.done = threading.Event()
         self.result = None
         self.error = None
@@ -98,8 +106,9 @@ class AllocationBatcher(Generic[Item]):
 
     def __init__(self, send: Callable[[Any, str, list[Item], float], list[Any]],
                  in_flight: int = 1, max_batch: int = 32, linger: float = 0,
-                 linger_below: int = 0) -> None:
+                 linger_below: int = 0, method: str = 'create_allocations') -> None:
         self._send = send
+        self.method = method
         self.in_flight = max(1, in_flight)
         self.max_batch = max(1, max_batch)
         self.linger = max(0.0, linger)
@@ -151,14 +160,23 @@ class AllocationBatcher(Generic[Item]):
             take = self.max_batch - 1
             batch = [first] + state.pending[:take]
             del state.pending[:take]
+        now = time.time()
+        live = []
+        for entry in batch:
+            if entry.deadline is not None and entry.deadline <= now:
+                entry.error = exception.RequestExpired(method=self.method)
+            else:
+                live.append(entry)
         try:
-            results = self._send(ctx, host, [e.alloc_id for e in batch], wait)
+            if live:
+                with deadline.exactly(min((e.deadline for e in live
+                                           if e.deadline is not None), default=None)):
+                    results = self._send(ctx, host, [e.alloc_id for e in live], wait)
+                for entry, result in zip(live, results):
+                    entry.result = result
         except Exception as exc:   # not sent: every request of the batch answers 503
-            for entry in batch:
+            for entry in live:
                 entry.error = exc
-        else:
-            for entry, result in zip(batch, results):
-                entry.result = result
         finally:
             with self._lock:
                 if state.pending:

@@ -42,6 +42,9 @@ METHOD = 'claim_resources_many'
 OLD_SERVER_TTL = 60
 # what a claim answers when its batch went to a conductor older than 1.9
 RESEND = object()
+# what it answers when its batch went to a conductor the ring dropped since:
+# resent to the tree's owner, as one that was sent (conductor.rpcapi.replay)
+MOVED_SENT = object()
 
 
 def in_process(transport: Any) -> bool:
@@ -65,15 +68,16 @@ class ClaimSender:
 
     def __init__(self, client: Any, version: str, attempt_timeout: float, budget: float,
                  in_flight: int = 1, max_batch: int = 32, linger: float = 0,
-                 linger_below: int = 0) -> None:
+                 linger_below: int = 0, alive: Any = None) -> None:
         self.client = client
+        self.alive = alive      # ring.is_alive: a batch never waits on a dropped host
         self.version = version
         self.attempt_timeout = attempt_timeout
         self.budget = budget
         self._old_servers: dict[str, float] = {}
         self._batcher = allocation_batch.AllocationBatcher(
             self._send, in_flight=in_flight, max_batch=max_batch, linger=linger,
-            linger_below=linger_below)
+            linger_below=linger_below, method=METHOD)
 
     def speaks(self, server: str) -> bool:
         """False for a minute after ``server`` refused 1.9."""
@@ -87,7 +91,7 @@ class ClaimSender:
         """
         answer = self._batcher.run(ctx, server, {'tree': tree, 'consumers': consumers},
                                    0)     # a claim carries no wait: _send ignores it
-        if answer is None or answer is RESEND:
+        if answer is None or answer is RESEND or answer is MOVED_SENT:
             return answer
         with rpc.translate_errors(server, 'claim_resources'):
             raise messaging_common.deserialize_remote_exception(answer['error'],
@@ -97,7 +101,14 @@ class ClaimSender:
               wait: Any) -> list[Any]:
         try:
             return replay.call(self.client, ctx, server, METHOD, self.version,
-                               self.attempt_timeout, self.budget, claims=claims)
+                               self.attempt_timeout, self.budget, alive=self.alive,
+                               claims=claims)
+        except replay.Moved as moved:
+            # the ring dropped it: each claim goes to its tree's owner now
+            # (what was sent there can no longer be written: replay's doc)
+            LOG.warning('Conductor %s left the ring: %d claims go to their new owners',
+                        moved.server, len(claims))
+            return [MOVED_SENT if moved.sent else RESEND] * len(claims)
         except replay.OldConductor:
             LOG.warning('Conductor %s does not speak RPC %s: one call per claim to it '
                         'for %ds (set [upgrade_levels] conductor during an upgrade)',

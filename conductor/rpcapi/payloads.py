@@ -15,6 +15,8 @@ import dataclasses
 import datetime
 from typing import Any
 
+from common import exception
+
 # {resource class: amount}
 Resources = dict[str, int]
 
@@ -179,3 +181,16 @@ class AllocationOutcome:
         updated = data.get('updated_at')
         return cls(data['state'], data.get('node_uuid'), data.get('last_error'),
                    updated and datetime.datetime.fromisoformat(updated))
+
+
+def check_report_shape(host: Any, capacity: Any) -> None:
+    """Invalid before routing for what cannot be a report (the conductor checks the rest)."""
+    if not isinstance(capacity, dict):
+        raise exception.Invalid(reason='capacity must be an object')
+    if not isinstance(host, str) or not host.strip() or len(host) > 255:
+        raise exception.Invalid(reason='host must be a non-empty string of at most '
+                                       '255 characters')
+    for field in ('hypervisor_hostname', 'uuid'):
+        value = capacity.get(field)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise exception.Invalid(reason='%s must be a non-empty string' % field)

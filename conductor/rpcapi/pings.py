@@ -50,3 +50,7 @@ def ping_all(client: Any, ctx: Any, hosts: list[str], timeout: float
                 for host, future in futures.items()}
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def age(now: float, stamp: float | None) -> float | None:
+    return None if stamp is None else round(max(0.0, now - stamp), 1)

@@ -210,3 +210,62 @@ def test_status_pings_answer_within_one_bound_whatever_is_silent():
         client.release.set()
     assert answers['c0'][0] is not None and answers['c0'][1] is None
     assert answers['c1'] == answers['c2'] == (None, 'no answer within 0.2s')
+
+
+# --- the fence: what a conductor was sent before it (re)joined the ring ---
+
+@pytest.fixture
+def fence(monkeypatch):
+    state = deadline._Fence()
+    monkeypatch.setattr(deadline, '_fence', state)
+    return state
+
+
+def test_every_message_says_when_it_was_sent(clock):
+    assert deadline.stamp({}, 30)[deadline.SENT] == clock.now
+
+
+def test_the_door_drops_a_message_sent_before_the_conductor_joined(clock, fence):
+    endpoint = Endpoint()
+    door = rpc_door.Dispatcher([endpoint], rpc.RequestContextSerializer(), grace=1.0)
+    deadline.fence(clock.now)
+    before = _expired('claim_resources', 'dispatch')
+    with pytest.raises(rpc_dispatcher.ExpectedException) as err:
+        door.dispatch(_incoming({deadline.FIELD: clock.now + 30,
+                                 deadline.SENT: clock.now - 0.1}))
+    assert err.value.exc_info[0] is exception.RequestExpired
+    assert endpoint.seen == []
+    assert _expired('claim_resources', 'dispatch') == before + 1
+    # one sent after it runs
+    assert door.dispatch(_incoming({deadline.FIELD: clock.now + 30,
+                                    deadline.SENT: clock.now + 0.1})) == 'written'
+
+
+def test_a_stalled_conductor_writes_nothing_until_its_ring_thread_ran(monkeypatch, clock,
+                                                                     fence):
+    now = [100.0]
+    monkeypatch.setattr(deadline.time, 'monotonic', lambda: now[0])
+    ctx = types.SimpleNamespace(deadline=clock.now + 60, sent=clock.now, rpc_method='m')
+    deadline.beat(1.5)
+    deadline.check(ctx, 'commit')            # beating: it commits
+    now[0] += 30                             # SIGSTOP for 30 s, then SIGCONT
+    with pytest.raises(exception.RequestExpired):
+        deadline.check(ctx, 'commit')        # the ring thread has not run yet
+    clock.now += 30
+    deadline.beat(1.5)                       # it runs: what was sent before is fenced
+    with pytest.raises(exception.RequestExpired):
+        deadline.check(ctx, 'commit')
+    fresh = types.SimpleNamespace(deadline=clock.now + 60, sent=clock.now + 0.01,
+                                  rpc_method='m')
+    deadline.check(fresh, 'commit')
+    # a conductor's own work (no deadline) is never fenced
+    deadline.check(types.SimpleNamespace(deadline=None, sent=None), 'commit')
+
+
+def test_a_coalesced_call_carries_exactly_its_requests_deadline(clock):
+    with deadline.bounded(1):
+        with deadline.exactly(clock.now + 20):
+            assert deadline.stamp({}, 30)[deadline.FIELD] == clock.now + 20
+        with deadline.exactly(None):
+            assert deadline.current() is None
+        assert deadline.current() == clock.now + 1

@@ -284,3 +284,41 @@ def test_the_first_request_to_an_idle_conductor_never_lingers():
     assert batcher.run(None, 'c1', 1, 1.0) is None
     assert batcher.run(None, 'c1', 2, 1.0) is None
     assert calls == [[1], [2]]
+
+
+def test_a_request_past_its_deadline_while_queued_is_not_sent(monkeypatch):
+    """Queued time counts: expired in the queue, RequestExpired; a batch carries the earliest."""
+    from common import deadline
+    send = GatedSend()
+    carried = []
+    original = send.__call__
+
+    def recording(ctx, host, ids, wait):
+        carried.append(deadline.current())
+        return original(ctx, host, ids, wait)
+    batcher = allocation_batch.AllocationBatcher(recording)
+    out, stamped = {}, {}
+    threads = [_start(batcher, 'c1', 1, out)]
+    assert send.first_started.wait(30)
+
+    def run_with(alloc_id, seconds):
+        def run():
+            with deadline.bounded(seconds) as stamped[alloc_id]:
+                try:
+                    out[alloc_id] = batcher.run(None, 'c1', alloc_id, 2.0)
+                except Exception as exc:
+                    out[alloc_id] = exc
+        t = threading.Thread(target=run)
+        t.start()
+        return t
+    threads += [run_with(2, 0.05), run_with(3, 30), run_with(4, 20)]
+    _queued(batcher, 'c1', 3)
+    threading.Event().wait(0.1)         # request 2's deadline passes in the queue
+    send.release.set()
+    for t in threads:
+        t.join(30)
+    assert isinstance(out[2], exception.RequestExpired)
+    assert out[3] == {'id': 3} and out[4] == {'id': 4}
+    assert [b[1] for b in send.batches] == [[1], [3, 4]]
+    # the batch of 3 and 4 carried 4's deadline, the earlier of the two
+    assert carried == [None, stamped[4]]

@@ -253,4 +253,82 @@ def test_an_attempt_that_times_out_at_once_is_waited_out(monkeypatch):
         client_replay.call(calls, berth_context.admin_context(), 'c3', 'm', '1.8',
                            attempt_timeout=2.5, budget=10)
     assert len(calls.seen) == 4
-    assert slept == [2.5, 2.5, 2.5, 2.5]
+    assert sum(slept) == pytest.approx(10)    # in slices: the ring is checked between
+    assert max(slept) <= 0.25
+
+
+# --- the ring dropped the conductor; the broker went after an attempt ---
+
+def test_a_conductor_the_ring_dropped_is_left_at_once(monkeypatch):
+    """The wait ends as soon as the ring drops it: Moved, saying an attempt went out."""
+    now = [0.0]
+    monkeypatch.setattr(client_replay.time, 'monotonic', lambda: now[0])
+
+    def sleep(seconds):
+        now[0] += seconds
+    monkeypatch.setattr(client_replay.time, 'sleep', sleep)
+    calls = Calls(timeouts=100)
+    alive = {'c1': True}
+
+    def is_alive(host):
+        if now[0] >= 1.0:
+            alive[host] = False
+        return alive[host]
+    with pytest.raises(client_replay.Moved) as raised:
+        client_replay.call(calls, berth_context.admin_context(), 'c1', 'm', '1.8',
+                           attempt_timeout=2.5, budget=60, alive=is_alive)
+    assert raised.value.sent and raised.value.server == 'c1'
+    assert len(calls.seen) == 1 and now[0] < 2.5
+
+
+def test_a_conductor_already_dropped_gets_nothing():
+    calls = Calls(timeouts=0)
+    with pytest.raises(client_replay.Moved) as raised:
+        client_replay.call(calls, berth_context.admin_context(), 'gone', 'm', '1.8',
+                           attempt_timeout=2.5, budget=60, alive=lambda host: False)
+    assert not raised.value.sent and calls.seen == []
+
+
+def test_moved_goes_to_the_new_owner_or_says_what_berth_knows():
+    sent, unsent = client_replay.Moved('c1', True), client_replay.Moved('c1', False)
+    assert client_replay.moved_to(sent, 'm', lambda: 'c2') == 'c2'
+    with pytest.raises(exception.OutcomeUnknown):
+        client_replay.moved_to(sent, 'm', None)
+    with pytest.raises(exception.ServiceUnavailable) as raised:
+        client_replay.moved_to(unsent, 'm', None)
+    assert not isinstance(raised.value, exception.OutcomeUnknown)
+
+    def nobody():
+        raise exception.ServiceUnavailable(reason='no conductor is alive')
+    with pytest.raises(exception.OutcomeUnknown) as raised:
+        client_replay.moved_to(sent, 'm', nobody)
+    assert 'no conductor is alive' not in str(raised.value)
+
+
+def test_the_broker_gone_after_an_attempt_went_out_is_outcome_unknown():
+    """A resend that cannot be sent does not promise that nothing was written."""
+    calls = Calls(timeouts=1, error=messaging.MessageDeliveryFailure('broker gone'))
+    with pytest.raises(exception.OutcomeUnknown) as raised:
+        client_replay.call(calls, berth_context.admin_context(), 'c1', 'm', '1.8',
+                           attempt_timeout=0.2, budget=60)
+    assert 'may have been written' in str(raised.value)
+    assert 'cannot be reached' not in str(raised.value)
+
+
+def test_the_broker_gone_before_any_attempt_is_nothing_written():
+    calls = Calls(timeouts=0, error=messaging.MessageDeliveryFailure('broker gone'))
+    with pytest.raises(exception.ServiceUnavailable) as raised:
+        client_replay.call(calls, berth_context.admin_context(), 'c1', 'm', '1.8',
+                           attempt_timeout=0.2, budget=60)
+    assert not isinstance(raised.value, exception.OutcomeUnknown)
+    assert 'the message broker cannot be reached' in str(raised.value)
+
+
+def test_the_wait_ends_at_the_requests_deadline(monkeypatch):
+    """The budget counts from the request's arrival (deadline.bounded opened then)."""
+    from common import deadline
+    calls = Calls(timeouts=0)
+    with deadline.bounded(3):
+        client_replay.call(calls, berth_context.admin_context(), 'c1', 'm', '1.8',
+                           attempt_timeout=10, budget=60)
+    assert calls.seen[0][2] <= 3
