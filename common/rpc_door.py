@@ -19,7 +19,7 @@ import logging
 
 from oslo_messaging.rpc import dispatcher as rpc_dispatcher
 
-from common import deadline, exception
+from common import deadline, exception, rpc_reply_sign, rpc_trust
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -70,11 +70,15 @@ class Dispatcher(rpc_dispatcher.RPCDispatcher):
                         str(method)[:80])
             raise refusal(rpc_dispatcher.NoSuchMethod(str(method)[:80]))
         if self.verifier is not None:
+            auth = incoming.ctxt.get(rpc_trust.FIELD)
             try:
                 incoming.ctxt = self.verifier.verify(incoming.ctxt, incoming.message)
             except exception.Forbidden as exc:
                 LOG.warning('Refused an RPC call of %s: %s', method, exc.message)
                 raise refusal(exc) from None
+            # verified: its replies leave signed for its caller (common.rpc_reply_sign)
+            rpc_reply_sign.sign_replies(incoming, auth['key'], self.verifier.keys[auth['key']],
+                                        auth['nonce'], self.verifier.server)
         self._check_deadline(incoming, method)
         return super().dispatch(incoming)
 
