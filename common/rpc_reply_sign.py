@@ -214,7 +214,7 @@ def checking(transport: Any) -> Any:
     A transport that does not sign (trust mode ``unsigned``) or whose driver
     has no reply poller (the in-process one) is returned as it is.
     """
-    driver = getattr(transport, '_driver', None)
+    driver: Any = getattr(transport, '_driver', None)
     setup = getattr(driver, '_get_reply_q', None)
     signer = getattr(transport, 'signer', None)
     if signer is None or setup is None or not hasattr(driver, '_waiter'):
