@@ -26,6 +26,7 @@ import collections
 import hashlib
 import hmac
 import logging
+import math
 import secrets
 import threading
 import time
@@ -202,7 +203,8 @@ class Verifier:
         self._nonces = _Nonces(ttl)
         # the nonces seen die with the process: a message stamped before
         # this conductor started is refused (doc/source/rpc.md "Replays")
-        self.started = clock() if started is None else started
+        # (to the millisecond below: a stamp is rounded to milliseconds)
+        self.started = math.floor((clock() if started is None else started) * 1000) / 1000
 
     def verify(self, ctxt, message):
         """The context to act with (Forbidden when the message does not verify)."""
