@@ -40,6 +40,7 @@ import logging
 import threading
 from typing import Any
 
+import orjson
 from oslo_serialization import jsonutils
 
 from common import metrics
@@ -61,8 +62,12 @@ def canonical(key_id: str, nonce: str, server: str | None, msg_id: str | None,
               reply: dict[str, Any]) -> bytes:
     """The bytes a reply's signature covers (the reply as its caller decodes it)."""
     body = {k: v for k, v in reply.items() if k not in (FIELD, '_msg_id')}
-    return jsonutils.dump_as_bytes(['reply', key_id, nonce, server or '', msg_id or '',
-                                    body], sort_keys=True, separators=(',', ':'))
+    signed = ['reply', key_id, nonce, server or '', msg_id or '', body]
+    try:
+        # both sides hold the same decoded JSON, so both take the same branch
+        return orjson.dumps(signed, option=orjson.OPT_SORT_KEYS)
+    except TypeError:       # what orjson does not encode (an int over 64 bits)
+        return jsonutils.dump_as_bytes(signed, sort_keys=True, separators=(',', ':'))
 
 
 def signature(key: str, key_id: str, nonce: str, server: str | None,
@@ -72,6 +77,20 @@ def signature(key: str, key_id: str, nonce: str, server: str | None,
 
 
 # --- the conductor's side ---
+
+def _dumps(body: Any) -> str:
+    try:
+        return orjson.dumps(body).decode('utf-8')
+    except TypeError:       # an int over 64 bits
+        return jsonutils.dumps(body)
+
+
+def _loads(text: str) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:      # NaN, an int over 64 bits: as the caller decodes
+        return jsonutils.loads(text)
+
 
 class _SigningConnection:
     """A driver connection whose ``direct_send`` (a reply) leaves signed."""
@@ -90,14 +109,14 @@ class _SigningConnection:
 def sign_envelope(msg: Any, key_id: str, key: str, nonce: str, server: str) -> Any:
     """``msg`` (a reply as the driver sends it, enveloped or not) with its signature."""
     enveloped = isinstance(msg, dict) and isinstance(msg.get(_MESSAGE_KEY), str)
-    body = jsonutils.loads(msg[_MESSAGE_KEY]) if enveloped else msg
+    body = _loads(msg[_MESSAGE_KEY]) if enveloped else msg
     if not isinstance(body, dict):
         return msg
     # signed as the caller will decode it (keys and values after a JSON trip)
     body[FIELD] = {'sig': signature(key, key_id, nonce, server, body.get('_msg_id'),
                                     body)}
     if enveloped:
-        return dict(msg, **{_MESSAGE_KEY: jsonutils.dumps(body)})
+        return dict(msg, **{_MESSAGE_KEY: _dumps(body)})
     return body
 
 

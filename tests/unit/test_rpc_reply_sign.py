@@ -50,6 +50,12 @@ def test_a_signed_reply_verifies_for_its_own_call():
     assert rpc_reply_sign.FIELD not in data and data['result'] == result
 
 
+@pytest.mark.parametrize('result', [2 ** 70, float('nan'), {'b': 1, 'a': [1.25, 'é']}])
+def test_what_orjson_does_not_take_still_verifies(result):
+    msg_id, data = _signed(result=result)
+    assert rpc_reply_sign.verify(CALL, msg_id, data) is None
+
+
 @pytest.mark.parametrize('call', [
     ('berth', KEY, 'nonce-2', 'c1'),        # another call's nonce
     ('berth', KEY, 'nonce-1', 'c2'),        # another conductor
