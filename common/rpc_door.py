@@ -13,6 +13,9 @@ an answer without a traceback: an unpublished name is ``NoSuchMethod`` (a
 is :class:`common.exception.Forbidden`, a message whose deadline (plus
 ``grace``) has passed is :class:`common.exception.RequestExpired`
 (common.deadline; the caller no longer waits for it).
+
+The replies of a message that verified leave signed for its caller
+(common.rpc_reply_sign); a refusal before that is not signed.
 """
 
 import logging
@@ -70,7 +73,7 @@ class Dispatcher(rpc_dispatcher.RPCDispatcher):
                         str(method)[:80])
             raise refusal(rpc_dispatcher.NoSuchMethod(str(method)[:80]))
         if self.verifier is not None:
-            auth = incoming.ctxt.get(rpc_trust.FIELD)
+            auth = incoming.ctxt.get(rpc_trust.FIELD) if isinstance(incoming.ctxt, dict) else None
             try:
                 incoming.ctxt = self.verifier.verify(incoming.ctxt, incoming.message)
             except exception.Forbidden as exc:
