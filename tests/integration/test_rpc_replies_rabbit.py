@@ -8,7 +8,8 @@ key (plain kombu):
 * ``forge``: binds a queue to the exchange, and answers every call it sees
   with a success on the caller's reply queue (before the conductor, most
   of the time): over-capacity claims still answer 409, nothing is written,
-  and the forged replies are dropped and counted;
+  and the forged replies are dropped and counted; a node allocation the
+  caller waits for is not answered ``active`` on another project's node;
 * ``steal``: consumes the conductor's own queue beside it and answers what
   it takes with a success: no 2xx for a claim that was not written;
 * ``capture``: copies a signed claim, which the honest caller then deletes;
@@ -34,6 +35,7 @@ from common import metrics
 from conductor import service as conductor_service
 from tests import fixtures, services
 from tests.functional import alloc_helpers
+from tests.functional import baremetal_helpers as h
 from tests.integration import conftest
 from tests.integration import test_rpc_client_process as published
 
@@ -50,6 +52,7 @@ import json, secrets, sys, time
 import kombu
 
 url, host, mode = sys.argv[1:4]
+node = sys.argv[4] if len(sys.argv) > 4 else None     # another project's node
 conn = kombu.Connection(url.replace('rabbit://', 'amqp://', 1))
 exchange = kombu.Exchange('openstack', type='topic', durable=False)
 if mode == 'steal':
@@ -64,6 +67,12 @@ captured, forged = [], []
 def forge(msg):
     args = msg.get('args') or {}
     result = [None] * len(args.get('claims') or ()) if 'claims' in args else None
+    active = {'state': 'active', 'node_uuid': node, 'last_error': None,
+              'updated_at': None}
+    if 'allocation_ids' in args:
+        result = [active] * len(args['allocation_ids'])
+    elif 'allocation_id' in args:
+        result = active
     reply = {'result': result, 'failure': None, 'ending': True,
              '_msg_id': msg['_msg_id'], '_unique_id': secrets.token_hex(16)}
     producer.publish({'oslo.version': '2.0', 'oslo.message': json.dumps(reply)},
@@ -186,10 +195,10 @@ def stack(rabbitmq, tmp_path_factory, tmp_path, request):
     s.stop()
 
 
-def _attacker(rabbitmq, stack, mode):
+def _attacker(rabbitmq, stack, mode, *args):
     url = _user(rabbitmq, 'eve', '.*', '.*', '.*')
     proc = subprocess.Popen(
-        [sys.executable, '-c', ATTACKER, url, stack.conductors[0].host, mode],
+        [sys.executable, '-c', ATTACKER, url, stack.conductors[0].host, mode, *args],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == 'ready', proc.stderr.read()
     return proc
@@ -234,6 +243,29 @@ def test_forged_replies_race_the_conductor_and_are_dropped(stack, rabbitmq):
     assert _dropped() - before >= 10       # each arrived while its call waited
     usages = placement.get('/resource_providers/%s/usages' % rp).json()['usages']
     assert usages == {'VCPU': 1}
+
+
+def test_a_forged_allocation_outcome_is_not_believed(stack, rabbitmq):
+    bm = fixtures.BaremetalClient(stack.baremetal_url)
+    try:
+        theirs = h.make_node(bm, resource_class='gold', owner='project-b')
+        proc = _attacker(rabbitmq, stack, 'forge', theirs['uuid'])
+        try:
+            # the caller waits for the outcome (a call, answered with it)
+            resp = bm.post('/v1/allocations', json={'resource_class': 'silver',
+                                                    'owner': 'project-a'},
+                           headers={'Berth-Allocation-Wait': '5'})
+        finally:
+            out = _finish(proc)
+        assert out['forged'] >= 1
+        assert resp.status_code == 201, resp.text
+        answer = resp.json()
+        assert (answer['state'], answer['node_uuid']) != ('active', theirs['uuid'])
+        stored = h.wait_allocation(bm, answer['uuid'])
+        assert stored['state'] == 'error' and stored['node_uuid'] is None
+        assert bm.get('/v1/nodes/%s' % theirs['uuid']).json()['instance_uuid'] is None
+    finally:
+        bm.close()
 
 
 def test_stolen_requests_get_no_2xx(stack, rabbitmq):
