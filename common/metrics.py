@@ -59,6 +59,11 @@ RPC_REPLAYS = prom.Counter(
     'attempt was not answered within [conductor] rpc_attempt_timeout (RPC 1.8; '
     'the conductor answers a replay with the first outcome), by RPC method.',
     ['method'])
+RPC_REPLIES_DROPPED = prom.Counter(
+    'berth_rpc_replies_dropped', 'RPC replies a caller dropped because they did '
+    'not verify as its conductor\'s signed answer to its own message (forged, '
+    'unsigned, for another call or conductor), by reason; the call waited on.',
+    ['reason'])
 NODE_ALLOCATIONS = prom.Gauge(
     'berth_node_allocations', 'Node allocations by state (read from the database '
     'when /metrics is scraped).', ['state'], multiprocess_mode='livemostrecent')

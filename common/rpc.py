@@ -15,7 +15,7 @@ from oslo_messaging import opts as messaging_opts
 from oslo_messaging.rpc import server as rpc_server
 
 from common import context as berth_context
-from common import deadline, exception, metrics, rpc_door, rpc_trust
+from common import deadline, exception, metrics, rpc_door, rpc_reply_sign, rpc_trust
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -176,17 +176,22 @@ class RequestContextSerializer(messaging.NoOpSerializer):
         return ctx
 
 
-def get_client(transport, version, version_cap, timeout, retry, replies=None):
+def get_client(transport, version, version_cap, timeout, retry, replies=None,
+               verify_replies=True):
     """An RPC client for the conductor topic; callers ``prepare(server=...)``.
 
     ``replies``: the process's common.rpc_replies.ReplyListener, whose
     queue a call waits for within its timeout (None: set up on first call).
 
     Its messages carry their deadline (common.deadline) and are signed with
-    this process's key (common.rpc_trust), the deadline included.
+    this process's key (common.rpc_trust), the deadline included; with
+    ``verify_replies`` (every conductor signs its replies, RPC 1.11) a call
+    believes only a reply signed for it (common.rpc_reply_sign).
     """
     target = messaging.Target(topic=TOPIC, version=version)
     transport = rpc_trust.signing(transport)      # every message leaves signed
+    if verify_replies:
+        transport = rpc_reply_sign.checking(transport)
     transport = deadline.StampingTransport(transport, timeout, replies)   # stamped first
     return messaging.get_rpc_client(transport, target, version_cap=version_cap,
                                     serializer=RequestContextSerializer(),

@@ -13,13 +13,16 @@ an answer without a traceback: an unpublished name is ``NoSuchMethod`` (a
 is :class:`common.exception.Forbidden`, a message whose deadline (plus
 ``grace``) has passed is :class:`common.exception.RequestExpired`
 (common.deadline; the caller no longer waits for it).
+
+The replies of a message that verified leave signed for its caller
+(common.rpc_reply_sign); a refusal before that is not signed.
 """
 
 import logging
 
 from oslo_messaging.rpc import dispatcher as rpc_dispatcher
 
-from common import deadline, exception
+from common import deadline, exception, rpc_reply_sign, rpc_trust
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -70,11 +73,15 @@ class Dispatcher(rpc_dispatcher.RPCDispatcher):
                         str(method)[:80])
             raise refusal(rpc_dispatcher.NoSuchMethod(str(method)[:80]))
         if self.verifier is not None:
+            auth = incoming.ctxt.get(rpc_trust.FIELD) if isinstance(incoming.ctxt, dict) else None
             try:
                 incoming.ctxt = self.verifier.verify(incoming.ctxt, incoming.message)
             except exception.Forbidden as exc:
                 LOG.warning('Refused an RPC call of %s: %s', method, exc.message)
                 raise refusal(exc) from None
+            # verified: its replies leave signed for its caller (common.rpc_reply_sign)
+            rpc_reply_sign.sign_replies(incoming, auth['key'], self.verifier.keys[auth['key']],
+                                        auth['nonce'], self.verifier.server)
         self._check_deadline(incoming, method)
         return super().dispatch(incoming)
 

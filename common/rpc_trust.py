@@ -28,6 +28,7 @@ import collections
 import hashlib
 import hmac
 import logging
+import math
 import secrets
 import threading
 import time
@@ -203,13 +204,17 @@ class Verifier:
     :param roles: key id -> the roles it may act with (None: any, berth's own).
     """
 
-    def __init__(self, server, keys, roles, ttl, clock=time.time):
+    def __init__(self, server, keys, roles, ttl, clock=time.time, started=None):
         self.server = server
         self.keys = keys
         self.roles = roles
         self.ttl = ttl
         self._clock = clock
         self._nonces = _Nonces(ttl)
+        # the nonces seen die with the process: a message stamped before
+        # this conductor started is refused (doc/source/rpc.md "Replays")
+        # (to the millisecond below: a stamp is rounded to milliseconds)
+        self.started = math.floor((clock() if started is None else started) * 1000) / 1000
 
     def verify(self, ctxt, message):
         """The context to act with (Forbidden when the message does not verify)."""
@@ -230,6 +235,8 @@ class Verifier:
         now = self._clock()
         if abs(now - stamp) > self.ttl:
             raise _refuse('signature expired')
+        if stamp < self.started:
+            raise _refuse('signed before this conductor started')
         if not self._nonces.first((key_id, nonce), now):
             raise _refuse('replayed message')
         return self._identity(key_id, ctxt)

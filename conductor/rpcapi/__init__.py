@@ -62,7 +62,9 @@ class ConductorAPI:
                                      self.version_cap,
                                      timeout=rpc.call_timeout(conf),
                                      retry=conf.conductor.rpc_send_retries,
-                                     replies=replies)
+                                     replies=replies,
+                                     verify_replies=rpc_version.allows(
+                                         self.version_cap, rpc_version.REPLY_SIGNING))
         # whether create_allocation may wait (1.4); the cap is fixed per process
         self._allocation_wait = self.can_send_version('1.4')
         # backfill and the node writes that end an allocation (1.6)

@@ -51,9 +51,26 @@ or a new optional argument, the major version for anything incompatible):
   (common/deadline.py).  No argument changed: a conductor older than 1.10
   ignores the field, so a client sends it whatever its cap; a message without
   it (an older client) never expires.
+* 1.11 - every reply of a message that verified is signed (the reply field
+  ``berth_reply``: HMAC with the key that verified the request, over its
+  nonce, the conductor's name, the message id and the reply;
+  common/rpc_reply_sign.py), and a message stamped before the conductor
+  started is refused.  No argument changed: an older client ignores the
+  field.  A client capped at 1.11 or later believes only signed replies; one
+  capped below (during an upgrade, while some conductors are older and sign
+  nothing) believes what comes, as before.
 """
 
-RPC_API_VERSION = '1.10'
+RPC_API_VERSION = '1.11'
+
+# every conductor signs its replies: a client capped at it believes only signed ones
+REPLY_SIGNING = '1.11'
+
+
+def allows(cap: str, version: str) -> bool:
+    """Whether version cap ``cap`` allows sending ``version`` (same major, minor at least)."""
+    have, want = (tuple(int(p) for p in v.split('.')) for v in (cap, version))
+    return have[0] == want[0] and have >= want
 
 
 # claims coalesced per conductor: ``claim_resources_many``
