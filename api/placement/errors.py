@@ -17,6 +17,7 @@ QUERY_MISSING_VALUE = 'placement.query.missing_value'
 
 # berth extensions
 SERVICE_UNAVAILABLE = 'berth.service_unavailable'
+STORAGE_FULL = 'berth.storage_full'
 REQUEST_TOO_LARGE = 'berth.request_too_large'
 NO_VALID_HOST = 'berth.no_valid_host'
 QUOTA_EXCEEDED = 'berth.quota.exceeded'
