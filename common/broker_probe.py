@@ -18,9 +18,8 @@ import logging
 import os
 import threading
 import time
-import urllib.parse
 
-import kombu
+import amqp
 import oslo_messaging as messaging
 
 LOG = logging.getLogger('berth.' + __name__)
@@ -41,8 +40,8 @@ def _after_fork():
 os.register_at_fork(after_in_child=_after_fork)
 
 
-def _amqp_urls(conf):
-    """``[(amqp URL, ssl)]`` of the RabbitMQ hosts of ``[DEFAULT] transport_url``; [] if none."""
+def _amqp_hosts(conf):
+    """``[dict]`` of amqp.Connection arguments, one per RabbitMQ host of the transport URL."""
     if not conf.transport_url:
         return []
     url = messaging.TransportURL.parse(conf, conf.transport_url)
@@ -53,27 +52,23 @@ def _amqp_urls(conf):
     if rabbit is not None and rabbit.ssl:
         ssl = ({'ca_certs': rabbit.ssl_ca_file, 'cert_reqs': 2}
                if rabbit.ssl_ca_file else True)
-    vhost = urllib.parse.quote(url.virtual_host or '', safe='')
     found = []
     for host in url.hosts:
-        auth = ''
-        if host.username:
-            auth = urllib.parse.quote(host.username, safe='')
-            if host.password:
-                auth += ':' + urllib.parse.quote(host.password, safe='')
-            auth += '@'
-        netloc = host.hostname or 'localhost'
-        if ':' in netloc:                      # an IPv6 address
-            netloc = '[%s]' % netloc
-        found.append(('amqp://%s%s:%d/%s' % (auth, netloc, host.port or 5672, vhost), ssl))
+        hostname = host.hostname or 'localhost'
+        if ':' in hostname:                      # an IPv6 address
+            hostname = '[%s]' % hostname
+        found.append({'host': '%s:%d' % (hostname, host.port or 5672),
+                      'userid': host.username or 'guest',
+                      'password': host.password or 'guest',
+                      'virtual_host': url.virtual_host or '/', 'ssl': ssl})
     return found
 
 
 class BrokerProbe:
     """A bounded, cached AMQP handshake with the broker of one transport URL."""
 
-    def __init__(self, urls, timeout=TIMEOUT, ttl=TTL):
-        self._urls = urls
+    def __init__(self, hosts, timeout=TIMEOUT, ttl=TTL):
+        self._hosts = hosts
         self._timeout = timeout
         self._ttl = ttl
         self._lock = threading.Lock()
@@ -83,28 +78,30 @@ class BrokerProbe:
 
     def reachable(self) -> bool | None:
         """True/False: the broker answered / did not, at most ``ttl`` s ago; None: no broker."""
-        if not self._urls:
+        if not self._hosts:
             return None
         if self._pid != os.getpid():            # a forked worker: nothing inherited counts
             self._lock, self._pid, self._at = threading.Lock(), os.getpid(), 0.0
         with self._lock:
             if time.monotonic() - self._at > self._ttl:
-                self._answer = any(self._handshake(url, ssl) for url, ssl in self._urls)
+                self._answer = any(self._handshake(host) for host in self._hosts)
                 self._at = time.monotonic()
             return self._answer
 
-    def _handshake(self, url, ssl):
-        conn = kombu.Connection(url, ssl=ssl, connect_timeout=self._timeout,
-                                transport_options={'max_retries': 0})
+    def _handshake(self, host):
+        """One connect, login and open of the virtual host, no retry; whether it worked."""
+        conn = amqp.Connection(connect_timeout=self._timeout, read_timeout=self._timeout,
+                               write_timeout=self._timeout, heartbeat=0, **host)
         try:
             conn.connect()
             return True
         except Exception as exc:        # refused, timed out, refused login: all "not now"
-            LOG.debug('The message broker did not answer a probe: %s', exc)
+            LOG.debug('The message broker at %s did not answer a probe: %s',
+                      host['host'], exc)
             return False
         finally:
             try:
-                conn.release()
+                conn.collect() if not conn.connected else conn.close()
             except Exception as exc:    # a half-open connection: nothing more to undo
                 LOG.debug('Closing a broker probe: %s', exc)
 
@@ -115,5 +112,5 @@ def for_conf(conf) -> BrokerProbe:
     with _PROBES_LOCK:
         probe = _PROBES.get(key)
         if probe is None:
-            probe = _PROBES[key] = BrokerProbe(_amqp_urls(conf))
+            probe = _PROBES[key] = BrokerProbe(_amqp_hosts(conf))
         return probe
