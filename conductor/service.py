@@ -26,10 +26,9 @@ from conductor.rpcapi import version as rpc_version
 LOG = logging.getLogger('berth.' + __name__)
 
 # seconds each fixed step of a stop may take (stop listening, the periodic
-# tasks, the notifier, the broker connections): the stop bound is
-# ring_refresh_interval + graceful_shutdown_timeout + STOP_STEPS_SECONDS
+# tasks, the notifier, the coordination client, the broker connections): the
+# stop bound is ring_refresh_interval + graceful_shutdown_timeout + 10 s
 STEP_SECONDS = 2.0
-STOP_STEPS_SECONDS = 10
 
 
 def _left(deadline):
@@ -38,17 +37,15 @@ def _left(deadline):
 
 def _bounded(what, func, seconds, host):
     """Run ``func()`` for at most ``seconds`` (then leave it in a daemon thread); finished?"""
-    done = threading.Event()
-
     def run():
         try:
             func()
         except Exception:      # a stop goes on whatever one step raised
             LOG.exception('Conductor %s: could not %s', host, what)
-        finally:
-            done.set()
-    threading.Thread(target=run, daemon=True, name='stop-step').start()
-    if done.wait(seconds):
+    step = threading.Thread(target=run, daemon=True, name='stop-step')
+    step.start()
+    step.join(seconds)
+    if not step.is_alive():
         return True
     LOG.warning('Conductor %s: could not %s within %.1fs (the message broker '
                 'gone?); stopping without it', host, what, seconds)
