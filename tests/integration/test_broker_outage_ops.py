@@ -38,6 +38,7 @@ STOP_BOUND = RING_REFRESH + GRACEFUL + 10
 NAMED_WITHIN = 5
 HEADERS = {'X-Auth-Token': 'admin', 'Connection': 'close'}
 BM_HEADERS = {'X-OpenStack-Ironic-API-Version': '1.60'}
+RESOURCE_CLASS = 'broker-ops-none'      # no node has it
 
 
 @pytest.fixture(scope='module')
@@ -110,6 +111,11 @@ def deployment(own_rabbitmq, etcd, pg_synced, tmp_path_factory):
     dep.stop_all()
     if own_rabbitmq.proc is None:
         own_rabbitmq.start()
+    engine = sa.create_engine(pg_synced)    # the session's database: leave nothing
+    with engine.begin() as conn:
+        conn.execute(sa.text('DELETE FROM node_allocations WHERE resource_class = :rc'),
+                     {'rc': RESOURCE_CLASS})
+    engine.dispose()
 
 
 def _answers(dep, count):
@@ -150,7 +156,7 @@ def test_every_api_process_names_the_broker_while_it_is_down(deployment):
 def _allocation_in_error(dep):
     """An allocation of a class no node has, once its conductor set it ``error``."""
     resp = requests.post(dep.bm_url + '/v1/allocations', headers=BM_HEADERS, timeout=30,
-                         json={'resource_class': 'broker-ops-none'})
+                         json={'resource_class': RESOURCE_CLASS})
     assert resp.status_code == 201, resp.text
     uuid = resp.json()['uuid']
     tc.wait_for(lambda: requests.get(dep.bm_url + '/v1/allocations/' + uuid,
