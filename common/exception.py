@@ -168,6 +168,17 @@ class ServiceUnavailable(BerthException):
     msg_fmt = "Service unavailable: %(reason)s"
 
 
+class StorageFull(BerthException):
+    """The database's disk (or its size limit) is full: the write was rolled back (507).
+
+    Raised by the database layer (db/storage.py) for SQLite's SQLITE_FULL,
+    PostgreSQL's SQLSTATE 53100 and MySQL's table/disk full: an operator must
+    free space; the same write succeeds once there is some.
+    """
+    msg_fmt = ("Insufficient storage: the database's disk is full; nothing was "
+               "written. Retry once space has been freed")
+
+
 class RequestExpired(ServiceUnavailable):
     """A conductor dropped a request whose caller's deadline had passed (nothing written)."""
     msg_fmt = ("Service unavailable: the request (%(method)s) reached its deadline "

@@ -13,6 +13,7 @@ finish the work in flight, stop the periodic tasks, and disconnect.
 import logging
 import os
 import threading
+import time
 
 from common import heap, rpc
 from conductor import manager as conductor_manager
@@ -23,6 +24,32 @@ from conductor.periodic import registry as conductor_registry
 from conductor.rpcapi import version as rpc_version
 
 LOG = logging.getLogger('berth.' + __name__)
+
+# seconds each fixed step of a stop may take (stop listening, the periodic
+# tasks, the notifier, the coordination client, the broker connections): the
+# stop bound is ring_refresh_interval + graceful_shutdown_timeout + 10 s
+STEP_SECONDS = 2.0
+
+
+def _left(deadline):
+    return max(0.0, deadline - time.monotonic())
+
+
+def _bounded(what, func, seconds, host):
+    """Run ``func()`` for at most ``seconds`` (then leave it in a daemon thread); finished?"""
+    def run():
+        try:
+            func()
+        except Exception:      # a stop goes on whatever one step raised
+            LOG.exception('Conductor %s: could not %s', host, what)
+    step = threading.Thread(target=run, daemon=True, name='stop-step')
+    step.start()
+    step.join(seconds)
+    if not step.is_alive():
+        return True
+    LOG.warning('Conductor %s: could not %s within %.1fs (the message broker '
+                'gone?); stopping without it', host, what, seconds)
+    return False
 
 
 class ConductorService:
@@ -49,6 +76,7 @@ class ConductorService:
         self._periodic = None
         self.registration = None
         self._stopped = threading.Event()
+        self.left_behind = False     # a stop left threads at work (see stop())
 
     def start(self, on_phase=None):
         """Start serving; ``on_phase(text)`` is told what each step waits for."""
@@ -100,18 +128,33 @@ class ConductorService:
             LOG.info('Conductor %s left the ring; serving %.1fs more for peers '
                      'with an older ring', self.host, grace)
             threading.Event().wait(grace)
-        self._server.stop()
-        self._server.wait()      # the calls in flight finish here
-        timeout = self.conf.conductor.graceful_shutdown_timeout
-        if not self.workers.wait_idle(timeout):
+        # every step is bounded: with the broker gone a listener cannot close
+        # and a reply cannot be sent (oslo.messaging retries them until the
+        # broker returns); what is left running is in daemon threads, and the
+        # process exits after this (doc/source/operations.md: the stop bound)
+        deadline = time.monotonic() + self.conf.conductor.graceful_shutdown_timeout
+        done = [_bounded('stop taking messages', self._server.stop, STEP_SECONDS,
+                         self.host),
+                # the calls in flight finish here, or their threads are left behind
+                _bounded('finish the calls in flight', self._server.wait,
+                         _left(deadline), self.host)]
+        if not self.workers.wait_idle(_left(deadline)):
+            done.append(False)
             LOG.warning('Conductor %s: %d background tasks still running after %ss',
-                        self.host, self.workers.busy, timeout)
+                        self.host, self.workers.busy,
+                        self.conf.conductor.graceful_shutdown_timeout)
         if self._periodic is not None:
-            self._periodic.stop()
-        self.workers.shutdown()
-        self.manager.notifier.cleanup()
+            self._periodic.stop(timeout=STEP_SECONDS)
+        self.workers.shutdown(wait=self.workers.busy == 0)
+        done.append(_bounded('close the notifier', self.manager.notifier.cleanup,
+                             STEP_SECONDS, self.host))
         if self.ring is not None:
-            self.ring.stop()
+            done.append(_bounded('leave the coordination backend', self.ring.stop,
+                                 STEP_SECONDS, self.host))
         if self._own_transport and self._transport is not None:
-            self._transport.cleanup()
+            done.append(_bounded('close the broker connections', self._transport.cleanup,
+                                 STEP_SECONDS, self.host))
+        # threads still at work (a reply waiting for the broker) must not hold
+        # the process's exit: its command exits at once (cli/conductor.py)
+        self.left_behind = not all(done)
         LOG.info('Conductor %s stopped', self.host)

@@ -117,8 +117,9 @@ class Workers:
         with self._idle:
             return self._idle.wait_for(lambda: self._busy == 0, timeout)
 
-    def shutdown(self):
-        self._executor.shutdown(wait=True)
+    def shutdown(self, wait=True):
+        """Take no more work; ``wait`` for the work in flight (False: leave it to its threads)."""
+        self._executor.shutdown(wait=wait)
 
 
 def _in_context(ctx, func, *args, **kwargs):

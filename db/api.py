@@ -31,7 +31,7 @@ from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
-from db import change, dialect, engines
+from db import change, dialect, engines, storage
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -144,9 +144,11 @@ class Database:
         return change.parse_snapshot(ctx.session.execute(change.SNAPSHOT_STATEMENT).scalar_one())
 
     def writer(self, ctx: Any) -> Any:
+        # a full disk is named as such (db/storage.py), not "unreachable"
         if self._write_lock is None:
-            return self._tc.writer.using(ctx)
-        return _serialised(self._write_lock, self._tc.writer.using(ctx))
+            return storage.naming_full(self._tc.writer.using(ctx))
+        return storage.naming_full(_serialised(self._write_lock,
+                                               self._tc.writer.using(ctx)))
 
     def core_reader(self, ctx: Any) -> Any:
         """:meth:`reader` on a Core connection, no ORM Session (yields the Connection)."""
@@ -161,8 +163,8 @@ class Database:
         """
         transaction = self._tc.writer.connection.using(ctx)
         if self._write_lock is None:
-            return transaction
-        return _serialised(self._write_lock, transaction)
+            return storage.naming_full(transaction)
+        return storage.naming_full(_serialised(self._write_lock, transaction))
 
     def change_token(self) -> tuple[int, int] | None:
         """A token that changes whenever anything is committed, or None.

@@ -10,6 +10,7 @@ from api.common.errors import (  # noqa: F401  (re-exported for handlers)
     BadRequest,
     Conflict,
     Forbidden,
+    InsufficientStorage,
     MethodNotAllowed,
     NotAcceptable,
     NotFound,
@@ -21,6 +22,7 @@ from api.common.errors import (  # noqa: F401  (re-exported for handlers)
 from common import exception
 
 _BY_EXCEPTION = [
+    (exception.StorageFull, InsufficientStorage, None),
     (exception.ServiceUnavailable, ServiceUnavailable, None),
     (exception.Forbidden, Forbidden, None),
     (exception.NotFound, NotFound, None),

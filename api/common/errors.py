@@ -95,6 +95,11 @@ class ServiceUnavailable(ApiError):
     status = 503
 
 
+class InsufficientStorage(ApiError):
+    """507: the database's disk is full (nothing written; retry once space is freed)."""
+    status = 507
+
+
 def translate(exc, table):
     """The ApiError for domain exception ``exc`` per ``table`` (500 if unknown).
 

@@ -19,6 +19,7 @@ QUERY_MISSING_VALUE = 'placement.query.missing_value'
 SERVICE_UNAVAILABLE = 'berth.service_unavailable'
 # a write may have happened (a conductor got it, then its answer could not come)
 OUTCOME_UNKNOWN = 'berth.outcome_unknown'
+STORAGE_FULL = 'berth.storage_full'
 REQUEST_TOO_LARGE = 'berth.request_too_large'
 NO_VALID_HOST = 'berth.no_valid_host'
 QUOTA_EXCEEDED = 'berth.quota.exceeded'

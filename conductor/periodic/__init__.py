@@ -6,7 +6,9 @@ start), never at import: tasks are plain callables wrapped here.
 
 import logging
 import threading
+import time
 
+import futurist
 from futurist import periodics
 
 from common import context as berth_context
@@ -15,7 +17,11 @@ LOG = logging.getLogger('berth.' + __name__)
 
 
 class PeriodicRunner:
-    """A PeriodicWorker in its own thread over ``[(callable, spacing)]``."""
+    """A PeriodicWorker in its own thread over ``[(callable, spacing)]``.
+
+    Each task runs on a pool thread of its own (never two runs of one task
+    at once), so the tasks do not wait for each other.
+    """
 
     def __init__(self, tasks, name='periodic'):
         callables = []
@@ -25,7 +31,12 @@ class PeriodicRunner:
                 continue
             callables.append((periodics.periodic(spacing=spacing)(_named(func)),
                               None, None))
-        self._worker = periodics.PeriodicWorker(callables)
+        # a thread per task: one that is slow (a stale sweep driving many
+        # rows, a database that hangs) never delays another, above all the
+        # orphan takeover, whose bound is the documented recovery time
+        size = max(1, len(callables))
+        self._worker = periodics.PeriodicWorker(
+            callables, executor_factory=lambda: futurist.ThreadPoolExecutor(size))
         self._thread = threading.Thread(target=self._worker.start,
                                         kwargs={'allow_empty': True},
                                         daemon=True, name=name)
@@ -34,10 +45,11 @@ class PeriodicRunner:
         self._thread.start()
 
     def stop(self, timeout=10):
-        """Stop scheduling and wait for the task running now, if any."""
+        """Stop scheduling and wait for the tasks running now, ``timeout`` s at most."""
+        deadline = time.monotonic() + timeout
         self._worker.stop()
         self._worker.wait(timeout)
-        self._thread.join(timeout)
+        self._thread.join(max(0.0, deadline - time.monotonic()))
 
     def watchers(self):
         """``[(name, runs, successes, failures)]`` for every task."""

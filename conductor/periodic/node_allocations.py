@@ -5,6 +5,12 @@ starts; the ring owner of a row whose conductor left the group takes it over
 with a compare-and-swap on ``conductor_affinity`` (never from itself); and a
 conductor re-drives its own rows older than ``[allocation] stale_timeout``
 (a cast lost to a broker restart, a worker that could not save its result).
+
+The takeover bound: a dead conductor's rows are claimed within its tooz
+membership timeout + ``[coordination] ring_refresh_interval`` +
+``[allocation] orphan_check_interval`` (doc/source/operations.md): each check
+claims every orphan before driving any, on a thread of its own
+(conductor/periodic/__init__.py), so no other task delays it.
 """
 
 import datetime
@@ -56,23 +62,41 @@ def mirror_nodes(ctx):
     return done
 
 
-def take_over_orphans(ctx, allocator, ring):
-    """Take over and finish the rows of departed conductors that the ring gives us."""
+def take_over_orphans(ctx, allocator, ring, queue=None):
+    """Take over the rows of departed conductors that the ring gives us; how many.
+
+    Every such row is claimed first (one compare-and-swap each), then the
+    rows are driven: on this conductor's workers through ``queue`` (its
+    backlog, else its re-drive, takes what finds no free worker), or here
+    one after the other without a queue.  So one check claims every orphan
+    it finds, however slow driving one is; a row whose claim fails (the
+    database) is left for the next check, never the rows after it.
+    """
     me = allocator.host
     live = ring.members()
     if me not in live:
         return 0   # leaving (or not yet joined): taking work now would be wrong
-    taken = 0
+    taken = []
     for row in node_alloc.list_allocating(ctx):
         old = row.conductor_affinity
-        if old == me or old in live or ring.owner(row.uuid) != me:
+        if old == me or old in live:
             continue
-        if node_alloc.take_over(ctx, row.id, old, me):
-            LOG.info('Conductor %s took over allocation %s from %s', me, row.uuid, old)
-            metrics.ORPHAN_TAKEOVERS.labels(me).inc()
-            taken += 1
-            allocator.allocate(ctx, row.id)
-    return taken
+        try:
+            if ring.owner(row.uuid) != me or not node_alloc.take_over(ctx, row.id, old, me):
+                continue
+        except Exception as exc:      # the database: the next check tries again
+            LOG.warning('Conductor %s could not take over allocation %s from %s '
+                        '(%s: %s)', me, row.uuid, old, type(exc).__name__, exc)
+            continue
+        LOG.info('Conductor %s took over allocation %s from %s', me, row.uuid, old)
+        metrics.ORPHAN_TAKEOVERS.labels(me).inc()
+        taken.append(row.id)
+    for alloc_id in taken:
+        if queue is not None:
+            queue.submit(berth_context.admin_context(ctx.db), alloc_id)
+        else:
+            allocator.allocate(ctx, alloc_id)
+    return len(taken)
 
 
 def sweep_stale(ctx, allocator, timeout):
@@ -102,7 +126,7 @@ def tasks(conf, db, allocator, ring, queue=None):
         raise periodics.NeverAgain()  # once, right after the conductor joined
 
     def take_over_orphan_allocations():
-        take_over_orphans(berth_context.admin_context(db), allocator, ring)
+        take_over_orphans(berth_context.admin_context(db), allocator, ring, queue)
 
     def sweep_stale_allocations():
         sweep_stale(berth_context.admin_context(db), allocator, a.stale_timeout)

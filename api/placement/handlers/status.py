@@ -13,6 +13,7 @@ import webob
 
 from api.common.conductor import require_conductor
 from api.placement import policy, response, router, status_page
+from common import broker_probe
 from common.policies.placement import extensions
 from objects import status as status_obj
 from objects.baremetal import fullness as node_fullness
@@ -43,6 +44,10 @@ def show_json(req):
     conductor = require_conductor(req)
     conductors = conductor.conductors(ctx)
     unreachable = conductor.unreachable(conductors)
+    # asked of the broker itself: this process's RPC client notices an
+    # outage only when it next sends (common/broker_probe.py)
+    if 'broker' not in unreachable and broker_probe.for_conf(req.conf).reachable() is False:
+        unreachable.insert(0, 'broker')
     database = status_obj.database_reachable(ctx.db, DATABASE_PROBE_SECONDS)
     if not database:
         unreachable.append('database')
