@@ -83,6 +83,13 @@ REASONS = {
     codes.QUERY_MISSING_VALUE: (400, 'A query parameter the request needs is missing.'),
     codes.SERVICE_UNAVAILABLE: (
         503, 'No conductor answered (none is running, or the call timed out).'),
+    codes.OUTCOME_UNKNOWN: (
+        503, 'The write reached a conductor, or may have, and its answer could not '
+             'come: it may have been written (never after its deadline); retrying '
+             'the same request is safe.'),
+    codes.STORAGE_FULL: (
+        507, "The database's disk is full: nothing was written; retry once space "
+             'is freed.'),
     codes.REQUEST_TOO_LARGE: (
         413, 'The body is larger than ``[api] max_request_body_size``.'),
     codes.NO_VALID_HOST: (
@@ -108,7 +115,10 @@ DEFAULTS = {
     413: 'The body is too large.',
     415: 'The body is not ``application/json``.',
     503: 'The service cannot answer now.',
+    507: "The database's disk is full: nothing was written.",
 }
+# the methods that write (a full database disk answers them 507)
+WRITES = frozenset(('PUT', 'POST', 'PATCH', 'DELETE'))
 
 
 def all_codes():
@@ -161,7 +171,7 @@ def _call_errors(call, module):
     elif name in api_ref_params.CALLS:
         found.add((400, 'default'))
     elif name == 'require_conductor':
-        found.add((503, codes.SERVICE_UNAVAILABLE))
+        found |= {(503, codes.SERVICE_UNAVAILABLE), (503, codes.OUTCOME_UNKNOWN)}
     else:
         target = _resolve(call.func, module)
         if isinstance(target, type) and issubclass(target, exception.BerthException):
@@ -201,6 +211,8 @@ def route_errors(method, path, handler, placement=True):
     low = str(getattr(handler, 'min_version', None) or '1.0')
     if placement and low != '1.0':
         found.add((404, 'default'))
+    if handler is not None and method in WRITES:
+        found.add((507, codes.STORAGE_FULL if placement else 'default'))
     if placement:
         found |= {(REASONS[code][0], code) for code in BELOW.get((method, path), ())}
     else:
@@ -209,17 +221,17 @@ def route_errors(method, path, handler, placement=True):
     return sorted(found, key=lambda item: (item[0], item[1] != 'default', item[1]))
 
 
-def _path_params(path):
+def _path_params(path: str) -> list[str]:
     return [part[1:-1] for part in path.split('/') if part.startswith('{')]
 
 
-def rest_lines(errors):
+def rest_lines(errors: list[tuple[int, str]]) -> list[str]:
     """The items of a ``rest_status_code:: error`` list."""
     return ['  - %d' % status if code == 'default' else '  - %d: %s' % (status, code)
             for status, code in errors]
 
 
-def status_yaml(success_yaml):
+def status_yaml(success_yaml: str) -> str:
     """status.yaml: the success codes, then each error status with its codes' reasons."""
     lines = [success_yaml.rstrip('\n')]
     for status in sorted(set(DEFAULTS) | {s for s, _ in REASONS.values()}):

@@ -4,7 +4,9 @@ The assembly itself is :mod:`common.conf.builder`, shared with the WSGI
 entry points and the tests; this module keeps the commands' spelling.
 """
 
+from collections.abc import Sequence
 import sys
+from typing import Any
 
 from oslo_config import cfg
 
@@ -17,7 +19,7 @@ def make_conf(argv, description=None, cli_opts=(), default_config_files=None):
                          description=description)
 
 
-def make_conf_or_exit(prog, argv, **kwargs):
+def make_conf_or_exit(prog: str, argv: Sequence[str], **kwargs: Any) -> cfg.ConfigOpts:
     """:func:`make_conf`, or one line on stderr and exit 2 for a configuration mistake.
 
     A missing, unreadable or malformed ``--config-file`` (oslo.config names

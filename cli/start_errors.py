@@ -9,6 +9,7 @@ Anything else keeps its traceback in the log: it is a bug to report.
 
 import errno
 import re
+from typing import Any
 
 # the schema is missing or older than the code (SQLite, PostgreSQL, MySQL/MariaDB)
 _NO_SCHEMA = ('no such table', 'no such column', 'undefinedtable', 'undefinedcolumn',
@@ -21,12 +22,12 @@ _UNREACHABLE = ('could not connect to server', 'connection refused',
 _ADDRESS = re.compile(r"\(?'?([0-9a-fA-F.:]+)'?,\s*(\d+)\)?")
 
 
-def _first_line(exc):
+def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
 
 
-def _port_options(conf, port):
+def _port_options(conf: Any, port: int) -> list[str]:
     """The options that set ``port``, as an operator would change them."""
     names = []
     for group, name in (('api', 'placement_port'), ('api', 'baremetal_port'),
@@ -40,7 +41,7 @@ def _port_options(conf, port):
     return names
 
 
-def describe(exc, conf=None):
+def describe(exc: BaseException, conf: Any = None) -> str | None:
     """The one line for ``exc``, or None when it is not an operator's mistake."""
     text = str(exc).lower()
     if isinstance(exc, OSError) and (exc.errno == errno.EADDRINUSE

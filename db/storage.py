@@ -11,7 +11,9 @@ db.api raise :class:`common.exception.StorageFull` instead (HTTP 507
 succeeds once space has been freed.
 """
 
+from collections.abc import Iterator
 import contextlib
+from typing import Any
 
 from common import exception
 
@@ -20,10 +22,10 @@ POSTGRESQL_DISK_FULL = '53100'
 MYSQL_FULL = (1114, 1021)
 
 
-def _causes(exc):
+def _causes(exc: BaseException) -> Iterator[BaseException]:
     """``exc`` and what it wraps: oslo.db's inner exception, SQLAlchemy's DBAPI one."""
     seen = set()
-    todo = [exc]
+    todo: list[BaseException | None] = [exc]
     while todo:
         cur = todo.pop()
         if cur is None or id(cur) in seen:
@@ -52,7 +54,7 @@ def is_full(exc: BaseException) -> bool:
 
 
 @contextlib.contextmanager
-def naming_full(transaction):
+def naming_full(transaction: Any) -> Iterator[Any]:
     """``transaction`` (a context manager) whose full-storage failure is StorageFull."""
     try:
         with transaction as session:

@@ -68,7 +68,7 @@ EXCLUDED = ('db/migrations',)
 # package directory -> percent of its signatures fully annotated, never less
 # (measured with coverage(); raise a floor when its package gains annotations)
 FLOORS = {
-    'api': 2.8,
+    'api': 5.5,
     'api/baremetal': 0.0,
     'api/baremetal/handlers': 0.0,
     'api/baremetal/schemas': 0.0,
@@ -76,8 +76,8 @@ FLOORS = {
     'api/placement': 0.0,
     'api/placement/handlers': 5.4,
     'api/placement/schemas': 0.0,
-    'cli': 16.6,
-    'common': 21.4,
+    'cli': 19.0,
+    'common': 28.8,
     'common/conf': 3.8,
     'common/policies': 0.0,
     'common/policies/baremetal': 0.0,
