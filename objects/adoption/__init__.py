@@ -1,0 +1,1 @@
+"""Adopting a running OpenStack Placement: its schema, the import (and the export)."""
