@@ -14,6 +14,7 @@ from cli import (
     manage_quota,
     manage_status,
     manage_upgrade,
+    manage_verify_export,
 )
 from objects import database
 
@@ -44,7 +45,9 @@ COMMAND_GROUPS = [_add_db_commands, manage_migrations.add_import_commands,
                   manage_quota.add_quota_commands,
                   manage_policy.add_policy_commands,
                   manage_conductor.add_conductor_commands,
-                  manage_capacity.add_capacity_command]
+                  manage_capacity.add_capacity_command,
+                  manage_verify_export.add_verify_commands,
+                  manage_verify_export.add_export_commands]
 
 
 def _add_commands(subparsers):
@@ -53,7 +56,7 @@ def _add_commands(subparsers):
 
 
 # command groups that never open the database
-NO_DATABASE = frozenset(('policy',))
+NO_DATABASE = frozenset(('policy', 'verify'))
 
 
 def _unconfigured(conf):
