@@ -31,7 +31,7 @@ FORBIDDEN = {
     'objects/legacy': ('objects.candidates', 'objects.baremetal'),
 }
 
-OBJECT_DOMAINS = ('baremetal', 'candidates', 'legacy', 'placement', 'sql')
+OBJECT_DOMAINS = ('adoption', 'baremetal', 'candidates', 'legacy', 'placement', 'sql')
 
 
 def _imports(path):
