@@ -281,7 +281,13 @@ def run(ctx: RequestContext, url: str) -> dict[str, int]:
                                 % (shown_url(url), str(exc.orig if hasattr(exc, 'orig')
                                                        else exc).splitlines()[0])) from None
         state = read_berth(ctx)
-        with engine.begin() as conn:
-            return write(conn, url, state)
+        try:
+            with engine.begin() as conn:
+                return write(conn, url, state)
+        except sa.exc.SQLAlchemyError as exc:
+            raise ExportRefused('writing to the target %s failed, nothing was written '
+                                '(%s); is it a Placement database after placement-manage '
+                                'db sync?' % (shown_url(url), str(getattr(exc, 'orig', exc)
+                                                                   ).splitlines()[0])) from None
     finally:
         engine.dispose()
