@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent import futures
 import dataclasses
 import json
+import time
 from typing import Any
 import urllib.parse
 
@@ -180,8 +181,10 @@ class Verifier:
 
     def __init__(self, placement: Endpoint, berth: Endpoint, workers: int = 8,
                  emit: Callable[[Difference], None] | None = None,
-                 microversion: str | None = None) -> None:
+                 microversion: str | None = None,
+                 progress: Callable[[str], None] | None = None) -> None:
         self.microversion = microversion
+        self.progress = progress
         self.placement = placement
         self.berth = berth
         self.workers = max(1, workers)
@@ -207,10 +210,12 @@ class Verifier:
             end.check_credentials()
         return text
 
-    def _both(self, paths: Iterable[str],
+    def _both(self, label: str, paths: Iterable[str],
               canonical: Callable[[Any], Any] = _canonical) -> dict[str, tuple]:
-        """Read every path from both sides (in parallel); the placement side's answers."""
+        """Read every path from both sides (in parallel); both sides' answers."""
         paths = list(dict.fromkeys(paths))
+        started = time.monotonic()
+        found = len(self.report.differences)
         answers: dict[str, tuple] = {}
         with futures.ThreadPoolExecutor(self.workers) as pool:
             left = pool.map(self.placement.read, paths)
@@ -225,11 +230,15 @@ class Verifier:
                     if self.emit:
                         self.emit(d)
                 answers[path] = (ps, pb, bs, bb)
+        if self.progress:
+            self.progress('%-22s %6d reads in %6.1f s, %d difference(s)' % (
+                label, len(paths), time.monotonic() - started,
+                len(self.report.differences) - found))
         return answers
 
     def run(self) -> Report:
         self.connect()
-        top = self._both(['/resource_providers', '/resource_classes', '/traits',
+        top = self._both('lists', ['/resource_providers', '/resource_classes', '/traits',
                           '/traits?associated=true', '/traits?associated=false'])
         providers = _union_items(top['/resource_providers'], 'resource_providers')
         uuids = sorted(p['uuid'] for p in providers)
@@ -239,7 +248,7 @@ class Verifier:
             per_provider += [base, base + '/inventories', base + '/traits',
                              base + '/aggregates', base + '/usages',
                              base + '/allocations']
-        got = self._both(per_provider)
+        got = self._both('providers', per_provider)
         traits, aggregates, consumers, inventories = set(), set(), set(), {}
         for u in uuids:
             base = '/resource_providers/%s' % u
@@ -255,11 +264,12 @@ class Verifier:
         filtered += [_q('/resource_providers', required='!' + t) for t in sorted(traits)]
         classes = sorted({rc for rcs in inventories.values() for rc in rcs})
         filtered += [_q('/resource_providers', resources='%s:1' % rc) for rc in classes]
-        self._both(filtered)
-        owners = self._both('/allocations/%s' % c for c in sorted(consumers))
+        self._both('provider filters', filtered)
+        owners = self._both('consumers', ('/allocations/%s' % c for c in sorted(consumers)))
         typed = _version(self.placement.version) >= (1, 38)
-        self._both(_usage_reads(owners.values(), typed))
-        self._both(_candidate_reads(owners.values(), inventories, sorted(traits)),
+        self._both('usages', _usage_reads(owners.values(), typed))
+        self._both('allocation candidates',
+                   _candidate_reads(owners.values(), inventories, sorted(traits)),
                    _candidates_canonical)
         return self.report
 
@@ -292,25 +302,29 @@ def _bodies(answers: Iterable[tuple]) -> Iterator[dict]:
 
 
 def _usage_reads(owners: Iterable[tuple], typed: bool = True) -> list[str]:
-    """``/usages`` per project, project and user, and each consumer type (``typed``)."""
+    """``/usages`` per project (whole, and per consumer type when ``typed``) and per
+    project and user (whole, and per consumer type that pair holds)."""
     projects: set[str] = set()
-    pairs: set[tuple[str, str]] = set()
+    pairs: dict[tuple[str, str], set[str]] = {}
     types = {'all', 'unknown'} if typed else set()
     for body in _bodies(owners):
-        if body.get('project_id'):
-            projects.add(body['project_id'])
-            if body.get('user_id'):
-                pairs.add((body['project_id'], body['user_id']))
-        if typed and body.get('consumer_type'):
-            types.add(body['consumer_type'])
+        project, user, ctype = (body.get('project_id'), body.get('user_id'),
+                                body.get('consumer_type'))
+        if not project:
+            continue
+        projects.add(project)
+        held = pairs.setdefault((project, user), set()) if user else set()
+        if typed and ctype:
+            types.add(ctype)
+            held.add(ctype)
     reads = []
     for p in sorted(projects):
         reads.append(_q('/usages', project_id=p))
         reads += [_q('/usages', project_id=p, consumer_type=t) for t in sorted(types)]
-    for p, u in sorted(pairs):
+    for (p, u), held in sorted(pairs.items()):
         reads.append(_q('/usages', project_id=p, user_id=u))
         reads += [_q('/usages', project_id=p, user_id=u, consumer_type=t)
-                  for t in sorted(types)]
+                  for t in sorted(held)]
     return reads
 
 

@@ -37,7 +37,8 @@ def _verify_placement(conf) -> int:
     verifier = adoption_verify.Verifier(
         placement, berth, workers=args.workers,
         emit=lambda d: print('DIFFERENT ' + d.line(), flush=True),
-        microversion=args.microversion)
+        microversion=args.microversion,
+        progress=lambda line: print(line, flush=True))
     started = time.monotonic()
     try:
         report = verifier.run()
