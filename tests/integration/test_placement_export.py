@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from cli import manage
 from objects.adoption import placement_schema as ps
-from tests import adoption_cloud, fixtures, placement_real, services
+from tests import adoption_cloud, fixtures, mariadb_service, placement_real, services
 from tests.integration.conftest import MARKS
 
 pytestmark = [*MARKS, pytest.mark.adoption]
@@ -122,3 +122,21 @@ def test_export_to_postgresql_placement_answers_as_berth(berth, berth_cfg, capsy
         assert nxt > top
     finally:
         pg.stop()
+
+
+def test_export_to_mariadb_placement_answers_as_berth(berth, berth_cfg, capsys, tmp_path):
+    db = mariadb_service.MariaDB(tmp_path / 'mariadb')
+    try:
+        db.start()
+    except services.ServiceError as exc:
+        services.unavailable('MariaDB: %s' % exc)
+    try:
+        # VCPU's id is 0 in Placement: MySQL must not take it as "the next id"
+        _export_and_compare(berth, berth_cfg, capsys, tmp_path / 'placement', db.url)
+        engine = sa.create_engine(db.url)
+        with engine.connect() as conn:
+            assert conn.execute(sa.select(ps.resource_classes.c.name).where(
+                ps.resource_classes.c.id == 0)).scalar() == 'VCPU'
+        engine.dispose()
+    finally:
+        db.stop()
