@@ -182,8 +182,10 @@ class Verifier:
     def __init__(self, placement: Endpoint, berth: Endpoint, workers: int = 8,
                  emit: Callable[[Difference], None] | None = None,
                  microversion: str | None = None,
-                 progress: Callable[[str], None] | None = None) -> None:
+                 progress: Callable[[str], None] | None = None,
+                 sample: int = 0) -> None:
         self.microversion = microversion
+        self.sample = sample
         self.progress = progress
         self.placement = placement
         self.berth = berth
@@ -242,6 +244,10 @@ class Verifier:
                           '/traits?associated=true', '/traits?associated=false'])
         providers = _union_items(top['/resource_providers'], 'resource_providers')
         uuids = sorted(p['uuid'] for p in providers)
+        if 0 < self.sample < len(uuids):
+            # evenly spread over the uuids: the same providers on every run
+            step = len(uuids) / self.sample
+            uuids = [uuids[int(i * step)] for i in range(self.sample)]
         per_provider = []
         for u in uuids:
             base = '/resource_providers/%s' % u
@@ -256,7 +262,9 @@ class Verifier:
             aggregates.update(_field(got[base + '/aggregates'], 'aggregates', []))
             consumers.update(_field(got[base + '/allocations'], 'allocations', {}))
             inventories[u] = sorted(_field(got[base + '/inventories'], 'inventories', {}))
-        roots = sorted({p.get('root_provider_uuid') or p['uuid'] for p in providers})
+        chosen = set(uuids)
+        roots = sorted({p.get('root_provider_uuid') or p['uuid'] for p in providers
+                        if p['uuid'] in chosen})
         filtered = [_q('/resource_providers', in_tree=r) for r in roots]
         filtered += [_q('/resource_providers', member_of=a) for a in sorted(aggregates)]
         filtered += [_q('/resource_providers', member_of='in:' + a) for a in sorted(aggregates)]

@@ -38,7 +38,7 @@ def _verify_placement(conf) -> int:
         placement, berth, workers=args.workers,
         emit=lambda d: print('DIFFERENT ' + d.line(), flush=True),
         microversion=args.microversion,
-        progress=lambda line: print(line, flush=True))
+        progress=lambda line: print(line, flush=True), sample=args.sample)
     started = time.monotonic()
     try:
         report = verifier.run()
@@ -73,6 +73,10 @@ def add_verify_commands(subparsers) -> None:
     p.add_argument('--microversion', default=None,
                    help='ask both sides at this microversion (default: the newest both '
                         'offer, at most 1.39)')
+    p.add_argument('--sample', type=int, default=0, metavar='N',
+                   help='read at most N providers one by one (with their consumers), '
+                        'spread evenly over the uuids; the lists, filters, usages and '
+                        'candidates are still compared (default 0: every provider)')
     p.add_argument('--workers', type=int, default=8,
                    help='reads in flight per side (default 8)')
     p.add_argument('--timeout', type=float, default=60.0,

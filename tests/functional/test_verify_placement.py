@@ -46,6 +46,11 @@ def test_identical_berths_then_one_changed(berth, twin, capsys):
         # every kind of read was made: providers, filters, usages, candidates
         reads = int(out.rsplit('\n', 2)[-2].split()[0])
         assert reads > 100, out
+        # a sample reads fewer providers one by one, and still finds them equal
+        code, out, err = _verify(capsys, berth.placement_url, twin.placement_url,
+                                 '--token', 'admin', '--sample', '2')
+        assert (code, err) == (0, ''), out
+        assert 'providers                  12 reads' in out, out
 
         api = adoption_cloud.Api(session, twin.placement_url)
         api.inventories('cn2', {'VCPU': {'total': 48, 'reserved': 2,
