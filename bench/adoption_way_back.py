@@ -7,7 +7,7 @@ projects and 3 consumer types), exported into a db-synced SQLite Placement
 16 database (tests/placement_real.py builds its venv), Placement is started
 on it and ``berth-manage verify placement`` compares every read.
 
-    python -m bench.adoption_way_back --providers 1000 [--workers 8]
+    python -m bench.adoption_way_back --providers 1000 [--workers 8] [--sample N]
 
 Prints one JSON line: sizes, export and verify seconds, reads, differences.
 """
@@ -64,6 +64,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--providers', type=int, default=1000)
     parser.add_argument('--workers', type=int, default=8)
+    parser.add_argument('--sample', type=int, default=0,
+                        help="verify's --sample (0: every provider)")
     args = parser.parse_args(argv)
     work = tempfile.mkdtemp(prefix='berth-way-back-')
     conf = fixtures.make_conf(os.path.join(work, 'state'))
@@ -90,9 +92,10 @@ def main(argv=None):
         started = time.monotonic()
         code = manage.main(['verify', 'placement', '--endpoint', placement.url,
                             '--token', 'admin', '--berth-endpoint', berth.placement_url,
-                            '--workers', str(args.workers)])
+                            '--workers', str(args.workers), '--sample', str(args.sample)])
         verify_s = time.monotonic() - started
         print(json.dumps({'providers': args.providers, 'consumers': consumers,
+                          'sample': args.sample,
                           'populate_s': round(populate_s, 1),
                           'export_s': round(export_s, 2), 'verify_s': round(verify_s, 1),
                           'verify_exit': code}))
