@@ -18,11 +18,16 @@ from typing import Any
 import urllib.parse
 
 import requests
+import requests.adapters
 
 # the newest microversion both sides are asked at (every field visible)
 NEWEST = (1, 39)
 # allocation-candidate queries at most, per kind of query
 CANDIDATE_SAMPLE = 25
+# tries again of a read whose connection failed
+RETRIES = 3
+# connections kept per endpoint (at least --workers)
+MAX_POOL = 64
 
 
 class VerifyError(Exception):
@@ -47,6 +52,15 @@ class Endpoint:
     def __post_init__(self) -> None:
         self.url = self.url.rstrip('/')
         self.session = requests.Session()
+        # reads are idempotent: a connection the server dropped (a keep-alive
+        # closed under load) is retried before the run gives up
+        retry = requests.adapters.Retry(total=RETRIES, connect=RETRIES, read=RETRIES,
+                                   status=0, backoff_factor=0.2,
+                                   allowed_methods=frozenset(['GET']))
+        adapter = requests.adapters.HTTPAdapter(max_retries=retry,
+                                                pool_maxsize=MAX_POOL)
+        self.session.mount('http://', adapter)
+        self.session.mount('https://', adapter)
 
     def _send(self, path: str, version: str | None) -> requests.Response:
         headers = {'Accept': 'application/json'}
