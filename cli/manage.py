@@ -15,6 +15,7 @@ from cli import (
     manage_rpc,
     manage_status,
     manage_upgrade,
+    manage_verify_export,
     start_errors,
 )
 from objects import database
@@ -47,7 +48,9 @@ COMMAND_GROUPS = [_add_db_commands, manage_migrations.add_import_commands,
                   manage_policy.add_policy_commands,
                   manage_conductor.add_conductor_commands,
                   manage_capacity.add_capacity_command,
-                  manage_rpc.add_rpc_commands]
+                  manage_rpc.add_rpc_commands,
+                  manage_verify_export.add_verify_commands,
+                  manage_verify_export.add_export_commands]
 
 
 def _add_commands(subparsers):
@@ -56,7 +59,7 @@ def _add_commands(subparsers):
 
 
 # command groups that never open the database
-NO_DATABASE = frozenset(('policy', 'rpc'))
+NO_DATABASE = frozenset(('policy', 'rpc', 'verify'))
 
 
 def _unconfigured(conf):
