@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import contextlib
 from typing import Any
 
-from common import exception
+from common.exception import BerthException, StorageFull
 
 SQLITE_FULL = 13
 POSTGRESQL_DISK_FULL = '53100'
@@ -59,9 +59,9 @@ def naming_full(transaction: Any) -> Iterator[Any]:
     try:
         with transaction as session:
             yield session
-    except exception.BerthException:
+    except BerthException:
         raise
     except Exception as exc:
         if is_full(exc):
-            raise exception.StorageFull() from exc
+            raise StorageFull() from exc
         raise

@@ -31,6 +31,10 @@ FORBIDDEN = {
     'objects/legacy': ('objects.candidates', 'objects.baremetal'),
 }
 
+# the exceptions of common/ sit below every layer: db raises StorageFull
+# (db/storage.py: a full disk named as such by both APIs, and across RPC)
+ALLOWED = {'db': ('common.exception',)}
+
 OBJECT_DOMAINS = ('adoption', 'baremetal', 'candidates', 'legacy', 'placement', 'sql')
 
 
@@ -44,10 +48,12 @@ def _imports(path):
             yield node.module
 
 
-def _violations(package, banned):
+def _violations(package, banned, allowed=()):
     found = []
     for path in sorted((ROOT / package).rglob('*.py')):
         for name in _imports(path):
+            if name in allowed:
+                continue
             for prefix in banned:
                 if name == prefix or name.startswith(prefix + '.'):
                     found.append('%s imports %s' % (path.relative_to(ROOT), name))
@@ -56,7 +62,7 @@ def _violations(package, banned):
 
 @pytest.mark.parametrize('package', sorted(FORBIDDEN))
 def test_arrows(package):
-    assert _violations(package, FORBIDDEN[package]) == []
+    assert _violations(package, FORBIDDEN[package], ALLOWED.get(package, ())) == []
 
 
 def test_objects_modules_live_in_their_domain():
