@@ -21,7 +21,9 @@ from db import models
 from tests import adoption_cloud, fixtures, mariadb_service, placement_real, services
 from tests.integration.conftest import MARKS, _start
 
-pytestmark = [*MARKS, pytest.mark.adoption]
+# compat too: they run in the compat pass, beside the database parity passes
+# (make test-parity-compat), where waiting on a real Placement costs CI no time
+pytestmark = [*MARKS, pytest.mark.adoption, pytest.mark.compat]
 
 RO_USER, RO_PASSWORD = 'placement_ro', 'read-0nly'
 

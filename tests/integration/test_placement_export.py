@@ -19,7 +19,9 @@ from objects.adoption import placement_schema as ps
 from tests import adoption_builder, fixtures, mariadb_service, placement_real, services
 from tests.integration.conftest import MARKS
 
-pytestmark = [*MARKS, pytest.mark.adoption]
+# compat too: they run in the compat pass, beside the database parity passes
+# (make test-parity-compat), where waiting on a real Placement costs CI no time
+pytestmark = [*MARKS, pytest.mark.adoption, pytest.mark.compat]
 
 
 @pytest.fixture

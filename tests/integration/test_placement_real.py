@@ -12,7 +12,9 @@ from objects.adoption import placement_schema as ps
 from tests import placement_real
 from tests.integration.conftest import MARKS
 
-pytestmark = [*MARKS, pytest.mark.adoption]
+# compat too: they run in the compat pass, beside the database parity passes
+# (make test-parity-compat), where waiting on a real Placement costs CI no time
+pytestmark = [*MARKS, pytest.mark.adoption, pytest.mark.compat]
 
 
 def test_placement_schema_matches_a_synced_placement(tmp_path):
