@@ -63,3 +63,26 @@ man_pages = [
     ('cli/berth-status', 'berth-status', 'berth upgrade checks', [author], 1),
 ]
 man_show_urls = False
+
+
+def _oslo_config_xrefs_only():
+    """oslo.config's domain answers only its own ``group.option`` targets.
+
+    myst offers a link it cannot resolve (a mistyped ``#anchor``) to every
+    domain; oslo_config.sphinxext's ``resolve_xref`` then splits the target
+    on its dot and crashes the build with a traceback.  Answering None lets
+    myst report the broken link as the warning it is (an error with -W).
+    """
+    from oslo_config import sphinxext
+
+    resolve = sphinxext.ConfigDomain.resolve_xref
+
+    def resolve_xref(self, env, fromdocname, builder, typ, target, node, contnode):
+        if '.' not in target:
+            return None
+        return resolve(self, env, fromdocname, builder, typ, target, node, contnode)
+
+    sphinxext.ConfigDomain.resolve_xref = resolve_xref
+
+
+_oslo_config_xrefs_only()
