@@ -4,11 +4,11 @@ Spacings are read from the conf object when the worker is built (at service
 start), never at import: tasks are plain callables wrapped here.
 """
 
+from concurrent import futures
 import logging
 import threading
 import time
 
-import futurist
 from futurist import periodics
 
 from common import context as berth_context
@@ -33,10 +33,14 @@ class PeriodicRunner:
                               None, None))
         # a thread per task: one that is slow (a stale sweep driving many
         # rows, a database that hangs) never delays another, above all the
-        # orphan takeover, whose bound is the documented recovery time
+        # orphan takeover, whose bound is the documented recovery time.  The
+        # standard library's pool: its idle threads leave at once on shutdown,
+        # where futurist's poll their queue up to a second (every stop of a
+        # conductor, and so of every embedded berth, waited for that)
         size = max(1, len(callables))
         self._worker = periodics.PeriodicWorker(
-            callables, executor_factory=lambda: futurist.ThreadPoolExecutor(size))
+            callables, executor_factory=lambda: futures.ThreadPoolExecutor(
+                size, thread_name_prefix='periodic'))
         self._thread = threading.Thread(target=self._worker.start,
                                         kwargs={'allow_empty': True},
                                         daemon=True, name=name)
