@@ -190,11 +190,12 @@ def _reset_sequences(conn: sa.engine.Connection) -> None:
     for table in ps.TABLES:
         if 'id' not in table.c:
             continue
-        seq = conn.execute(sa.text("SELECT pg_get_serial_sequence(:t, 'id')"),
-                           {'t': table.name}).scalar()
+        seq = conn.execute(sa.select(sa.func.pg_get_serial_sequence(table.name, 'id'))
+                           ).scalar()
         if seq:
-            conn.execute(sa.text('SELECT setval(:s, (SELECT COALESCE(MAX(id), 0) + 1 '
-                                 'FROM %s), false)' % table.name), {'s': seq})
+            following = sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0) + 1)
+            conn.execute(sa.select(sa.func.setval(seq, following.scalar_subquery(),
+                                                  sa.false())))
 
 
 def write(conn: sa.engine.Connection, url: str, state: dict[str, list[Any]]) -> dict:
@@ -275,7 +276,7 @@ def run(ctx: RequestContext, url: str) -> dict[str, int]:
     try:
         try:
             with engine.connect() as probe:
-                probe.execute(sa.text('SELECT 1'))
+                probe.execute(sa.select(sa.literal(1)))
         except sa.exc.SQLAlchemyError as exc:
             raise ExportRefused('cannot open the target %s (%s); check --connection'
                                 % (shown_url(url), str(exc.orig if hasattr(exc, 'orig')

@@ -67,7 +67,7 @@ def connect(engine: sa.engine.Engine, url: str) -> sa.engine.Connection:
         if name == 'postgresql':
             conn = conn.execution_options(isolation_level='REPEATABLE READ',
                                           postgresql_readonly=True)
-            conn.exec_driver_sql('SELECT 1')
+            conn.execute(sa.select(sa.literal(1)))
         elif name == 'mysql':
             conn = conn.execution_options(isolation_level='REPEATABLE READ')
             conn.exec_driver_sql('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY')

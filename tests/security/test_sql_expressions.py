@@ -22,7 +22,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PACKAGES = ('api', 'objects', 'db', 'conductor', 'cli', 'common')
 SINKS = {'text', 'execute', 'exec_driver_sql', 'executescript', 'executemany'}
 CONTROL = re.compile(r'^\s*(PRAGMA\s+\w+(\s*=\s*\w+)?|BEGIN( IMMEDIATE)?|'
-                     r'SET TRANSACTION( READ ONLY| READ WRITE)?)\s*$', re.I)
+                     r'SET TRANSACTION( READ ONLY| READ WRITE)?|'
+                     # MySQL: a read-only snapshot, a session's SQL mode
+                     r'START TRANSACTION WITH CONSISTENT SNAPSHOT(, READ ONLY)?|'
+                     r"SET SESSION sql_mode = CONCAT\(@@SESSION\.sql_mode, ',[A-Z_]+'\))\s*$",
+                     re.I)
 SQL = re.compile(r'\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+INTO\b|\bUPDATE\s+\S+\s+SET\b|'
                  r'\bDELETE\s+FROM\b|\b(ALTER|DROP|CREATE)\s+TABLE\b|'
                  r'\bWHERE\s+\S+\s*(=|<|>|\bIN\b|\bLIKE\b)', re.I)
@@ -115,6 +119,7 @@ def test_the_scan_finds_string_sql(snippet):
     "dbapi_con.execute('PRAGMA journal_mode=WAL')",
     "conn.exec_driver_sql('BEGIN IMMEDIATE')",
     "conn.exec_driver_sql('SET TRANSACTION READ ONLY')",
+    "conn.exec_driver_sql('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY')",
     "LOG.info('Updated %s providers where needed', n)",
     "raise ValueError('select one of %s' % choices)",
 ])

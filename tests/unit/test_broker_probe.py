@@ -2,16 +2,15 @@
 
 import socket
 
-from oslo_config import cfg
 import oslo_messaging as messaging
 
 from common import broker_probe
+from common.conf import builder
 
 
 def _conf(url):
-    conf = cfg.ConfigOpts()
+    conf = builder.build(config_files=[])
     messaging.TransportURL.parse(conf, 'fake://')      # registers transport_url
-    conf([], default_config_files=[])
     conf.set_override('transport_url', url)
     return conf
 
