@@ -57,14 +57,11 @@ class ConductorAPI:
         self.conf = conf
         self.ring = ring
         self.replies = replies
-        self.version_cap = conf.upgrade_levels.conductor or rpc_version.RPC_API_VERSION
-        self.client = rpc.get_client(transport, rpc_version.RPC_API_VERSION,
-                                     self.version_cap,
-                                     timeout=rpc.call_timeout(conf),
-                                     retry=conf.conductor.rpc_send_retries,
-                                     replies=replies,
-                                     verify_replies=rpc_version.allows(
-                                         self.version_cap, rpc_version.REPLY_SIGNING))
+        cap = self.version_cap = conf.upgrade_levels.conductor or rpc_version.RPC_API_VERSION
+        self.client = rpc.get_client(
+            transport, rpc_version.RPC_API_VERSION, cap, timeout=rpc.call_timeout(conf),
+            retry=conf.conductor.rpc_send_retries, replies=replies,
+            verify_replies=rpc_version.allows(cap, rpc_version.REPLY_SIGNING))
         # whether create_allocation may wait (1.4); the cap is fixed per process
         self._allocation_wait = self.can_send_version('1.4')
         # backfill and the node writes that end an allocation (1.6)
