@@ -28,6 +28,7 @@ class RequestContext(o_context.RequestContext):
         self.deadline = None
         self.rpc_method = None
         self.sent = None        # when its message was sent (the fence)
+        self.fence = None       # its conductor's common.deadline.Fence
 
     def to_dict(self):
         """oslo.context's dict plus the names it leaves out.

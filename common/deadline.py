@@ -17,7 +17,7 @@ transactions commit (:func:`check`): one log line, counted in
 ``berth_rpc_expired{method, where}``, and nothing written.
 
 Every message also carries the time it was sent (``berth_sent``, a context
-field older conductors ignore), for the fence (:func:`fence`, :func:`beat`):
+field older conductors ignore), for its conductor's fence (:class:`Fence`):
 a conductor's ring marks the times it (re)joined the ring, and a conductor
 drops a message sent before the last of them, and any write while its ring
 has not beaten for longer than its membership can lapse (a stopped
@@ -194,59 +194,82 @@ def check(ctx: Any, where: str, clock: Callable[[], float] | None = None) -> Non
 
     Called right before a write commits; a context without a deadline (a
     conductor's own periodic work) never expires.  A message that the fence
-    excludes (:func:`fenced`) is dropped the same way.
+    excludes (the conductor's :class:`Fence`, which the door's serializer
+    gave the context) is dropped the same way.
     """
     deadline = getattr(ctx, 'deadline', None)
-    if deadline is not None and fenced(getattr(ctx, 'sent', None)):
+    own = getattr(ctx, 'fence', None)
+    if deadline is not None and own is not None and own.excludes(getattr(ctx, 'sent', None)):
         raise fenced_out(getattr(ctx, 'rpc_method', None) or 'write', where)
     if deadline is not None and passed(deadline, clock):
         raise expired(getattr(ctx, 'rpc_method', None) or 'write', where, deadline,
                       clock)
 
 
-# --- the fence (a conductor's; set by conductor.ring) ---
+# --- the fence: one per conductor host (set by conductor.ring) ---
 
-class _Fence:
-    since = 0.0                 # Unix seconds: messages sent before it are dropped
-    beat: float | None = None   # monotonic: the ring's last beat (a thread that does nothing else)
-    lapse = 0.0                 # seconds without a round after which we are out
+class Fence:
+    """One conductor's fence: what it must no longer write.
 
-
-_fence = _Fence()
-
-
-def fence(at: float | None = None) -> None:
-    """Drop from now on every message sent before ``at`` (default: now).
-
-    Called by a conductor's ring when it joins the ring, and when it finds
-    that its membership lapsed (it was stopped, or starved): its callers may
-    have sent those messages' calls to another conductor meanwhile.
+    Its ring moves it (:meth:`close`, :meth:`beat`); its door
+    (common.rpc_door) and its commits (:func:`check`, through the context
+    the door's serializer tags with it) read it.  One per conductor, never
+    per process: conductors that share a process (``berth serve``'s embedded
+    ones, or several deployments in one test process) each fence their own
+    messages only.
     """
-    _fence.since = max(_fence.since, time.time() if at is None else at)
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        self.since = 0.0                    # Unix seconds: messages sent before are dropped
+        self.beat_at: float | None = None   # monotonic: the ring's last beat
+        self.lapse = 0.0                    # seconds without a beat after which we are out
+
+    def close(self, at: float | None = None) -> None:
+        """Drop from now on every message sent before ``at`` (default: now).
+
+        Called by the conductor's ring when it joins the ring, and when it
+        finds that its membership lapsed (it was stopped, or starved): its
+        callers may have sent those messages' calls to another conductor
+        meanwhile.
+        """
+        self.since = max(self.since, time.time() if at is None else at)
+
+    def beat(self, lapse: float) -> None:
+        """The ring beat (every 0.2 s); without a beat for ``lapse`` s the conductor is fenced.
+
+        A gap longer than ``lapse`` since the previous beat (the process was
+        stopped) fences what was sent before now (:meth:`close`).  ``0``: no
+        lapse (a conductor that left the ring serves its last calls).
+        """
+        now = time.monotonic()
+        if self.beat_at is not None and self.lapse and now - self.beat_at > self.lapse:
+            LOG.warning('Conductor %s did not run for %.1fs (its ring membership '
+                        'may have lapsed): messages sent before now are dropped',
+                        self.host, now - self.beat_at)
+            self.close()
+        self.beat_at, self.lapse = now, lapse
+
+    def excludes(self, sent: Any) -> bool:
+        """Whether a message sent at ``sent`` (Unix seconds; None: unknown) must not write."""
+        if (self.beat_at is not None and self.lapse
+                and time.monotonic() - self.beat_at > self.lapse):
+            return True     # stopped until just now: no beat yet
+        return (isinstance(sent, (int, float)) and not isinstance(sent, bool)
+                and sent < self.since)
 
 
-def beat(lapse: float) -> None:
-    """The ring beat (every 0.2 s); without a beat for ``lapse`` s this process is fenced.
-
-    A gap longer than ``lapse`` since the previous round (the process was
-    stopped) fences what was sent before now (:func:`fence`).
-    """
-    now = time.monotonic()
-    if _fence.beat is not None and _fence.lapse and now - _fence.beat > _fence.lapse:
-        LOG.warning('This conductor did not run for %.1fs (its ring membership may '
-                    'have lapsed): messages sent before now are dropped',
-                    now - _fence.beat)
-        fence()
-    _fence.beat, _fence.lapse = now, lapse
+_fences: dict[str, Fence] = {}
+_fences_lock = threading.Lock()
 
 
-def fenced(sent: Any) -> bool:
-    """Whether a message sent at ``sent`` (Unix seconds; None: unknown) must not write."""
-    if (_fence.beat is not None and _fence.lapse
-            and time.monotonic() - _fence.beat > _fence.lapse):
-        return True     # stopped until just now: no beat yet
-    return (isinstance(sent, (int, float)) and not isinstance(sent, bool)
-            and sent < _fence.since)
+def fence_of(host: str) -> Fence:
+    """The fence of conductor ``host`` in this process (made on first use)."""
+    with _fences_lock:
+        found = _fences.get(host)
+        if found is None:
+            found = _fences[host] = Fence(host)
+        return found
 
 
 def fenced_out(method: str, where: str) -> exception.RequestExpired:

@@ -157,8 +157,9 @@ class RequestContextSerializer(messaging.NoOpSerializer):
     """Sends a RequestContext as its dict, tokens left out; the receiver attaches
     its own database."""
 
-    def __init__(self, db=None):
+    def __init__(self, db=None, fence=None):
         self.db = db
+        self.fence = fence      # a conductor's (common.deadline.Fence): its contexts carry it
 
     def serialize_context(self, ctxt):
         return without_secrets(ctxt.to_dict())
@@ -173,6 +174,7 @@ class RequestContextSerializer(messaging.NoOpSerializer):
         # the deadline the conductor's door made effective (grace included)
         ctx.deadline = deadline.effective(ctxt.get(deadline.FIELD), 0)
         ctx.sent = ctxt.get(deadline.SENT)     # for the fence (common.deadline)
+        ctx.fence = self.fence
         return ctx
 
 
@@ -204,8 +206,9 @@ def get_server(transport, host, endpoints, db):
     signature verifies (common.rpc_trust)."""
     target = messaging.Target(topic=TOPIC, server=host)
     verifier = rpc_trust.verifier(transport.conf, transport, host)
-    door = rpc_door.Dispatcher(endpoints, RequestContextSerializer(db), verifier,
-                               grace=transport.conf.rpc.deadline_grace)
+    fence = deadline.fence_of(host)     # this conductor's, moved by its ring
+    door = rpc_door.Dispatcher(endpoints, RequestContextSerializer(db, fence), verifier,
+                               grace=transport.conf.rpc.deadline_grace, fence=fence)
     return rpc_server.RPCServer(transport, target, door)
 
 

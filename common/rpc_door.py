@@ -60,10 +60,11 @@ class Dispatcher(rpc_dispatcher.RPCDispatcher):
     :param grace: seconds added to a message's deadline (``[rpc] deadline_grace``).
     """
 
-    def __init__(self, endpoints, serializer, verifier=None, grace=0.0):
+    def __init__(self, endpoints, serializer, verifier=None, grace=0.0, fence=None):
         super().__init__(endpoints, serializer, PublishedOnly)
         self.verifier = verifier
         self.grace = grace
+        self.fence = fence
         self._methods = frozenset().union(*(published(ep) for ep in endpoints))
 
     def dispatch(self, incoming):
@@ -96,7 +97,8 @@ class Dispatcher(rpc_dispatcher.RPCDispatcher):
         effective = deadline.effective(ctxt.get(deadline.FIELD), self.grace)
         if deadline.passed(effective):
             raise refusal(deadline.expired(method, 'dispatch', effective)) from None
-        if effective is not None and deadline.fenced(ctxt.get(deadline.SENT)):
+        if (effective is not None and self.fence is not None
+                and self.fence.excludes(ctxt.get(deadline.SENT))):
             raise refusal(deadline.fenced_out(method, 'dispatch')) from None
         if deadline.FIELD in ctxt:
             incoming.ctxt = dict(ctxt, **{deadline.FIELD: effective})

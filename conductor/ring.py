@@ -73,6 +73,7 @@ class Ring:
         # a conductor that has not run for this long may have lapsed from the
         # group: it writes nothing sent before (common.deadline)
         self._lapse = max(1.0, membership_timeout(self._url) / 2)
+        self._fence = rpc_deadline.fence_of(host) if host else None
         self._coord = coordination.get_coordinator(self._url,
                                                    member_id.encode('utf-8'))
         self._lock = threading.Lock()          # serialises use of the coordinator
@@ -149,7 +150,7 @@ class Ring:
             self._joined = True
         # messages sent to this host before it joined (a previous incarnation
         # killed meanwhile) may have gone to another conductor: never written here
-        rpc_deadline.fence()
+        self._fence.close()
         self.refresh()
         LOG.info('Conductor %s joined %s', self.host, GROUP.decode())
 
@@ -178,7 +179,7 @@ class Ring:
             if not self._joined:
                 return
             self._joined = False
-            rpc_deadline.beat(0)    # no lapse while it serves its last calls
+            self._fence.beat(0)    # no lapse while it serves its last calls
             try:
                 self._coord.leave_group(GROUP).get()
             except coordination.ToozError as exc:
@@ -304,7 +305,7 @@ class Ring:
         """
         LOG.warning('Conductor %s is missing from %s (membership expired); '
                     'joining again', self.host, GROUP.decode())
-        rpc_deadline.fence()    # its callers may have sent its calls elsewhere
+        self._fence.close()    # its callers may have sent its calls elsewhere
         try:
             self._coord.join_group(GROUP, capabilities=self._capabilities).get()
         except coordination.MemberAlreadyExist:
@@ -322,7 +323,7 @@ class Ring:
     def _tick(self):
         while not self._stopping.wait(TICK):
             if self._joined:
-                rpc_deadline.beat(self._lapse)
+                self._fence.beat(self._lapse)
 
     def poll(self):
         """Fire the join/leave watchers; rebuild fully when a refresh is due."""

@@ -215,10 +215,8 @@ def test_status_pings_answer_within_one_bound_whatever_is_silent():
 # --- the fence: what a conductor was sent before it (re)joined the ring ---
 
 @pytest.fixture
-def fence(monkeypatch):
-    state = deadline._Fence()
-    monkeypatch.setattr(deadline, '_fence', state)
-    return state
+def fence():
+    return deadline.Fence('c-test')
 
 
 def test_every_message_says_when_it_was_sent(clock):
@@ -227,8 +225,9 @@ def test_every_message_says_when_it_was_sent(clock):
 
 def test_the_door_drops_a_message_sent_before_the_conductor_joined(clock, fence):
     endpoint = Endpoint()
-    door = rpc_door.Dispatcher([endpoint], rpc.RequestContextSerializer(), grace=1.0)
-    deadline.fence(clock.now)
+    door = rpc_door.Dispatcher([endpoint], rpc.RequestContextSerializer(fence=fence),
+                               grace=1.0, fence=fence)
+    fence.close(clock.now)
     before = _expired('claim_resources', 'dispatch')
     with pytest.raises(rpc_dispatcher.ExpectedException) as err:
         door.dispatch(_incoming({deadline.FIELD: clock.now + 30,
@@ -245,21 +244,43 @@ def test_a_stalled_conductor_writes_nothing_until_its_ring_thread_ran(monkeypatc
                                                                      fence):
     now = [100.0]
     monkeypatch.setattr(deadline.time, 'monotonic', lambda: now[0])
-    ctx = types.SimpleNamespace(deadline=clock.now + 60, sent=clock.now, rpc_method='m')
-    deadline.beat(1.5)
+    ctx = types.SimpleNamespace(deadline=clock.now + 60, sent=clock.now, rpc_method='m',
+                                fence=fence)
+    fence.beat(1.5)
     deadline.check(ctx, 'commit')            # beating: it commits
     now[0] += 30                             # SIGSTOP for 30 s, then SIGCONT
     with pytest.raises(exception.RequestExpired):
         deadline.check(ctx, 'commit')        # the ring thread has not run yet
     clock.now += 30
-    deadline.beat(1.5)                       # it runs: what was sent before is fenced
+    fence.beat(1.5)                          # it runs: what was sent before is fenced
     with pytest.raises(exception.RequestExpired):
         deadline.check(ctx, 'commit')
     fresh = types.SimpleNamespace(deadline=clock.now + 60, sent=clock.now + 0.01,
-                                  rpc_method='m')
+                                  rpc_method='m', fence=fence)
     deadline.check(fresh, 'commit')
     # a conductor's own work (no deadline) is never fenced
-    deadline.check(types.SimpleNamespace(deadline=None, sent=None), 'commit')
+    deadline.check(types.SimpleNamespace(deadline=None, sent=None, fence=fence), 'commit')
+
+
+def test_a_conductor_joining_fences_only_its_own_messages(clock):
+    """Two conductors in one process (berth serve's embedded ones, or two
+    deployments in one test process): one joining drops nothing of the other's."""
+    first, second = deadline.fence_of('c-first-%s' % id(clock)), \
+        deadline.fence_of('c-second-%s' % id(clock))
+    assert deadline.fence_of('c-first-%s' % id(clock)) is first
+    endpoint = Endpoint()
+    doors = {f: rpc_door.Dispatcher([endpoint], rpc.RequestContextSerializer(fence=f),
+                                    grace=1.0, fence=f) for f in (first, second)}
+    sent = {deadline.FIELD: clock.now + 30, deadline.SENT: clock.now - 0.1}
+    second.close(clock.now)                  # the second one (re)joins its ring
+    assert doors[first].dispatch(_incoming(dict(sent))) == 'written'
+    with pytest.raises(rpc_dispatcher.ExpectedException):
+        doors[second].dispatch(_incoming(dict(sent)))
+    ctx = types.SimpleNamespace(deadline=clock.now + 60, sent=clock.now - 0.1,
+                                rpc_method='m', fence=first)
+    deadline.check(ctx, 'commit')            # the first one's write commits
+    with pytest.raises(exception.RequestExpired):
+        deadline.check(types.SimpleNamespace(**dict(vars(ctx), fence=second)), 'commit')
 
 
 def test_a_coalesced_call_carries_exactly_its_requests_deadline(clock):
