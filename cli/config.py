@@ -35,3 +35,11 @@ def make_conf_or_exit(prog: str, argv: Sequence[str], **kwargs: Any) -> cfg.Conf
 
 setup_logging = builder.setup_logging
 DEFAULT_CONFIG_FILE = builder.DEFAULT_CONFIG_FILE
+
+
+def command_group(subparsers: Any, name: str, help: str) -> Any:
+    """``berth-manage <name> <action>``: the group's parser for its actions (one required)."""
+    group = subparsers.add_parser(name, help=help)
+    actions = group.add_subparsers(dest='action')
+    actions.required = True
+    return actions

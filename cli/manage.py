@@ -32,9 +32,7 @@ def _db_version(conf):
 
 
 def _add_db_commands(subparsers):
-    db = subparsers.add_parser('db', help='database schema')
-    db_sub = db.add_subparsers(dest='action')
-    db_sub.required = True
+    db_sub = config.command_group(subparsers, 'db', 'database schema')
     manage_upgrade.add_db_commands(db_sub)
     db_sub.add_parser('version', help='print the schema revision').set_defaults(
         func=_db_version)

@@ -12,6 +12,7 @@ import sys
 from oslo_upgradecheck import upgradecheck
 import prettytable
 
+from cli import config
 from common import context as berth_context
 from objects import database
 from objects.baremetal import conductor as conductor_obj
@@ -87,9 +88,7 @@ def _forget(conf):
 
 def add_conductor_commands(subparsers):
     """The ``conductor`` command group."""
-    group = subparsers.add_parser('conductor', help='the conductor registry')
-    sub = group.add_subparsers(dest='action')
-    sub.required = True
+    sub = config.command_group(subparsers, 'conductor', 'the conductor registry')
     sub.add_parser('list', help='every registered conductor, alive or dead'
                    ).set_defaults(func=_list)
     forget = sub.add_parser(

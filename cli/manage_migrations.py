@@ -6,7 +6,7 @@ import sys
 
 import prettytable
 
-from cli import manage_import_placement
+from cli import config, manage_import_placement
 from common import context as berth_context
 from common import exception
 from objects import database
@@ -178,9 +178,7 @@ def add_db_commands(db_subparsers):
 
 def add_import_commands(subparsers):
     """The ``import`` command group."""
-    imp = subparsers.add_parser('import', help='bring data in from other services')
-    imp_sub = imp.add_subparsers(dest='action')
-    imp_sub.required = True
+    imp_sub = config.command_group(subparsers, 'import', 'bring data in from other services')
     nodes = imp_sub.add_parser(
         'compute-nodes',
         help='import the compute nodes of a Nova cell database as resource '

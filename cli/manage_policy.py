@@ -8,6 +8,7 @@ deploying it.
 
 from api.baremetal import policy as baremetal_policy
 from api.placement import policy as placement_policy
+from cli import config
 from common import context as berth_context
 from common.policies import targets
 
@@ -61,9 +62,7 @@ def _check(conf):
 
 def add_policy_commands(subparsers):
     """The ``policy`` command group."""
-    policy = subparsers.add_parser('policy', help='the effective API policy')
-    sub = policy.add_subparsers(dest='action')
-    sub.required = True
+    sub = config.command_group(subparsers, 'policy', 'the effective API policy')
     sub.add_parser('list', help='every rule with the check string in force'
                    ).set_defaults(func=_list)
     check = sub.add_parser('check', help='which rules a caller with these roles passes')

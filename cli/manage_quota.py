@@ -3,6 +3,7 @@
 import json
 import sys
 
+from cli import config
 from common import context as berth_context
 from common import exception
 from objects import database
@@ -100,9 +101,7 @@ def _delete(conf):
 
 def add_quota_commands(subparsers):
     """The ``quota`` command group."""
-    quota = subparsers.add_parser('quota', help='quota limits of projects and users')
-    sub = quota.add_subparsers(dest='action')
-    sub.required = True
+    sub = config.command_group(subparsers, 'quota', 'quota limits of projects and users')
     for name, func, helptext in (
             ('set', _set, 'replace the limits of a project (or one user of it)'),
             ('show', _show, 'show the limits with the usage counted beside them'),

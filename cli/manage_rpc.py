@@ -6,6 +6,7 @@ characters) with the lines to paste into the configuration of each of them.
 It reads no database and contacts nothing.
 """
 
+from cli import config
 from common import rpc_keys
 
 
@@ -21,9 +22,7 @@ def _generate_key(conf):
 
 def add_rpc_commands(subparsers):
     """The ``rpc`` command group."""
-    rpc = subparsers.add_parser('rpc', help='RPC message signing')
-    sub = rpc.add_subparsers(dest='action')
-    sub.required = True
+    sub = config.command_group(subparsers, 'rpc', 'RPC message signing')
     sub.add_parser('generate-key', help='print a new random [rpc] signing_key and the '
                                         'configuration lines to paste'
                    ).set_defaults(func=_generate_key)

@@ -6,7 +6,7 @@ import os
 import sys
 import time
 
-from cli import adoption_verify
+from cli import adoption_verify, config
 from common import context as berth_context
 from objects import database
 from objects.adoption import placement_export
@@ -54,9 +54,7 @@ def _verify_placement(conf) -> int:
 
 def add_verify_commands(subparsers) -> None:
     """The ``verify`` command group."""
-    ver = subparsers.add_parser('verify', help='compare berth with another service')
-    ver_sub = ver.add_subparsers(dest='action')
-    ver_sub.required = True
+    ver_sub = config.command_group(subparsers, 'verify', 'compare berth with another service')
     p = ver_sub.add_parser(
         'placement',
         help='read the same things from a running Placement and from berth and print '
@@ -105,9 +103,8 @@ def _export_placement(conf) -> int:
 
 def add_export_commands(subparsers) -> None:
     """The ``export`` command group."""
-    exp = subparsers.add_parser('export', help='write berth\'s data for another service')
-    exp_sub = exp.add_subparsers(dest='action')
-    exp_sub.required = True
+    exp_sub = config.command_group(subparsers, 'export',
+                                   'write berth\'s data for another service')
     p = exp_sub.add_parser(
         'placement',
         help='write berth\'s providers, inventories, traits, aggregates, consumers and '
