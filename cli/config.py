@@ -10,6 +10,7 @@ from typing import Any
 
 from oslo_config import cfg
 
+from cli import config_spelling
 from common.conf import builder
 
 
@@ -23,14 +24,17 @@ def make_conf_or_exit(prog: str, argv: Sequence[str], **kwargs: Any) -> cfg.Conf
     """:func:`make_conf`, or one line on stderr and exit 2 for a configuration mistake.
 
     A missing, unreadable or malformed ``--config-file`` (oslo.config names
-    the file and the line), an unknown command-line option or a bad value:
-    the operator gets ``<prog>: <what is wrong>``, not a traceback.
+    the file and the line), an unknown command-line option or a bad value,
+    an option in a file that nothing reads (cli.config_spelling): the
+    operator gets ``<prog>: <what is wrong>``, not a traceback.
     """
     try:
-        return make_conf(argv, **kwargs)
+        conf = make_conf(argv, **kwargs)
     except cfg.Error as exc:
         print('%s: %s' % (prog, str(exc).strip().replace('\n', ' ')), file=sys.stderr)
         raise SystemExit(2) from None
+    config_spelling.check_or_exit(prog, conf)
+    return conf
 
 
 setup_logging = builder.setup_logging

@@ -7,6 +7,7 @@ from oslo_config import cfg
 
 from cli import (
     config,
+    config_spelling,
     manage_capacity,
     manage_conductor,
     manage_migrations,
@@ -90,6 +91,7 @@ def main(argv=None):
     except cfg.Error as exc:
         print('berth-manage: %s' % exc, file=sys.stderr)
         return 2
+    config_spelling.check_or_exit('berth-manage', conf)
     refusal = _unconfigured(conf)
     if refusal:
         print('berth-manage: %s' % refusal, file=sys.stderr)

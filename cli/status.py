@@ -18,7 +18,7 @@ import traceback
 
 from oslo_config import cfg
 
-from cli import config, manage_status
+from cli import config, config_spelling, manage_status
 
 
 def _add_commands(subparsers):
@@ -39,6 +39,7 @@ def main(argv=None):
     except cfg.Error as exc:
         print('berth-status: %s' % exc, file=sys.stderr)
         return 2
+    config_spelling.check_or_exit('berth-status', conf)
     checks = manage_status.Checks(conf)
     try:
         return int(checks.check(as_json=conf.command.json))

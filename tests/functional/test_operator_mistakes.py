@@ -65,6 +65,24 @@ def test_a_malformed_config_file_names_its_file_and_line(tmp_path, prog):
     assert 'Failed to parse %s: at %s:3' % (conf, conf) in line
 
 
+@pytest.mark.parametrize('prog', ['berth', 'berth-api', 'berth-conductor', 'berth-manage'])
+def test_a_misspelled_option_is_named_with_its_line_and_the_right_name(tmp_path, prog):
+    conf = _conf(tmp_path, '[DEFAULT]\nhost = a\n# placment_port = 1\n[api]\n'
+                           'workers = 1\nplacment_port = 9000\n[elsewhere]\nx = 1\n')
+    argv = {'berth': ('serve', '--config-file', conf),
+            'berth-manage': ('--config-file', conf, 'db', 'version')}.get(
+        prog, ('--config-file', conf))
+    rc, _, err = _run(tmp_path, prog, *argv)
+    assert rc == 2
+    assert 'Traceback' not in err, err
+    errors = [e for e in err.splitlines() if e.startswith(prog + ':')
+              and not e.startswith(prog + ': warning:')]
+    assert errors == [("%s: %s:6: unknown option 'placment_port' in [api] (did you mean "
+                    "'placement_port'?)" % (prog, conf))]
+    # a section no part of berth reads (another program's, in a shared file) is a warning
+    assert '%s: warning: %s:7: [elsewhere] is not read by berth' % (prog, conf) in err
+
+
 def test_db_sync_against_a_database_that_is_not_there(tmp_path):
     port = services.free_port()         # nobody listens there
     conf = _conf(tmp_path, '[database]\nconnection = postgresql+psycopg2://berth:pw@'
