@@ -97,13 +97,23 @@ def known_options(sections: set[str] | None = None) -> dict[str, set[str]]:
     if auth_groups:
         plugin_names = _keystoneauth_options()
         for group in auth_groups:
-            known[group] |= plugin_names
+            known[group] = _Anything() if plugin_names is None else known[group] | plugin_names
     return known
 
 
-def _keystoneauth_options() -> set[str]:
-    """Every option keystoneauth may read in an ``auth_type`` group."""
-    from keystoneauth1 import loading
+class _Anything(set):
+    """The options of a group that cannot be known (keystoneauth is not installed)."""
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+
+def _keystoneauth_options() -> set[str] | None:
+    """Every option keystoneauth may read in an ``auth_type`` group (None: not installed)."""
+    try:
+        from keystoneauth1 import loading
+    except ImportError:     # berth without its [keystone] extra
+        return None
 
     names: set[str] = set()
     quiet = logging.getLogger('stevedore')     # it logs the plugins whose extras are missing

@@ -91,3 +91,10 @@ def test_without_a_file_nothing_is_loaded(monkeypatch):
     monkeypatch.setattr(config_spelling, 'known_options', lambda *a: pytest.fail('loaded'))
     conf = builder.build([], config_files=[])
     assert config_spelling.mistakes(conf) == ([], [])
+
+
+def test_without_keystoneauth_an_auth_type_group_is_not_judged(tmp_path, monkeypatch):
+    monkeypatch.setattr(config_spelling, '_keystoneauth_options', lambda: None)
+    errors, _ = _mistakes(tmp_path, '[oslo_limit]\nauth_type = password\npasword = x\n'
+                                    '[api]\nworkerz = 1\n')
+    assert errors == ["F:5: unknown option 'workerz' in [api] (did you mean 'workers'?)"]
