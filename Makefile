@@ -160,8 +160,8 @@ sample-config: $(STAMP)
 	$(VENV)/bin/oslo-config-generator --config-file etc/berth/berth-config-generator.conf \
 		--output-file etc/berth/berth.conf.sample
 	$(PY) -m api.placement.reference doc/source/api/placement-endpoints.md
-	$(PY) -m api.api_ref api-ref/source
-	$(PY) -m cli.api_ref_samples api-ref/source/samples
+	$(PY) -m cli.api_ref.generate api-ref/source
+	$(PY) -m cli.api_ref.samples api-ref/source/samples
 
 # regenerate etc/berth/policy.yaml.sample: every policy rule of both APIs with
 # its default (a test fails when it is stale)

@@ -27,7 +27,7 @@ import tempfile
 import time
 import urllib.request
 
-from bench import candidates_servers as servers
+from bench import placeload
 
 SEARCH = '/allocation_candidates?resources=VCPU:100'  # + a digit or more
 HEADERS = {'X-Auth-Token': 'admin', 'OpenStack-API-Version': 'placement 1.39'}
@@ -140,7 +140,7 @@ def main(argv=None):
     parser.add_argument('--searches', type=int, default=8,
                         help='unlimited searches per run (spread over the workers)')
     args = parser.parse_args(argv)
-    state = servers.load(args.n, state=tempfile.mkdtemp(prefix='berth-bench-workers-'))
+    state = placeload.load_state(args.n, state=tempfile.mkdtemp(prefix='berth-bench-workers-'))
     rows = []
     for workers in (1, args.workers):
         row = run(state, workers, args.searches)

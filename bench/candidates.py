@@ -179,7 +179,7 @@ def concurrent(server, shape, mode, clients, seconds, counter):
 
 def run_size(n, db, pg, args):
     connection = pg.new_database('bench_n%d' % n) if db == 'postgresql' else None
-    state = servers.load(n, connection, nested=args.nested)
+    state = placeload.load_state(n, connection, nested=args.nested)
     embedded = servers.Embedded(state, connection)      # writes go through its conductor
     server = embedded
     db_cpu = pg.cpu if db == 'postgresql' else (lambda: 0.0)

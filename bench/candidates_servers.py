@@ -45,33 +45,6 @@ sqlite_synchronous = false
 """
 
 
-def conf_for(state, connection=None):
-    from common.conf import builder
-
-    overrides = {'state_path': state, 'api.auth_strategy': 'noauth2',
-                 'database.sqlite_synchronous': False}
-    if connection:
-        overrides['database.connection'] = connection
-    return builder.build(config_files=[], overrides=overrides)
-
-
-def load(n, connection=None, state=None, nested=False):
-    """A state directory (and database) holding the topology for n computes."""
-    from common import context as berth_context
-    from objects import bootstrap, database
-
-    state = state or tempfile.mkdtemp(prefix='berth-bench-candidates-')
-    os.makedirs(state, exist_ok=True)
-    db = database.open_database(conf_for(state, connection))
-    database.upgrade(db)
-    bootstrap.sync_standards(berth_context.admin_context(db))
-    t0 = time.perf_counter()
-    placeload.load(db.engine, n, nested=nested)
-    print('N=%d%s loaded in %.1fs (%s)' % (n, ' nested' if nested else '',
-                                           time.perf_counter() - t0,
-                                           connection or 'SQLite'), file=sys.stderr)
-    db.dispose()
-    return state
 
 
 class Postgres:
@@ -108,7 +81,7 @@ class Embedded:
         from cli import deployment
         from tests import services
 
-        conf = conf_for(state, connection)
+        conf = placeload.conf_for(state, connection)
         conf.set_override('host', '127.0.0.1', group='api')
         conf.set_override('placement_port', services.free_port(), group='api')
         conf.set_override('baremetal_port', services.free_port(), group='api')

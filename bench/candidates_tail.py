@@ -52,7 +52,7 @@ import statistics
 import sys
 import time
 
-from bench import candidates
+from bench import candidates, placeload
 from bench import candidates_servers as servers
 
 SHAPES = dict(candidates.SHAPES)
@@ -178,7 +178,7 @@ def measure(client, counters, shape, counter, args):
 def run(args):
     pg = servers.Postgres() if args.db == 'postgresql' else None
     connection = pg.new_database('tail_n%d' % args.n) if pg else None
-    state = servers.load(args.n, connection, nested=args.nested)
+    state = placeload.load_state(args.n, connection, nested=args.nested)
     counters = Counters()
     rss0 = rss_mb()
     server = servers.Embedded(state, connection)

@@ -301,7 +301,7 @@ def measure(url, label, args, cpu_seconds, conductors, probe=None):
 
     ``cpu_seconds()`` returns the CPU used so far by the berth processes,
     as a number or as ``{role: seconds}`` (reported per role too).
-    ``probe`` (bench.claims_matrix.Probe): counters read outside the CPU
+    ``probe`` (bench/claims_matrix.py's Probe): counters read outside the CPU
     window, before and after, and summarised per claim.
     """
     client = Client(url, args.token)
@@ -422,7 +422,7 @@ def main(argv=None):
 
     if args.matrix:
         from bench import claims_matrix
-        return claims_matrix.main(args)
+        return claims_matrix.main(args, measure)
     summaries = []
     if args.url:
         summaries.append(measure(args.url, args.label or args.url, args,

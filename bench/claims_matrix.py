@@ -29,7 +29,6 @@ import time
 
 import requests
 
-from bench import claims as bench_claims
 from bench import cluster as bench_cluster
 from bench import matrix, profile_hook
 
@@ -105,8 +104,8 @@ def summarise_counters(before, after, counted):
     return out
 
 
-def run_cell(servers, workdir, args, apis, conductors, index):
-    """One deployment of ``apis`` API processes and ``conductors`` conductors."""
+def run_cell(servers, workdir, args, apis, conductors, index, measure):
+    """One deployment of ``apis`` API processes and ``conductors`` conductors, ``measure``d."""
     db_name = 'bench_m%d_%dx%d' % (index, apis, conductors)
     stack = bench_cluster.Cluster(servers, os.path.join(workdir, db_name), conductors,
                                   db_name, api_workers=apis,
@@ -122,7 +121,7 @@ def run_cell(servers, workdir, args, apis, conductors, index):
                     'postgresql': matrix.tree_cpu(servers.postgresql.proc.pid),
                     'rabbitmq': matrix.tree_cpu(servers.rabbitmq.proc.pid),
                     'etcd': matrix.tree_cpu(servers.etcd.proc.pid)}
-        summary = bench_claims.measure(
+        summary = measure(
             stack.url, '%dx%d' % (apis, conductors), args, every_process, conductors,
             probe=Probe(servers, stack, db_name, every_process,
                         profile_hook.Recorder.from_env(db_name)))
@@ -164,7 +163,9 @@ def print_table(summaries):
               % (summaries[0]['load'], PG_STATS_SETTLE))
 
 
-def main(args):
+def main(args, measure):
+    """Run the cells of ``args.matrix``, each measured by ``measure`` (bench.claims.measure,
+    handed down by ``bench.claims --matrix``: this module never imports bench.claims)."""
     cells = matrix.parse_matrix(args.matrix)
     workdir = tempfile.mkdtemp(prefix='berth-bench-matrix-')
     servers = bench_cluster.Servers(workdir)
@@ -174,7 +175,8 @@ def main(args):
         index = 0
         for _ in range(args.repeat):
             for apis, conductors in cells:
-                summaries.append(run_cell(servers, workdir, args, apis, conductors, index))
+                summaries.append(run_cell(servers, workdir, args, apis, conductors, index,
+                                          measure))
                 index += 1
                 print('  '.join(str(v) for v in row(summaries[-1])), file=sys.stderr)
     finally:

@@ -66,7 +66,7 @@ import tempfile
 import time
 import urllib.parse
 
-from bench import candidates, region, serve_process
+from bench import candidates, placeload, region, serve_process
 from bench import candidates_servers as servers
 
 
@@ -241,7 +241,7 @@ def summarize_in_process(rows):
 
 def run(args):
     state = tempfile.mkdtemp(prefix='berth-bench-limited-tail-')
-    servers.load(args.n, None, state=state, nested=True)
+    placeload.load_state(args.n, None, state=state, nested=True)
     out = {'N': args.n, 'mode': args.mode, 'requests': args.requests, 'shapes': {}}
     start = 1
     if args.mode == 'serve':
@@ -261,7 +261,7 @@ def run(args):
         from objects import database
         from objects.candidates import finder
 
-        db = database.open_database(servers.conf_for(state))
+        db = database.open_database(placeload.conf_for(state))
         # the index loaded and current, as after berth serve's first full answer
         finder.get_candidates(berth_context.admin_context(db),
                               request_of(region.query('no limit', 0)), finder.Options(),

@@ -58,7 +58,7 @@ import uuid as uuidlib
 
 from bench import candidates_servers as servers
 from bench import claims as claims_bench
-from bench import host_speed, region, serve_process
+from bench import host_speed, placeload, region, serve_process
 
 SHAPES = ('limit=50', 'no limit', 'required=SSD')
 ALONE, MIXED, STOP, WARM = 0, 1, 2, 3
@@ -150,7 +150,7 @@ def run(args):
     ctx = multiprocessing.get_context('spawn')
     phase = ctx.Value('i', WARM)
     try:
-        servers.load(args.n, connection, state=state, nested=True)
+        placeload.load_state(args.n, connection, state=state, nested=True)
         serve = serve_process.Serve(state, connection, log)
         targets = vcpu_providers(serve.port)
         row['shapes'], start = {}, 1

@@ -17,7 +17,11 @@ writes it into DIR/berth.sqlite (or the database at URL), migrated, for
 ``berth serve --data-dir DIR`` (bench/outside_candidates.py).
 """
 
+import os
 import random
+import sys
+import tempfile
+import time
 import uuid as uuidlib
 
 import sqlalchemy as sa
@@ -180,10 +184,38 @@ def _inv(rp_id, rc_id, total, min_unit=1, max_unit=None):
             'allocation_ratio': 1.0, 'created_at': models._now()}
 
 
+def conf_for(state, connection=None):
+    """berth's configuration of a bench state directory (noauth; ``connection`` or its SQLite)."""
+    from common.conf import builder
+
+    overrides = {'state_path': state, 'api.auth_strategy': 'noauth2',
+                 'database.sqlite_synchronous': False}
+    if connection:
+        overrides['database.connection'] = connection
+    return builder.build(config_files=[], overrides=overrides)
+
+
+def load_state(n, connection=None, state=None, nested=False):
+    """A state directory (and database) holding the topology for n computes."""
+    from common import context as berth_context
+    from objects import bootstrap, database
+
+    state = state or tempfile.mkdtemp(prefix='berth-bench-candidates-')
+    os.makedirs(state, exist_ok=True)
+    db = database.open_database(conf_for(state, connection))
+    database.upgrade(db)
+    bootstrap.sync_standards(berth_context.admin_context(db))
+    t0 = time.perf_counter()
+    load(db.engine, n, nested=nested)
+    print('N=%d%s loaded in %.1fs (%s)' % (n, ' nested' if nested else '',
+                                           time.perf_counter() - t0,
+                                           connection or 'SQLite'), file=sys.stderr)
+    db.dispose()
+    return state
+
+
 def main(argv=None):
     import argparse
-
-    from bench import candidates_servers
 
     parser = argparse.ArgumentParser(description='load the placeload topology')
     parser.add_argument('computes', type=int)
@@ -193,11 +225,9 @@ def main(argv=None):
     parser.add_argument('--nested', action='store_true',
                         help='20 %% of computes with two NUMA children and a NIC child')
     args = parser.parse_args(argv)
-    candidates_servers.load(args.computes, args.connection, state=args.data_dir,
-                            nested=args.nested)
+    load_state(args.computes, args.connection, state=args.data_dir, nested=args.nested)
     return 0
 
 
 if __name__ == '__main__':
-    import sys
     sys.exit(main())

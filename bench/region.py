@@ -265,7 +265,7 @@ def run(args):
     serve = None
     try:
         t0 = time.perf_counter()
-        servers.load(args.n, connection, state=state, nested=args.nested)
+        placeload.load_state(args.n, connection, state=state, nested=args.nested)
         row['load_s'] = round(time.perf_counter() - t0, 1)
         row['providers'] = args.n + placeload.N_SHARING + (
             3 * (args.n // 5) if args.nested else 0)

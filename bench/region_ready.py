@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 
-from bench import candidates, serve_process
+from bench import candidates, placeload, serve_process
 from bench import candidates_servers as servers
 
 _LOG = 'serve.log'
@@ -43,7 +43,7 @@ def phases(state):
     from objects.candidates import request as request_mod
 
     heap.cap_malloc_arenas()
-    db = database.open_database(servers.conf_for(state))
+    db = database.open_database(placeload.conf_for(state))
     out = {}
     clock = [time.process_time()]
 
@@ -134,7 +134,7 @@ def main(argv=None):
     row = {'state': state, 'load_before': [round(x, 2) for x in os.getloadavg()]}
     if args.n is not None:
         t = time.perf_counter()
-        servers.load(args.n, None, state=state, nested=True)
+        placeload.load_state(args.n, None, state=state, nested=True)
         row['N'], row['load_s'] = args.n, round(time.perf_counter() - t, 1)
     row['phases' if args.phases else 'restart'] = (phases(state) if args.phases
                                                    else restart(state))

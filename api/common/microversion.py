@@ -3,11 +3,15 @@
 Each API keeps its own list, negotiation and header (api/placement/microversion.py,
 api/baremetal/version.py) and names every version a handler compares with a
 constant there; handlers compare ``req.version`` with those constants only.
+The text is read by microversion-parse (the library Placement parses its
+headers with); this type adds comparing with a version's text.
 """
 
 from __future__ import annotations
 
 import functools
+
+import microversion_parse
 
 
 class InvalidVersion(ValueError):
@@ -27,10 +31,10 @@ class Version:
     @classmethod
     def parse(cls, text: str) -> Version:
         try:
-            major, minor = text.split('.', 1)
-            return cls(int(major.strip()), int(minor.strip()))
-        except (ValueError, AttributeError):
-            raise InvalidVersion('invalid version string: %s' % text)
+            parsed = microversion_parse.parse_version_string(text)
+        except TypeError:       # the library's word for "not major.minor"
+            raise InvalidVersion('invalid version string: %s' % text) from None
+        return cls(parsed.major, parsed.minor)
 
     def _tuple(self) -> tuple[int, int]:
         return (self.major, self.minor)

@@ -44,9 +44,6 @@ def written(alloc):
     return payloads.AllocationOutcome.of(alloc).to_primitive()
 
 
-_written = written
-
-
 def _failure(alloc, reason):
     return exception.AllocationFailed(uuid=alloc.uuid, error=reason).message
 
@@ -242,7 +239,7 @@ class NodeAllocator:
         except Exception as exc:
             return self._failed_read(ctx, alloc_id, exc)
         if alloc is not None and alloc.state == node_alloc.ACTIVE:
-            return _written(alloc)   # reserved by the first pass
+            return written(alloc)   # reserved by the first pass
         if (alloc is None or alloc.state != node_alloc.ALLOCATING
                 or alloc.conductor_affinity != self.host):
             return None
@@ -259,7 +256,7 @@ class NodeAllocator:
                       exc_info=not isinstance(exc, db_exc.DBError))
             return self._record_failure(
                 ctx, alloc, 'Unexpected exception during allocation: %s' % short_error(exc))
-        return _written(alloc) if alloc.state == node_alloc.ACTIVE else None
+        return written(alloc) if alloc.state == node_alloc.ACTIVE else None
 
     def _record_failure(self, ctx, alloc, reason):
         """Set ``alloc`` (ours, ``allocating``) ``error`` with ``reason``; what was written."""
@@ -268,7 +265,7 @@ class NodeAllocator:
         try:
             now = node_alloc.set_error(ctx, alloc.id, self.host, message)
             if now is not None:
-                return _written(dataclasses.replace(
+                return written(dataclasses.replace(
                     alloc, state=node_alloc.ERROR, node_id=None, node_uuid=None,
                     last_error=message, updated_at=now))
         except Exception:

@@ -63,11 +63,11 @@ class ConductorAPI:
             retry=conf.conductor.rpc_send_retries, replies=replies,
             verify_replies=rpc_version.allows(cap, rpc_version.REPLY_SIGNING))
         # whether create_allocation may wait (1.4); the cap is fixed per process
-        self._allocation_wait = self.can_send_version('1.4')
+        self._allocation_wait = self.can_send_version(rpc_version.ALLOCATION_WAIT)
         # backfill and the node writes that end an allocation (1.6)
-        self._node_writes = self.can_send_version('1.6')
+        self._node_writes = self.can_send_version(rpc_version.NODE_WRITES)
         # compute services report capacity (1.7)
-        self._compute_nodes = self.can_send_version('1.7')
+        self._compute_nodes = self.can_send_version(rpc_version.COMPUTE_NODE_WRITES)
         # write calls carry a call id and are replayed on timeouts (1.8)
         self._replay = (self.can_send_version(rpc_version.REPLAY)
                         and conf.conductor.rpc_attempt_timeout > 0)
@@ -75,7 +75,7 @@ class ConductorAPI:
         self._gate: gate.UpgradeGate | None = None
         # concurrent waiting calls to one conductor share one message (1.5)
         self._batcher = None
-        if self.can_send_version('1.5'):
+        if self.can_send_version(rpc_version.ALLOCATION_BATCH):
             self._batcher = allocation_batch.AllocationBatcher(self._create_allocations)
         # concurrent claims of one caller to one conductor share one call (1.9)
         self._claims = None
@@ -133,19 +133,12 @@ class ConductorAPI:
         with rpc.translate_errors(server, method):
             return cctxt.call(ctx, method, **kwargs)
 
-    def _cast(self, ctx: RequestContext, routing_key: str, method: str, version: str,
-              **kwargs: Any) -> None:
-        """``cast`` ``method`` to the owner of ``routing_key``; do not wait."""
-        server, cctxt = self._prepare(routing_key, version)
-        with rpc.translate_errors(server, method):
-            cctxt.cast(ctx, method, **kwargs)
-
     # --- the RPC API (one short method per RPC method; the writes answer
     # what the conductor answers, None today) ---
 
     def ping(self, ctx: RequestContext, routing_key: str) -> dict[str, Any]:
         """Ask the owner of ``routing_key`` who it is: ``{'host', 'members'}``."""
-        return self._call(ctx, routing_key, 'ping', '1.0')
+        return self._call(ctx, routing_key, 'ping', rpc_version.PING)
 
     def conductors(self, ctx: RequestContext, ping_timeout: float = 1
                    ) -> list[dict[str, Any]]:
@@ -217,21 +210,23 @@ class ConductorAPI:
         ServiceUnavailable only when the message could not be sent.
         """
         if wait <= 0 or not self._allocation_wait:
-            cctxt = self.client.prepare(server=host, version='1.1')
+            cctxt = self.client.prepare(server=host, version=rpc_version.NODE_ALLOCATIONS)
             with rpc.translate_errors(host, 'create_allocation'):
                 cctxt.cast(ctx, 'create_allocation', allocation_id=allocation_id)
             return None
         if self._batcher is not None:
             written = self._batcher.run(ctx, host, allocation_id, wait)
         else:
-            written = self._wait_for(ctx, host, 'create_allocation', '1.4', wait,
+            written = self._wait_for(ctx, host, 'create_allocation',
+                                     rpc_version.ALLOCATION_WAIT, wait,
                                      [allocation_id], allocation_id=allocation_id)
         return payloads.AllocationOutcome.from_primitive(written)
 
     def _create_allocations(self, ctx: RequestContext, host: str,
                             allocation_ids: list[int], wait: float) -> list[Any]:
         """One call (1.5) for several allocations of ``host``: a result per id."""
-        results = self._wait_for(ctx, host, 'create_allocations', '1.5', wait,
+        results = self._wait_for(ctx, host, 'create_allocations',
+                                 rpc_version.ALLOCATION_BATCH, wait,
                                  allocation_ids, allocation_ids=allocation_ids)
         if results is None:
             return [None] * len(allocation_ids)
@@ -263,8 +258,8 @@ class ConductorAPI:
         it), else on the ring owner of its uuid (routing.holder_host).
         """
         route = lambda: routing.holder_host(self.ring, allocation_uuid, affinity)  # noqa: E731
-        return self._write(ctx, route(), 'destroy_allocation', '1.1', route=route,
-                           allocation_uuid=allocation_uuid)
+        return self._write(ctx, route(), 'destroy_allocation', rpc_version.NODE_ALLOCATIONS,
+                           route=route, allocation_uuid=allocation_uuid)
 
     # --- 1.6: the other allocation writes (backfill; node writes that end one) ---
 
@@ -286,8 +281,8 @@ class ConductorAPI:
         self._require_node_writes('backfill_allocation')
         def route():
             return self.ring.owner(routing.allocation_key(values['uuid']))
-        return self._write(ctx, route(), 'backfill_allocation', '1.6', route=route,
-                           values=values, node=node)
+        return self._write(ctx, route(), 'backfill_allocation', rpc_version.NODE_WRITES,
+                           route=route, values=values, node=node)
 
     def _holder_call(self, ctx: RequestContext, holder: tuple[str, str | None],
                      method: str, **kwargs: Any) -> Any:
@@ -301,7 +296,7 @@ class ConductorAPI:
 
         def route():
             return routing.holder_host(self.ring, uuid, affinity)
-        return self._write(ctx, route(), method, '1.6', route=route, **kwargs)
+        return self._write(ctx, route(), method, rpc_version.NODE_WRITES, route=route, **kwargs)
 
     def update_allocation(self, ctx: RequestContext, holder: tuple[str, str | None],
                           values: dict[str, Any]) -> Any:
@@ -355,7 +350,7 @@ class ConductorAPI:
             if answer is None:
                 return None
             went, server = answer is claim_batch.MOVED_SENT, self.ring.owner(key)
-        return self._write(ctx, server, 'claim_resources', '1.2', sent=went,
+        return self._write(ctx, server, 'claim_resources', rpc_version.PLACEMENT_WRITES, sent=went,
                            route=lambda: self.ring.owner(key), tree=tree, consumers=sent)
 
     def _process_conductor(self) -> str:
@@ -367,7 +362,8 @@ class ConductorAPI:
         """Remove every allocation of one consumer (routed like its claims)."""
         tree = routing.consumer_tree(ctx, consumer_uuid)
         key = tree or routing.fallback_key((), consumer_uuid)
-        return self._write(ctx, self.ring.owner(key), 'delete_allocations', '1.2',
+        return self._write(ctx, self.ring.owner(key), 'delete_allocations',
+                           rpc_version.PLACEMENT_WRITES,
                            route=lambda: self.ring.owner(key), tree=tree,
                            consumer_uuid=consumer_uuid)
 
@@ -376,7 +372,7 @@ class ConductorAPI:
         tree = routing.reshape_tree(ctx, body)
         key = tree or routing.fallback_key(body.providers, body.consumers[0].uuid
                                            if body.consumers else '')
-        return self._write(ctx, self.ring.owner(key), 'reshape', '1.2',
+        return self._write(ctx, self.ring.owner(key), 'reshape', rpc_version.PLACEMENT_WRITES,
                            route=lambda: self.ring.owner(key), tree=tree,
                            **body.to_primitive())
 
@@ -384,7 +380,8 @@ class ConductorAPI:
                            ) -> list[payloads.ClaimedConsumer]:
         """Search, weigh and claim in one call, on the owner of the first consumer."""
         key = routing.schedule_key(request)
-        answer = self._write(ctx, self.ring.owner(key), 'schedule_and_claim', '1.3',
+        answer = self._write(ctx, self.ring.owner(key), 'schedule_and_claim',
+                             rpc_version.SCHEDULE_AND_CLAIM,
                              route=lambda: self.ring.owner(key), **request.to_primitive())
         return payloads.claimed_from_primitive(answer)
 
@@ -423,8 +420,8 @@ class ConductorAPI:
             raise exception.ServiceUnavailable(
                 reason='update_compute_node needs conductor RPC API 1.7 but conductor '
                        '%s speaks %s; finish the upgrade' % (server, old[server]))
-        return self._write(ctx, server, 'update_compute_node', '1.7', tree=tree,
-                           host=host, capacity=capacity)
+        return self._write(ctx, server, 'update_compute_node', rpc_version.COMPUTE_NODE_WRITES,
+                           tree=tree, host=host, capacity=capacity)
 
 
 class APIConductorClient(ConductorAPI):

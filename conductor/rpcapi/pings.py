@@ -17,6 +17,7 @@ from typing import Any
 import oslo_messaging as messaging
 
 from common import exception, rpc
+from conductor.rpcapi import version as rpc_version
 
 # seconds the answer waits beyond the ping timeout for the pings still out
 SLACK = 0.5
@@ -25,7 +26,7 @@ PARALLEL = 16
 
 
 def _ping(client: Any, ctx: Any, host: str, timeout: float) -> tuple[float | None, str | None]:
-    cctxt = client.prepare(server=host, version='1.0', timeout=timeout)
+    cctxt = client.prepare(server=host, version=rpc_version.PING, timeout=timeout)
     start = time.monotonic()
     try:
         with rpc.translate_errors(host, 'ping'):

@@ -73,6 +73,16 @@ def allows(cap: str, version: str) -> bool:
     return have[0] == want[0] and have >= want
 
 
+# the version each method (or argument) came in (the history above); the
+# client names these, never a literal
+PING = '1.0'
+NODE_ALLOCATIONS = '1.1'            # create_allocation (cast), destroy_allocation
+PLACEMENT_WRITES = '1.2'            # claim_resources, delete_allocations, reshape
+SCHEDULE_AND_CLAIM = '1.3'
+ALLOCATION_WAIT = '1.4'             # create_allocation(wait=...)
+ALLOCATION_BATCH = '1.5'            # create_allocations
+NODE_WRITES = '1.6'                 # backfill and the node writes ending an allocation
+
 # claims coalesced per conductor: ``claim_resources_many``
 CLAIM_BATCH = '1.9'
 

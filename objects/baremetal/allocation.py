@@ -103,7 +103,7 @@ def get(ctx, ident):
 
 
 _BY_ID = _select().where(_ALLOC.c.id == sa.bindparam('alloc_id'))
-_INSERT = INSERT = _ALLOC.insert()
+INSERT = _ALLOC.insert()
 # several rows in one statement, their ids in the order of the rows given
 INSERT_RETURNING_ID = _ALLOC.insert().returning(_ALLOC.c.id, sort_by_parameter_order=True)
 
@@ -215,7 +215,7 @@ def create(ctx, values, extra_cap=0):
     extra_usage.check(ctx, values.get('owner'), values.get('extra'), extra_cap)
     values = new_row(values, stamp(ctx))
     try:
-        alloc_id = ctx.session.execute(_INSERT, dict(
+        alloc_id = ctx.session.execute(INSERT, dict(
             values, extra_bytes=extra_usage.size(values.get('extra')))
         ).inserted_primary_key[0]
     except db_exc.DBDuplicateEntry as exc:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
@@ -33,6 +33,17 @@ class Chassis:
     extra: dict
     created_at: datetime.datetime
     updated_at: datetime.datetime
+
+
+class ChassisValues(TypedDict, total=False):
+    """The columns a chassis write sets, by name (absent: unchanged, or NULL on create).
+
+    ``extra`` is a JSON object for the JSON column, never None: a None there
+    would be stored as JSON ``null``, not as SQL NULL.
+    """
+    uuid: str
+    description: str | None
+    extra: dict[str, Any]
 
 
 def _from_row(row: Any) -> Chassis:
@@ -68,21 +79,20 @@ def list_chassis(ctx: RequestContext, limit: int | None = None, marker: str | No
 
 
 @db_api.writer
-def create(ctx: RequestContext, values: dict[str, Any]) -> Chassis:
+def create(ctx: RequestContext, values: ChassisValues) -> Chassis:
     """Insert a chassis; ChassisAlreadyExists on a clashing uuid."""
-    values = dict(values)
-    values.setdefault('uuid', uuidutils.generate_uuid())
-    values['created_at'] = models._now()
+    uuid = values.get('uuid') or uuidutils.generate_uuid()
+    row: ChassisValues = {**values, 'uuid': uuid}
     try:
         with ctx.session.begin_nested():
-            ctx.session.execute(_CHASSIS.insert().values(**values))
+            ctx.session.execute(_CHASSIS.insert().values(created_at=models._now(), **row))
     except db_exc.DBDuplicateEntry:
-        raise exception.ChassisAlreadyExists(uuid=values['uuid'])
-    return get_in_txn(ctx, values['uuid'])
+        raise exception.ChassisAlreadyExists(uuid=uuid)
+    return get_in_txn(ctx, uuid)
 
 
 @db_api.writer
-def update(ctx: RequestContext, uuid: str, values: dict[str, Any]) -> Chassis:
+def update(ctx: RequestContext, uuid: str, values: ChassisValues) -> Chassis:
     chassis = get_in_txn(ctx, uuid)
     if values:
         ctx.session.execute(_CHASSIS.update().where(_CHASSIS.c.id == chassis.id)

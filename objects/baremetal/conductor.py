@@ -91,13 +91,15 @@ def register(ctx, hostname: str, conductor_group: str = '',
     or forgotten meanwhile) is taken over: ``created_at`` keeps the first
     registration, the rest is this process's.
     """
-    values = {'conductor_group': (conductor_group or '').lower(),
-              'drivers': list(drivers), 'online': True, 'updated_at': now()}
-    done = ctx.session.execute(sa.update(_COND).where(_COND.c.hostname == hostname)
-                               .values(**values))
+    group, stamp = (conductor_group or '').lower(), now()
+    # drivers: a JSON array of names (the column is JSON; Ironic's a list too)
+    done = ctx.session.execute(
+        sa.update(_COND).where(_COND.c.hostname == hostname).values(
+            conductor_group=group, drivers=list(drivers), online=True, updated_at=stamp))
     if done.rowcount == 0:
         ctx.session.execute(sa.insert(_COND).values(
-            hostname=hostname, created_at=values['updated_at'], **values))
+            hostname=hostname, conductor_group=group, drivers=list(drivers), online=True,
+            created_at=stamp, updated_at=stamp))
     return _get_in_txn(ctx, hostname)
 
 

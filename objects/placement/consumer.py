@@ -214,13 +214,14 @@ def prepare(ctx: RequestContext, uuid: str, existing: Consumer | None, project_i
 
 def _bump(with_type: bool) -> sa.Update:
     """The consumer's generation compare-and-swap, setting its owners (and type)."""
-    values: dict[str, Any] = {
-        'generation': sa.bindparam('new_generation'), 'updated_at': sa.bindparam('now'),
-        'project_id': sa.bindparam('project_pk'), 'user_id': sa.bindparam('user_pk')}
+    bump = (_CONSUMER.update().where(_CONSUMER.c.uuid == sa.bindparam('c_uuid'))
+            .where(_CONSUMER.c.generation == sa.bindparam('expected'))
+            .values(generation=sa.bindparam('new_generation'),
+                    updated_at=sa.bindparam('now'), project_id=sa.bindparam('project_pk'),
+                    user_id=sa.bindparam('user_pk')))
     if with_type:
-        values['consumer_type_id'] = sa.bindparam('type_pk')
-    return (_CONSUMER.update().where(_CONSUMER.c.uuid == sa.bindparam('c_uuid'))
-            .where(_CONSUMER.c.generation == sa.bindparam('expected')).values(**values))
+        bump = bump.values(consumer_type_id=sa.bindparam('type_pk'))
+    return bump
 
 
 # prebuilt (one per shape): a rewrite of an existing consumer runs it every time

@@ -9,7 +9,7 @@ from oslo_db import exception as db_exc
 from common import exception
 from conductor import workers as workers_mod
 from conductor.manager import allocation_queue, node_allocations
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from objects.baremetal import node as node_obj
 from objects.baremetal import reservation as node_reservation
 from tests.functional import baremetal_helpers as h
@@ -36,11 +36,11 @@ def test_a_refusal_after_writes_sends_every_row_alone_with_the_same_outcomes(
     _nodes(ctx, 3)
     workers, queue = _queue('batch-a')
     try:
-        rows = [alloc_obj.create(ctx, {'resource_class': rc, 'conductor_affinity': 'batch-a'})
+        rows = [node_alloc_obj.create(ctx, {'resource_class': rc, 'conductor_affinity': 'batch-a'})
                 for rc in ('gold', 'none', 'gold')]
         # named: it goes alone (reservation._reserve_row) on every database,
         # where two like the others would share a pick on PostgreSQL
-        rows.append(alloc_obj.create(ctx, {'resource_class': 'gold', 'name': 'm2',
+        rows.append(node_alloc_obj.create(ctx, {'resource_class': 'gold', 'name': 'm2',
                                            'conductor_affinity': 'batch-a'}))
         broken = rows[3].id
         original = node_reservation._reserve_row
@@ -60,7 +60,7 @@ def test_a_refusal_after_writes_sends_every_row_alone_with_the_same_outcomes(
         assert alone == [r.id for r in rows]
         # alone, the broken row's first pass fails again and it goes node by node
         assert [r['state'] for r in results] == ['active', 'error', 'active', 'active']
-        stored = [alloc_obj.get_by_id(ctx, r.id) for r in rows]
+        stored = [node_alloc_obj.get_by_id(ctx, r.id) for r in rows]
         assert [s.state for s in stored] == [r['state'] for r in results]
         assert results[1]['last_error'] == stored[1].last_error
         assert len({stored[i].node_id for i in (0, 2, 3)}) == 3
@@ -74,9 +74,9 @@ def test_a_row_gone_before_the_shared_pass_spoils_nothing(ctx, monkeypatch):
     _nodes(ctx, 3)
     workers, queue = _queue('batch-c')
     try:
-        rows = [alloc_obj.create(ctx, {'resource_class': 'gold',
+        rows = [node_alloc_obj.create(ctx, {'resource_class': 'gold',
                                        'conductor_affinity': 'batch-c'}) for _ in range(3)]
-        assert alloc_obj.delete_unstarted(ctx, rows[1].id)
+        assert node_alloc_obj.delete_unstarted(ctx, rows[1].id)
         alone = []
         monkeypatch.setattr(node_reservation, 'reserve', lambda *a: alone.append(a))
         results = queue.run_many(ctx, [r.id for r in rows], 30)
@@ -91,7 +91,7 @@ def test_a_shared_first_pass_that_fails_goes_row_by_row(ctx, monkeypatch):
     _nodes(ctx, 2)
     workers, queue = _queue('batch-b')
     try:
-        rows = [alloc_obj.create(ctx, {'resource_class': 'gold',
+        rows = [node_alloc_obj.create(ctx, {'resource_class': 'gold',
                                        'conductor_affinity': 'batch-b'}) for _ in range(3)]
 
         def fail(*args):
@@ -99,7 +99,7 @@ def test_a_shared_first_pass_that_fails_goes_row_by_row(ctx, monkeypatch):
         monkeypatch.setattr(node_reservation, 'reserve_many', fail)
         results = queue.run_many(ctx, [r.id for r in rows], 30)
         assert sorted(r['state'] for r in results) == ['active', 'active', 'error']
-        stored = [alloc_obj.get_by_id(ctx, r.id) for r in rows]
+        stored = [node_alloc_obj.get_by_id(ctx, r.id) for r in rows]
         assert [s.state for s in stored] == [r['state'] for r in results]
     finally:
         workers.shutdown()
@@ -110,7 +110,7 @@ def test_two_batches_racing_for_the_last_nodes(ctx):
     _nodes(ctx, 5)
     pools = [_queue('race-a'), _queue('race-b')]
     try:
-        batches = [[alloc_obj.create(ctx, {'resource_class': 'gold',
+        batches = [[node_alloc_obj.create(ctx, {'resource_class': 'gold',
                                            'conductor_affinity': host}).id
                     for _ in range(4)] for host in ('race-a', 'race-b')]
         start = threading.Barrier(2)
@@ -122,7 +122,7 @@ def test_two_batches_racing_for_the_last_nodes(ctx):
             results = list(pool.map(run, range(2)))
         flat = results[0] + results[1]
         assert sorted(r['state'] for r in flat) == ['active'] * 5 + ['error'] * 3
-        stored = [alloc_obj.get_by_id(ctx, i) for b in batches for i in b]
+        stored = [node_alloc_obj.get_by_id(ctx, i) for b in batches for i in b]
         assert [s.state for s in stored] == [r['state'] for r in flat]
         held = [s.node_id for s in stored if s.state == 'active']
         assert len(set(held)) == 5
@@ -139,14 +139,14 @@ def test_a_batch_waits_no_longer_than_its_wait(ctx):
     gate = threading.Event()
     try:
         workers.spawn(gate.wait)       # the only slot is busy: everything queues
-        rows = [alloc_obj.create(ctx, {'resource_class': 'none',
+        rows = [node_alloc_obj.create(ctx, {'resource_class': 'none',
                                        'conductor_affinity': 'slow'}) for _ in range(3)]
         assert queue.run_many(ctx, [r.id for r in rows], 0.01) == [None] * 3
         gate.set()
         workers.wait_idle(30)
         queue.kick()
         workers.wait_idle(30)
-        assert {alloc_obj.get_by_id(ctx, r.id).state for r in rows} == {'error'}
+        assert {node_alloc_obj.get_by_id(ctx, r.id).state for r in rows} == {'error'}
     finally:
         gate.set()
         workers.shutdown()
@@ -184,7 +184,7 @@ def test_calls_arriving_during_a_first_pass_share_the_next_one(ctx, monkeypatch)
         return original(ctx, alloc_ids, host)
     monkeypatch.setattr(node_reservation, 'reserve_many', reserve_many)
     try:
-        calls = [[alloc_obj.create(ctx, {'resource_class': 'gold',
+        calls = [[node_alloc_obj.create(ctx, {'resource_class': 'gold',
                                          'conductor_affinity': 'merge'}).id
                   for _ in range(n)] for n in (2, 1, 2)]
         with concurrent.futures.ThreadPoolExecutor(3) as pool:
@@ -202,7 +202,7 @@ def test_calls_arriving_during_a_first_pass_share_the_next_one(ctx, monkeypatch)
         assert sorted(map(sorted, passes[1:])) == [sorted(calls[1] + calls[2])]
         assert [[r['state'] for r in rs] for rs in results] == [
             ['active'] * 2, ['active'], ['active'] * 2]
-        stored = [alloc_obj.get_by_id(ctx, i) for ids in calls for i in ids]
+        stored = [node_alloc_obj.get_by_id(ctx, i) for ids in calls for i in ids]
         assert len({s.node_id for s in stored}) == 5
         assert all(s.state == 'active' for s in stored)
     finally:

@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from common import context as berth_context
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from tests import fixtures
 from tests.functional import baremetal_helpers as h
 from tests.functional import metrics_helpers as mh
@@ -71,7 +71,7 @@ def test_process_routing_sends_every_create_of_a_process_to_one_conductor_in_bat
     answers = _post_together(stack.baremetal_url, CREATES)
     calls = _creates(mh.scrape(placement)) - _creates(before)
     ctx = berth_context.admin_context(stack.db)
-    rows = [alloc_obj.get(ctx, a['uuid']) for a in answers]
+    rows = [node_alloc_obj.get(ctx, a['uuid']) for a in answers]
     owner = stack.conductor_api.allocation_owner('any')
     assert owner in {c.host for c in stack.conductors}
     assert {r.conductor_affinity for r in rows} == {owner}
@@ -89,7 +89,7 @@ def test_allocation_routing_gives_each_row_the_ring_owner_of_its_uuid(trio):
     answers = _post_together(stack.baremetal_url, CREATES)
     ctx = berth_context.admin_context(stack.db)
     ring = stack.conductor_api.ring
-    rows = [alloc_obj.get(ctx, a['uuid']) for a in answers]
+    rows = [node_alloc_obj.get(ctx, a['uuid']) for a in answers]
     assert [r.conductor_affinity for r in rows] == [ring.owner(r.uuid) for r in rows]
     assert len({r.conductor_affinity for r in rows}) > 1    # spread: 3**-11 to fail
     assert [r.state for r in rows] == ['active'] * CREATES
@@ -111,7 +111,7 @@ def test_an_allocation_held_away_from_its_uuid_s_owner_deletes_and_frees_its_nod
         assert bm.delete('/v1/allocations/%s' % a['uuid']).status_code == 204
     assert ring.owner(a['uuid']) != owner
     ctx = berth_context.admin_context(stack.db)
-    assert alloc_obj.get(ctx, a['uuid']).conductor_affinity == owner
+    assert node_alloc_obj.get(ctx, a['uuid']).conductor_affinity == owner
     resp = bm.delete('/v1/allocations/%s' % a['uuid'])
     assert resp.status_code == 204, resp.text
     assert bm.get('/v1/allocations/%s' % a['uuid']).status_code == 404

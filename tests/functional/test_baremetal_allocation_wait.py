@@ -10,7 +10,7 @@ import pytest
 
 from conductor import workers as workers_mod
 from conductor.manager import allocation_queue, node_allocations
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from tests.functional import baremetal_helpers as h
 
 # the outcome tests wait long: on a loaded CI machine the 3 s default can pass
@@ -154,23 +154,23 @@ def test_queue_run_answers_what_the_worker_wrote_or_none(ctx):
     queue = allocation_queue.AllocationQueue(
         workers, node_allocations.NodeAllocator('w'), bound=1)
     try:
-        row = alloc_obj.create(ctx, {'resource_class': 'none', 'conductor_affinity': 'w'})
+        row = node_alloc_obj.create(ctx, {'resource_class': 'none', 'conductor_affinity': 'w'})
         written = queue.run(ctx, row.id, 30)
-        stored = alloc_obj.get_by_id(ctx, row.id)
+        stored = node_alloc_obj.get_by_id(ctx, row.id)
         assert written == {'state': 'error', 'node_uuid': None,
                            'last_error': stored.last_error,
                            'updated_at': stored.updated_at.isoformat()}
         gate = threading.Event()
         workers.spawn(gate.wait)        # the only slot is busy: the row is queued
-        other = alloc_obj.create(ctx, {'resource_class': 'none',
+        other = node_alloc_obj.create(ctx, {'resource_class': 'none',
                                        'conductor_affinity': 'w'})
         assert queue.run(ctx, other.id, 0.01) is None
         gate.set()
         workers.wait_idle(30)
         queue.kick()                    # the re-drive's job: the work goes on
         workers.wait_idle(30)
-        assert alloc_obj.get_by_id(ctx, other.id).state == 'error'
-        not_ours = alloc_obj.create(ctx, {'resource_class': 'none',
+        assert node_alloc_obj.get_by_id(ctx, other.id).state == 'error'
+        not_ours = node_alloc_obj.create(ctx, {'resource_class': 'none',
                                           'conductor_affinity': 'x'})
         assert queue.run(ctx, not_ours.id, 30) is None
     finally:

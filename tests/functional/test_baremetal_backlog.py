@@ -7,7 +7,7 @@ import pytest
 
 from conductor import workers as workers_mod
 from conductor.manager import allocation_queue, node_allocations
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from objects.baremetal import node as node_obj
 from tests.functional import baremetal_helpers as h
 
@@ -33,12 +33,12 @@ def _nodes(ctx, count):
 
 
 def _rows(ctx, count, host=HOST):
-    return [alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': host})
+    return [node_alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': host})
             for _ in range(count)]
 
 
 def _state(ctx, row):
-    return alloc_obj.get_by_id(ctx, row.id).state
+    return node_alloc_obj.get_by_id(ctx, row.id).state
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ change nothing (DESIGN.md, routing: the API never does a conductor's write).
 """
 
 from common import context as berth_context
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from tests.functional import baremetal_helpers as h
 
 
@@ -23,7 +23,7 @@ def _unavailable(resp):
 def test_backfill_is_owned_by_the_ring_owner_of_its_uuid(berth, bm):
     h.make_node(bm, 'bf-own', state='active')
     a = bm.post('/v1/allocations', json={'node': 'bf-own'}).json()
-    row = alloc_obj.get(berth_context.admin_context(berth.db), a['uuid'])
+    row = node_alloc_obj.get(berth_context.admin_context(berth.db), a['uuid'])
     assert row.conductor_affinity == berth.conductor_api.allocation_owner(a['uuid'])
     assert a['state'] == 'active'
 
@@ -63,7 +63,7 @@ def test_deallocation_goes_to_a_live_conductor_when_the_affinity_host_is_gone(
     h.make_node(bm, 'moved')
     a = h.allocate(bm, resource_class='gold')
     ctx = berth_context.admin_context(berth.db)
-    alloc_obj.update(ctx, a['uuid'], {'conductor_affinity': 'gone-host'})
+    node_alloc_obj.update(ctx, a['uuid'], {'conductor_affinity': 'gone-host'})
     resp = bm.patch('/v1/nodes/moved', json=[{'op': 'remove', 'path': '/instance_uuid'}])
     assert resp.status_code == 200, resp.text
     assert resp.json()['instance_uuid'] is None

@@ -14,7 +14,7 @@ import webob
 
 from api.baremetal import app as baremetal_app
 from cli import manage
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from objects.baremetal import conductor as conductor_obj
 from tests import fixtures
 from tests.functional import baremetal_helpers as h
@@ -230,7 +230,7 @@ def test_an_allocated_node_names_the_conductor_holding_its_allocation(berth, bm,
     node = h.make_node(bm, resource_class='gold')
     alloc = h.allocate(bm, resource_class='gold')
     assert alloc['state'] == 'active' and alloc['node_uuid'] == node['uuid']
-    holder = alloc_obj.get(ctx, alloc['uuid']).conductor_affinity
+    holder = node_alloc_obj.get(ctx, alloc['uuid']).conductor_affinity
     assert holder in _hosts(berth)
     assert bm.get('/v1/nodes/%s' % node['uuid']).json()['conductor'] == holder
 

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from conductor.manager import node_allocations
 from db import models
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from tests.functional import baremetal_helpers as h
 
 
@@ -32,7 +32,7 @@ def _statements(engine):
 
 
 def _allocate(ctx, **values):
-    row = alloc_obj.create(ctx, dict(values, resource_class='gold', conductor_affinity='w'))
+    row = node_alloc_obj.create(ctx, dict(values, resource_class='gold', conductor_affinity='w'))
     return node_allocations.NodeAllocator('w').allocate(ctx, row.id)
 
 
@@ -71,7 +71,7 @@ def test_only_the_lowest_node_free_is_still_found_every_time(bm, pg):
         assert (written['state'], written['node_uuid']) == ('active', free['uuid'])
         # decided by the one-statement picks, never node by node under a lock
         assert not [q for q in seen if 'SET reservation' in q], seen
-        held = alloc_obj.get_by_node(pg, free['uuid'])
+        held = node_alloc_obj.get_by_node(pg, free['uuid'])
         assert bm.delete('/v1/allocations/%s' % held.uuid).status_code == 204
 
 

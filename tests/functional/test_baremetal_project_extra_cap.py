@@ -16,7 +16,7 @@ from common import context as berth_context
 from common import exception
 from db import api as db_api
 from db import models
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from objects.baremetal import extra_usage
 from tests import fixtures
 from tests.functional import baremetal_helpers as h
@@ -79,7 +79,7 @@ def test_a_row_an_older_release_wrote_counts_too(berth, bm):
     @db_api.writer
     def old_insert(ctx):
         ctx.session.execute(models.NodeAllocation.__table__.insert().values(
-            uuid='7d0e6b7c-2222-4c1e-9b7a-2e6f8d1c0a93', state=alloc_obj.ERROR,
+            uuid='7d0e6b7c-2222-4c1e-9b7a-2e6f8d1c0a93', state=node_alloc_obj.ERROR,
             owner='p1', resource_class='gold', extra=PART, created_at=models._now()))
 
     old_insert(berth_context.admin_context(berth.db))
@@ -160,8 +160,8 @@ def test_two_creates_racing_for_the_last_bytes_cannot_both_pass(berth, bm):
         # B is now in its own create; give it time to reach its check (a
         # scheduling pause, not an assertion: the outcome below holds either way)
         threading.Event().wait(0.5)
-        alloc_obj.insert_in_txn(ctx, {'uuid': '0f6a7a1e-1111-4c1e-9b7a-2e6f8d1c0a93',
-                                      'state': alloc_obj.ERROR, 'owner': 'p1',
+        node_alloc_obj.insert_in_txn(ctx, {'uuid': '0f6a7a1e-1111-4c1e-9b7a-2e6f8d1c0a93',
+                                      'state': node_alloc_obj.ERROR, 'owner': 'p1',
                                       'resource_class': 'gold', 'extra': PART})
 
     def run_a():
@@ -175,9 +175,9 @@ def test_two_creates_racing_for_the_last_bytes_cannot_both_pass(berth, bm):
         assert checked.wait(30)
         b_started.set()
         try:
-            alloc_obj.create(berth_context.admin_context(berth.db),
+            node_alloc_obj.create(berth_context.admin_context(berth.db),
                              {'resource_class': 'gold', 'owner': 'p1', 'extra': PART,
-                              'state': alloc_obj.ERROR}, extra_cap=CAP)
+                              'state': node_alloc_obj.ERROR}, extra_cap=CAP)
             outcome['b'] = 'ok'
         except exception.AllocationExtraOverProjectCap:
             outcome['b'] = 'refused'

@@ -9,13 +9,13 @@ from common import context as berth_context
 from conductor import service as conductor_service
 from conductor.manager import node_allocations
 from conductor.periodic import node_allocations as periodics
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from tests import fixtures
 from tests.functional import baremetal_helpers as h
 
 
 def _allocating(ctx, host, n=1, rc='gold'):
-    return [alloc_obj.create(ctx, {'resource_class': rc, 'conductor_affinity': host})
+    return [node_alloc_obj.create(ctx, {'resource_class': rc, 'conductor_affinity': host})
             for _ in range(n)]
 
 
@@ -28,10 +28,10 @@ def test_orphans_of_a_departed_host_are_taken_over(bm, berth, ctx):
     taken = periodics.take_over_orphans(ctx, mine.manager.node_allocator, mine.ring)
     assert taken == 3
     for row in rows:
-        done = alloc_obj.get(ctx, row.uuid)
+        done = node_alloc_obj.get(ctx, row.uuid)
         assert (done.state, done.conductor_affinity) == ('active', mine.host)
     # never from itself: our own rows are resume's and the sweep's business
-    assert alloc_obj.get(ctx, own.uuid).state == 'allocating'
+    assert node_alloc_obj.get(ctx, own.uuid).state == 'allocating'
 
 
 def test_live_hosts_keep_their_rows(berth, ctx):
@@ -39,7 +39,7 @@ def test_live_hosts_keep_their_rows(berth, ctx):
     rows = _allocating(ctx, mine.host)
     assert periodics.take_over_orphans(ctx, mine.manager.node_allocator,
                                        mine.ring) == 0
-    assert alloc_obj.get(ctx, rows[0].uuid).conductor_affinity == mine.host
+    assert node_alloc_obj.get(ctx, rows[0].uuid).conductor_affinity == mine.host
 
 
 def test_stale_sweep_drives_own_rows(bm, berth, ctx):
@@ -48,7 +48,7 @@ def test_stale_sweep_drives_own_rows(bm, berth, ctx):
     row = _allocating(ctx, mine.host)[0]
     assert periodics.sweep_stale(ctx, mine.manager.node_allocator, 3600) == 0
     assert periodics.sweep_stale(ctx, mine.manager.node_allocator, 0) == 1
-    assert alloc_obj.get(ctx, row.uuid).state == 'active'
+    assert node_alloc_obj.get(ctx, row.uuid).state == 'active'
 
 
 def test_a_restarted_conductor_resumes_its_rows(bm, berth, ctx):
@@ -97,8 +97,8 @@ def test_the_resume_leaves_rows_created_since_the_start_to_their_requests(
     _step(ctx)
     fresh = _allocating(ctx, allocator.host)[0]     # its API request is on its way
     assert periodics.resume_own(ctx, allocator, before=started) == 1
-    assert alloc_obj.get(ctx, left.uuid).state == 'error'
-    assert alloc_obj.get(ctx, fresh.uuid).state == 'allocating'
+    assert node_alloc_obj.get(ctx, left.uuid).state == 'error'
+    assert node_alloc_obj.get(ctx, fresh.uuid).state == 'allocating'
 
 
 @pytest.fixture
@@ -122,7 +122,7 @@ def test_periodic_takeover_with_two_conductors(two_conductors):
     done = [h.wait_allocation(bm, r.uuid) for r in rows]
     assert sorted(d['state'] for d in done) == ['active'] * 4 + ['error'] * 2
     hosts = {c.host for c in stack.conductors}
-    assert {alloc_obj.get(ctx, r.uuid).conductor_affinity for r in rows} <= hosts
+    assert {node_alloc_obj.get(ctx, r.uuid).conductor_affinity for r in rows} <= hosts
     active_nodes = [d['node_uuid'] for d in done if d['state'] == 'active']
     assert len(set(active_nodes)) == 4
     bm.close()

@@ -12,7 +12,7 @@ import pytest
 from common import context as berth_context
 from common import exception, rpc, rpc_trust
 from conductor.rpcapi import payloads
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from tests import fixtures
 from tests.functional import alloc_helpers
 from tests.functional import baremetal_helpers as h
@@ -136,7 +136,7 @@ def test_another_projects_allocation_is_neither_changed_nor_described(berth, bm)
     node = h.make_node(bm, owner='project-a')
     victim = h.allocate(bm, resource_class='gold', owner='project-a')
     assert victim['state'] == 'active', victim
-    row = alloc_obj.get(berth_context.admin_context(berth.db), victim['uuid'])
+    row = node_alloc_obj.get(berth_context.admin_context(berth.db), victim['uuid'])
     member_b = berth_context.RequestContext(user_id='u', project_id='project-b',
                                             roles=['member', 'reader'], overwrite=False)
     cctxt = berth.conductor_api.client.prepare(server=row.conductor_affinity,
@@ -161,7 +161,7 @@ def test_raw_column_values_are_invalid_and_written_nowhere(berth, bm):
     node = h.make_node(bm, owner='project-a')
     other = h.make_node(bm, owner='project-b')
     mine = h.allocate(bm, resource_class='gold', owner='project-a')
-    row = alloc_obj.get(berth_context.admin_context(berth.db), mine['uuid'])
+    row = node_alloc_obj.get(berth_context.admin_context(berth.db), mine['uuid'])
     member = berth_context.RequestContext(user_id='u', project_id='project-a',
                                           roles=['member', 'reader'], overwrite=False)
     cctxt = berth.conductor_api.client.prepare(server=row.conductor_affinity,

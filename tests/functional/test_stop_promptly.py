@@ -16,7 +16,7 @@ import threading
 
 import pytest
 
-from bench import candidates_servers
+from bench import placeload
 from tests.functional.test_lifecycle import Command, _config
 
 # computes in the database: loading its index and answering (~6 s here) outlast
@@ -31,7 +31,7 @@ LOADED = 'providers loaded in'
 def region(tmp_path_factory):
     """A migrated SQLite file holding the placeload topology for COMPUTES computes."""
     state = tmp_path_factory.mktemp('region')
-    candidates_servers.load(COMPUTES, state=str(state), nested=True)
+    placeload.load_state(COMPUTES, state=str(state), nested=True)
     return state / 'berth.sqlite'
 
 

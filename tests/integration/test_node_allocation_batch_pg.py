@@ -21,7 +21,7 @@ from common import context as berth_context
 from common import exception
 from conductor.manager import node_allocations
 from db import api as db_api
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from objects.baremetal import node as node_obj
 from objects.baremetal import node_batch, reservation
 from tests.integration.conftest import MARKS
@@ -60,7 +60,7 @@ def _nodes(ctx, rc, count, traits=(), prefix=None):
 
 
 def _allocs(ctx, rc, count, host, **values):
-    return [alloc_obj.create(ctx, dict(values, resource_class=rc, conductor_affinity=host))
+    return [node_alloc_obj.create(ctx, dict(values, resource_class=rc, conductor_affinity=host))
             for _ in range(count)]
 
 
@@ -88,8 +88,8 @@ def _check_reserved(ctx, alloc_ids):
     """Every allocation active on a node that holds it, and nothing locked."""
     nodes = {n.id: n for n in node_obj.list_nodes(ctx)}
     for alloc_id in alloc_ids:
-        alloc = alloc_obj.get_by_id(ctx, alloc_id)
-        assert alloc.state == alloc_obj.ACTIVE, alloc
+        alloc = node_alloc_obj.get_by_id(ctx, alloc_id)
+        assert alloc.state == node_alloc_obj.ACTIVE, alloc
         node = nodes[alloc.node_id]
         assert (node.allocation_id, node.instance_uuid) == (alloc.id, alloc.uuid)
         assert node.instance_info['traits'] == list(alloc.traits)
@@ -122,12 +122,12 @@ def test_more_allocations_than_free_nodes_fail_only_the_extras(ctx, batch_statem
     for alloc, result in zip(allocs, results):
         if result['state'] != 'error':
             continue
-        stored = alloc_obj.get_by_id(ctx, alloc.id)
+        stored = node_alloc_obj.get_by_id(ctx, alloc.id)
         # the reason one allocation alone gets when no node is free
         expected = exception.AllocationFailed(
             uuid=alloc.uuid, error='no available nodes match the resource class %s' % rc
         ).message
-        assert stored.state == alloc_obj.ERROR and stored.node_id is None
+        assert stored.state == node_alloc_obj.ERROR and stored.node_id is None
         assert stored.last_error == result['last_error'] == expected
 
 
@@ -145,7 +145,7 @@ def test_mixed_shapes_in_one_batch_each_get_a_node_that_fits(ctx, batch_statemen
     assert [r['state'] for r in results] == ['active'] * 8
     assert len(batch_statements) >= 3       # the three shapes of two, each batched
     _check_reserved(ctx, [a.id for a in rows])
-    stored = [alloc_obj.get_by_id(ctx, a.id) for a in rows]
+    stored = [node_alloc_obj.get_by_id(ctx, a.id) for a in rows]
     assert len({s.node_id for s in stored}) == 8
     assert {s.node_id for s in stored[2:5]} == {n.id for n in gold_nodes}
     assert {s.node_id for s in stored[5:7]} == {p[2].id, p[3].id}   # their candidates

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from common import context as berth_context
 from common import exception
 from db import api as db_api
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from objects.baremetal import deallocation
 from objects.baremetal import node as node_obj
 from objects.baremetal import reservation as node_reservation
@@ -48,7 +48,7 @@ def test_delete_racing_the_reservation_leaves_no_dangling_node(pg):
     node = node_obj.create(ctx, {'driver': 'fake-hardware', 'resource_class': 'race',
                                  'provision_state': node_obj.AVAILABLE,
                                  'power_state': node_obj.POWER_OFF})
-    alloc = alloc_obj.create(ctx, {'resource_class': 'race', 'conductor_affinity': 'c0'})
+    alloc = node_alloc_obj.create(ctx, {'resource_class': 'race', 'conductor_affinity': 'c0'})
     reserving, release = threading.Event(), threading.Event()
     outcome, errors = [], []
 
@@ -86,4 +86,4 @@ def test_delete_racing_the_reservation_leaves_no_dangling_node(pg):
     # the delete saw the committed reservation and released the node with it
     assert after.allocation_id is None and after.instance_uuid is None
     with pytest.raises(exception.AllocationNotFound):
-        alloc_obj.get(ctx, alloc.uuid)
+        node_alloc_obj.get(ctx, alloc.uuid)

@@ -185,8 +185,8 @@ def test_a_broker_user_gets_nothing_and_a_keyed_service_works(stack):
         node = h.make_node(bm, owner='project-a')
         alloc = h.allocate(bm, resource_class='gold', owner='project-a')
         assert alloc['state'] == 'active', alloc
-        from objects.baremetal import allocation as alloc_obj
-        alloc_id = alloc_obj.get(ctx, alloc['uuid']).id
+        from objects.baremetal import allocation as node_alloc_obj
+        alloc_id = node_alloc_obj.get(ctx, alloc['uuid']).id
         host = stack.conductors[0].host
         before = _state(placement, bm, victim, rp, alloc['uuid'], node['uuid'])
 

@@ -5,7 +5,7 @@ import logging
 import sqlalchemy as sa
 
 from conductor.manager import node_allocations
-from objects.baremetal import allocation as alloc_obj
+from objects.baremetal import allocation as node_alloc_obj
 from objects.baremetal import node_choice
 from tests.functional import baremetal_helpers
 
@@ -29,15 +29,15 @@ def test_poison_allocation_ends_in_error_after_bounded_tries(bm, ctx, monkeypatc
     baremetal_helpers.make_node(bm, 'n1')
     _poison(monkeypatch)
     traits = ['CUSTOM_POISON_%02d_%s' % (i, 'X' * 200) for i in range(50)]
-    row = alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': traits,
+    row = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': traits,
                                  'conductor_affinity': 'w'})
     caplog.set_level(logging.DEBUG)
     allocator = node_allocations.NodeAllocator('w')
     for _ in range(node_allocations.MAX_FAILURES - 1):
         assert allocator.allocate(ctx, row.id) is None
-        assert alloc_obj.get_by_id(ctx, row.id).state == 'allocating'
+        assert node_alloc_obj.get_by_id(ctx, row.id).state == 'allocating'
     allocator.allocate(ctx, row.id)
-    after = alloc_obj.get_by_id(ctx, row.id)
+    after = node_alloc_obj.get_by_id(ctx, row.id)
     assert after.state == 'error'
     assert 'no_such_column' in after.last_error and '3 tries' in after.last_error
     assert len(after.last_error) < 400 and SECRET not in after.last_error
@@ -47,7 +47,7 @@ def test_poison_allocation_ends_in_error_after_bounded_tries(bm, ctx, monkeypatc
     assert len(caplog.text.encode()) < 10 * 1024, len(caplog.text)
     # a later try (a late sweep) writes nothing more
     allocator.allocate(ctx, row.id)
-    assert alloc_obj.get_by_id(ctx, row.id).last_error == after.last_error
+    assert node_alloc_obj.get_by_id(ctx, row.id).last_error == after.last_error
 
 
 def test_short_error_cuts_long_texts():

@@ -68,7 +68,7 @@ EXCLUDED = ('db/migrations',)
 # package directory -> percent of its signatures fully annotated, never less
 # (measured with coverage(); raise a floor when its package gains annotations)
 FLOORS = {
-    'api': 5.5,
+    'api': 3.5,             # (5.5 with the api-ref generator, now cli/api_ref)
     'api/baremetal': 0.0,
     'api/baremetal/handlers': 0.0,
     'api/baremetal/schemas': 0.0,
@@ -76,7 +76,8 @@ FLOORS = {
     'api/placement': 0.0,
     'api/placement/handlers': 5.4,
     'api/placement/schemas': 0.0,
-    'cli': 28.9,
+    'cli': 25.0,            # (28.9 with the samples runner, now cli/api_ref)
+    'cli/api_ref': 21.6,
     'common': 28.8,
     'common/conf': 3.8,
     'common/policies': 0.0,

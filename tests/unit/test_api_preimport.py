@@ -10,9 +10,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCRIPT = textwrap.dedent('''
     import sys
     from bench import candidates_servers
+    from bench import placeload
     from cli import api
     state = sys.argv[1]
-    conf = candidates_servers.conf_for(state)
+    conf = placeload.conf_for(state)
     conf.set_override('backend_url', 'file://' + state, group='coordination')
     mods = ('kombu.transport.pyamqp', 'tooz.drivers.file')
     print(' '.join(str(m in sys.modules) for m in mods))

@@ -6,19 +6,17 @@ import re
 
 import yaml
 
-from api import (
-    api_ref,
-    api_ref_errors,
-    api_ref_params,
-    api_ref_response,
-    api_ref_samples,
-    api_ref_words,
-)
 from api.baremetal import routes as baremetal_routes
 from api.placement import errors as error_codes
 from api.placement import routes as placement_routes
 from api.placement.schemas import claim as claim_schema
-from cli import api_ref_samples as sample_runner
+from cli.api_ref import errors as api_ref_errors
+from cli.api_ref import generate as api_ref
+from cli.api_ref import params as api_ref_params
+from cli.api_ref import response as api_ref_response
+from cli.api_ref import samples as sample_runner
+from cli.api_ref import scenario as api_ref_samples
+from cli.api_ref import words as api_ref_words
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCE = ROOT / 'api-ref' / 'source'
@@ -132,7 +130,7 @@ def test_every_generated_parameter_has_a_description():
     defined = yaml.safe_load(api_ref.render()['parameters.yaml'])
     missing = sorted(key for key, entry in defined.items()
                      if api_ref.MISSING in entry['description'])
-    assert missing == [], 'add a sentence to api/api_ref_words.py for %s' % missing
+    assert missing == [], 'add a sentence to cli/api_ref/words.py for %s' % missing
 
 
 def test_descriptions_prefer_the_nearest_and_the_query_sentence():

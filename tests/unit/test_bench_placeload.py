@@ -4,7 +4,7 @@ import uuid as uuidlib
 
 import sqlalchemy as sa
 
-from bench import candidates_servers, placeload
+from bench import placeload
 from db import models
 from objects import database
 
@@ -17,8 +17,8 @@ def _rows(db, table):
 def test_chunks_write_every_compute_child_and_sharing_provider(tmp_path, monkeypatch):
     monkeypatch.setattr(placeload, 'CHUNK', 7)        # 25 computes: 4 chunks, the last short
     n = 25
-    candidates_servers.load(n, state=str(tmp_path), nested=True)
-    db = database.open_database(candidates_servers.conf_for(str(tmp_path)))
+    placeload.load_state(n, state=str(tmp_path), nested=True)
+    db = database.open_database(placeload.conf_for(str(tmp_path)))
     try:
         rps = _rows(db, models.ResourceProvider.__table__)
         by_id = {r.id: r for r in rps}
@@ -64,8 +64,8 @@ def test_uuids_are_random_version_4_and_ascend_in_the_order_drawn():
 
 
 def test_computes_uuids_ascend_with_their_ids(tmp_path):
-    candidates_servers.load(30, state=str(tmp_path))
-    db = database.open_database(candidates_servers.conf_for(str(tmp_path)))
+    placeload.load_state(30, state=str(tmp_path))
+    db = database.open_database(placeload.conf_for(str(tmp_path)))
     try:
         rps = sorted(_rows(db, models.ResourceProvider.__table__), key=lambda r: r.id)
         uuids = [r.uuid for r in rps]

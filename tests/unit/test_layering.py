@@ -224,3 +224,56 @@ def test_the_callable_check_can_fail(tmp_path):
     assert list(_callable_parameters(bad, root=tmp_path)) == [
         ('bad.py', 'reserve', 'order'), ('bad.py', 'claim', 'hold'),
         ('bad.py', 'Writer.__init__', 'write')]
+
+
+def _module_imports(root, package):
+    """{module: the modules of ``package`` it imports, at any depth of its code}."""
+    modules = {'.'.join(p.relative_to(root).with_suffix('').parts): p
+               for p in (root / package).rglob('*.py')}
+    graph = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module)
+                found.update('%s.%s' % (node.module, a.name) for a in node.names)
+        graph[name] = sorted(found & modules.keys() - {name})
+    return graph
+
+
+def _import_circles(graph):
+    """Each set of modules that import one another round a circle (sorted)."""
+    circles, done = [], set()
+    for start in sorted(graph):
+        # every module reachable from start; a circle is those that reach start back
+        seen = _reach(graph, start)
+        if start in seen and start not in done:
+            circle = sorted(m for m in seen if start in _reach(graph, m))
+            done.update(circle)
+            circles.append(circle)
+    return circles
+
+
+def _reach(graph, start):
+    seen, todo = set(), [start]
+    while todo:
+        for nxt in graph[todo.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def test_no_import_circle_in_bench():
+    """A bench module builds on others, never back: a circle hides which one is the base."""
+    assert _import_circles(_module_imports(ROOT, 'bench')) == []
+
+
+def test_the_circle_check_can_fail(tmp_path):
+    (tmp_path / 'b').mkdir()
+    (tmp_path / 'b' / 'base.py').write_text('def main():\n    from b import top\n')
+    (tmp_path / 'b' / 'top.py').write_text('from b import base\n')
+    (tmp_path / 'b' / 'leaf.py').write_text('import b.base\n')
+    assert _import_circles(_module_imports(tmp_path, 'b')) == [['b.base', 'b.top']]

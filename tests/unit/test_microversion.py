@@ -27,6 +27,20 @@ def test_invalid(value):
         mv.negotiate('placement %s' % value)
 
 
+def test_an_entry_is_split_once_as_placement_splits_it():
+    # microversion-parse (Placement's parser) splits an entry into its service
+    # and the rest: "placement 1.2 extra" asks for "1.2 extra" (400), it is not
+    # skipped as an entry of three tokens
+    with pytest.raises(mv.InvalidVersion, match='invalid version string: 1.2 extra'):
+        mv.negotiate('placement 1.2 extra')
+    assert str(mv.negotiate('placement 1.2 extra, placement 1.3')) == '1.3'
+
+
+def test_a_listed_version_is_the_one_listed_object():
+    assert mv.negotiate('placement latest') is mv.negotiate('placement 1.39')
+    assert mv.negotiate(None) == mv.MIN_VERSION
+
+
 @pytest.mark.parametrize('value', ['0.5', '1.40', '2.0'])
 def test_unacceptable(value):
     with pytest.raises(mv.UnacceptableVersion):

@@ -10,7 +10,11 @@ outcome, which then usually shows it ``active`` or ``error``.  A backfill
 (``node``, 1.58) is a call to the ring owner of the allocation uuid, which
 decides it at once.  Deletes are an RPC call to the allocation's conductor
 (its affinity host while alive), so the node rules (409) reach the client.
-No allocation write happens here: every one is a conductor's.
+The API writes an allocation row at two points only: a new allocation's row
+is inserted here (``allocating``, before the hand-over), and deleted here
+again when no conductor could take it (503, nothing left behind).  Every
+other write -- the node reservation, the outcome, a backfill, a delete --
+is the conductor's.
 """
 
 import dataclasses

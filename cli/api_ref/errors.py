@@ -1,10 +1,10 @@
 """The error status codes (and error codes) of each route, for the api-ref.
 
 What a route can answer is read from its handler the way
-api/api_ref_status.py reads its success codes: the source of the handler and
+cli/api_ref/status.py reads its success codes: the source of the handler and
 of the berth helpers it calls (a few calls deep) is searched for the errors
 it raises (``fault.BadRequest(...)``, ``code=errors.X``), the calls that
-refuse input (the validation calls of api/api_ref_params.py: 400), authorize
+refuse input (the validation calls of cli/api_ref/params.py: 400), authorize
 (``policy.authorize``: 401 and 403) or need a conductor (503), the domain
 exceptions it raises itself (translated by the API's table) and the
 decorator's flags (``json_body``: 400, 413, 415; ``json_reply``: 406); a path
@@ -20,10 +20,10 @@ import functools
 import inspect
 import sys
 
-from api import api_ref_params
 from api.common import errors as common_errors
 from api.placement import errors as codes
 from api.placement import fault as placement_fault
+from cli.api_ref import params as api_ref_params
 from common import exception
 
 # error class name -> HTTP status

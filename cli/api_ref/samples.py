@@ -1,9 +1,9 @@
 """Write the api-ref's request and answer samples by driving a real embedded berth.
 
-``python -m cli.api_ref_samples api-ref/source/samples`` (``make sample-config``)
+``python -m cli.api_ref.samples api-ref/source/samples`` (``make sample-config``)
 starts berth in-process on a fresh SQLite database in a temporary directory
 (noauth2, one conductor, free loopback ports), runs the scenario of
-api/api_ref_samples.py and writes one file per request and answer body.
+cli/api_ref/scenario.py and writes one file per request and answer body.
 tests/unit/test_api_ref.py runs it too and fails while the committed
 samples differ.
 """
@@ -19,10 +19,10 @@ from typing import Any
 import urllib.error
 import urllib.request
 
-from api import api_ref_samples as scenario
 from api.baremetal import version as baremetal_version
 from api.placement import microversion
 from cli import deployment
+from cli.api_ref import scenario
 from common.conf import builder
 
 # a liveness bound of a node allocation's conductor work, not a timing

@@ -1,18 +1,18 @@
 """The api-ref's titles (one per route, in words) and its response-field tables.
 
 A route's response table lists the top-level fields of its newest answer
-sample (api-ref/source/samples, written by ``python -m cli.api_ref_samples``),
+sample (api-ref/source/samples, written by ``python -m cli.api_ref.samples``),
 each with the sentence :data:`FIELDS` (or, for a field a request also sends,
-api/api_ref_words.py) gives it; tests/unit/test_api_ref.py fails while a
+cli/api_ref/words.py) gives it; tests/unit/test_api_ref.py fails while a
 route has no title or a field no sentence.
 """
 
 import json
 import os
 
-from api import api_ref_words
+from cli.api_ref import words as api_ref_words
 
-SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                        'api-ref', 'source', 'samples')
 
 _RP = '/resource_providers/{uuid}'
@@ -100,7 +100,7 @@ TITLES = {
     ('GET', '/v1/drivers/{driver}'): 'Show a driver',
 }
 
-# what a response field is, where api/api_ref_words.py (the request fields)
+# what a response field is, where cli/api_ref/words.py (the request fields)
 # has no sentence or one that reads as a request's; keys as there
 FIELDS = {
     'links': 'Links to the resource itself and to what belongs to it.',

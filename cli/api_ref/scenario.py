@@ -1,9 +1,9 @@
 """The scenario whose requests and answers are the api-ref's samples.
 
-``python -m cli.api_ref_samples api-ref/source/samples`` (``make sample-config``)
+``python -m cli.api_ref.samples api-ref/source/samples`` (``make sample-config``)
 drives an embedded berth through :data:`STEPS` in order and writes each
 step's request body (``<name>-req.json``) and answer (``<name>-resp.json``);
-api/api_ref.py lists them under their route.  Every identifier a request
+cli/api_ref/generate.py lists them under their route.  Every identifier a request
 names is fixed here; what berth makes up (UUIDs, times, its address) is
 replaced by :func:`normalize`, so the files come out the same every time.
 """
