@@ -78,7 +78,8 @@ class Ring:
                                                    member_id.encode('utf-8'))
         self._lock = threading.Lock()          # serialises use of the coordinator
         # (members, ring), swapped as one so lock-free readers see a pair
-        self._view = (frozenset(), hashring.HashRing([], partitions=self._partitions))
+        self._view: tuple[frozenset[str], hashring.HashRing] = (
+            frozenset(), hashring.HashRing([], partitions=self._partitions))
         self._joined = False
         self._capabilities = {}
         self._heartbeats = True
@@ -142,7 +143,7 @@ class Ring:
 
     def join(self, capabilities=None):
         """Join the group as ``host`` (conductors only); peers see it on their next poll."""
-        if self.host is None:
+        if not self.host:    # no host: a reader (its member id is reader-...)
             raise RuntimeError('a ring reader never joins the group')
         self._capabilities = dict(capabilities or {}, joined_at=time.time())
         with self._lock:
@@ -150,9 +151,15 @@ class Ring:
             self._joined = True
         # messages sent to this host before it joined (a previous incarnation
         # killed meanwhile) may have gone to another conductor: never written here
-        self._fence.close()
+        self._own_fence().close()
         self.refresh()
         LOG.info('Conductor %s joined %s', self.host, GROUP.decode())
+
+    def _own_fence(self) -> rpc_deadline.Fence:
+        """This conductor's fence: a ring that joined has a host, so it has one."""
+        if self._fence is None:
+            raise RuntimeError('a ring reader has no fence')
+        return self._fence
 
     def _join_replacing_old_incarnation(self, attempts=3):
         """Join; a member key left by this host's previous process is removed first.
@@ -179,7 +186,7 @@ class Ring:
             if not self._joined:
                 return
             self._joined = False
-            self._fence.beat(0)    # no lapse while it serves its last calls
+            self._own_fence().beat(0)    # no lapse while it serves its last calls
             try:
                 self._coord.leave_group(GROUP).get()
             except coordination.ToozError as exc:
@@ -229,7 +236,7 @@ class Ring:
         """Rebuild the ring from a full read of the group's members."""
         with self._lock:
             try:
-                found = self._coord.get_members(GROUP).get()
+                raw = self._coord.get_members(GROUP).get()
             except coordination.GroupNotCreated:
                 if not self._joined:     # a reader waits for a conductor to recreate it
                     LOG.warning('The conductor group is gone; keeping %d members',
@@ -237,13 +244,13 @@ class Ring:
                     return
                 # the backend lost everything (Redis restarted without persistence)
                 self._create_group()
-                found = set()
+                raw = set()
             except coordination.ToozError as exc:
                 LOG.warning('Cannot read the conductor group (%s); keeping %d '
                             'members', exc, len(self._view[0]))
                 return
             self._last_refresh = time.monotonic()
-            found = {m.decode('utf-8') for m in found}
+            found = {m.decode('utf-8') for m in raw}
             if self._joined and self.host not in found:
                 self._rejoin()
             elif self._joined:
@@ -305,7 +312,7 @@ class Ring:
         """
         LOG.warning('Conductor %s is missing from %s (membership expired); '
                     'joining again', self.host, GROUP.decode())
-        self._fence.close()    # its callers may have sent its calls elsewhere
+        self._own_fence().close()    # its callers may have sent its calls elsewhere
         try:
             self._coord.join_group(GROUP, capabilities=self._capabilities).get()
         except coordination.MemberAlreadyExist:
@@ -323,7 +330,7 @@ class Ring:
     def _tick(self):
         while not self._stopping.wait(TICK):
             if self._joined:
-                self._fence.beat(self._lapse)
+                self._own_fence().beat(self._lapse)
 
     def poll(self):
         """Fire the join/leave watchers; rebuild fully when a refresh is due."""

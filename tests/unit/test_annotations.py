@@ -77,12 +77,12 @@ FLOORS = {
     'api/placement/handlers': 5.4,
     'api/placement/schemas': 0.0,
     'cli': 28.9,
-    'common': 28.8,
+    'common': 30.6,
     'common/conf': 3.8,
     'common/policies': 0.0,
     'common/policies/baremetal': 0.0,
     'common/policies/placement': 0.0,
-    'conductor': 7.0,
+    'conductor': 9.2,
     'conductor/manager': 3.1,
     'conductor/periodic': 0.0,
     'conductor/rpcapi': 91.1,
@@ -92,9 +92,9 @@ FLOORS = {
     'objects/baremetal': 25.0,
     'objects/candidates': 17.7,
     'objects/candidates/weighers': 0.0,
-    'objects/legacy': 63.4,
-    'objects/placement': 66.0,
-    'objects/sql': 0.0,
+    'objects/legacy': 63.8,
+    'objects/placement': 66.8,
+    'objects/sql': 12.5,
 }
 # points a package may stand above its floor before the floor must be raised
 SLACK = 2.0
