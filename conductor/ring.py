@@ -9,13 +9,17 @@ watch_interval``) and from a full read of the members every
 may briefly both think they own a key, and the database decides who wins.
 """
 
+from __future__ import annotations
+
 import logging
 import os
 import threading
 import time
+from typing import Any
 import urllib.parse
 import uuid
 
+from oslo_config import cfg
 import tooz
 from tooz import coordination, hashring
 
@@ -62,7 +66,7 @@ class Ring:
         that watches the group without joining it.
     """
 
-    def __init__(self, conf, host=None):
+    def __init__(self, conf: cfg.ConfigOpts, host: str | None = None) -> None:
         self.host = host
         self._url = backend_url(conf)
         self._watch_interval = conf.coordination.watch_interval
@@ -81,15 +85,15 @@ class Ring:
         self._view: tuple[frozenset[str], hashring.HashRing] = (
             frozenset(), hashring.HashRing([], partitions=self._partitions))
         self._joined = False
-        self._capabilities = {}
+        self._capabilities: dict[str, Any] = {}
         self._heartbeats = True
         self._last_refresh = 0.0
         self._stopping = threading.Event()
-        self._thread = None
+        self._thread: threading.Thread | None = None
 
     # --- life cycle ---
 
-    def start(self, retry_for=START_RETRY_SECONDS):
+    def start(self, retry_for: float = START_RETRY_SECONDS) -> Ring:
         """Connect to the backend, read the members and start watching them.
 
         A backend that cannot be reached (restarting as this process starts)
@@ -194,7 +198,7 @@ class Ring:
         self.refresh()
         LOG.info('Conductor %s left %s', self.host, GROUP.decode())
 
-    def stop(self):
+    def stop(self) -> None:
         """Stop watching and disconnect (leaves the group first if still in it)."""
         self.leave()
         self._stopping.set()
@@ -208,7 +212,7 @@ class Ring:
 
     # --- questions ---
 
-    def owner(self, key):
+    def owner(self, key: str) -> str:
         """The host of the conductor that owns ``key`` (a str, e.g. a UUID).
 
         :raises exception.ServiceUnavailable: no conductor is alive.
@@ -222,11 +226,11 @@ class Ring:
                 raise exception.ServiceUnavailable(reason='no conductor is alive')
         return next(iter(ring.get_nodes(key.encode('utf-8'))))
 
-    def members(self):
+    def members(self) -> frozenset[str]:
         """The hosts of the live conductors (a frozenset of str)."""
         return self._view[0]
 
-    def is_alive(self, host):
+    def is_alive(self, host: str) -> bool:
         """Whether ``host`` is a live conductor (a conductor is always alive to itself)."""
         return host in self._view[0]
 
@@ -282,7 +286,7 @@ class Ring:
             return False
         return time.monotonic() - self._last_refresh <= 3 * max(self._refresh_interval, 1)
 
-    def describe(self):
+    def describe(self) -> list[dict[str, Any]]:
         """``[{'host', 'capabilities'}]`` of the live members, by host.
 
         Each conductor's capabilities carry the ``rpc_api_version`` it speaks,
@@ -291,7 +295,7 @@ class Ring:
         ``ring_refresh_interval``.  One backend read per member: for status
         pages, not for routing.
         """
-        described = []
+        described: list[dict[str, Any]] = []
         for host in sorted(self.members()):
             with self._lock:
                 try:

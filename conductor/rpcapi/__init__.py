@@ -10,6 +10,7 @@ history lives in :mod:`conductor.rpcapi.version`.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -96,7 +97,7 @@ class ConductorAPI:
         """Whether every conductor is new enough for ``version`` (rolling upgrades)."""
         return self.client.can_send_version(version)
 
-    def _prepare(self, routing_key: str, version: str):
+    def _prepare(self, routing_key: str, version: str) -> tuple[str, Any]:
         server = self.ring.owner(routing_key)
         return server, self.client.prepare(server=server, version=version)
 
@@ -262,7 +263,7 @@ class ConductorAPI:
         On its ``affinity`` host while that is alive (the conductor holding
         it), else on the ring owner of its uuid (routing.holder_host).
         """
-        route = lambda: routing.holder_host(self.ring, allocation_uuid, affinity)  # noqa: E731
+        route = functools.partial(routing.holder_host, self.ring, allocation_uuid, affinity)
         return self._write(ctx, route(), 'destroy_allocation', '1.1', route=route,
                            allocation_uuid=allocation_uuid)
 
@@ -284,7 +285,7 @@ class ConductorAPI:
         (``error``: why the node does not fit; the row is stored ``error``).
         """
         self._require_node_writes('backfill_allocation')
-        def route():
+        def route() -> str:
             return self.ring.owner(routing.allocation_key(values['uuid']))
         return self._write(ctx, route(), 'backfill_allocation', '1.6', route=route,
                            values=values, node=node)
@@ -299,7 +300,7 @@ class ConductorAPI:
         self._require_node_writes(method)
         uuid, affinity = holder
 
-        def route():
+        def route() -> str:
             return routing.holder_host(self.ring, uuid, affinity)
         return self._write(ctx, route(), method, '1.6', route=route, **kwargs)
 
