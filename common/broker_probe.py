@@ -18,6 +18,7 @@ import logging
 import os
 import threading
 import time
+from typing import Any
 
 import amqp
 import oslo_messaging as messaging
@@ -47,7 +48,7 @@ def _amqp_hosts(conf):
     url = messaging.TransportURL.parse(conf, conf.transport_url)
     if not url.transport.startswith('rabbit') or not url.hosts:
         return []
-    ssl = False
+    ssl: dict[str, Any] | bool = False
     rabbit = getattr(conf, 'oslo_messaging_rabbit', None)
     if rabbit is not None and rabbit.ssl:
         ssl = ({'ca_certs': rabbit.ssl_ca_file, 'cert_reqs': 2}

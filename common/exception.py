@@ -5,11 +5,13 @@ maps these to HTTP errors in one place; the conductor declares them as
 expected so that they cross RPC and are re-raised, typed, in the API process.
 """
 
+from typing import Any
+
 
 class BerthException(Exception):
     msg_fmt = "An unknown error occurred."
 
-    def __init__(self, message=None, **kwargs):
+    def __init__(self, message: str | None = None, **kwargs: Any) -> None:
         self.kwargs = kwargs
         if message is None:
             try:

@@ -190,7 +190,7 @@ class Timer:
 
     def __init__(self, child):
         self._child = child
-        self._start = None
+        self._start = 0.0               # set again by __enter__
 
     def __enter__(self):
         self._start = time.monotonic()

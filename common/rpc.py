@@ -7,6 +7,7 @@ become :class:`common.exception.ServiceUnavailable` (HTTP 503).
 
 import contextlib
 import logging
+from typing import Any
 
 from kombu import exceptions as kombu_exc
 from oslo_config import cfg
@@ -86,7 +87,7 @@ def update_sample_defaults():
     cfg.set_defaults(impl_rabbit.rabbit_opts, **RABBIT_DEFAULTS)
 
 
-def call_timeout(conf):
+def call_timeout(conf: cfg.ConfigOpts) -> float:
     """Seconds an RPC call to a conductor waits for its answer.
 
     ``[conductor] rpc_timeout`` when set, else oslo.messaging's
@@ -130,7 +131,7 @@ def slow_amqp_polls():
         amqpdriver.ACK_REQUEUE_EVERY_SECONDS_MIN = POLL_MIN
 
 
-def get_transport(conf, url=None):
+def get_transport(conf: cfg.ConfigOpts, url: str | None = None) -> messaging.Transport:
     """The RPC transport for ``url`` or ``[DEFAULT] transport_url``."""
     register_opts(conf)
     if (url or conf.transport_url or '').startswith('kombu+memory'):
@@ -178,8 +179,9 @@ class RequestContextSerializer(messaging.NoOpSerializer):
         return ctx
 
 
-def get_client(transport, version, version_cap, timeout, retry, replies=None,
-               verify_replies=True):
+def get_client(transport: messaging.Transport, version: str, version_cap: str,
+               timeout: float, retry: int | None, replies: Any = None,
+               verify_replies: bool = True) -> messaging.RPCClient:
     """An RPC client for the conductor topic; callers ``prepare(server=...)``.
 
     ``replies``: the process's common.rpc_replies.ReplyListener, whose

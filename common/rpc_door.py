@@ -81,6 +81,7 @@ class Dispatcher(rpc_dispatcher.RPCDispatcher):
                 LOG.warning('Refused an RPC call of %s: %s', method, exc.message)
                 raise refusal(exc) from None
             # verified: its replies leave signed for its caller (common.rpc_reply_sign)
+            assert isinstance(auth, dict)    # verify() refuses a message without one
             rpc_reply_sign.sign_replies(incoming, auth['key'], self.verifier.keys[auth['key']],
                                         auth['nonce'], self.verifier.server)
         self._check_deadline(incoming, method)
@@ -95,7 +96,7 @@ class Dispatcher(rpc_dispatcher.RPCDispatcher):
         """
         ctxt = incoming.ctxt if isinstance(incoming.ctxt, dict) else {}
         effective = deadline.effective(ctxt.get(deadline.FIELD), self.grace)
-        if deadline.passed(effective):
+        if effective is not None and deadline.passed(effective):
             raise refusal(deadline.expired(method, 'dispatch', effective)) from None
         if (effective is not None and self.fence is not None
                 and self.fence.excludes(ctxt.get(deadline.SENT))):

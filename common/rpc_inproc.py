@@ -91,14 +91,14 @@ _BROKERS: dict[str, '_Broker'] = {}
 _BROKERS_LOCK = threading.Lock()
 
 
-def _attach(name):
+def _attach(name: str) -> _Broker:
     with _BROKERS_LOCK:
         broker = _BROKERS.setdefault(name, _Broker(name))
         broker.users += 1
         return broker
 
 
-def _detach(broker):
+def _detach(broker: _Broker) -> None:
     with _BROKERS_LOCK:
         broker.users -= 1
         if broker.users <= 0 and _BROKERS.get(broker.name) is broker:

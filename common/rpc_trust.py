@@ -266,7 +266,7 @@ def verifier(conf, transport, server):
         return None
     group = _conf_group(conf)
     keys = {BERTH: key}
-    roles = {BERTH: None}
+    roles: dict[str, frozenset[str] | None] = {BERTH: None}
     if key_id != BERTH:
         LOG.warning('[rpc] signing_key_id is %r on a conductor: its own messages '
                     'verify as berth\'s key', key_id)

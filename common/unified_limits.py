@@ -255,7 +255,7 @@ def _keystoneauth_get(conf):
         session, auth=auth, service_type=opts.service_type or 'identity',
         service_name=opts.service_name, interface=opts.valid_interfaces,
         region_name=opts.region_name, endpoint_override=opts.endpoint_override,
-        version=(3, 0), connect_retries=opts.connect_retries,
+        version='3.0', connect_retries=opts.connect_retries,
         connect_retry_delay=opts.connect_retry_delay,
         status_code_retries=opts.status_code_retries,
         status_code_retry_delay=opts.status_code_retry_delay,

@@ -9,13 +9,17 @@ watch_interval``) and from a full read of the members every
 may briefly both think they own a key, and the database decides who wins.
 """
 
+from __future__ import annotations
+
 import logging
 import os
 import threading
 import time
+from typing import Any
 import urllib.parse
 import uuid
 
+from oslo_config import cfg
 import tooz
 from tooz import coordination, hashring
 
@@ -62,7 +66,7 @@ class Ring:
         that watches the group without joining it.
     """
 
-    def __init__(self, conf, host=None):
+    def __init__(self, conf: cfg.ConfigOpts, host: str | None = None) -> None:
         self.host = host
         self._url = backend_url(conf)
         self._watch_interval = conf.coordination.watch_interval
@@ -78,17 +82,18 @@ class Ring:
                                                    member_id.encode('utf-8'))
         self._lock = threading.Lock()          # serialises use of the coordinator
         # (members, ring), swapped as one so lock-free readers see a pair
-        self._view = (frozenset(), hashring.HashRing([], partitions=self._partitions))
+        self._view: tuple[frozenset[str], hashring.HashRing] = (
+            frozenset(), hashring.HashRing([], partitions=self._partitions))
         self._joined = False
-        self._capabilities = {}
+        self._capabilities: dict[str, Any] = {}
         self._heartbeats = True
         self._last_refresh = 0.0
         self._stopping = threading.Event()
-        self._thread = None
+        self._thread: threading.Thread | None = None
 
     # --- life cycle ---
 
-    def start(self, retry_for=START_RETRY_SECONDS):
+    def start(self, retry_for: float = START_RETRY_SECONDS) -> Ring:
         """Connect to the backend, read the members and start watching them.
 
         A backend that cannot be reached (restarting as this process starts)
@@ -142,7 +147,7 @@ class Ring:
 
     def join(self, capabilities=None):
         """Join the group as ``host`` (conductors only); peers see it on their next poll."""
-        if self.host is None:
+        if not self.host:    # no host: a reader (its member id is reader-...)
             raise RuntimeError('a ring reader never joins the group')
         self._capabilities = dict(capabilities or {}, joined_at=time.time())
         with self._lock:
@@ -150,9 +155,15 @@ class Ring:
             self._joined = True
         # messages sent to this host before it joined (a previous incarnation
         # killed meanwhile) may have gone to another conductor: never written here
-        self._fence.close()
+        self._own_fence().close()
         self.refresh()
         LOG.info('Conductor %s joined %s', self.host, GROUP.decode())
+
+    def _own_fence(self) -> rpc_deadline.Fence:
+        """This conductor's fence: a ring that joined has a host, so it has one."""
+        if self._fence is None:
+            raise RuntimeError('a ring reader has no fence')
+        return self._fence
 
     def _join_replacing_old_incarnation(self, attempts=3):
         """Join; a member key left by this host's previous process is removed first.
@@ -179,7 +190,7 @@ class Ring:
             if not self._joined:
                 return
             self._joined = False
-            self._fence.beat(0)    # no lapse while it serves its last calls
+            self._own_fence().beat(0)    # no lapse while it serves its last calls
             try:
                 self._coord.leave_group(GROUP).get()
             except coordination.ToozError as exc:
@@ -187,7 +198,7 @@ class Ring:
         self.refresh()
         LOG.info('Conductor %s left %s', self.host, GROUP.decode())
 
-    def stop(self):
+    def stop(self) -> None:
         """Stop watching and disconnect (leaves the group first if still in it)."""
         self.leave()
         self._stopping.set()
@@ -201,7 +212,7 @@ class Ring:
 
     # --- questions ---
 
-    def owner(self, key):
+    def owner(self, key: str) -> str:
         """The host of the conductor that owns ``key`` (a str, e.g. a UUID).
 
         :raises exception.ServiceUnavailable: no conductor is alive.
@@ -215,11 +226,11 @@ class Ring:
                 raise exception.ServiceUnavailable(reason='no conductor is alive')
         return next(iter(ring.get_nodes(key.encode('utf-8'))))
 
-    def members(self):
+    def members(self) -> frozenset[str]:
         """The hosts of the live conductors (a frozenset of str)."""
         return self._view[0]
 
-    def is_alive(self, host):
+    def is_alive(self, host: str) -> bool:
         """Whether ``host`` is a live conductor (a conductor is always alive to itself)."""
         return host in self._view[0]
 
@@ -229,7 +240,7 @@ class Ring:
         """Rebuild the ring from a full read of the group's members."""
         with self._lock:
             try:
-                found = self._coord.get_members(GROUP).get()
+                raw = self._coord.get_members(GROUP).get()
             except coordination.GroupNotCreated:
                 if not self._joined:     # a reader waits for a conductor to recreate it
                     LOG.warning('The conductor group is gone; keeping %d members',
@@ -237,13 +248,13 @@ class Ring:
                     return
                 # the backend lost everything (Redis restarted without persistence)
                 self._create_group()
-                found = set()
+                raw = set()
             except coordination.ToozError as exc:
                 LOG.warning('Cannot read the conductor group (%s); keeping %d '
                             'members', exc, len(self._view[0]))
                 return
             self._last_refresh = time.monotonic()
-            found = {m.decode('utf-8') for m in found}
+            found = {m.decode('utf-8') for m in raw}
             if self._joined and self.host not in found:
                 self._rejoin()
             elif self._joined:
@@ -275,7 +286,7 @@ class Ring:
             return False
         return time.monotonic() - self._last_refresh <= 3 * max(self._refresh_interval, 1)
 
-    def describe(self):
+    def describe(self) -> list[dict[str, Any]]:
         """``[{'host', 'capabilities'}]`` of the live members, by host.
 
         Each conductor's capabilities carry the ``rpc_api_version`` it speaks,
@@ -284,7 +295,7 @@ class Ring:
         ``ring_refresh_interval``.  One backend read per member: for status
         pages, not for routing.
         """
-        described = []
+        described: list[dict[str, Any]] = []
         for host in sorted(self.members()):
             with self._lock:
                 try:
@@ -305,7 +316,7 @@ class Ring:
         """
         LOG.warning('Conductor %s is missing from %s (membership expired); '
                     'joining again', self.host, GROUP.decode())
-        self._fence.close()    # its callers may have sent its calls elsewhere
+        self._own_fence().close()    # its callers may have sent its calls elsewhere
         try:
             self._coord.join_group(GROUP, capabilities=self._capabilities).get()
         except coordination.MemberAlreadyExist:
@@ -323,7 +334,7 @@ class Ring:
     def _tick(self):
         while not self._stopping.wait(TICK):
             if self._joined:
-                self._fence.beat(self._lapse)
+                self._own_fence().beat(self._lapse)
 
     def poll(self):
         """Fire the join/leave watchers; rebuild fully when a refresh is due."""

@@ -69,12 +69,12 @@ class ConductorService:
         self.db = db
         self._transport = transport
         self._own_transport = transport is None
-        self.ring = None
-        self.workers = None
-        self.manager = None
+        self.ring: conductor_ring.Ring | None = None
+        self.workers: conductor_workers.Workers | None = None
+        self.manager: conductor_manager.ConductorManager | None = None
         self._server = None
-        self._periodic = None
-        self.registration = None
+        self._periodic: periodic.PeriodicRunner | None = None
+        self.registration: conductor_registry.Registration | None = None
         self._stopped = threading.Event()
         self.left_behind = False     # a stop left threads at work (see stop())
 
@@ -116,6 +116,8 @@ class ConductorService:
         """Stop gracefully; ``grace`` defaults to one ring refresh interval."""
         if self._stopped.is_set() or self._server is None:
             return
+        # set before the server, so never None once it is
+        assert self.workers is not None and self.manager is not None
         self._stopped.set()
         if grace is None:
             grace = self.conf.coordination.ring_refresh_interval

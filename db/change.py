@@ -10,9 +10,10 @@ Read-side caches key their entries on the token (see objects/candidates/answer_c
 import os
 import sqlite3
 import threading
-from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine.interfaces import DBAPICursor
+from sqlalchemy.pool import PoolProxiedConnection
 
 # sent as it is on the driver's own cursor: it runs on every candidates
 # request, and SQLAlchemy's execution path costs 2-4x the cursor's client
@@ -35,8 +36,8 @@ class SqliteWatcher:
     def __init__(self, path):
         self._path = path
         self._lock = threading.Lock()
-        self._conn = None
-        self._pid = None
+        self._conn: sqlite3.Connection | None = None
+        self._pid: int | None = None
 
     def token(self):
         """(pid, data_version): equal tokens mean no commit happened in between."""
@@ -64,7 +65,7 @@ class SqliteWatcher:
 _INHERITED: list[sqlite3.Connection] = []
 
 
-def _keep_inherited(conn: Any, pid: int) -> None:
+def _keep_inherited(conn: sqlite3.Connection | None, pid: int | None) -> None:
     if conn is not None and pid != os.getpid():
         _INHERITED.append(conn)
 
@@ -90,23 +91,27 @@ class PostgresWatcher:
     def __init__(self, engine):
         self._engine = engine
         self._lock = threading.Lock()
-        self._conn = None
-        self._cursor = None
-        self._pid = None
+        self._conn: PoolProxiedConnection | None = None
+        self._cursor: DBAPICursor | None = None
+        self._pid: int | None = None
 
     def token(self):
         """('pg', xmax, xmin, in-progress xids), or None when the server cannot be asked."""
         with self._lock:
             pid = os.getpid()
             try:
-                if self._conn is None or self._pid != pid:
+                cursor = self._cursor         # set and dropped with self._conn
+                if cursor is None or self._conn is None or self._pid != pid:
                     self._conn = None         # a forked worker's inherited one is not ours
                     conn = self._engine.raw_connection()
                     self._conn, self._pid = conn, pid
                     conn.driver_connection.autocommit = True
-                    self._cursor = conn.cursor()
-                self._cursor.execute(SNAPSHOT)
-                text = self._cursor.fetchone()[0]
+                    cursor = self._cursor = conn.cursor()
+                cursor.execute(SNAPSHOT)
+                row = cursor.fetchone()
+                if row is None:               # one value selected: never; caught below
+                    raise LookupError(SNAPSHOT)
+                text = row[0]
             except Exception:          # noqa: BLE001  any failure: no token, no caching
                 self._drop()
                 return None

@@ -9,6 +9,7 @@ Every write first checks the REST API's rule on the caller's context
 
 import functools
 import logging
+from typing import Any
 
 import oslo_messaging as messaging
 
@@ -183,7 +184,7 @@ class ConductorManager:
         write_checks.allocation_ids(allocation_ids)
         refused = self._refused(ctx, allocation_ids)
         allowed = [alloc_id for alloc_id in allocation_ids if alloc_id not in refused]
-        answers = {}
+        answers: dict[str, Any] = {}
         if allowed:
             answers.update(zip(allowed, self.allocation_queue.run_many(ctx, allowed, wait)))
         return [answers.get(alloc_id) for alloc_id in allocation_ids]

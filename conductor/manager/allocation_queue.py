@@ -88,7 +88,8 @@ class AllocationQueue:
         # message, and will delete the row (answering 503) if it cannot
         self.unseen_age = unseen_age
         self._lock = threading.Lock()
-        self._backlog = collections.deque()
+        self._backlog: collections.deque[tuple[berth_context.RequestContext, str]] = \
+            collections.deque()
         self._held = set()   # ids queued or running here
         self._seen = set()   # allocating ids whose message reached this queue
         self._waiters = {}   # id -> [_Waiter] of calls waiting for its outcome

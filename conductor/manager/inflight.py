@@ -49,7 +49,7 @@ class InFlight:
 
         That is every claim in flight, and every claim committed after ``since``.
         """
-        totals = {}
+        totals: dict[str, dict[str, int]] = {}
         with self._lock:
             for allocations, committed in self._held.values():
                 if committed is not None and committed < since:

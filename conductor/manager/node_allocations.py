@@ -412,7 +412,7 @@ class NodeAllocator:
         except Exception as exc:
             notifier.emit(ctx, action, 'error', dataclasses.replace(
                 alloc, last_error=getattr(exc, 'message', None) or str(exc))
-                if dataclasses.is_dataclass(alloc) else alloc)
+                if dataclasses.is_dataclass(alloc) and not isinstance(alloc, type) else alloc)
             raise
         if action != 'delete':
             try:

@@ -109,7 +109,7 @@ class CallLedger:
             self._expire(now)
             entry = self._entries.get(key)
             first = entry is None
-            if first:
+            if entry is None:
                 entry = self._entries[key] = _Entry(now)
                 while len(self._entries) > self.size:
                     self._entries.popitem(last=False)

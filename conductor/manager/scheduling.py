@@ -42,7 +42,7 @@ def _roots(cand):
 
 def _units(choice):
     """``{rp uuid: {class: units}}`` of the candidates of ``choice``, summed."""
-    units = {}
+    units: dict[str, dict[str, int]] = {}
     for cand in choice:
         for rp, alloc in cand.allocations.items():
             per_rp = units.setdefault(rp, {})
@@ -124,7 +124,8 @@ def place_many(weigher, candidates, summaries, count, distinct_roots):
     Returns the chosen candidates, or None when they do not all fit
     (``distinct_roots``: no two on one root provider).
     """
-    chosen, used_roots = [], set()
+    chosen = []
+    used_roots: set[int] = set()
     for _ in range(count):
         for cand in rank(weigher, candidates, summaries):
             if distinct_roots and _roots(cand) & used_roots:

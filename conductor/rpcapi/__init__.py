@@ -10,6 +10,7 @@ history lives in :mod:`conductor.rpcapi.version`.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -96,7 +97,7 @@ class ConductorAPI:
         """Whether every conductor is new enough for ``version`` (rolling upgrades)."""
         return self.client.can_send_version(version)
 
-    def _prepare(self, routing_key: str, version: str):
+    def _prepare(self, routing_key: str, version: str) -> tuple[str, Any]:
         server = self.ring.owner(routing_key)
         return server, self.client.prepare(server=server, version=version)
 
@@ -257,9 +258,15 @@ class ConductorAPI:
         On its ``affinity`` host while that is alive (the conductor holding
         it), else on the ring owner of its uuid (routing.holder_host).
         """
+<<<<<<< HEAD
         route = lambda: routing.holder_host(self.ring, allocation_uuid, affinity)  # noqa: E731
         return self._write(ctx, route(), 'destroy_allocation', rpc_version.NODE_ALLOCATIONS,
                            route=route, allocation_uuid=allocation_uuid)
+=======
+        route = functools.partial(routing.holder_host, self.ring, allocation_uuid, affinity)
+        return self._write(ctx, route(), 'destroy_allocation', '1.1', route=route,
+                           allocation_uuid=allocation_uuid)
+>>>>>>> types53
 
     # --- 1.6: the other allocation writes (backfill; node writes that end one) ---
 
@@ -279,7 +286,7 @@ class ConductorAPI:
         (``error``: why the node does not fit; the row is stored ``error``).
         """
         self._require_node_writes('backfill_allocation')
-        def route():
+        def route() -> str:
             return self.ring.owner(routing.allocation_key(values['uuid']))
         return self._write(ctx, route(), 'backfill_allocation', rpc_version.NODE_WRITES,
                            route=route, values=values, node=node)
@@ -294,7 +301,7 @@ class ConductorAPI:
         self._require_node_writes(method)
         uuid, affinity = holder
 
-        def route():
+        def route() -> str:
             return routing.holder_host(self.ring, uuid, affinity)
         return self._write(ctx, route(), method, rpc_version.NODE_WRITES, route=route, **kwargs)
 

@@ -63,25 +63,25 @@ def caller_key(ctx: Any) -> Any:
                         for k, v in dict(values()).items()))
 
 
-class _Entry:
+class _Entry(Generic[Item]):
     """One request's allocation waiting for its batch."""
 
     __slots__ = ('alloc_id', 'done', 'result', 'error', 'lead', 'deadline')
 
-    def __init__(self, alloc_id):
+    def __init__(self, alloc_id: Item) -> None:
         self.alloc_id = alloc_id
         self.deadline = deadline.current()    # its request's (None: none open)
         self.done = threading.Event()
-        self.result = None
-        self.error = None
+        self.result: Any = None
+        self.error: Exception | None = None
         self.lead = False    # set with ``done``: this entry's thread sends the next batch
 
 
 class _Host:
     __slots__ = ('pending', 'sending', 'answered', 'rejoining')
 
-    def __init__(self):
-        self.pending = []
+    def __init__(self) -> None:
+        self.pending: list[_Entry[Any]] = []
         self.sending = 0
         self.answered = 0   # requests the call before the next sender's answered
         # the next sender is one of ``answered``, back after its call went idle
@@ -121,7 +121,7 @@ class AllocationBatcher(Generic[Item]):
 
     def run(self, ctx: Any, host: str, alloc_id: Item, wait: float) -> Any:
         """The outcome of ``alloc_id`` on ``host`` (see ConductorAPI.create_allocation)."""
-        entry = _Entry(alloc_id)
+        entry: _Entry[Item] = _Entry(alloc_id)
         key = (host, caller_key(ctx))
         with self._lock:
             state = self._hosts.get(key)
@@ -146,7 +146,8 @@ class AllocationBatcher(Generic[Item]):
             raise entry.error
         return entry.result
 
-    def _send_batch(self, ctx, key, first, wait):
+    def _send_batch(self, ctx: Any, key: tuple[str, Any], first: _Entry[Item],
+                    wait: float) -> None:
         """Send ``first`` and what waits for ``key`` (host, caller); answer them; hand over."""
         host = key[0]
         with self._lock:
@@ -161,7 +162,8 @@ class AllocationBatcher(Generic[Item]):
             batch = [first] + state.pending[:take]
             del state.pending[:take]
         now = time.time()
-        live = []
+        live: list[_Entry[Any]] = []
+        nxt: _Entry[Any] | None
         for entry in batch:
             if entry.deadline is not None and entry.deadline <= now:
                 entry.error = exception.RequestExpired(method=self.method)

@@ -39,7 +39,7 @@ class GateState:
     open: bool
     needed: str
     members: int
-    old: tuple = ()
+    old: tuple[tuple[str, str | None], ...] = ()
 
     def describe(self) -> str:
         if self.open:

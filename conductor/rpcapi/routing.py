@@ -27,12 +27,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 import threading
+from typing import TYPE_CHECKING, Any
 
 from common import context as berth_context
 from conductor.rpcapi import payloads
 
+if TYPE_CHECKING:          # the ring is handed in: this module never starts one
+    from conductor import ring as conductor_ring
 
-def _routing_tree(ctx, providers, consumers):
+
+def _routing_tree(ctx: berth_context.RequestContext, providers: Iterable[str],
+                  consumers: Iterable[str]) -> str:
     """objects.placement.allocation.routing_tree, imported on first use.
 
     A process without the database (another service using this client)
@@ -187,7 +192,7 @@ def process_key(kind: str, host: str, pid: int) -> str:
     return '%s-from/%s/%d' % (kind, host, pid)
 
 
-def holder_host(ring, allocation_uuid: str, affinity: str | None) -> str:
+def holder_host(ring: conductor_ring.Ring, allocation_uuid: str, affinity: str | None) -> str:
     """The conductor for a write ending an allocation: its affinity host if alive.
 
     Else the ring owner of the allocation uuid (ServiceUnavailable with no
@@ -198,14 +203,15 @@ def holder_host(ring, allocation_uuid: str, affinity: str | None) -> str:
     return ring.owner(allocation_key(allocation_uuid))
 
 
-def _compute_node_uuid(ctx, host, hypervisor_hostname):
+def _compute_node_uuid(ctx: berth_context.RequestContext, host: str,
+                       hypervisor_hostname: str) -> str | None:
     """objects.legacy.compute_node_flows.find_uuid, imported on first use."""
     from objects.legacy import compute_node_flows
     return compute_node_flows.find_uuid(ctx, host, hypervisor_hostname)
 
 
 def compute_node_route(ctx: berth_context.RequestContext, host: str,
-                       capacity: dict) -> tuple[str | None, str]:
+                       capacity: dict[str, Any]) -> tuple[str | None, str]:
     """``(tree, key)`` of update_compute_node for ``host`` reporting ``capacity``.
 
     ``tree`` is the root of the node's provider (None when this process has

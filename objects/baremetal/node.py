@@ -167,7 +167,8 @@ def paginate(q, table, limit, marker, sort_key, sort_dir, fetch, not_found):
             null_side = col.is_(None) if desc else sa.false()
             q = q.where(sa.or_(after(col, m_val), null_side,
                                sa.and_(col == m_val, after(id_col, m.id))))
-    order = (col.desc(), id_col.desc()) if desc else (col.asc(), id_col.asc())
+    order: tuple[sa.UnaryExpression, ...] = (
+        (col.desc(), id_col.desc()) if desc else (col.asc(), id_col.asc()))
     if sort_key == 'id':
         order = order[:1]
     q = q.order_by(*order)

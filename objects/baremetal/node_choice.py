@@ -151,7 +151,8 @@ def limited_query(dialect, alloc, limit, exclude):
         q = q.where(has_every_trait(slots))
     if exclude:
         q = q.where(_NODE.c.id.notin_(sa.bindparam('exclude', expanding=True)))
-    order = [sa.func.rand() if dialect == 'mysql' else sa.func.random()]
+    order: list[sa.ColumnElement[Any]] = [
+        sa.func.rand() if dialect == 'mysql' else sa.func.random()]
     if alloc.name:
         order.insert(0, sa.case((_NODE.c.name == sa.bindparam('alloc_name'), 0), else_=1))
     q = q.order_by(*order).limit(limit)

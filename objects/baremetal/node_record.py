@@ -124,7 +124,7 @@ def _select():
 
 
 def _traits_of(ctx, node_ids):
-    out = {i: [] for i in node_ids}
+    out: dict[int, list[str]] = {i: [] for i in node_ids}
     if node_ids:
         rows = ctx.session.execute(sa.select(_TRAIT.c.node_id, _TRAIT.c.trait)
                                    .where(_TRAIT.c.node_id.in_(node_ids)))

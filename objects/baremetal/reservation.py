@@ -343,7 +343,7 @@ def _lock_statement(dialect):
     q = _LOCK.get(dialect.name)
     if q is not None:
         return q
-    node_id = sa.bindparam('node_id')
+    node_id: sa.BindParameter[int] = sa.bindparam('node_id')
     q = _NODE.update().where(_NODE.c.id == node_id, _NODE.c.reservation.is_(None),
                              *node_choice.fit_clauses(sa.bindparam('rc')))
     if dialect.name == 'postgresql':

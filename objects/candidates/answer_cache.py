@@ -75,7 +75,7 @@ class AnswerCache:
             # one computation per question and state: the others wait for it
             flight = self._flights.get((token, key))
             leader = flight is None
-            if leader:
+            if flight is None:
                 flight = self._flights[(token, key)] = threading.Event()
         if not leader:
             flight.wait()

@@ -31,6 +31,7 @@ usage.  A sharing provider's features reach every tree it anchors on: that
 part is worked out per State (its links change with any aggregate write).
 """
 
+from collections.abc import Hashable
 import itertools
 import threading
 
@@ -46,7 +47,7 @@ _REBUILD_AFTER = 64
 
 def clauses(plan):
     """The plan's clauses: a frozenset of any-of tuples of features."""
-    found = set()
+    found: set[tuple[tuple[str, Hashable], ...]] = set()
     for g in plan.groups:
         for rc_id, _ in g.amounts:
             found.add(((CLASS, rc_id),))

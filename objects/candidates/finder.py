@@ -27,6 +27,7 @@ from common import exception
 from common.context import RequestContext
 from db import api as db_api
 from objects.candidates import answer_cache, capacity, loader, lone
+from objects.candidates import candidate as cmod
 from objects.candidates import index as index_mod
 from objects.candidates import plan as plan_mod
 from objects.candidates import request as candidates_request
@@ -215,7 +216,7 @@ def _from_index(state, plan, options, stop, whole):
 def _from_database(ctx, plan, options, stop, whole):
     """(Search over the trees read for it, its candidates in order)."""
     sharing = loader.sharing_providers(ctx, plan.sharing_trait)
-    providers = {}
+    providers: dict[int, loader.Provider] = {}
     loader.load_trees(ctx, sorted({root for root, _ in sharing.values()}),
                       plan.needs_aggregates, into=providers)
     drop_nested = not options.nested_aware and loader.has_nested(ctx)
@@ -272,7 +273,8 @@ def _unique(search, roots):
 
 def _breadth_first(search, roots, stop):
     """One candidate per anchor per pass until ``stop`` candidates exist."""
-    seen, found = set(), []
+    seen = set()
+    found: list[cmod.Candidate] = []
     iters = [iter(search.anchor(r)) for r in roots]
     while iters and len(found) < stop:
         alive = []
@@ -299,9 +301,9 @@ def _paged(ctx, plan, search, providers, shared_aggs, stop, after=None):
         sql_roots, more = loader.roots_with_classes(ctx, plan.class_ids, after=after,
                                                     limit=size)
         upper = sql_roots[-1] if more else None
-        page = set(sql_roots)
-        page.update(search.link(loader.linked_roots(ctx, shared_aggs, after, upper)))
-        page = sorted(page)
+        in_page = set(sql_roots)
+        in_page.update(search.link(loader.linked_roots(ctx, shared_aggs, after, upper)))
+        page = sorted(in_page)
         search.add_trees(loader.load_trees(ctx, page, plan.needs_aggregates, providers))
         for root_id in page:
             for cand in search.anchor(root_id):

@@ -20,6 +20,9 @@ import itertools
 
 from objects.candidates import loader
 
+# ((class name, amount), ...): what a provider of a candidate is given
+Resources = tuple[tuple[str, int], ...]
+
 _FREE = loader.FREE
 _MAX_UNIT = loader.MAX_UNIT
 
@@ -120,7 +123,7 @@ def skeleton(skeletons, pool):
             continue
         if subtrees and not search.same_subtrees(choice):
             continue
-        served = {}
+        served: dict[loader.Provider, tuple[int, ...]] = {}
         for gi in resourced:
             p = choice[gi]
             found = served.get(p)
@@ -180,7 +183,7 @@ class Amounts:
         """((class name, amount), ...) a provider serving groups ``gis`` is given."""
         found = self.known.get(gis)
         if found is None:
-            totals = {}
+            totals: dict[int, int] = {}
             for gi in gis:
                 for rc_id, amount in self.amounts[gi]:
                     totals[rc_id] = totals.get(rc_id, 0) + amount
@@ -190,7 +193,7 @@ class Amounts:
 
     def totals(self, gis):
         """{class id: amount} over groups ``gis``."""
-        totals = {}
+        totals: dict[int, int] = {}
         for gi in gis:
             for rc_id, amount in self.amounts[gi]:
                 totals[rc_id] = totals.get(rc_id, 0) + amount
@@ -223,8 +226,9 @@ def candidates(combos, amounts, make):
             if len(layout) == 2:
                 # a NUMA node and its NIC: most combos of a granular request
                 (p, p_gis), (q, q_gis) = layout
-                parts = ((p, known.get(p_gis) or resources(p_gis)),
-                         (q, known.get(q_gis) or resources(q_gis)))
+                parts: tuple[tuple[loader.Provider, Resources], ...] = (
+                    (p, known.get(p_gis) or resources(p_gis)),
+                    (q, known.get(q_gis) or resources(q_gis)))
             else:
                 parts = tuple([(p, known.get(gis) or resources(gis)) for p, gis in layout])
             out.append(make(parts, combo.groups, combo.providers, combo.shared_only, combo))

@@ -108,7 +108,7 @@ class State:
         self.sharing_trait = sharing_trait
         # every provider by id (summary.Summaries: an unlimited answer's, in order)
         self.ordered = [providers[rp_id] for rp_id in sorted(providers)]
-        self.trees = {}
+        self.trees: dict[int, list[loader.Provider]] = {}
         for p in self.ordered:
             self.trees.setdefault(p.root_id, []).append(p)
         self.roots = sorted(self.trees)
@@ -337,7 +337,7 @@ class ProviderIndex:
 
     def _refresh_helped(self, ctx, old, token, sharing_trait, helper):
         self.refreshes += 1
-        usage = {}
+        usage: dict[int, dict[int, int]] = {}
         for rp_id, rc_id, used in _fetch(ctx, _USAGE):
             usage.setdefault(rp_id, {})[rc_id] = int(used)
         same = old is not None and old.sharing_trait == sharing_trait

@@ -124,7 +124,8 @@ def read(path):
     try:
         conn.execute('PRAGMA query_only = 1')
         cursor = conn.execute(SQL)
-        current, items = None, []
+        current = None
+        items: list[tuple[int, tuple[int, int, int, int]]] = []
         while True:
             rows = cursor.fetchmany(10000)
             if not rows:

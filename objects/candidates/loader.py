@@ -159,7 +159,7 @@ def _load(ctx, statements, params, with_aggregates, into):
     """Read the providers ``statements`` pick (not yet in ``into``) into ``into``."""
     with_inventories, with_traits, with_aggs = statements
     rows = ctx.session.execute(with_inventories, params).all()
-    new = {}
+    new: dict[int, Provider] = {}
     get = new.get
     for (rp_id, uuid, parent_id, root_id, rc_id, total, reserved, min_unit,
          max_unit, step, ratio, used) in rows:
@@ -177,7 +177,7 @@ def _load(ctx, statements, params, with_aggregates, into):
         if p is not None:
             p.traits[trait_id] = name
     if with_aggregates:
-        aggs = {}
+        aggs: dict[int, set[int]] = {}
         for rp_id, agg_id in ctx.session.execute(with_aggs, params).all():
             if rp_id in new:
                 aggs.setdefault(rp_id, set()).add(agg_id)
@@ -198,7 +198,7 @@ def sharing_providers(ctx, sharing_trait):
     """{sharing provider id: (its root id, frozenset of its aggregate ids)}."""
     if sharing_trait is None:
         return {}
-    found = {}
+    found: dict[int, tuple[int, set[int | None]]] = {}
     for rp_id, root_id, agg_id in ctx.session.execute(_SHARING, {'trait': sharing_trait}):
         found.setdefault(rp_id, (root_id, set()))[1].add(agg_id)
     return {rp_id: (root_id, frozenset(a for a in aggs if a is not None))

@@ -71,7 +71,7 @@ def _agg_ids(ctx, uuids):
     """{canonical uuid: frozenset of the ids of the aggregates spelled so}."""
     if not uuids:
         return {}
-    found = {}
+    found: dict[str, frozenset[int]] = {}
     rows = ctx.session.execute(_AGG_IDS, {'uuids': agg_obj.spellings(uuids)}).all()
     for stored, agg_id in rows:
         key = agg_obj.canonical(stored)
@@ -207,13 +207,15 @@ class NameCache:
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._token = self._names = None
+        self._token: object = None         # a change token (db/change.py)
+        self._names: Names | None = None    # read at self._token
 
     def get(self, token, request):
         """The Names for ``request`` when known for ``token``, else None (no I/O)."""
         with self._lock:
             names, known = self._names, self._token
-        if token is None or known != token or not names.covers(wanted(request)):
+        if (token is None or known != token or names is None
+                or not names.covers(wanted(request))):
             return None
         return names
 
@@ -222,7 +224,8 @@ class NameCache:
         if token is None:
             return
         with self._lock:
-            if self._token == token and len(self._names) + len(names) <= self.MAX_NAMES:
+            if (self._token == token and self._names is not None
+                    and len(self._names) + len(names) <= self.MAX_NAMES):
                 self._names = self._names.merged(names)
             elif self._token != token or self._names is None:
                 self._token, self._names = token, names

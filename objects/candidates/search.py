@@ -5,6 +5,7 @@ search over one anchor tree yields its candidates lazily, in a stable order
 (groups as planned, providers by id), so a caller can stop after N.
 """
 
+from collections.abc import Iterable
 import functools
 import itertools
 import operator
@@ -42,8 +43,9 @@ class Search:
             for p in sorted(providers.values(), key=lambda p: p.id):
                 trees.setdefault(p.root_id, []).append(p)
         self.trees = trees
-        self.shared = {}
-        self._by_agg = {}
+        # {root id: [sharing Provider]}: link()'s, or link_by_root()'s made on demand
+        self.shared: dict[int, list[loader.Provider]] | sharing_mod.SharedByRoot = {}
+        self._by_agg: dict[int, list[loader.Provider]] = {}
         for rp_id in sorted(sharing):
             p = providers[rp_id]
             if not p.sharing:
@@ -58,13 +60,15 @@ class Search:
         A sharing provider anchors on every tree with a provider in one of
         its aggregates (its own tree holds it already).
         """
-        found = {}
+        found: dict[int, set[loader.Provider]] = {}
+        shared = self.shared
+        assert isinstance(shared, dict), 'link() after link_by_root()'
         for root_id, agg_id in links:
             for p in self._by_agg.get(agg_id, ()):
                 if p.root_id != root_id:
                     found.setdefault(root_id, set()).add(p)
         for root_id, more in found.items():
-            have = self.shared.setdefault(root_id, [])
+            have = shared.setdefault(root_id, [])
             have.extend(p for p in more if p not in have)
             have.sort(key=cmod.by_id)
         return sorted(found)
@@ -74,7 +78,7 @@ class Search:
         self.shared = sharing_mod.SharedByRoot(aggs_by_root, self._by_agg)
 
     def _init_caches(self, plan):
-        self._ok = [{} for _ in plan.groups]
+        self._ok: list[dict[int, bool]] = [{} for _ in plan.groups]
         self._lines = {}          # provider id: its ancestors' ids and its own
         self._shapes = [(g.suffix, g.amounts) for g in plan.groups]   # suffix '': unsuffixed
         self._names = plan.class_names
@@ -160,6 +164,7 @@ class Search:
             if not found:
                 return []
             per_class.append(found)
+        combos: Iterable[tuple[loader.Provider, ...]]
         if all(len(found) == 1 for found in per_class):
             combos = [tuple(found[0] for found in per_class)]
         else:
@@ -366,9 +371,9 @@ class Search:
         for names in plan.same_subtree:
             if not cmod.same_subtree({choice[i] for i in names}, self.providers, self._lines):
                 return None
-        totals = {}
+        totals: dict[loader.Provider, dict[int, int]] = {}
         mappings = []
-        resourceless = ()
+        resourceless: tuple[loader.Provider, ...] = ()
         for (suffix, amounts), c in zip(shapes, choice):
             if suffix:
                 mappings.append((suffix, (c.uuid,)))

@@ -1,6 +1,7 @@
 """Provider summaries of the providers that make up a set of candidates (3.10)."""
 
 import itertools
+from typing import Any
 
 import orjson
 
@@ -60,12 +61,12 @@ class Summaries:
         providers = self.providers
         # trait sets repeat across providers: order each once, by trait id as
         # Placement's query returns them (standard traits before custom ones)
-        traits_of = {}
+        traits_of: dict[frozenset[int], list[str]] = {}
         for p in self.chosen() if chosen is None else chosen:
             resources = {names[rc_id]: {'capacity': inv[_CAPACITY], 'used': inv[_USED]}
                          for rc_id, inv in p.inv.items()
                          if all_classes or rc_id in requested}
-            summary = {'resources': resources}
+            summary: dict[str, Any] = {'resources': resources}
             if self.traits:
                 key = frozenset(p.traits)
                 found = traits_of.get(key)

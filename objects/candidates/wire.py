@@ -93,7 +93,7 @@ def _batch_pieces(candidates, shape, memos):
     if [cand.json for cand in candidates].count(None) == len(candidates):
         # none keeps its encodings (an unlimited answer's candidates): no bookkeeping
         return _encode(candidates, shape, memos)
-    out = []
+    out: list[bytes | None] = []     # None: encoded below
     missing = []
     for cand in candidates:
         kept = cand.json
@@ -159,7 +159,8 @@ class Encoded:
         return b''.join(self.pieces)
 
     def chunks(self, size):
-        group, have = [], 0
+        group: list[bytes] = []
+        have = 0
         for piece in self.pieces:
             if len(piece) > size:
                 # a joined group (answer()): cut into pieces of ``size``
@@ -270,7 +271,7 @@ def _joined(out, pieces, release):
 def _encode(candidates, shape, memos):
     """The JSON of each of ``candidates`` (a list of bytes); ``memos`` (_Memo, _Resources)."""
     text, res = memos
-    out = []
+    out: list[bytes] = []
     append = out.append
     for cand in candidates:
         combo = cand.combo
@@ -329,7 +330,7 @@ def _one(cand, shape, text, res):
         if suffix == '' and len(parts) == len(uuids) <= _MOST:
             # the unsuffixed group alone, on one provider or a few (a nested
             # tree's): one formatting, no joins
-            found = []
+            found: list[bytes] = []
             for p, resources in parts:
                 found += (text[p.uuid], res[resources])
             found += [text[u] for u in uuids]

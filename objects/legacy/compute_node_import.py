@@ -72,7 +72,7 @@ class Source:
         except (sa.exc.ArgumentError, ValueError, ImportError) as exc:
             # a malformed URL, a bad port, an unknown dialect or driver
             raise exception.InvalidSourceURL(reason=_url_problem(exc)) from None
-        self.table = None
+        self.table: sa.Table | None = None     # set by check()
 
     def _engine(self, url):
         parsed = sa.engine.make_url(url)
@@ -111,6 +111,11 @@ class Source:
                               *[sa.Column(c) for c in REQUIRED_COLUMNS])
         return self
 
+    def _checked(self) -> sa.Table:
+        if self.table is None:
+            raise RuntimeError('Source.check() reads the table first')
+        return self.table
+
     def _read(self, query):
         with self.engine.connect() as conn:
             if self.engine.dialect.name in ('postgresql', 'mysql'):
@@ -120,13 +125,13 @@ class Source:
         return rows
 
     def count(self) -> int:
-        t = self.table
+        t = self._checked()
         return self._read(sa.select(sa.func.count()).select_from(t)
                           .where(t.c.deleted == 0))[0][0]
 
     def rows(self, limit: int, marker: int | None = None) -> list[sa.Row]:
         """Up to ``limit`` live rows with id > marker, by id."""
-        t = self.table
+        t = self._checked()
         query = (sa.select(*[t.c[c] for c in REQUIRED_COLUMNS]).where(t.c.deleted == 0)
                  .order_by(t.c.id).limit(limit))
         if marker is not None:

@@ -103,7 +103,8 @@ def _cores(node, cell, threads):
     siblings = cell.get('siblings') or []
     if not isinstance(siblings, list):
         raise rh.BadComputeNode(node.id, 'numa_topology siblings is not a list')
-    groups, seen = 0, set()
+    groups = 0
+    seen: set[int] = set()
     for group in siblings:
         if not isinstance(group, list):
             raise rh.BadComputeNode(node.id, 'numa_topology siblings has a group that '

@@ -235,8 +235,9 @@ def _insert_consumers(ctx, conn, requests):
     for with_type in (False, True):
         group = [r for r in requests if (r.get('consumer_type') is not None) == with_type]
         if arrays and group:
-            params = {name: [r[key] for r in group] for name, key in _ARRAY_COLUMNS.items()
-                      if with_type or name != 'types'}
+            params: dict[str, Any] = {
+                name: [r[key] for r in group] for name, key in _ARRAY_COLUMNS.items()
+                if with_type or name != 'types'}
             params.update(generation=1, now=now)
             inserted = consumer_obj.insert_counted(
                 ctx, group[0]['uuid'], _NEW_CONSUMERS_UNNEST[with_type], params)

@@ -40,6 +40,14 @@ class Consumer:
     updated_at: object = None
 
 
+def _new_id(result: sa.CursorResult[Any]) -> int:
+    """The id of the one row ``result``'s INSERT made (its key is always there)."""
+    key = result.inserted_primary_key
+    if key is None:
+        raise RuntimeError('an INSERT without its primary key')
+    return key[0]
+
+
 def _external_id(ctx, table, external_id):
     """The internal id of a project or user row, created on first use."""
     sel = sa.select(table.c.id).where(table.c.external_id == external_id)
@@ -47,8 +55,8 @@ def _external_id(ctx, table, external_id):
     if found is not None:
         return found
     try:
-        return db_api.connection(ctx).execute(table.insert().values(
-            external_id=external_id, created_at=models._now())).inserted_primary_key[0]
+        return _new_id(db_api.connection(ctx).execute(table.insert().values(
+            external_id=external_id, created_at=models._now())))
     except db_exc.DBDuplicateEntry:
         # another transaction created it; the caller's transaction retries
         raise exception.ConcurrentUpdate(
@@ -127,8 +135,8 @@ def _type_id(ctx, name):
     if found is not None:
         return found
     try:
-        return db_api.connection(ctx).execute(_TYPE.insert().values(
-            name=name, created_at=models._now())).inserted_primary_key[0]
+        return _new_id(db_api.connection(ctx).execute(_TYPE.insert().values(
+            name=name, created_at=models._now())))
     except db_exc.DBDuplicateEntry:
         raise exception.ConcurrentUpdate(
             what='consumer type', reason='%s was created concurrently' % name)

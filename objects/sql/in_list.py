@@ -18,6 +18,7 @@ Builders write ``member(column, param)`` where they would write
 """
 
 import threading
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -31,8 +32,8 @@ class _ArrayParam:
 
     __slots__ = ('bind',)
 
-    def __init__(self, name):
-        self.bind = sa.bindparam(name)
+    def __init__(self, name: str) -> None:
+        self.bind: sa.BindParameter[Any] = sa.bindparam(name)
 
 
 def member(column, param):
@@ -65,7 +66,7 @@ class Statement:
     def _form(self, sizes):
         form = self._forms.get(sizes)
         if form is None:
-            params = {}
+            params: dict[str, _ArrayParam | sa.BindParameter[Any] | list[Any]] = {}
             for name, size in zip(self._names, sizes):
                 if size is ARRAY:
                     params[name] = _ArrayParam(name)

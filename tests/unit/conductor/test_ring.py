@@ -49,6 +49,17 @@ def test_reader_never_joins(rings):
     assert other.members() == frozenset()
 
 
+def test_an_empty_host_is_a_reader_and_never_joins(rings):
+    # its member id is reader-...: it has no fence, and joined it would be
+    # a member that nothing routes to
+    nameless = rings('', join=False)
+    with pytest.raises(RuntimeError, match='never joins'):
+        nameless.join()
+    other = rings()
+    other.refresh()
+    assert other.members() == frozenset()
+
+
 def test_owner_is_the_same_in_every_process_view(rings):
     a, b = rings('cond-a'), rings('cond-b')
     reader = rings()
