@@ -258,15 +258,10 @@ class ConductorAPI:
         On its ``affinity`` host while that is alive (the conductor holding
         it), else on the ring owner of its uuid (routing.holder_host).
         """
-<<<<<<< HEAD
-        route = lambda: routing.holder_host(self.ring, allocation_uuid, affinity)  # noqa: E731
-        return self._write(ctx, route(), 'destroy_allocation', rpc_version.NODE_ALLOCATIONS,
-                           route=route, allocation_uuid=allocation_uuid)
-=======
         route = functools.partial(routing.holder_host, self.ring, allocation_uuid, affinity)
-        return self._write(ctx, route(), 'destroy_allocation', '1.1', route=route,
+        return self._write(ctx, route(), 'destroy_allocation',
+                           rpc_version.NODE_ALLOCATIONS, route=route,
                            allocation_uuid=allocation_uuid)
->>>>>>> types53
 
     # --- 1.6: the other allocation writes (backfill; node writes that end one) ---
 
