@@ -4,7 +4,7 @@
 starts berth in-process on a fresh SQLite database in a temporary directory
 (noauth2, one conductor, free loopback ports), runs the scenario of
 cli/api_ref/scenario.py and writes one file per request and answer body.
-tests/unit/test_api_ref.py runs it too and fails while the committed
+tests/functional/test_api_ref_samples.py runs it too and fails while the committed
 samples differ.
 """
 

@@ -4,6 +4,14 @@ The pages are the Markdown files of this directory, rendered with myst-parser;
 the man pages of the five commands are ``cli/*.rst`` (``make man``).  The
 version comes from setup.cfg, the one place berth names the release it is
 working towards, so the build needs neither an installed berth nor git tags.
+
+Writing a page: every shell block (```sh, ```shell, ```bash, ```console) has,
+on the line above it, either ``<!-- runnable: tests/<file>.py -->`` (the block
+runs as pasted, and that test, which names the page, pastes it) or
+``<!-- not-runnable: <reason> -->`` (a placeholder to fill in, a production
+host's paths, a server of the reader's); tests/unit/test_doc_shell_blocks.py
+fails on a block with neither.  ``ini`` blocks must parse with oslo.config and
+carry no inline comment (tests/unit/test_doc_ini_blocks.py).
 """
 
 import configparser
