@@ -1,19 +1,22 @@
 """What a catch-up reads: the providers and consumers that may have changed since the last run.
 
-A full comparison reads every inventory, trait link and allocation on both
-sides; at 100,000 providers (2.4 million allocations) that is most of a
-catch-up's time, whatever changed.  A catch-up reads both sides' small
-tables, providers, aggregate links and consumers in full (deletions,
-renames, re-parenting and every consumer's project, user, type and
-generation are compared as before), and the inventories and trait links
-of some providers and the allocations of some consumers only:
+A full comparison reads every inventory, trait link, consumer and
+allocation on both sides; at 100,000 providers (800,000 consumers, 2.4
+million allocations) that is most of a catch-up's time, whatever changed.
+A catch-up reads both sides' small tables, providers and aggregate links in
+full (deletions, renames and re-parenting, and aggregate links that
+Placement before microversion 1.19 changed without moving a generation,
+are compared as before), every consumer's uuid and generation, and whole
+rows only of these:
 
-* providers new, gone, or whose **generation** differs from berth's:
-  Placement moves a provider's generation with every write of its
-  inventories, traits, aggregates (microversion 1.19 on) and allocations;
-* consumers new, gone, or whose project, user, type or **generation**
-  differs: Placement moves a consumer's generation with every write of its
-  allocations, and deletes the consumer with its last allocation;
+* the inventories and trait links of providers new, gone, or whose
+  **generation** differs from berth's: Placement moves a provider's
+  generation with every write of its inventories, traits, aggregates and
+  allocations;
+* the consumer rows and allocations of consumers new, gone, or whose
+  **generation** differs: Placement moves a consumer's generation with
+  every write of its allocations (which is where its project, user and
+  type change), and deletes the consumer with its last allocation;
 * what the generations cannot tell, by the source's row ids above the
   highest ones the last run recorded: a provider or consumer deleted and
   made again with the same uuid (its generation may come back to the same
@@ -21,12 +24,12 @@ of some providers and the allocations of some consumers only:
   generation moving (by hand, in SQL); and berth's consumers holding
   allocations on a provider that went or came back.
 
-Both sides read exactly the same rows (the inventories and trait links of
-those providers, the allocations of those consumers), so the diff is the
-one a full comparison finds among them; the rows outside them are equal by
-the rules above.  When more than a quarter of the providers (or consumers)
-qualify, that table is read in full, which is cheaper than long ``IN``
-lists.  ``--full`` compares everything, as the first import does.
+Both sides read exactly the same rows, so the diff is the one a full
+comparison finds among them; the rows outside them are equal by the rules
+above.  When more than a quarter of the providers (or consumers) qualify,
+their rows are read in full, which is cheaper than long ``IN`` lists.
+``--full`` compares everything, as the first import does: for a source
+changed by hand rather than through Placement's API.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from objects.adoption import state as state_mod
 from objects.adoption import target as target_mod
 
 # the tables a catch-up may read in part
-PARTIAL = ('inventories', 'resource_provider_traits', 'allocations')
+PARTIAL = ('inventories', 'resource_provider_traits', 'consumers', 'allocations')
 # above this share of providers (consumers) qualifying, their rows are read in full
 FULL_SHARE = 0.25
 
@@ -60,7 +63,7 @@ def scope(bconn: sa.engine.Connection, reader: Any, dst: state_mod.State,
     providers |= gone
     written_rps, written_consumers = reader.written_since(marks)
     providers |= written_rps
-    old_cs, new_cs = dst.consumers, src.consumers
+    old_cs, new_cs = ids.consumer_generations, reader.consumer_generations
     consumers = {u for u, _ in new_cs.items() - old_cs.items()}
     consumers |= old_cs.keys() - new_cs.keys()
     consumers |= written_consumers

@@ -146,9 +146,10 @@ def read(conn: sa.engine.Connection) -> Snapshot:
 class Reader:
     """The source read in two steps, for a catch-up that reads only what may have changed.
 
-    :meth:`base` reads the small tables, providers, aggregate links and
-    consumers in full; :meth:`details` the inventories and trait links of
-    some providers and the allocations of some consumers (all by default).
+    :meth:`base` reads the small tables, providers and aggregate links in
+    full, and every consumer's uuid and generation; :meth:`details` the
+    inventories and trait links of some providers and the rows and
+    allocations of some consumers (all by default).
     """
 
     def __init__(self, conn: sa.engine.Connection) -> None:
@@ -196,36 +197,42 @@ class Reader:
                                 % (rp_id, agg_id, where or 'aggregate has no uuid'))
                 continue
             st.resource_provider_aggregates.add((by_id[rp_id], aggs[agg_id]))
-        self._consumers(projects, users, types)
+        self.names = (projects, users, types)
+        c = ps.consumers
+        # narrow: the catch-up compares generations and reads whole rows of the ones that moved
+        self.consumer_generations = dict(fetch(conn, sa.select(
+            c.c.uuid, sa.func.coalesce(c.c.generation, 0))))
 
-    def _consumers(self, projects, users, types) -> None:
-        """Consumers with their project, user and type joined in SQL (one pass in C)."""
+    def _consumers(self, keys) -> None:
+        """Consumers (``keys``: uuids, None: all) with their project, user and type joined in
+        SQL (one pass in C)."""
+        projects, users, types = self.names
         c, pj, us, ct = ps.consumers, ps.projects, ps.users, ps.consumer_types
-        with_types = ps.has_consumer_types(self.revision)
         joined = c.outerjoin(pj, pj.c.id == c.c.project_id).outerjoin(
             us, us.c.id == c.c.user_id)
         type_cols: list[Any] = [sa.null(), sa.null()]
-        if with_types:
+        if ps.has_consumer_types(self.revision):
             joined = joined.outerjoin(ct, ct.c.id == c.c.consumer_type_id)
             type_cols = [ct.c.name, c.c.consumer_type_id]
         # (uuid, project, user, type, generation, type id, project id, user id)
-        rows = fetch(self.conn, sa.select(
+        rows = fetch_in(self.conn, sa.select(
             c.c.uuid, pj.c.external_id, us.c.external_id, type_cols[0],
             sa.func.coalesce(c.c.generation, 0), type_cols[1], c.c.project_id,
-            c.c.user_id).select_from(joined))
-        self.st.consumers = {r[0]: r[1:5] for r in rows if r[1] is not None
-                             and r[2] is not None and (r[3] is not None or r[5] is None)}
-        if len(self.st.consumers) < len(rows):
+            c.c.user_id).select_from(joined), c.c.uuid, keys)
+        good = {r[0]: r[1:5] for r in rows if r[1] is not None and r[2] is not None
+                and (r[3] is not None or r[5] is None)}
+        self.st.consumers.update(good)
+        if len(good) < len(rows):
             for r in rows:
-                if r[0] not in self.st.consumers:
+                if r[0] not in good:
                     where = _missing(('project', r[6], projects), ('user', r[7], users),
                                      ('consumer type', r[5], types) if r[5] is not None
                                      else None)
                     self.problems.append('consumer %s: %s' % (r[0], where))
 
     def details(self, providers=None, consumers=None) -> None:
-        """Inventories and trait links of the ``providers`` (uuids), allocations of the
-        ``consumers`` (uuids); None: of every one."""
+        """Inventories and trait links of the ``providers`` (uuids), rows and allocations of
+        the ``consumers`` (uuids); None: of every one."""
         conn, st, problems = self.conn, self.st, self.problems
         by_id, classes = self.by_id, self.classes
         rp_ids = (None if providers is None else
@@ -252,6 +259,7 @@ class Reader:
                                 % (rp_id, trait_id, where))
                 continue
             st.resource_provider_traits.add((by_id[rp_id], self.traits[trait_id]))
+        self._consumers(consumers)
         al = ps.allocations
         allocations, known = st.allocations, st.consumers
         for r in fetch_in(conn, sa.select(al.c.id, al.c.consumer_id,

@@ -58,6 +58,7 @@ class Ids:
         self.consumers: dict[str, int] = {}
         self.allocations: dict[tuple, int] = {}
         self.uuid_of: dict[int, str] = {}
+        self.consumer_generations: dict[str, int] = {}
 
 
 def read(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
@@ -68,7 +69,7 @@ def read(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
 
 
 def read_base(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
-    """Names, providers, aggregate links and consumers (what :func:`read_details` leaves)."""
+    """Names, providers, aggregate links, consumers' generations (not :func:`read_details`'s)."""
     st, ids = state_mod.State(), Ids()
     for table, (t, col) in _NAMED.items():
         ids.named[table] = {r[1]: r[0] for r in _rows(conn, sa.select(t.c.id, t.c[col]))}
@@ -88,22 +89,24 @@ def read_base(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
     st.resource_provider_aggregates = {
         (uuid_of[p], aggs[a]) for p, a in _rows(conn,
             sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id))}
-    # names joined in SQL: one pass in C over what may be millions of rows
-    crows = list(_rows(conn, sa.select(
-        _CONS.c.uuid, _PROJ.c.external_id, _USER.c.external_id, _CT.c.name,
-        _CONS.c.generation, _CONS.c.id).select_from(
-            _CONS.join(_PROJ, _PROJ.c.id == _CONS.c.project_id)
-            .join(_USER, _USER.c.id == _CONS.c.user_id)
-            .outerjoin(_CT, _CT.c.id == _CONS.c.consumer_type_id))))
-    st.consumers = {r[0]: r[1:5] for r in crows}
-    ids.consumers = {r[0]: r[5] for r in crows}
+    # narrow: the catch-up compares generations and reads whole rows of the ones that moved
+    ids.consumer_generations = dict(_rows(conn, sa.select(_CONS.c.uuid, _CONS.c.generation)))
     return st, ids
 
 
 def read_details(conn: sa.engine.Connection, st: state_mod.State, ids: Ids,
                  providers=None, consumers=None) -> None:
-    """Inventories and trait links of the ``providers`` (uuids), allocations of the
+    """Inventories and trait links of the ``providers`` (uuids), rows and allocations of the
     ``consumers`` (uuids), into ``st`` and ``ids``; None: of every one."""
+    # names joined in SQL: one pass in C over what may be millions of rows
+    crows = source.fetch_in(conn, sa.select(
+        _CONS.c.uuid, _PROJ.c.external_id, _USER.c.external_id, _CT.c.name,
+        _CONS.c.generation, _CONS.c.id).select_from(
+            _CONS.join(_PROJ, _PROJ.c.id == _CONS.c.project_id)
+            .join(_USER, _USER.c.id == _CONS.c.user_id)
+            .outerjoin(_CT, _CT.c.id == _CONS.c.consumer_type_id)), _CONS.c.uuid, consumers)
+    st.consumers.update((r[0], r[1:5]) for r in crows)
+    ids.consumers.update((r[0], r[5]) for r in crows)
     uuid_of = ids.uuid_of
     rc = {v: k for k, v in ids.named['resource_classes'].items()}
     rp_ids = (None if providers is None else
@@ -179,7 +182,7 @@ def last_run(conn) -> tuple[str, str, dict[str, int] | None] | None:
 
 
 def count(conn, table: str) -> int:
-    t = {'inventories': _INV, 'resource_provider_traits': _RPT,
+    t = {'inventories': _INV, 'resource_provider_traits': _RPT, 'consumers': _CONS,
          'allocations': _ALLOC}[table]
     return conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one()
 
