@@ -340,6 +340,11 @@ def _providers(rows, problems):
     out = {}
     nulls = 0
     for r in rows:
+        if r.parent_provider_id is None and r.id not in bad:     # a root: most rows
+            if r.generation is None:
+                nulls += 1
+            out[r.uuid] = (r.name, int(r.generation or 0), None, r.uuid)
+            continue
         chain, node = [], r
         while node.parent_provider_id is not None and node.id not in bad:
             chain.append(node.id)

@@ -85,10 +85,10 @@ def read_base(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
     for r in rows:
         ids.providers[r[1]] = r[0]
         st.resource_providers[r[1]] = (r[2], r[3], uuid_of.get(r[4]), uuid_of.get(r[5]))
-    aggs = {v: k for k, v in ids.named['placement_aggregates'].items()}
-    st.resource_provider_aggregates = {
-        (uuid_of[p], aggs[a]) for p, a in _rows(conn,
-            sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id))}
+    st.resource_provider_aggregates = set(_rows(conn, sa.select(_RP.c.uuid, _AGG.c.uuid)
+                                                .select_from(_RPA.join(
+                                                    _RP, _RP.c.id == _RPA.c.resource_provider_id)
+                                                    .join(_AGG, _AGG.c.id == _RPA.c.aggregate_id))))
     # narrow: the catch-up compares generations and reads whole rows of the ones that moved
     ids.consumer_generations = dict(_rows(conn, sa.select(_CONS.c.uuid, _CONS.c.generation)))
     return st, ids
