@@ -9,6 +9,9 @@ every provider and consumer generation is kept as the source has it.
 
 A second run is a catch-up: it brings berth to the source's current state
 (inserts, updates and deletes) and touches nothing that did not change.
+It reads only what may have changed since the last run from the same
+source (catch_up.py; the run's row keeps the source's highest ids for the
+next one); ``full`` compares every row, as the first import does.
 Refusals, each one line: a source that is not a known Placement schema
 (placement_schema.SchemaError), an unusable source (source.SourceError),
 inconsistent source rows (listed; ``skip_inconsistent`` leaves them out

@@ -7,6 +7,7 @@ since the last run.  Each test changes the source, catches up, and then runs
 a ``--full`` comparison, which must find nothing left to do.
 """
 
+import json
 import uuid
 
 import pytest
@@ -164,3 +165,12 @@ def test_a_hand_edit_that_moves_no_generation_takes_full(conf, db, tmp_path, cap
     other.cloud()
     code, out = _cli(conf, tmp_path, capsys, '--connection', other.url)
     assert code == 0 and ', full (' in out
+
+
+def test_the_benchmark_runs_small(capsys):
+    assert bench_adoption.main(['--providers', '20', '--export']) == 0
+    last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    runs = last['runs']
+    assert runs['catch-up']['mode'] == 'catch-up' and runs['catch-up']['changes'] > 0
+    assert runs['full check']['mode'] == 'full' and runs['full check']['changes'] == 0
+    assert runs['export']['per_table']['resource_providers'][0] == 24
