@@ -10,8 +10,9 @@ compute node, 3 allocations each, 30 % of them also on a child).  Then
 
 * ``full``: the import into an empty berth (SQLite, in process);
 * ``catch-up``: after 1 % of the providers got a new inventory total,
-  1 % of the consumers were deleted and as many new ones allocated, the
-  second run (it reads only what may have changed: objects/adoption/catch_up.py);
+  1 % of the consumers were deleted and as many new ones allocated (the
+  generations of every provider involved moving, as Placement moves them),
+  the second run (it reads only what may have changed: objects/adoption/catch_up.py);
 * ``no-op``: a third run that finds nothing to do;
 * ``full check``: ``--full``, comparing every row of both sides as the
   first import does: it must find nothing (the catch-up left berth exactly
@@ -121,7 +122,11 @@ def build_source(path, providers, seed=1):
 
 
 def change_one_percent(path, seed=2):
-    """1 % of inventories' totals, 1 % of consumers deleted and as many made; counts."""
+    """1 % of inventories' totals, 1 % of consumers deleted and as many made; counts.
+
+    Generations move as Placement moves them: a provider's with its
+    inventories and with every allocation written or deleted on it.
+    """
     rng = random.Random(seed)
     engine = sa.create_engine('sqlite:///%s' % path)
     with engine.begin() as conn:
@@ -137,10 +142,18 @@ def change_one_percent(path, seed=2):
                      .values(generation=rp.c.generation + 1))
         consumers = conn.execute(sa.select(ps.consumers.c.uuid)).scalars().all()
         gone = rng.sample(consumers, max(1, len(consumers) // 100))
-        conn.execute(ps.allocations.delete().where(ps.allocations.c.consumer_id.in_(gone)))
+        al = ps.allocations
+        # as Placement does: every allocation write moves its providers' generations
+        touched = set(conn.execute(sa.select(al.c.resource_provider_id).distinct().where(
+            al.c.consumer_id.in_(gone))).scalars())
+        conn.execute(al.delete().where(al.c.consumer_id.in_(gone)))
         conn.execute(ps.consumers.delete().where(ps.consumers.c.uuid.in_(gone)))
         new = []
-        for rp_id in rng.sample(rp_ids, len(gone)):
+        targets = rng.sample(rp_ids, len(gone))
+        touched.update(targets)
+        conn.execute(rp.update().where(rp.c.id.in_(sorted(touched)))
+                     .values(generation=rp.c.generation + 1))
+        for rp_id in targets:
             c = _u(rng)
             new.append({'uuid': c, 'project_id': 1, 'user_id': 1, 'generation': 1,
                         'consumer_type_id': 1})
@@ -152,7 +165,7 @@ def change_one_percent(path, seed=2):
         conn.execute(ps.consumers.insert(), new)
     engine.dispose()
     return {'providers': len(picked), 'consumers_deleted': len(gone),
-            'consumers_new': len(new)}
+            'consumers_new': len(new), 'generations_moved': len(touched | set(picked))}
 
 
 def run(providers, tmp, export=False):
