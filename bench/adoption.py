@@ -10,13 +10,23 @@ compute node, 3 allocations each, 30 % of them also on a child).  Then
 
 * ``full``: the import into an empty berth (SQLite, in process);
 * ``catch-up``: after 1 % of the providers got a new inventory total,
-  1 % of the consumers were deleted and as many new ones allocated, the
-  second run; then a third one that finds nothing to do.
+  1 % of the consumers were deleted and as many new ones allocated (the
+  generations of every provider involved moving, as Placement moves them),
+  the second run (it reads only what may have changed: objects/adoption/catch_up.py);
+* ``no-op``: a third run that finds nothing to do;
+* ``full check``: ``--full``, comparing every row of both sides as the
+  first import does: it must find nothing (the catch-up left berth exactly
+  as a full import would), and it times what a catch-up cost before it was
+  incremental;
+* ``export`` (``--export``): ``export placement`` of berth's state (the way
+  back) into an empty Placement 16 database in a SQLite file.
 
-Prints a table and a final JSON line.
+Prints a table and a final JSON line.  Exits 1 when the full check finds a
+change.
 
-    .venv/bin/python -m bench.adoption                      # 10,000 providers
-    .venv/bin/python -m bench.adoption --providers 100000
+    python -m bench.adoption                                # 2,000 providers
+    python -m bench.adoption --providers 10000 --export
+    python -m bench.adoption --providers 100000 --export    # the issue's figure
 """
 
 import argparse
@@ -32,7 +42,7 @@ import sqlalchemy as sa
 
 from common import context as berth_context
 from objects import database
-from objects.adoption import placement_import
+from objects.adoption import placement_export, placement_import
 from objects.adoption import placement_schema as ps
 from tests import fixtures
 
@@ -112,7 +122,11 @@ def build_source(path, providers, seed=1):
 
 
 def change_one_percent(path, seed=2):
-    """1 % of inventories' totals, 1 % of consumers deleted and as many made; counts."""
+    """1 % of inventories' totals, 1 % of consumers deleted and as many made; counts.
+
+    Generations move as Placement moves them: a provider's with its
+    inventories and with every allocation written or deleted on it.
+    """
     rng = random.Random(seed)
     engine = sa.create_engine('sqlite:///%s' % path)
     with engine.begin() as conn:
@@ -128,10 +142,18 @@ def change_one_percent(path, seed=2):
                      .values(generation=rp.c.generation + 1))
         consumers = conn.execute(sa.select(ps.consumers.c.uuid)).scalars().all()
         gone = rng.sample(consumers, max(1, len(consumers) // 100))
-        conn.execute(ps.allocations.delete().where(ps.allocations.c.consumer_id.in_(gone)))
+        al = ps.allocations
+        # as Placement does: every allocation write moves its providers' generations
+        touched = set(conn.execute(sa.select(al.c.resource_provider_id).distinct().where(
+            al.c.consumer_id.in_(gone))).scalars())
+        conn.execute(al.delete().where(al.c.consumer_id.in_(gone)))
         conn.execute(ps.consumers.delete().where(ps.consumers.c.uuid.in_(gone)))
         new = []
-        for rp_id in rng.sample(rp_ids, len(gone)):
+        targets = rng.sample(rp_ids, len(gone))
+        touched.update(targets)
+        conn.execute(rp.update().where(rp.c.id.in_(sorted(touched)))
+                     .values(generation=rp.c.generation + 1))
+        for rp_id in targets:
             c = _u(rng)
             new.append({'uuid': c, 'project_id': 1, 'user_id': 1, 'generation': 1,
                         'consumer_type_id': 1})
@@ -143,10 +165,10 @@ def change_one_percent(path, seed=2):
         conn.execute(ps.consumers.insert(), new)
     engine.dispose()
     return {'providers': len(picked), 'consumers_deleted': len(gone),
-            'consumers_new': len(new)}
+            'consumers_new': len(new), 'generations_moved': len(touched | set(picked))}
 
 
-def run(providers, tmp):
+def run(providers, tmp, export=False):
     src = os.path.join(tmp, 'placement.sqlite')
     started = time.perf_counter()
     counts = build_source(src, providers)
@@ -159,42 +181,63 @@ def run(providers, tmp):
         ctx = berth_context.admin_context(db)
         url = 'sqlite:///%s' % src
 
-        def timed(name):
+        def timed(name, full=False):
             # CPU seconds too: on a loaded shared host the wall clock says little
             cpu = time.process_time()
-            result = placement_import.run(ctx, url)
+            result = placement_import.run(ctx, url, full=full)
             results.append((name, result, time.process_time() - cpu))
 
         timed('full')
         changed = change_one_percent(src)
         timed('catch-up')
         timed('no-op')
+        timed('full check', full=True)
+        if export:
+            results.append(_export(ctx, os.path.join(tmp, 'export.sqlite')))
     finally:
         db.dispose()
     return counts, built, changed, results
 
 
+def _export(ctx, path):
+    """``export placement`` into an empty Placement database: a (name, Result, cpu s) row."""
+    engine = sa.create_engine('sqlite:///%s' % path)
+    with engine.begin() as conn:
+        ps.create_at(conn, ps.HEAD)
+    engine.dispose()
+    cpu, wall = time.process_time(), time.monotonic()
+    written = placement_export.run(ctx, 'sqlite:///%s' % path)
+    seconds = time.monotonic() - wall
+    result = placement_import.Result(ps.HEAD, written, {t: (n, 0, 0) for t, n in
+                                                         written.items()}, [], 0, seconds,
+                                     'export', {'write placement': seconds})
+    return 'export', result, time.process_time() - cpu
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--providers', type=int, default=10000)
+    parser.add_argument('--providers', type=int, default=2000)
+    parser.add_argument('--export', action='store_true',
+                        help='time export placement (the way back) too')
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix='berth-bench-adoption-') as tmp:
-        counts, built, changed, results = run(args.providers, tmp)
+        counts, built, changed, results = run(args.providers, tmp, args.export)
     print('source: %s (built in %.1f s); 1%% change: %s' % (
         ', '.join('%d %s' % (n, t) for t, n in counts.items()), built, changed))
-    print('%-9s | %8s | %8s | %8s | %s' % ('run', 'seconds', 'cpu s', 'changes',
-                                           'phases (s)'))
+    print('%-10s | %8s | %8s | %8s | %s' % ('run', 'seconds', 'cpu s', 'changes',
+                                            'phases (s)'))
     for name, r, cpu in results:
-        print('%-9s | %8.1f | %8.1f | %8d | %s' % (name, r.seconds, cpu, r.changed, ', '.join(
+        print('%-10s | %8.1f | %8.1f | %8d | %s' % (name, r.seconds, cpu, r.changed, ', '.join(
             '%s %.1f' % kv for kv in r.phases.items())))
     print(json.dumps({'benchmark': 'adoption', 'providers': args.providers,
                       'source_rows': counts, 'changed': changed,
                       'runs': {name: {'seconds': round(r.seconds, 2),
                                       'cpu_seconds': round(cpu, 2), 'changes': r.changed,
                                       'phases': {k: round(v, 2) for k, v in r.phases.items()},
-                                      'per_table': r.changes}
+                                      'mode': r.mode, 'per_table': r.changes}
                                for name, r, cpu in results}}))
-    return 0
+    check = [r for name, r, _ in results if name == 'full check']
+    return 1 if check[0].changed else 0
 
 
 if __name__ == '__main__':

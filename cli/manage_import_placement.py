@@ -49,7 +49,8 @@ def _import_placement(conf):
         try:
             result = placement_import.run(
                 ctx, args.connection, allow_existing=args.allow_existing,
-                skip_inconsistent=args.skip_inconsistent, progress=_Progress(show))
+                skip_inconsistent=args.skip_inconsistent, progress=_Progress(show),
+                full=args.full)
         except (placement_schema.SchemaError, source_mod.SourceError,
                 placement_import.Refused) as exc:
             return _fail('%s; nothing was written' % exc)
@@ -83,8 +84,8 @@ def _report(result):
     if result.null_generations:
         print('%d provider(s) with a NULL generation were imported with generation 0'
               % result.null_generations)
-    print('import placement: %d change(s) from schema revision %s in %.1f s (%s)' % (
-        result.changed, result.revision, result.seconds,
+    print('import placement: %d change(s) from schema revision %s in %.1f s, %s (%s)' % (
+        result.changed, result.revision, result.seconds, result.mode,
         ', '.join('%s %.1f s' % kv for kv in result.phases.items())))
 
 
@@ -104,6 +105,10 @@ def add_placement_import(imp_sub):
     cmd.add_argument('--skip-inconsistent', action='store_true', dest='skip_inconsistent',
                      help='leave out (and list) source rows that break Placement\'s rules '
                           'instead of refusing them')
+    cmd.add_argument('--full', action='store_true',
+                     help='compare every row of both sides, as the first import does, '
+                          'instead of what may have changed since the last run (for a '
+                          'source written by hand rather than through Placement\'s API)')
     cmd.add_argument('--progress', action='store_true',
                      help='show progress on stderr even when it is not a terminal')
     cmd.set_defaults(func=_import_placement)

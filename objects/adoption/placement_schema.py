@@ -58,7 +58,9 @@ resource_providers = sa.Table(
               nullable=True),
     *_timestamps(),
     sa.UniqueConstraint('uuid', name='uniq_resource_providers0uuid'),
-    sa.UniqueConstraint('name', name='uniq_resource_providers0name'))
+    sa.UniqueConstraint('name', name='uniq_resource_providers0name'),
+    sa.Index('resource_providers_root_provider_id_idx', 'root_provider_id'),
+    sa.Index('resource_providers_parent_provider_id_idx', 'parent_provider_id'))
 
 inventories = sa.Table(
     'inventories', metadata,
@@ -73,7 +75,8 @@ inventories = sa.Table(
     sa.Column('allocation_ratio', sa.Float, nullable=False),
     *_timestamps(),
     sa.UniqueConstraint('resource_provider_id', 'resource_class_id',
-                        name='uniq_inventories0resource_provider_resource_class'))
+                        name='uniq_inventories0resource_provider_resource_class'),
+    sa.Index('inventories_resource_class_id_idx', 'resource_class_id'))
 
 allocations = sa.Table(
     'allocations', metadata,
@@ -83,7 +86,11 @@ allocations = sa.Table(
     sa.Column('consumer_id', sa.String(36), nullable=False),
     sa.Column('resource_class_id', sa.Integer, nullable=False),
     sa.Column('used', sa.Integer, nullable=False),
-    *_timestamps())
+    *_timestamps(),
+    sa.Index('allocations_resource_provider_class_used_idx', 'resource_provider_id',
+             'resource_class_id', 'used'),
+    sa.Index('allocations_resource_class_id_idx', 'resource_class_id'),
+    sa.Index('allocations_consumer_id_idx', 'consumer_id'))
 
 projects = sa.Table(
     'projects', metadata,
@@ -116,7 +123,10 @@ consumers = sa.Table(
     sa.Column('consumer_type_id', sa.Integer, sa.ForeignKey('consumer_types.id'),
               nullable=True),
     *_timestamps(),
-    sa.UniqueConstraint('uuid', name='uniq_consumers0uuid'))
+    sa.UniqueConstraint('uuid', name='uniq_consumers0uuid'),
+    sa.Index('consumers_project_id_uuid_idx', 'project_id', 'uuid'),
+    sa.Index('consumers_project_id_user_id_uuid_idx', 'project_id', 'user_id', 'uuid'),
+    sa.Index('consumers_consumer_type_id_idx', 'consumer_type_id'))
 
 resource_classes = sa.Table(
     'resource_classes', metadata,
@@ -136,7 +146,9 @@ resource_provider_traits = sa.Table(
     'resource_provider_traits', metadata,
     sa.Column('trait_id', sa.Integer, sa.ForeignKey('traits.id'), primary_key=True),
     sa.Column('resource_provider_id', sa.Integer, primary_key=True),
-    *_timestamps())
+    *_timestamps(),
+    sa.Index('resource_provider_traits_resource_provider_trait_idx', 'resource_provider_id',
+             'trait_id'))
 
 placement_aggregates = sa.Table(
     'placement_aggregates', metadata,
@@ -150,7 +162,8 @@ resource_provider_aggregates = sa.Table(
     'resource_provider_aggregates', metadata,
     sa.Column('resource_provider_id', sa.Integer, primary_key=True),
     sa.Column('aggregate_id', sa.Integer, primary_key=True),
-    *_timestamps())
+    *_timestamps(),
+    sa.Index('resource_provider_aggregates_aggregate_id_idx', 'aggregate_id'))
 
 # every data table, in an order that satisfies foreign keys on insert
 TABLES = (resource_classes, traits, projects, users, consumer_types, resource_providers,
@@ -229,8 +242,11 @@ def create_at(bind, revision=HEAD):
                 for c in table.columns if with_types or c.name != 'consumer_type_id']
         uniques = [sa.UniqueConstraint(*con.columns.keys(), name=con.name)
                    for con in table.constraints if isinstance(con, sa.UniqueConstraint)]
-        args = [*cols, *uniques]
-        sa.Table(table.name, meta, *args)
+        # Placement's indexes too: a catch-up reads rows by provider and consumer
+        indexes = [sa.Index(idx.name, *[c.name for c in idx.columns])
+                   for idx in table.indexes
+                   if with_types or 'consumer_type_id' not in idx.columns]
+        sa.Table(table.name, meta, *cols, *uniques, *indexes)
     sa.Table('alembic_version', meta, sa.Column('version_num', sa.String(32),
                                                 primary_key=True))
     meta.create_all(bind)

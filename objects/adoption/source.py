@@ -15,6 +15,7 @@ import collections
 import dataclasses
 import os
 import sqlite3
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -87,13 +88,15 @@ def _first_line(exc: sa.exc.DBAPIError) -> str:
 
 
 def fetch(conn: sa.engine.Connection, statement) -> list[tuple]:
-    """Every row of the parameterless ``statement`` as plain tuples, in ``conn``'s transaction.
+    """Every row of ``statement`` as plain tuples, in ``conn``'s transaction.
 
     On the driver's own cursor with one ``fetchall``: SQLAlchemy's result
     fetches (and wraps) row by row, which was two thirds of a catch-up's
-    read time (bench/adoption.py).
+    read time (bench/adoption.py).  Bound values (ids, uuids of a catch-up's
+    ``IN`` lists) are rendered as literals.
     """
-    sql = str(statement.compile(dialect=conn.dialect))
+    sql = str(statement.compile(dialect=conn.dialect,
+                                compile_kwargs={'literal_binds': True}))
     dbapi = conn.connection.dbapi_connection
     assert dbapi is not None
     cursor = dbapi.cursor()
@@ -103,6 +106,22 @@ def fetch(conn: sa.engine.Connection, statement) -> list[tuple]:
     finally:
         cursor.close()
 
+
+def fetch_in(conn: sa.engine.Connection, statement, column, keys) -> list[tuple]:
+    """``fetch`` of ``statement`` limited to rows whose ``column`` is in ``keys``.
+
+    ``keys`` None: every row.  Otherwise in ``IN`` lists of CHUNK keys.
+    """
+    if keys is None:
+        return fetch(conn, statement)
+    keys = sorted(keys)
+    out: list[tuple] = []
+    for i in range(0, len(keys), CHUNK):
+        out += fetch(conn, statement.where(column.in_(keys[i:i + CHUNK])))
+    return out
+
+
+CHUNK = 2000                 # keys per IN list of a catch-up's reads
 
 ProviderRow = collections.namedtuple('ProviderRow',
                                      'id uuid name generation parent_provider_id')
@@ -118,86 +137,176 @@ class Snapshot:
 
 def read(conn: sa.engine.Connection) -> Snapshot:
     """The source's State at one snapshot, without the problem rows (listed in ``problems``)."""
-    revision = ps.schema_revision(conn)
-    st = state_mod.State()
-    problems: list[str] = []
+    reader = Reader(conn)
+    reader.base()
+    reader.details()
+    return reader.snapshot()
 
-    def ids(table, col):
-        return dict(fetch(conn, sa.select(table.c.id, table.c[col])))
 
-    classes = ids(ps.resource_classes, 'name')
-    traits = ids(ps.traits, 'name')
-    projects = ids(ps.projects, 'external_id')
-    users = ids(ps.users, 'external_id')
-    types = ids(ps.consumer_types, 'name') if ps.has_consumer_types(revision) else {}
-    aggs = ids(ps.placement_aggregates, 'uuid')
-    st.resource_classes = set(classes.values())
-    st.traits = set(traits.values())
-    st.projects = set(projects.values())
-    st.users = set(users.values())
-    st.consumer_types = set(types.values())
-    st.placement_aggregates = {u for u in aggs.values() if u is not None}
-    rp = ps.resource_providers
-    rows = [ProviderRow(*r) for r in fetch(conn, sa.select(
-        rp.c.id, rp.c.uuid, rp.c.name, rp.c.generation, rp.c.parent_provider_id))]
-    providers, nulls = _providers(rows, problems)
-    st.resource_providers = providers
-    by_id = {r.id: r.uuid for r in rows if r.uuid in providers}
-    inv = ps.inventories
-    for r in fetch(conn, sa.select(inv.c.resource_provider_id, inv.c.resource_class_id,
-                                   *[inv.c[f] for f in state_mod.INVENTORY_FIELDS])):
-        where = _missing(('provider', r[0], by_id), ('resource class', r[1], classes))
-        if where:
-            problems.append('inventory of provider id %s class id %s: %s' % (r[0], r[1], where))
-            continue
-        st.inventories[(by_id[r[0]], classes[r[1]])] = (
-            r[2], r[3], r[4], r[5], r[6], float(r[7]))
-    rpa = ps.resource_provider_aggregates
-    for rp_id, agg_id in fetch(conn, sa.select(rpa.c.resource_provider_id,
-                                               rpa.c.aggregate_id)):
-        where = _missing(('provider', rp_id, by_id), ('aggregate', agg_id, aggs))
-        if where or aggs[agg_id] is None:
-            problems.append('aggregate link provider id %s aggregate id %s: %s'
-                            % (rp_id, agg_id, where or 'aggregate has no uuid'))
-            continue
-        st.resource_provider_aggregates.add((by_id[rp_id], aggs[agg_id]))
-    rpt = ps.resource_provider_traits
-    for rp_id, trait_id in fetch(conn, sa.select(rpt.c.resource_provider_id,
-                                                 rpt.c.trait_id)):
-        where = _missing(('provider', rp_id, by_id), ('trait', trait_id, traits))
-        if where:
-            problems.append('trait link provider id %s trait id %s: %s'
-                            % (rp_id, trait_id, where))
-            continue
-        st.resource_provider_traits.add((by_id[rp_id], traits[trait_id]))
-    consumers = st.consumers
-    for r in fetch(conn, sa.select(*ps.consumer_columns(revision))):
-        # (id, uuid, project_id, user_id, generation[, consumer_type_id])
-        type_id = r[5] if len(r) > 5 else None
-        if r[2] in projects and r[3] in users and (type_id is None or type_id in types):
-            consumers[r[1]] = (projects[r[2]], users[r[3]], types.get(type_id),
-                               int(r[4] or 0))
-            continue
-        where = _missing(('project', r[2], projects), ('user', r[3], users),
-                         ('consumer type', type_id, types) if type_id is not None else None)
-        problems.append('consumer %s: %s' % (r[1], where))
-    al = ps.allocations
-    allocations = st.allocations
-    for r in fetch(conn, sa.select(al.c.id, al.c.consumer_id, al.c.resource_provider_id,
-                                   al.c.resource_class_id, al.c.used)):
-        rp_uuid, rc_name = by_id.get(r[2]), classes.get(r[3])
-        key = (r[1], rp_uuid, rc_name)
-        if rp_uuid is not None and rc_name is not None and r[1] in consumers \
-                and key not in allocations:
-            allocations[key] = r[4]
-            continue
-        where = _missing(('provider', r[2], by_id), ('resource class', r[3], classes))
-        if not where and r[1] not in consumers:
-            where = 'consumer %s is missing or left out' % r[1]
-        if not where:
-            where = 'a second allocation of the same consumer, provider and class'
-        problems.append('allocation id %s of consumer %s: %s' % (r[0], r[1], where))
-    return Snapshot(revision, st, problems, nulls)
+class Reader:
+    """The source read in two steps, for a catch-up that reads only what may have changed.
+
+    :meth:`base` reads the small tables, providers and aggregate links in
+    full, and every consumer's uuid and generation; :meth:`details` the
+    inventories and trait links of some providers and the rows and
+    allocations of some consumers (all by default).
+    """
+
+    def __init__(self, conn: sa.engine.Connection) -> None:
+        self.conn = conn
+        self.revision = ps.schema_revision(conn)
+        self.st = state_mod.State()
+        self.problems: list[str] = []
+        self.null_generations = 0
+
+    def snapshot(self) -> Snapshot:
+        return Snapshot(self.revision, self.st, self.problems, self.null_generations)
+
+    def base(self) -> None:
+        conn, st, problems = self.conn, self.st, self.problems
+
+        def ids(table, col):
+            return dict(fetch(conn, sa.select(table.c.id, table.c[col])))
+
+        self.classes = classes = ids(ps.resource_classes, 'name')
+        self.traits = ids(ps.traits, 'name')
+        projects = ids(ps.projects, 'external_id')
+        users = ids(ps.users, 'external_id')
+        types = (ids(ps.consumer_types, 'name') if ps.has_consumer_types(self.revision)
+                 else {})
+        aggs = ids(ps.placement_aggregates, 'uuid')
+        st.resource_classes = set(classes.values())
+        st.traits = set(self.traits.values())
+        st.projects = set(projects.values())
+        st.users = set(users.values())
+        st.consumer_types = set(types.values())
+        st.placement_aggregates = {u for u in aggs.values() if u is not None}
+        rp = ps.resource_providers
+        rows = [ProviderRow(*r) for r in fetch(conn, sa.select(
+            rp.c.id, rp.c.uuid, rp.c.name, rp.c.generation, rp.c.parent_provider_id))]
+        providers, self.null_generations = _providers(rows, problems)
+        st.resource_providers = providers
+        self.by_id = by_id = {r.id: r.uuid for r in rows if r.uuid in providers}
+        self.provider_ids = {u: i for i, u in by_id.items()}
+        rpa = ps.resource_provider_aggregates
+        for rp_id, agg_id in fetch(conn, sa.select(rpa.c.resource_provider_id,
+                                                   rpa.c.aggregate_id)):
+            where = _missing(('provider', rp_id, by_id), ('aggregate', agg_id, aggs))
+            if where or aggs[agg_id] is None:
+                problems.append('aggregate link provider id %s aggregate id %s: %s'
+                                % (rp_id, agg_id, where or 'aggregate has no uuid'))
+                continue
+            st.resource_provider_aggregates.add((by_id[rp_id], aggs[agg_id]))
+        self.names = (projects, users, types)
+        c = ps.consumers
+        # narrow: the catch-up compares generations and reads whole rows of the ones that moved
+        self.consumer_generations = dict(fetch(conn, sa.select(
+            c.c.uuid, sa.func.coalesce(c.c.generation, 0))))
+
+    def _consumers(self, keys) -> None:
+        """Consumers (``keys``: uuids, None: all) with their project, user and type joined in
+        SQL (one pass in C)."""
+        projects, users, types = self.names
+        c, pj, us, ct = ps.consumers, ps.projects, ps.users, ps.consumer_types
+        joined = c.outerjoin(pj, pj.c.id == c.c.project_id).outerjoin(
+            us, us.c.id == c.c.user_id)
+        type_cols: list[Any] = [sa.null(), sa.null()]
+        if ps.has_consumer_types(self.revision):
+            joined = joined.outerjoin(ct, ct.c.id == c.c.consumer_type_id)
+            type_cols = [ct.c.name, c.c.consumer_type_id]
+        # (uuid, project, user, type, generation, type id, project id, user id)
+        rows = fetch_in(self.conn, sa.select(
+            c.c.uuid, pj.c.external_id, us.c.external_id, type_cols[0],
+            sa.func.coalesce(c.c.generation, 0), type_cols[1], c.c.project_id,
+            c.c.user_id).select_from(joined), c.c.uuid, keys)
+        good = {r[0]: r[1:5] for r in rows if r[1] is not None and r[2] is not None
+                and (r[3] is not None or r[5] is None)}
+        self.st.consumers.update(good)
+        if len(good) < len(rows):
+            for r in rows:
+                if r[0] not in good:
+                    where = _missing(('project', r[6], projects), ('user', r[7], users),
+                                     ('consumer type', r[5], types) if r[5] is not None
+                                     else None)
+                    self.problems.append('consumer %s: %s' % (r[0], where))
+
+    def details(self, providers=None, consumers=None) -> None:
+        """Inventories and trait links of the ``providers`` (uuids), rows and allocations of
+        the ``consumers`` (uuids); None: of every one."""
+        conn, st, problems = self.conn, self.st, self.problems
+        by_id, classes = self.by_id, self.classes
+        rp_ids = (None if providers is None else
+                  {self.provider_ids[u] for u in providers if u in self.provider_ids})
+        inv = ps.inventories
+        for r in fetch_in(conn, sa.select(inv.c.resource_provider_id,
+                                          inv.c.resource_class_id,
+                                          *[inv.c[f] for f in state_mod.INVENTORY_FIELDS]),
+                          inv.c.resource_provider_id, rp_ids):
+            where = _missing(('provider', r[0], by_id), ('resource class', r[1], classes))
+            if where:
+                problems.append('inventory of provider id %s class id %s: %s'
+                                % (r[0], r[1], where))
+                continue
+            st.inventories[(by_id[r[0]], classes[r[1]])] = (
+                r[2], r[3], r[4], r[5], r[6], float(r[7]))
+        rpt = ps.resource_provider_traits
+        for rp_id, trait_id in fetch_in(conn, sa.select(rpt.c.resource_provider_id,
+                                                        rpt.c.trait_id),
+                                        rpt.c.resource_provider_id, rp_ids):
+            where = _missing(('provider', rp_id, by_id), ('trait', trait_id, self.traits))
+            if where:
+                problems.append('trait link provider id %s trait id %s: %s'
+                                % (rp_id, trait_id, where))
+                continue
+            st.resource_provider_traits.add((by_id[rp_id], self.traits[trait_id]))
+        self._consumers(consumers)
+        al = ps.allocations
+        allocations, known = st.allocations, st.consumers
+        for r in fetch_in(conn, sa.select(al.c.id, al.c.consumer_id,
+                                          al.c.resource_provider_id,
+                                          al.c.resource_class_id, al.c.used),
+                          al.c.consumer_id, consumers):
+            rp_uuid, rc_name = by_id.get(r[2]), classes.get(r[3])
+            key = (r[1], rp_uuid, rc_name)
+            if rp_uuid is not None and rc_name is not None and r[1] in known \
+                    and key not in allocations:
+                allocations[key] = r[4]
+                continue
+            where = _missing(('provider', r[2], by_id), ('resource class', r[3], classes))
+            if not where and r[1] not in known:
+                where = 'consumer %s is missing or left out' % r[1]
+            if not where:
+                where = 'a second allocation of the same consumer, provider and class'
+            problems.append('allocation id %s of consumer %s: %s' % (r[0], r[1], where))
+
+    def max_ids(self) -> dict[str, int]:
+        """The highest row id of the tables whose ids a catch-up compares with the last run's."""
+        return {t.name: int(self.conn.execute(sa.select(sa.func.max(t.c.id))).scalar() or 0)
+                for t in WATERMARKED}
+
+    def written_since(self, marks: dict[str, int]) -> tuple[set, set]:
+        """Provider and consumer uuids with a row newer than the ids in ``marks``.
+
+        Providers made (or deleted and made again with the same uuid) or
+        given a new inventory row, consumers made (or made again) or given
+        a new allocation row since the run that recorded ``marks``.
+        """
+        conn, rp, inv = self.conn, ps.resource_providers, ps.inventories
+        cons, al = ps.consumers, ps.allocations
+        providers = {r[0] for r in fetch(conn, sa.select(rp.c.uuid).where(
+            rp.c.id > marks.get('resource_providers', 0)))}
+        providers.update(self.by_id[r[0]] for r in fetch(conn, sa.select(
+            inv.c.resource_provider_id).distinct().where(
+                inv.c.id > marks.get('inventories', 0))) if r[0] in self.by_id)
+        consumers = {r[0] for r in fetch(conn, sa.select(cons.c.uuid).where(
+            cons.c.id > marks.get('consumers', 0)))}
+        consumers.update(r[0] for r in fetch(conn, sa.select(al.c.consumer_id).distinct()
+                                             .where(al.c.id > marks.get('allocations', 0))))
+        return providers, consumers
+
+
+# the tables whose highest id a run records: a catch-up re-reads what lies above it
+WATERMARKED = (ps.resource_providers, ps.inventories, ps.consumers, ps.allocations)
 
 
 def _missing(*refs) -> str:
@@ -231,6 +340,11 @@ def _providers(rows, problems):
     out = {}
     nulls = 0
     for r in rows:
+        if r.parent_provider_id is None and r.id not in bad:     # a root: most rows
+            if r.generation is None:
+                nulls += 1
+            out[r.uuid] = (r.name, int(r.generation or 0), None, r.uuid)
+            continue
         chain, node = [], r
         while node.parent_provider_id is not None and node.id not in bad:
             chain.append(node.id)

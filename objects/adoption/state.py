@@ -80,11 +80,12 @@ def diff(old: State, new: State) -> dict[str, Change]:
     for table in TABLES:
         before, after = getattr(old, table), getattr(new, table)
         if table in VALUED:
-            inserted = sorted(after.keys() - before.keys(), key=_order)
+            new_keys = after.keys() - before.keys()
+            inserted = sorted(new_keys, key=_order)
             deleted = sorted(before.keys() - after.keys(), key=_order)
-            # one pass; a key only in ``after`` compares equal to itself here
-            updated = [] if after == before else sorted(
-                (k for k, v in after.items() if before.get(k, v) != v), key=_order)
+            # (key, value) pairs only in ``after``, as sets (values are tuples or numbers)
+            updated = sorted({k for k, _ in after.items() - before.items()} - new_keys,
+                             key=_order)
         else:
             inserted = sorted(after - before, key=_order)
             deleted = sorted(before - after, key=_order)

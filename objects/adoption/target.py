@@ -57,14 +57,22 @@ class Ids:
         self.inventories: dict[tuple, int] = {}
         self.consumers: dict[str, int] = {}
         self.allocations: dict[tuple, int] = {}
+        self.uuid_of: dict[int, str] = {}
+        self.consumer_generations: dict[str, int] = {}
 
 
 def read(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
     """berth's Placement data as a State, with the ids of every key."""
+    st, ids = read_base(conn)
+    read_details(conn, st, ids)
+    return st, ids
+
+
+def read_base(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
+    """Names, providers, aggregate links, consumers' generations (not :func:`read_details`'s)."""
     st, ids = state_mod.State(), Ids()
     for table, (t, col) in _NAMED.items():
         ids.named[table] = {r[1]: r[0] for r in _rows(conn, sa.select(t.c.id, t.c[col]))}
-    names = {t: {v: k for k, v in ids.named[t].items()} for t in _NAMED}
     st.resource_classes = set(ids.named['resource_classes'])
     st.traits = set(ids.named['traits'])
     st.projects = set(ids.named['projects'])
@@ -73,38 +81,64 @@ def read(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
     st.placement_aggregates = set(ids.named['placement_aggregates'])
     rows = list(_rows(conn, sa.select(_RP.c.id, _RP.c.uuid, _RP.c.name, _RP.c.generation,
                                       _RP.c.parent_provider_id, _RP.c.root_provider_id)))
-    uuid_of = {r[0]: r[1] for r in rows}
+    ids.uuid_of = uuid_of = {r[0]: r[1] for r in rows}
     for r in rows:
         ids.providers[r[1]] = r[0]
         st.resource_providers[r[1]] = (r[2], r[3], uuid_of.get(r[4]), uuid_of.get(r[5]))
-    rc = names['resource_classes']
-    for r in _rows(conn, sa.select(_INV.c.id, _INV.c.resource_provider_id,
-                                    _INV.c.resource_class_id,
-                                    *[_INV.c[f] for f in state_mod.INVENTORY_FIELDS])):
+    st.resource_provider_aggregates = set(_rows(conn, sa.select(_RP.c.uuid, _AGG.c.uuid)
+                                                .select_from(_RPA.join(
+                                                    _RP, _RP.c.id == _RPA.c.resource_provider_id)
+                                                    .join(_AGG, _AGG.c.id == _RPA.c.aggregate_id))))
+    # narrow: the catch-up compares generations and reads whole rows of the ones that moved
+    ids.consumer_generations = dict(_rows(conn, sa.select(_CONS.c.uuid, _CONS.c.generation)))
+    return st, ids
+
+
+def read_details(conn: sa.engine.Connection, st: state_mod.State, ids: Ids,
+                 providers=None, consumers=None) -> None:
+    """Inventories and trait links of the ``providers`` (uuids), rows and allocations of the
+    ``consumers`` (uuids), into ``st`` and ``ids``; None: of every one."""
+    # names joined in SQL: one pass in C over what may be millions of rows
+    crows = source.fetch_in(conn, sa.select(
+        _CONS.c.uuid, _PROJ.c.external_id, _USER.c.external_id, _CT.c.name,
+        _CONS.c.generation, _CONS.c.id).select_from(
+            _CONS.join(_PROJ, _PROJ.c.id == _CONS.c.project_id)
+            .join(_USER, _USER.c.id == _CONS.c.user_id)
+            .outerjoin(_CT, _CT.c.id == _CONS.c.consumer_type_id)), _CONS.c.uuid, consumers)
+    st.consumers.update((r[0], r[1:5]) for r in crows)
+    ids.consumers.update((r[0], r[5]) for r in crows)
+    uuid_of = ids.uuid_of
+    rc = {v: k for k, v in ids.named['resource_classes'].items()}
+    rp_ids = (None if providers is None else
+              {ids.providers[u] for u in providers if u in ids.providers})
+    for r in source.fetch_in(conn, sa.select(
+            _INV.c.id, _INV.c.resource_provider_id, _INV.c.resource_class_id,
+            *[_INV.c[f] for f in state_mod.INVENTORY_FIELDS]),
+            _INV.c.resource_provider_id, rp_ids):
         key = (uuid_of[r[1]], rc[r[2]])
         ids.inventories[key] = r[0]
         st.inventories[key] = (r[3], r[4], r[5], r[6], r[7], float(r[8]))
-    aggs = names['placement_aggregates']
-    st.resource_provider_aggregates = {
-        (uuid_of[p], aggs[a]) for p, a in _rows(conn,
-            sa.select(_RPA.c.resource_provider_id, _RPA.c.aggregate_id))}
-    traits = names['traits']
-    st.resource_provider_traits = {
-        (uuid_of[p], traits[t]) for p, t in _rows(conn,
-            sa.select(_RPT.c.resource_provider_id, _RPT.c.trait_id))}
-    projects, users, types = names['projects'], names['users'], names['consumer_types']
-    for r in _rows(conn, sa.select(_CONS.c.id, _CONS.c.uuid, _CONS.c.project_id,
-                                    _CONS.c.user_id, _CONS.c.consumer_type_id,
-                                    _CONS.c.generation)):
-        ids.consumers[r[1]] = r[0]
-        st.consumers[r[1]] = (projects[r[2]], users[r[3]], types.get(r[4]), r[5])
-    for r in _rows(conn, sa.select(_ALLOC.c.id, _ALLOC.c.consumer_id,
-                                    _ALLOC.c.resource_provider_id,
-                                    _ALLOC.c.resource_class_id, _ALLOC.c.used)):
+    traits = {v: k for k, v in ids.named['traits'].items()}
+    st.resource_provider_traits.update(
+        (uuid_of[p], traits[t]) for p, t in source.fetch_in(
+            conn, sa.select(_RPT.c.resource_provider_id, _RPT.c.trait_id),
+            _RPT.c.resource_provider_id, rp_ids))
+    for r in source.fetch_in(conn, sa.select(_ALLOC.c.id, _ALLOC.c.consumer_id,
+                                             _ALLOC.c.resource_provider_id,
+                                             _ALLOC.c.resource_class_id, _ALLOC.c.used),
+                             _ALLOC.c.consumer_id, consumers):
         akey = (r[1], uuid_of[r[2]], rc[r[3]])
         ids.allocations[akey] = r[0]
         st.allocations[akey] = r[4]
-    return st, ids
+
+
+def consumers_on(conn: sa.engine.Connection, ids: Ids, providers) -> set[str]:
+    """Uuids of the consumers holding allocations on the ``providers`` (uuids)."""
+    rp_ids = {ids.providers[u] for u in providers if u in ids.providers}
+    if not rp_ids:
+        return set()
+    return {r[0] for r in source.fetch_in(conn, sa.select(_ALLOC.c.consumer_id).distinct(),
+                                          _ALLOC.c.resource_provider_id, rp_ids)}
 
 
 def _rows(conn: sa.engine.Connection, statement: Any) -> Iterable[Any]:
@@ -121,10 +155,36 @@ def imported_before(conn: sa.engine.Connection) -> bool:
     return conn.execute(sa.select(_IMPORTS.c.id).limit(1)).first() is not None
 
 
-def record(conn, source, revision, started, counts) -> None:
+def record(conn, source, revision, started, counts, max_ids=None) -> None:
+    """The run's row; ``max_ids``: the source's highest ids, for the next catch-up."""
+    changes = dict(counts)
+    if max_ids is not None:
+        changes[MAX_IDS] = max_ids
     conn.execute(_IMPORTS.insert().values(
         source=source[:255], revision=revision, started_at=started, finished_at=now(),
-        changes=json.dumps(counts, sort_keys=True)))
+        changes=json.dumps(changes, sort_keys=True)))
+
+
+MAX_IDS = 'source_max_ids'    # the key of the source's highest ids in a run's ``changes``
+
+
+def last_run(conn) -> tuple[str, str, dict[str, int] | None] | None:
+    """(source, revision, the source's highest ids or None) of the latest run, or None."""
+    row = conn.execute(sa.select(_IMPORTS.c.source, _IMPORTS.c.revision, _IMPORTS.c.changes)
+                       .order_by(_IMPORTS.c.id.desc()).limit(1)).first()
+    if row is None:
+        return None
+    try:
+        marks = json.loads(row[2]).get(MAX_IDS)
+    except (ValueError, AttributeError):
+        marks = None
+    return row[0], row[1], marks if isinstance(marks, dict) else None
+
+
+def count(conn, table: str) -> int:
+    t = {'inventories': _INV, 'resource_provider_traits': _RPT, 'consumers': _CONS,
+         'allocations': _ALLOC}[table]
+    return conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one()
 
 
 def _chunks(items: list, size: int = CHUNK) -> Iterable[list]:

@@ -5,7 +5,8 @@ cloud looks (tests/adoption_cloud.py), imported into a running embedded
 berth with the command an operator runs, and every read a client can make
 is compared between the two, generations included.  Then Placement is
 written to and deleted from, a catch-up runs while berth serves, and the
-answers are compared again; a third run changes nothing.  Sources: a
+answers are compared again; a third run changes nothing, nor does a
+fourth that compares every row (``--full``).  Sources: a
 SQLite file, PostgreSQL and MariaDB (each read by a user that may only
 SELECT).
 """
@@ -77,8 +78,8 @@ def _manage(conf, tmp_path, *args):
                           timeout=300)
 
 
-def _import(conf, tmp_path, url):
-    done = _manage(conf, tmp_path, 'import', 'placement', '--connection', url)
+def _import(conf, tmp_path, url, *args):
+    done = _manage(conf, tmp_path, 'import', 'placement', '--connection', url, *args)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
@@ -134,6 +135,7 @@ def test_import_and_catch_up_answer_as_placement(kind, request, tmp_path, placem
         adoption_cloud.change(placement, cloud)
         grant()
         out = _import(conf, tmp_path, read_only)       # berth serves meanwhile
+        assert ', catch-up (' in out                   # only what may have changed read
         assert _row(out, 'resource_providers')[1:] == (1, 2, 1)
         assert _row(out, 'consumers')[1:] == (1, 1, 1)
         assert _row(out, 'inventories')[1:] == (2, 1, 0)
@@ -143,6 +145,9 @@ def test_import_and_catch_up_answer_as_placement(kind, request, tmp_path, placem
         for table in ('resource_providers', 'inventories', 'consumers', 'allocations',
                       'resource_provider_traits', 'resource_provider_aggregates'):
             assert _row(out, table)[1:] == (0, 0, 0), out
+        # every row compared: the catch-up left berth as a full import would
+        out = _import(conf, tmp_path, read_only, '--full')
+        assert ', full (' in out and 'import placement: 0 change(s)' in out, out
     finally:
         service.stop()
     engine = sa.create_engine(fixtures.database_section(conf).split('= ', 1)[-1].strip()
@@ -151,4 +156,4 @@ def test_import_and_catch_up_answer_as_placement(kind, request, tmp_path, placem
     with engine.connect() as conn:
         runs = conn.execute(sa.select(models.PlacementImport.__table__.c.source)).all()
     engine.dispose()
-    assert len(runs) == 3 and RO_PASSWORD not in runs[0][0]
+    assert len(runs) == 4 and RO_PASSWORD not in runs[0][0]
