@@ -37,7 +37,7 @@ INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000'
 metadata = sa.MetaData()
 
 
-def _timestamps():
+def _timestamps() -> tuple[sa.Column, sa.Column]:
     return (sa.Column('created_at', sa.DateTime, nullable=True),
             sa.Column('updated_at', sa.DateTime, nullable=True))
 
@@ -179,12 +179,12 @@ class UnknownRevision(SchemaError):
     """Placement's ``alembic_version`` names a revision not in :data:`REVISIONS`."""
 
 
-def has_consumer_types(revision):
+def has_consumer_types(revision: str) -> bool:
     """Whether a database at ``revision`` has ``consumer_types`` and ``consumer_type_id``."""
     return KNOWN_REVISIONS.index(revision) >= KNOWN_REVISIONS.index(CONSUMER_TYPES_REVISION)
 
 
-def schema_revision(conn):
+def schema_revision(conn: sa.Connection) -> str:
     """The known revision of the Placement database on ``conn`` (a Connection).
 
     Raises :class:`SchemaError` when there is no ``alembic_version`` table
@@ -209,7 +209,7 @@ def schema_revision(conn):
     return rows[0]
 
 
-def consumer_columns(revision):
+def consumer_columns(revision: str) -> list[sa.Column]:
     """The ``consumers`` columns a database at ``revision`` has (a list of Columns)."""
     cols = [consumers.c.id, consumers.c.uuid, consumers.c.project_id,
             consumers.c.user_id, consumers.c.generation]
@@ -218,13 +218,13 @@ def consumer_columns(revision):
     return cols
 
 
-def tables_for(revision):
+def tables_for(revision: str) -> tuple[sa.Table, ...]:
     """The data tables a database at ``revision`` has (``consumer_types`` from 422ece571366)."""
     return tuple(t for t in TABLES
                  if t is not consumer_types or has_consumer_types(revision))
 
 
-def create_at(bind, revision=HEAD):
+def create_at(bind: sa.Connection, revision: str = HEAD) -> None:
     """Create Placement's tables as they stand at ``revision`` and stamp it (tests only).
 
     Placement's own ``placement-manage db sync`` is the real thing; this

@@ -77,7 +77,7 @@ FLOORS = {
     'api/placement': 0.0,
     'api/placement/handlers': 5.4,
     'api/placement/schemas': 0.0,
-    'cli': 25.0,            # (28.9 with the samples runner, now cli/api_ref)
+    'cli': 29.2,
     'cli/api_ref': 21.6,
     'common': 32.8,
     'common/conf': 3.8,
@@ -90,7 +90,7 @@ FLOORS = {
     'conductor/rpcapi': 100.0,
     'db': 53.9,
     'objects': 87.5,
-    'objects/adoption': 60.7,
+    'objects/adoption': 65.7,
     'objects/baremetal': 25.0,
     'objects/candidates': 17.7,
     'objects/candidates/weighers': 0.0,
