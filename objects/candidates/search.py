@@ -42,7 +42,7 @@ class Search:
             for p in sorted(providers.values(), key=lambda p: p.id):
                 trees.setdefault(p.root_id, []).append(p)
         self.trees = trees
-        self.shared = {}
+        self.shared = self._may_share = {}   # _may_share: the roots that may have one
         self._by_agg = {}
         for rp_id in sorted(sharing):
             p = providers[rp_id]
@@ -55,9 +55,8 @@ class Search:
     def link(self, links):
         """Anchor sharing providers on trees: ``links`` is [(root id, aggregate id)].
 
-        A sharing provider anchors on every tree with a provider in one of
-        its aggregates (its own tree holds it already).
-        """
+        A sharing provider anchors on every tree with a provider in one of its
+        aggregates (its own tree holds it already)."""
         found = {}
         for root_id, agg_id in links:
             for p in self._by_agg.get(agg_id, ()):
@@ -72,6 +71,7 @@ class Search:
     def link_by_root(self, aggs_by_root):
         """link() as {root id: aggregate ids}, each tree's share found when asked."""
         self.shared = sharing_mod.SharedByRoot(aggs_by_root, self._by_agg)
+        self._may_share = aggs_by_root    # most trees: none (a dict lookup, no call)
 
     def _init_caches(self, plan):
         self._ok = [{} for _ in plan.groups]
@@ -222,7 +222,8 @@ class Search:
         if self._granular is not None:
             return self._granular.anchor(root_id, pool)
         if self._memo is None:
-            if self._single and pool and len(pool) == 1 and root_id not in self.shared:
+            if self._single and pool and len(pool) == 1 and (root_id not in self._may_share
+                                                              or root_id not in self.shared):
                 return self._lone(pool[0])
             return self._anchor(root_id)
         if not pool:
@@ -249,8 +250,7 @@ class Search:
         """The candidates of a tree of one provider, no sharing, for the unsuffixed group.
 
         What _anchor yields for such a tree, without its generator and
-        per-group lists: most trees of a region are lone compute nodes.
-        """
+        per-group lists: most trees of a region are lone compute nodes."""
         if not self._root_ok(p.id):
             return ()
         g = self.plan.groups[0]
