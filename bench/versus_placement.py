@@ -18,6 +18,8 @@ queries to both:
 * ``no limit`` and ``limit=1000``: ``resources=VCPU:1,MEMORY_MB:m,DISK_GB:d``,
   what nova-scheduler sends (``[scheduler] max_placement_results``);
 * ``limit=50`` and ``required=SSD`` (``required=STORAGE_DISK_SSD``);
+* ``1000 after claim``: ``limit=1000`` with one claim before each request
+  (untimed, VCPU 1 on one compute): what the scheduler's next request sees;
 * ``claims``: ``--clients`` threads each doing GET (``limit=1000``) then
   ``PUT /allocations/{new consumer}`` of a random candidate, ``--claims``
   claims per round: claims per second (204s only; 409s counted apart).
@@ -47,8 +49,11 @@ from tests import placement_real
 from tests.chaos import deployment
 
 VERSION = '1.39'
+PROJECT = str(uuidlib.uuid4())
 SHAPES = [('no limit', ''), ('limit=1000', '&limit=1000'), ('limit=50', '&limit=50'),
-          ('required=SSD', '&required=STORAGE_DISK_SSD')]
+          ('required=SSD', '&required=STORAGE_DISK_SSD'),
+          ('1000 after claim', '&limit=1000')]
+AFTER_WRITE = '1000 after claim'
 
 
 class Client:
@@ -80,17 +85,37 @@ class Side:
         self.cpu_s = {label: 0.0 for label, _ in SHAPES}
         self.candidates = {label: 0 for label, _ in SHAPES}
         self.claims = {'ok': 0, 'conflict': 0, 'seconds': 0.0, 'latency': [], 'cpu_s': 0.0}
+        self.writes = 0
+
+    def write(self):
+        """Untimed: one claim of VCPU 1 on one compute, as the claim after a GET."""
+        if not hasattr(self, 'computes'):
+            status, body = self.client.call('GET', '/allocation_candidates?resources=VCPU:1')
+            self.computes = sorted({u for r in json.loads(body)['allocation_requests']
+                                    for u in r['allocations']})
+        self.writes += 1
+        status, body = self.client.call('PUT', '/allocations/%s' % uuidlib.uuid4(), {
+            'allocations': {self.computes[self.writes % len(self.computes)]: {
+                'resources': {'VCPU': 1}}},
+            'consumer_generation': None, 'project_id': PROJECT, 'user_id': PROJECT,
+            'consumer_type': 'INSTANCE'})
+        if status != 204:
+            raise RuntimeError('%s write -> %s %s' % (self.name, status, body[:300]))
 
     def shape(self, label, queries):
-        cpu0 = self.cpu()
+        cpu_s = 0.0
         for query in queries:
+            if label == AFTER_WRITE:
+                self.write()
+            cpu0 = self.cpu()
             t0 = time.perf_counter()
             status, body = self.client.call('GET', '/allocation_candidates?' + query)
             self.times[label].append((time.perf_counter() - t0) * 1000)
             if status != 200:
                 raise RuntimeError('%s %s -> %s %s' % (self.name, query, status, body[:300]))
+            cpu_s += self.cpu() - cpu0
             self.candidates[label] += len(json.loads(body)['allocation_requests'])
-        self.cpu_s[label] += self.cpu() - cpu0
+        self.cpu_s[label] += cpu_s
 
 
 def _claim(client, query, project, rng):
@@ -264,19 +289,19 @@ def summarise(sides):
 
 
 def print_table(rows, loads):
-    print('%-13s %17s %17s %11s %15s %15s %6s' % (
+    print('%-16s %17s %17s %11s %15s %15s %6s' % (
         'shape', 'Placement p50/p95', 'berth p50/p95', 'ratio p50', 'CPU ms P / b',
         'us/cand P / b', 'cands'))
     print('-' * 101)
     for label, _ in SHAPES:
         r = rows[label]
         p, b = r['placement'], r['berth']
-        print('%-13s %8.2f /%7.2f %8.2f /%7.2f %10.1fx %7.2f /%6.2f %7.2f /%6.2f %6d' % (
+        print('%-16s %8.2f /%7.2f %8.2f /%7.2f %10.1fx %7.2f /%6.2f %7.2f /%6.2f %6d' % (
             label, p['p50_ms'], p['p95_ms'], b['p50_ms'], b['p95_ms'], r['ratio_p50'],
             p['cpu_ms'], b['cpu_ms'], p['cpu_us_per_candidate'],
             b['cpu_us_per_candidate'], b['candidates']))
     c = rows['claims']
-    print('%-13s %8.2f/s (p50 %.0f ms) %8.2f/s (p50 %.1f ms) %6.1fx   conflicts %d / %d' % (
+    print('%-16s %8.2f/s (p50 %.0f ms) %8.2f/s (p50 %.1f ms) %6.1fx   conflicts %d / %d' % (
         'claims', c['placement']['per_s'], c['placement']['p50_ms'], c['berth']['per_s'],
         c['berth']['p50_ms'], c['ratio'], c['placement']['conflicts'],
         c['berth']['conflicts']))
