@@ -70,8 +70,15 @@ class Client:
         if body is not None:
             body = json.dumps(body).encode()
             headers['Content-Type'] = 'application/json'
-        self.conn.request(method, path, body, headers)
-        resp = self.conn.getresponse()
+        try:
+            self.conn.request(method, path, body, headers)
+            resp = self.conn.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionError):
+            # an idle keep-alive connection the server closed (while the
+            # other server ran its round): once more on a new one
+            self.conn.close()
+            self.conn.request(method, path, body, headers)
+            resp = self.conn.getresponse()
         return resp.status, resp.read()
 
 
