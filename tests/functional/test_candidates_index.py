@@ -236,7 +236,7 @@ def test_a_limit_near_the_whole_region_refreshes_the_index_after_a_write(berth, 
     # nova's limit=1000 in a cloud of ~1,000 hosts: after a claim the index is
     # brought up to date (cheap) rather than every tree read from SQL again
     uuids = [helpers.add_provider(ctx, name='cn%d' % i, inventory={'VCPU': 8, 'DISK_GB': 100})
-             for i in range(30)]
+             for i in range(50)]
     index = index_mod.for_database(ctx.db)
     _limited(ctx, None)                          # an unlimited search publishes the index
     big, small = len(uuids), len(uuids) // finder._REFRESH_SHARE - 1
