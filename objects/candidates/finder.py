@@ -36,6 +36,13 @@ from objects.candidates import summary as summary_mod
 from objects.placement import resource_class as rc_obj
 
 _FIRST_BATCH = 32
+# a limited search brings a published index up to date (a narrow scan of every
+# provider and of the usage, then the changed ones re-read) instead of reading
+# its trees from the database when it stops after at least 1/_REFRESH_SHARE of
+# the providers: nova's limit=1000 after a claim cost ~2x the CPU that way at
+# 1,000 computes (38 against 18 ms) and ~1.6x at 10,000 (61 against 37 ms); at
+# limit=50 and 1,000 computes the two ways cost the same
+_REFRESH_SHARE = 20
 
 
 @dataclasses.dataclass
@@ -167,8 +174,11 @@ def _search(ctx, request, options, outer, token):
     state = None
     if options.indexed:
         index = index_mod.for_database(ctx.db)
-        # a limited search uses the index only when it is current for free
-        state = (index.current(ctx, token, plan.sharing_trait) if whole
+        # a limited search uses the index when it is current for free, or
+        # when the search would read a good share of the trees anyway
+        refresh = whole or (stop is not None and index.size()
+                            and stop * _REFRESH_SHARE >= index.size())
+        state = (index.current(ctx, token, plan.sharing_trait) if refresh
                  else index.if_current(token, plan.sharing_trait))
     if state is not None:
         search, found = _from_index(state, plan, options, stop, whole)

@@ -276,6 +276,11 @@ class ProviderIndex:
             return old
         return None
 
+    def size(self) -> int:
+        """How many providers the published State holds (0: none published)."""
+        state = self._state
+        return len(state.providers) if state is not None else 0
+
     def token(self) -> Any:
         """The change token the published State is known current for, or None."""
         state = self._state

@@ -6,17 +6,18 @@ search over one anchor tree yields its candidates lazily, in a stable order
 """
 
 from collections.abc import Iterable
-import functools
 import itertools
-import operator
+from typing import Any
 
 from objects.candidates import candidate as cmod
 from objects.candidates import granular as granular_mod
-from objects.candidates import loader
+from objects.candidates import loader, trait_sets
 from objects.candidates import sharing as sharing_mod
 
 _FREE = loader.FREE
 _MAX_UNIT = loader.MAX_UNIT
+_has_all = trait_sets.has_all
+_meeting = trait_sets.meeting
 
 
 class Search:
@@ -43,8 +44,11 @@ class Search:
             for p in sorted(providers.values(), key=lambda p: p.id):
                 trees.setdefault(p.root_id, []).append(p)
         self.trees = trees
-        # {root id: [sharing Provider]}: link()'s, or link_by_root()'s made on demand
-        self.shared: dict[int, list[loader.Provider]] | sharing_mod.SharedByRoot = {}
+        # {root id: [sharing Provider]}: link()'s, or link_by_root()'s made on
+        # demand; _may_share: the roots that may have one
+        shared: dict[int, list[loader.Provider]] = {}
+        self.shared: dict[int, list[loader.Provider]] | sharing_mod.SharedByRoot = shared
+        self._may_share: dict[int, Any] = shared
         self._by_agg: dict[int, list[loader.Provider]] = {}
         for rp_id in sorted(sharing):
             p = providers[rp_id]
@@ -76,6 +80,7 @@ class Search:
     def link_by_root(self, aggs_by_root):
         """link() as {root id: aggregate ids}, each tree's share found when asked."""
         self.shared = sharing_mod.SharedByRoot(aggs_by_root, self._by_agg)
+        self._may_share = aggs_by_root    # most trees: none (a dict lookup, no call)
 
     def _init_caches(self, plan):
         self._ok: list[dict[int, bool]] = [{} for _ in plan.groups]
@@ -227,7 +232,8 @@ class Search:
         if self._granular is not None:
             return self._granular.anchor(root_id, pool)
         if self._memo is None:
-            if self._single and pool and len(pool) == 1 and root_id not in self.shared:
+            if self._single and pool and len(pool) == 1 and (root_id not in self._may_share
+                                                              or root_id not in self.shared):
                 return self._lone(pool[0])
             return self._anchor(root_id)
         if not pool:
@@ -254,8 +260,7 @@ class Search:
         """The candidates of a tree of one provider, no sharing, for the unsuffixed group.
 
         What _anchor yields for such a tree, without its generator and
-        per-group lists: most trees of a region are lone compute nodes.
-        """
+        per-group lists: most trees of a region are lone compute nodes."""
         if not self._root_ok(p.id):
             return ()
         g = self.plan.groups[0]
@@ -413,43 +418,3 @@ class Search:
 
 def _by_provider_id(item):
     return item[0].id
-
-
-def _has_all(required, traits):
-    """Whether one provider's ``traits`` meet every any-of set of ``required``."""
-    for any_of in required:
-        if any_of.isdisjoint(traits):
-            return False
-    return True
-
-
-def _meeting(required, per_class, combos):
-    """The ``combos`` whose providers together meet every any-of set of ``required``.
-
-    (The union of a combo's traits must meet each set.)  Without a set of
-    traits per combo: each provider of ``per_class`` (the options the
-    combos are made of) is judged once, as a bit per any-of set it meets,
-    and a combo's providers must together set every bit.  A tree whose
-    options cannot meet them in any combination is refused before its
-    combos are made (e.g. a compute whose disk comes from sharing storage
-    without the trait: a dozen combos that all fail).
-    """
-    need = (1 << len(required)) - 1
-    bits = {}
-    union = 0
-    for found in per_class:
-        for p in found:
-            if p not in bits:
-                met = 0
-                for bit, any_of in enumerate(required):
-                    if not any_of.isdisjoint(p.traits):
-                        met |= 1 << bit
-                bits[p] = met
-                union |= met
-    if union != need:
-        return []
-    get = bits.__getitem__
-    if need == 1:
-        return [combo for combo in combos if any(map(get, combo))]
-    return [combo for combo in combos
-            if functools.reduce(operator.or_, map(get, combo), 0) == need]

@@ -6,7 +6,7 @@ from typing import Any
 import orjson
 
 from objects.candidates import candidate as cmod
-from objects.candidates import loader
+from objects.candidates import loader, wire
 
 _CAPACITY = loader.CAPACITY
 _USED = loader.USED
@@ -122,7 +122,7 @@ class Summaries:
         Byte for byte what orjson makes of _summaries' dicts (the tests
         compare the two).
         """
-        dumps = orjson.dumps
+        dumps, text = orjson.dumps, wire.text
         names, requested, all_classes = self.class_names, self.requested, self.all_classes
         providers = self.providers
         res_of: dict[int, bytes] = {}
@@ -143,7 +143,7 @@ class Summaries:
                 res = res_of[id(inv)] = dumps(
                     {names[rc_id]: {'capacity': v[_CAPACITY], 'used': v[_USED]}
                      for rc_id, v in inv.items() if all_classes or rc_id in requested})
-            uuid = dumps(p.uuid)
+            uuid = text(p.uuid)
             values = [uuid, res]
             if traits:
                 found = traits_of.get(id(p.traits))
@@ -154,9 +154,9 @@ class Summaries:
                 values.append(found)
             if tree_uuids:
                 parent = providers.get(p.parent_id) if p.parent_id is not None else None
-                values.append(dumps(parent.uuid) if parent else b'null')
+                values.append(text(parent.uuid) if parent else b'null')
                 root = providers.get(p.root_id)
-                values.append(uuid if root is None or root is p else dumps(root.uuid))
+                values.append(uuid if root is None or root is p else text(root.uuid))
             append(head % tuple(values))
         return out
 

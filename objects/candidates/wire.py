@@ -31,11 +31,26 @@ def dumps(value):
     return bytes(memoryview(orjson.dumps(value)))
 
 
+def text(value):
+    """``dumps(value)`` of a str, without orjson for one that needs no escape.
+
+    A uuid (or a group suffix) is written as it is between quotes: ~4x
+    cheaper than orjson's call and the copy out of its 4 KiB buffer, and an
+    unlimited answer writes every provider's uuid.  Any other value, and a
+    str holding a quote, a backslash, a control character or non-ASCII text,
+    goes through orjson; the bytes are the same either way.
+    """
+    if (type(value) is str and value.isascii() and value.isprintable()
+            and '"' not in value and '\\' not in value):
+        return b'"%s"' % value.encode()
+    return dumps(value)
+
+
 class _Memo(dict):
     """JSON of hashable values, each encoded once."""
 
     def __missing__(self, value):
-        found = self[value] = dumps(value)
+        found = self[value] = text(value)
         return found
 
 

@@ -226,6 +226,30 @@ def test_a_provider_recreated_under_its_old_id_and_uuid_is_read_again(berth, ctx
     _compare(ctx)
 
 
+def _limited(ctx, limit):
+    """The encoded answer to REQUESTS[0] stopping after ``limit``, as GET would search."""
+    return helpers.encoded(finder.get_candidates(ctx, REQUESTS[0],
+                                                 finder.Options(limit=limit), may_lag=True))
+
+
+def test_a_limit_near_the_whole_region_refreshes_the_index_after_a_write(berth, ctx):
+    # nova's limit=1000 in a cloud of ~1,000 hosts: after a claim the index is
+    # brought up to date (cheap) rather than every tree read from SQL again
+    uuids = [helpers.add_provider(ctx, name='cn%d' % i, inventory={'VCPU': 8, 'DISK_GB': 100})
+             for i in range(50)]
+    index = index_mod.for_database(ctx.db)
+    _limited(ctx, None)                          # an unlimited search publishes the index
+    big, small = len(uuids), len(uuids) // finder._REFRESH_SHARE - 1
+    for limit in (big, small):
+        _claim(ctx, str(uuidlib.uuid4()), {uuids[limit % 7]: {'VCPU': 1}})
+        refreshes = index.refreshes
+        indexed = _limited(ctx, limit)
+        assert index.refreshes == refreshes + (limit == big), limit
+        loaded = helpers.encoded(finder.get_candidates(
+            ctx, REQUESTS[0], finder.Options(limit=limit, indexed=False)))
+        assert indexed == loaded
+
+
 @db_api.reader
 def _indexed_and_loaded(ctx):
     """(the index's providers, the loader's) by uuid, in one snapshot."""

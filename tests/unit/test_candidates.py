@@ -8,7 +8,7 @@ import pytest
 
 from api.placement import microversion
 from api.placement.schemas import allocation_candidate as schema
-from objects.candidates import candidate, loader, search
+from objects.candidates import candidate, loader, trait_sets
 from objects.candidates import finder as ac
 
 
@@ -124,7 +124,7 @@ def test_required_sets_met_by_the_providers_of_a_combo_together():
         combos = list(itertools.product(*per_class))
         expected = [c for c in combos
                     if all(any(set(p.traits) & s for p in c) for s in required)]
-        assert search._meeting(required, per_class, iter(combos)) == expected
+        assert trait_sets.meeting(required, per_class, iter(combos)) == expected
         for p in pool:
-            assert search._has_all(required, p.traits) == all(set(p.traits) & s
+            assert trait_sets.has_all(required, p.traits) == all(set(p.traits) & s
                                                               for s in required)

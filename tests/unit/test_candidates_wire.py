@@ -184,3 +184,13 @@ def test_a_streamed_answer_encodes_as_the_server_asks(monkeypatch):
     assert work[0] is None                  # the first batch was
     list(chunks)
     assert work == []
+
+
+@pytest.mark.parametrize('value', [
+    '1b6f6c1e-8f0a-4b49-9a0f-3f1c1e2d4a5b', '', '_NUMA0', 'a"quote', 'back\\slash',
+    'tab\there', 'nl\n', 'del\x7f', 'nul\x00', 'caf\u00e9', '\u2028', 'snow\u2603man',
+    '%s%d', 42, None, ('a', 1)])
+def test_text_writes_what_orjson_writes(value):
+    # uuids and suffixes skip orjson; every other string is escaped as before
+    assert wire.text(value) == orjson.dumps(value)
+    assert type(wire.text(value)) is bytes
