@@ -73,6 +73,8 @@ TITLES = {
     ('GET', _NODE + '/states'): 'Show the states of a node',
     ('PUT', _NODE + '/states/provision'): 'Change the provision state of a node',
     ('PUT', _NODE + '/states/power'): 'Change the power state of a node',
+    ('PUT', _NODE + '/states/boot_mode'): 'Change the boot mode of a node',
+    ('PUT', _NODE + '/states/secure_boot'): 'Change the secure boot state of a node',
     ('PUT', _NODE + '/maintenance'): 'Put a node in maintenance',
     ('DELETE', _NODE + '/maintenance'): 'Take a node out of maintenance',
     ('GET', _NODE + '/traits'): 'List the traits of a node',

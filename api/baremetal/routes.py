@@ -27,6 +27,8 @@ ROUTES = [
     ('/v1/nodes/{node}/states', {'GET': node_state.get_states}),
     ('/v1/nodes/{node}/states/provision', {'PUT': node_state.set_provision_state}),
     ('/v1/nodes/{node}/states/power', {'PUT': node_state.set_power_state}),
+    ('/v1/nodes/{node}/states/boot_mode', {'PUT': node_state.set_boot_mode}),
+    ('/v1/nodes/{node}/states/secure_boot', {'PUT': node_state.set_secure_boot}),
     ('/v1/nodes/{node}/maintenance', {'PUT': node_state.set_maintenance,
                                       'DELETE': node_state.unset_maintenance}),
     ('/v1/nodes/{node}/traits', {'GET': node_trait.list_traits,

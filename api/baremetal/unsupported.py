@@ -23,7 +23,7 @@ NODE_LEVEL = frozenset((
 # /v1/drivers/{driver}/<name>...
 DRIVER_LEVEL = frozenset(('properties', 'raid', 'vendor_passthru'))
 # /v1/nodes/{node}/states/<name>
-NODE_STATES = frozenset(('raid', 'console', 'boot_mode', 'secure_boot', 'indicators'))
+NODE_STATES = frozenset(('raid', 'console', 'indicators'))
 
 
 def is_unsupported(path):
