@@ -230,7 +230,7 @@ def test_driver_fields_select_from_1_77(bm):
                   headers=_v('1.76')).status_code == 406
 
 
-def test_the_root_document_and_headers_say_1_77(bm):
+def test_the_root_document_and_headers_say_1_79(bm):
     resp = bm.get('/v1')
-    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.77'
-    assert bm.get('/v1/nodes', headers=_v('1.78')).status_code == 406
+    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.79'
+    assert bm.get('/v1/nodes', headers=_v('1.80')).status_code == 406

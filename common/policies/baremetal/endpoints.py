@@ -41,6 +41,7 @@ DRIVER_GET = 'baremetal:driver:get'
 NODE_UPDATE_DRIVER_INTERFACES = 'baremetal:node:update:driver_interfaces'
 NODE_SET_BOOT_MODE = 'baremetal:node:set_boot_mode'
 NODE_SET_SECURE_BOOT = 'baremetal:node:set_secure_boot'
+NODE_HISTORY_GET = 'baremetal:node:history:get'
 
 # PATCH /v1/nodes/{node}: the rule of each changed field (after NODE_UPDATE)
 NODE_UPDATE_FIELDS = {
@@ -191,6 +192,8 @@ _RULES += [
      [('PUT', _NODE + '/states/boot_mode')]),
     (NODE_SET_SECURE_BOOT, base.SYSTEM_OR_PROJECT_MEMBER,
      'Change a node secure boot state', [('PUT', _NODE + '/states/secure_boot')]),
+    (NODE_HISTORY_GET, base.SYSTEM_OR_OWNER_READER, 'Show the history of a node',
+     [('GET', _NODE + '/history'), ('GET', _NODE + '/history/{event_uuid}')]),
 ]
 
 rules = base.rules + [
