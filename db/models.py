@@ -301,7 +301,8 @@ class NodeHistory(TimestampMixin, Base):
                       sa.Index('ix_node_history_node_id_id', 'node_id', 'id'))
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)
-    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id'), nullable=False)
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id', ondelete='CASCADE'),
+                        nullable=False)
     conductor = sa.Column(sa.String(255), nullable=True)
     user = sa.Column(sa.String(64), nullable=True)
     project = sa.Column(sa.String(64), nullable=True)

@@ -1,7 +1,8 @@
 """node_history: Ironic's node history events (API 1.78)
 
 Expand only: a new table.  Old services write no events; a node they change
-simply has none for that change.  Its rows go with their node.
+simply has none for that change.  Its rows go with their node (deleted by
+new services, and by the foreign key's cascade when an old one deletes it).
 
 Revision ID: 0010
 Revises: 0009
@@ -38,6 +39,9 @@ def upgrade():
         sa.Column('updated_at', sa.DateTime, nullable=True),
         sa.PrimaryKeyConstraint('id', name='pk_node_history'),
         sa.UniqueConstraint('uuid', name='uniq_node_history0uuid'),
-        sa.ForeignKeyConstraint(['node_id'], ['nodes.id'], name='fk_node_history_node_id_nodes'),
+        # ON DELETE CASCADE: a node an older service deletes (it knows no history)
+        # takes its events along instead of failing on them
+        sa.ForeignKeyConstraint(['node_id'], ['nodes.id'], name='fk_node_history_node_id_nodes',
+                                ondelete='CASCADE'),
     )
     op.create_index('ix_node_history_node_id_id', 'node_history', ['node_id', 'id'])
