@@ -12,6 +12,7 @@ The rows go with their node.
 
 import dataclasses
 import datetime
+from typing import Any
 
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -43,7 +44,8 @@ class Event:
 _FIELDS = [f.name for f in dataclasses.fields(Event)]
 
 
-def record(ctx, node, event, event_type, state=None, severity=INFO, conductor=None):
+def record(ctx: Any, node: Any, event: str, event_type: str, state: str | None = None,
+           severity: str = INFO, conductor: str | None = None) -> None:
     """Add one event for ``node`` (a Node before the change; ``state`` after it)."""
     now = models._now()
     since = node.provision_updated_at
@@ -57,7 +59,7 @@ def record(ctx, node, event, event_type, state=None, severity=INFO, conductor=No
         created_at=now))
 
 
-def delete_for_node(ctx, node_id):
+def delete_for_node(ctx: Any, node_id: int) -> None:
     ctx.session.execute(_HISTORY.delete().where(_HISTORY.c.node_id == node_id))
 
 
@@ -66,7 +68,8 @@ def _row(row):
 
 
 @db_api.reader
-def list_for_node(ctx, node_id, limit, marker=None, sort_dir='asc'):
+def list_for_node(ctx: Any, node_id: int, limit: int, marker: str | None = None,
+                  sort_dir: str = 'asc') -> list[Event]:
     """Up to ``limit`` events of the node after the event ``marker`` (a uuid)."""
     q = sa.select(_HISTORY).where(_HISTORY.c.node_id == node_id)
     order = _HISTORY.c.id.asc() if sort_dir == 'asc' else _HISTORY.c.id.desc()
@@ -80,7 +83,7 @@ def list_for_node(ctx, node_id, limit, marker=None, sort_dir='asc'):
 
 
 @db_api.reader
-def get(ctx, node_id, uuid):
+def get(ctx: Any, node_id: int, uuid: str) -> Event:
     row = ctx.session.execute(sa.select(_HISTORY).where(
         _HISTORY.c.node_id == node_id, _HISTORY.c.uuid == uuid)).first()
     if row is None:
