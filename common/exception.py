@@ -275,6 +275,10 @@ class ChassisNotEmpty(Invalid):
                "contains nodes.")
 
 
+class NodeHistoryNotFound(NotFound):
+    msg_fmt = "Node history record %(history)s could not be found."
+
+
 class AllocationNotFound(NotFound):
     msg_fmt = "Allocation %(allocation)s could not be found."
 

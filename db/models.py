@@ -288,6 +288,30 @@ class Node(TimestampMixin, Base):
     rescue_interface = sa.Column(sa.String(255), nullable=True)
     storage_interface = sa.Column(sa.String(255), nullable=True)
     vendor_interface = sa.Column(sa.String(255), nullable=True)
+    # Ironic's network_data (API 1.66), boot_mode and secure_boot (1.75)
+    network_data = sa.Column(sa.JSON, nullable=True)
+    boot_mode = sa.Column(sa.String(16), nullable=True)
+    secure_boot = sa.Column(sa.Boolean, nullable=True)
+
+
+class NodeHistory(TimestampMixin, Base):
+    """Ironic's node history events (API 1.78); deleted with their node."""
+    __tablename__ = 'node_history'
+    __table_args__ = (_uniq('node_history', 'uuid'),
+                      sa.Index('ix_node_history_node_id_id', 'node_id', 'id'))
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id', ondelete='CASCADE'),
+                        nullable=False)
+    conductor = sa.Column(sa.String(255), nullable=True)
+    user = sa.Column(sa.String(64), nullable=True)
+    project = sa.Column(sa.String(64), nullable=True)
+    severity = sa.Column(sa.String(16), nullable=False)
+    event_type = sa.Column(sa.String(255), nullable=False)
+    event = sa.Column(sa.Text, nullable=False)
+    state = sa.Column(sa.String(15), nullable=True)
+    target_provision_state = sa.Column(sa.String(15), nullable=True)
+    duration_seconds = sa.Column(sa.Integer, nullable=True)
 
 
 class NodeTrait(TimestampMixin, Base):

@@ -13,15 +13,20 @@ and driver interfaces: version gates, values and the states that allow them.
 * ``retired`` (1.61) never in ``available`` (409), ``retired_reason`` only
   with ``retired`` (400); un-retiring clears it;
 * ``fault`` (1.42) is read-only; ``?fault=`` takes Ironic's fault names;
-* ``maintenance`` may be PATCHed too; leaving it clears its reason and fault.
+* ``maintenance`` may be PATCHed too; leaving it clears its reason and fault;
+* ``network_data`` (1.66) is null, ``{}`` or a network_data.json document
+  (schemas/network_data.py; 400 otherwise).
 Fields of a newer version than the caller's are a 406, as in Ironic.
 """
 
+import jsonschema
 from oslo_utils import strutils, uuidutils
 
 from api.baremetal import fault, query
 from api.baremetal.schemas import driver as driver_schema
+from api.baremetal.schemas import network_data
 from api.baremetal.schemas import node as schema
+from api.common import errors as common_errors
 from common import exception
 
 REMOVE_CHASSIS = '1.25'
@@ -97,6 +102,7 @@ def on_create(req, values):
     """Check and complete the new fields of a node being created (``values``)."""
     _version_gate(req, [f for f in values if f in FIELD_VERSIONS])
     check_chassis(values)
+    check_network_data(values.get('network_data'))
     if 'retired' in values:
         _boolean(values, 'retired')
     if driver_schema.HARDWARE_TYPES.get(values.get('driver')):
@@ -137,6 +143,7 @@ def on_update(req, node, changed, reset):
         raise fault.NotAcceptable('Removing chassis_uuid needs API version %s'
                                   % REMOVE_CHASSIS)
     check_chassis(changed)
+    check_network_data(changed.get('network_data'))
     if 'driver' in changed:
         check_driver(changed['driver'], changed.get('conductor_group',
                                                     node.conductor_group))
@@ -216,3 +223,14 @@ def shown_interfaces(node):
     if node.driver in driver_schema.HARDWARE_TYPES:
         defaults = driver_schema.default_interfaces(node.driver)
     return {f: getattr(node, f) or defaults.get(f) for f in INTERFACE_FIELDS}
+
+
+def check_network_data(value):
+    """400 with Ironic's text for a ``network_data`` that is not a document."""
+    if not value:
+        return
+    try:
+        jsonschema.validate(value, network_data.SCHEMA)
+    except jsonschema.ValidationError as exc:
+        raise fault.BadRequest('Invalid network_data: %s '
+                               % common_errors.cut_repr(exc.message, exc.instance))

@@ -18,12 +18,12 @@ TOP_LEVEL = frozenset((
 # /v1/nodes/{node}/<name>...
 NODE_LEVEL = frozenset((
     'ports', 'portgroups', 'vifs', 'validate', 'management', 'bios',
-    'vendor_passthru', 'volume', 'history', 'inventory', 'firmware', 'children',
+    'vendor_passthru', 'volume', 'inventory', 'firmware', 'children',
     'vmedia', 'virtual_media', 'shard'))
 # /v1/drivers/{driver}/<name>...
 DRIVER_LEVEL = frozenset(('properties', 'raid', 'vendor_passthru'))
 # /v1/nodes/{node}/states/<name>
-NODE_STATES = frozenset(('raid', 'console', 'boot_mode', 'secure_boot', 'indicators'))
+NODE_STATES = frozenset(('raid', 'console', 'indicators'))
 
 
 def is_unsupported(path):

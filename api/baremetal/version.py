@@ -9,8 +9,9 @@ MAX_HEADER = 'X-OpenStack-Ironic-API-Maximum-Version'
 Version = microversion.Version
 MIN_VERSION = Version(1, 1)
 # 1.52 allocations, 1.57 allocation PATCH, 1.58 backfill, 1.60 allocation owner,
-# 1.65 node lessee (settable, filterable, matched by allocations like owner)
-MAX_VERSION = Version(1, 65)
+# 1.65 node lessee (settable, filterable, matched by allocations like owner);
+# 1.66-1.79: doc/source/ironic-microversions.md says what each brings
+MAX_VERSION = Version(1, 79)
 
 CONDUCTOR_GROUP = '1.46'
 ALLOCATIONS = '1.52'
@@ -18,6 +19,14 @@ ALLOCATION_PATCH = '1.57'
 BACKFILL = '1.58'
 ALLOCATION_OWNER = '1.60'
 LESSEE = '1.65'
+NETWORK_DATA = '1.66'
+DEPLOY_STEPS = '1.69'
+DISABLE_RAMDISK = '1.70'
+DEPLOY_VERBS = '1.73'
+BOOT_MODE = '1.75'
+CHANGE_BOOT_MODE = '1.76'
+DRIVER_FIELDS = '1.77'
+NODE_HISTORY = '1.78'
 
 
 class InvalidVersion(ValueError):

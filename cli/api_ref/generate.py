@@ -39,6 +39,7 @@ PATH_PARAMETERS = {
     'chassis': 'The UUID of the chassis.',
     'consumer_uuid': 'The UUID of the consumer.',
     'driver': 'The name of the driver.',
+    'event': 'The UUID of the node history event.',
     'hostname': 'The hostname of the conductor.',
     'name': 'The name of the resource class or trait.',
     'node': 'The UUID or name of the node.',

@@ -60,6 +60,10 @@ _NODE = {
     'description': 'A description of the node.',
     'extra': 'Free-form data of the node.',
     'traits': 'The traits of the node (the whole set).',
+    'network_data': 'The network configuration (network_data.json: ``links``, '
+                    '``networks``, ``services``) of the node (1.66).',
+    'boot_mode': 'The boot mode of the node, ``bios`` or ``uefi`` (null: unknown; 1.75).',
+    'secure_boot': 'Whether secure boot is on (null: unknown; 1.75).',
 }
 
 # the filters of the node listings (/v1/nodes, /v1/chassis/{chassis}/nodes)
@@ -170,6 +174,14 @@ DESCRIPTIONS = {
     '/v1/drivers:type': 'Only the drivers of this type (``classic`` or ``dynamic``).',
     'target': 'The state to go to (a provision verb, or ``power on``/``power off``/'
               '``rebooting``).',
+    '/v1/nodes/{node}/states/boot_mode:target': 'The boot mode to set: ``bios`` or '
+                                                '``uefi`` (1.76).',
+    '/v1/nodes/{node}/states/secure_boot:target': 'Whether secure boot is to be '
+                                                  'enabled (1.76).',
+    'deploy_steps': 'Deploy steps (``interface``, ``step``, ``args``, ``priority``) '
+                    'with ``active`` or ``rebuild`` (1.69); validated, not run.',
+    'disable_ramdisk': 'Ironic takes it with manual cleaning only, which berth does '
+                       'not serve: always a 400 (1.70).',
     'reason': 'Why the node is in maintenance.',
     'fields': 'The fields to return, comma-separated.',
     'marker': 'The UUID of the last item of the previous page.',

@@ -42,8 +42,8 @@ NODE_STRINGS = ('owner', 'lessee', 'conductor_group', 'chassis_uuid', 'driver',
 NODE_FLAGS = ('protected', 'retired', 'maintenance')
 NODE_PATCHABLE = frozenset({'name', 'resource_class', 'instance_uuid', 'instance_info',
                             'properties', 'extra', 'description', 'driver_info',
-                            *NODE_STRINGS, *NODE_FLAGS})
-NODE_OBJECTS = ('instance_info', 'properties', 'extra', 'driver_info')
+                            'network_data', *NODE_STRINGS, *NODE_FLAGS})
+NODE_OBJECTS = ('instance_info', 'properties', 'extra', 'driver_info', 'network_data')
 MAX_DESCRIPTION = 4096
 # the most one message carries: berth-api's batchers send at most 32
 MAX_BATCH = 32

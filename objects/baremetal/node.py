@@ -17,6 +17,7 @@ from common import exception
 from db import api as db_api
 from db import models
 from objects.baremetal import mirror as node_mirror
+from objects.baremetal import node_history
 from objects.baremetal.node_record import (  # noqa: F401  (the import surface)
     _ALLOC,
     _CHASSIS,
@@ -327,6 +328,7 @@ def destroy(ctx, ident, mirror=False, deallocate=False):
         ctx.session.execute(_ALLOC.update().where(_ALLOC.c.node_id == node.id)
                             .values(node_id=None))
     ctx.session.execute(_TRAIT.delete().where(_TRAIT.c.node_id == node.id))
+    node_history.delete_for_node(ctx, node.id)
     ctx.session.execute(_NODE.delete().where(_NODE.c.id == node.id))
 
 
@@ -382,6 +384,8 @@ def set_maintenance(ctx, ident, on, reason=None, mirror=False):
     node = get_in_txn(ctx, ident)
     guarded_update(ctx, node, {'maintenance': on,
                                'maintenance_reason': reason if on else None})
+    node_history.record(ctx, node, 'Maintenance set: %s' % (reason or 'no reason')
+                        if on else 'Maintenance cleared', 'maintenance')
     _mirror(ctx, node.id, mirror)
 
 
@@ -412,6 +416,8 @@ def set_provision_state(ctx, ident, verb, mirror=False, deallocate=False):
         values.update(instance_uuid=None, instance_info={}, allocation_id=None,
                       power_state=POWER_OFF)
     guarded_update(ctx, node, values, expect=('provision_state', 'allocation_id'))
+    node_history.record(ctx, node, 'Provision state changed from %s to %s (%s)'
+                        % (node.provision_state, target, verb), 'provisioning', target)
     if verb in DEALLOCATING_VERBS:
         _delete_allocation_of(ctx, node, mirror)
     _mirror(ctx, node.id, mirror)
@@ -423,5 +429,6 @@ def set_power_state(ctx, ident, target, mirror=False):
     node = get_in_txn(ctx, ident)
     state = POWER_ON if target in (POWER_ON, 'rebooting', 'soft rebooting') else POWER_OFF
     guarded_update(ctx, node, {'power_state': state, 'target_power_state': None})
+    node_history.record(ctx, node, 'Power state set to %s (%s)' % (state, target), 'power')
     _mirror(ctx, node.id, mirror)
     return get_in_txn(ctx, node.uuid)

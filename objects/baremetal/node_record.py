@@ -96,11 +96,14 @@ class Node:
     rescue_interface: str | None = None
     storage_interface: str | None = None
     vendor_interface: str | None = None
+    network_data: dict | None = None
+    boot_mode: str | None = None
+    secure_boot: bool | None = None
 
 
 _JOINED = ('traits', 'allocation_uuid', 'chassis_uuid')
 _COLUMNS = [f.name for f in dataclasses.fields(Node) if f.name not in _JOINED]
-_JSON = ('instance_info', 'properties', 'driver_info', 'extra')
+_JSON = ('instance_info', 'properties', 'driver_info', 'extra', 'network_data')
 # the rules of Ironic's provision verbs on protected and retired nodes
 PROTECTED_VERBS = ('deleted', 'undeploy', 'rebuild')
 RETIRED_VERBS = ('provide',)

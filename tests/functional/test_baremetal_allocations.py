@@ -123,6 +123,16 @@ def test_version_gates(bm):
     assert bm.delete('/v1/nodes/g1/allocation').status_code == 404
 
 
+def test_the_allocation_of_an_unknown_node_is_ironics_400(bm):
+    # tempest's TestNodeAllocationMicroversions.test_show_allocation_by_node:
+    # GET reads the node as a filter (400, the 404's text); DELETE stays 404
+    for ident in ('nosuch', '6c0a7d8e-0000-4000-8000-000000000000'):
+        resp = bm.get('/v1/nodes/%s/allocation' % ident, version='1.52')
+        assert resp.status_code == 400, resp.text
+        assert h.fault(resp) == 'Node %s could not be found.' % ident
+        assert bm.delete('/v1/nodes/%s/allocation' % ident).status_code == 404
+
+
 def test_list_filters_fields_pagination(bm):
     n = h.make_node(bm, 'l1')
     a = h.allocate(bm, resource_class='gold', name='first')

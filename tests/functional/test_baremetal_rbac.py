@@ -108,10 +108,12 @@ def test_another_projects_node_is_named_as_if_it_did_not_exist(bm, as_project, n
     assert 'p2' not in _fault(body) and nodes['theirs']['uuid'] not in _fault(body)
     status, body = as_project('GET', '/v1/allocations?node=%s' % ident)
     assert (status, _fault(body)) == (400, expected)
-    for path in ('/v1/nodes/%s', '/v1/nodes/%s/allocation', '/v1/nodes/%s/states',
-                 '/v1/nodes/%s/traits'):
+    for path in ('/v1/nodes/%s', '/v1/nodes/%s/states', '/v1/nodes/%s/traits'):
         status, body = as_project('GET', path % ident)
         assert (status, _fault(body)) == (404, expected), path
+    # the node's allocation reads its node as a filter does: 400, as in Ironic
+    status, body = as_project('GET', '/v1/nodes/%s/allocation' % ident)
+    assert (status, _fault(body)) == (400, expected)
     status, body = as_project('PUT', '/v1/nodes/%s/states/provision' % ident,
                               body={'target': 'deleted'})
     assert (status, _fault(body)) == (404, expected)

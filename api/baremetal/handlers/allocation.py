@@ -322,7 +322,12 @@ def delete_allocation(req):
 @router.endpoint(api_version.ALLOCATIONS)
 def get_node_allocation(req):
     fields = _fields(req)
-    alloc = _visible_on_node(req)
+    try:
+        alloc = _visible_on_node(req)
+    except exception.NodeNotFound as exc:
+        # Ironic reads the path's node as a list filter here: a node it cannot
+        # find is a 400 with the 404's text (a hidden node reads the same)
+        raise fault.BadRequest(exc.message)
     return response.send_json(response.allocation(req, alloc, fields))
 
 

@@ -191,6 +191,8 @@ def _check_patched(values):
         raise fault.BadRequest('Invalid resource_class %s: a string of at most 80 '
                                'characters' % (rc,))
     validation.check_uuid(values.get('instance_uuid'), 'instance_uuid')
+    if 'network_data' in values and values['network_data'] is None:
+        values['network_data'] = {}         # removed: Ironic's default
     for key in schema.JSON_FIELDS:
         if key in values and not isinstance(values[key], dict):
             raise fault.BadRequest('%s must be an object' % key)

@@ -1,9 +1,21 @@
-"""/v1/nodes/{node}/states, its provision and power targets, and maintenance."""
+"""/v1/nodes/{node}/states, its provision, power and boot targets, and maintenance."""
 
-from api.baremetal import backend, fault, policy, response, router, validation
+from oslo_utils import strutils
+
+from api.baremetal import (
+    backend,
+    fault,
+    policy,
+    provision_params,
+    response,
+    router,
+    validation,
+)
+from api.baremetal import version as api_version
 from api.baremetal.schemas import node_state as schema
 from api.common import links as common_links
 from api.common.conductor import require_conductor
+from common import exception
 from common.policies.baremetal import endpoints as rules
 from objects.baremetal import node as node_obj
 
@@ -12,6 +24,13 @@ _POWER_TARGETS = ('power on', 'power off', 'rebooting', 'soft power off',
 # the soft targets and a power ``timeout`` need 1.27 (Ironic's 406 before)
 _SOFT_POWER = ('soft power off', 'soft rebooting')
 SOFT_POWER_VERSION = '1.27'
+# Ironic's boot modes (1.76) and its states in which a node is moving
+BOOT_MODES = ('bios', 'uefi')
+_UNSTABLE = ('deploying', 'wait call-back', 'cleaning', 'clean wait', 'verifying',
+             'deleting', 'inspecting', 'inspect wait', 'adopting', 'rescuing',
+             'unrescuing', 'servicing', 'service wait')
+_TOO_OLD_BOOT = ('This endpoint is supported starting with the API version %s'
+                 % api_version.CHANGE_BOOT_MODE)
 
 
 def _accepted(req, node):
@@ -25,14 +44,15 @@ def get_states(req):
     node = policy.node_for(req, rules.NODE_GET_STATES)
     body = response.node(req, node)
     keys = ('provision_state', 'target_provision_state', 'provision_updated_at',
-            'power_state', 'target_power_state', 'last_error', 'console_enabled')
-    return response.send_json({k: body[k] for k in keys})
+            'power_state', 'target_power_state', 'last_error', 'console_enabled',
+            'boot_mode', 'secure_boot')       # the last two from 1.75
+    return response.send_json({k: body[k] for k in keys if k in body})
 
 
 @router.endpoint()
 def set_provision_state(req):
     policy.node_for(req, rules.NODE_PROVISION)
-    data = validation.json_body(req, schema.TARGET_SCHEMA)
+    data = validation.json_body(req, provision_params.PROVISION_SCHEMA)
     target = data['target']
     if target not in node_obj.PROVISION_VERBS:
         raise fault.BadRequest('"%s" is not a valid provision state target; this '
@@ -40,6 +60,8 @@ def set_provision_state(req):
                                % (target, ', '.join(sorted(node_obj.PROVISION_VERBS))))
     if target in ('manage', 'provide') and not req.version.matches('1.4'):
         raise fault.NotAcceptable('The "%s" target needs API version 1.4' % target)
+    provision_params.check_verb(req, target)
+    provision_params.check(req, data)
     node = node_obj.get(req.context, req.urlvars['node'])
     if target in node_obj.DEALLOCATING_VERBS and node.allocation_uuid is not None:
         # ends the allocation: the conductor's write
@@ -84,3 +106,41 @@ def unset_maintenance(req):
     node_obj.set_maintenance(req.context, req.urlvars['node'], False,
                              mirror=backend.mirrors(req))
     return response.no_content(202)
+
+
+def _set_boot(req, rule, values):
+    """Store a boot setting (no hardware to ask: the fake management's answer is
+    the value set); 409 while the node is moving, as Ironic."""
+    node = policy.node_for(req, rule)
+    if node.provision_state in _UNSTABLE:
+        raise exception.Conflict(
+            'Node is in %s state. Since node is transitioning, the boot mode will not '
+            'be set as this may interfere with ongoing changes and result in '
+            'erroneous modification. Try again later.' % node.provision_state)
+    node = node_obj.update(req.context, node.uuid, values, mirror=backend.mirrors(req))
+    return _accepted(req, node)
+
+
+@router.endpoint(api_version.CHANGE_BOOT_MODE, message=_TOO_OLD_BOOT)
+def set_boot_mode(req):
+    data = validation.json_body(req, schema.BOOT_MODE_SCHEMA)
+    target = data['target']
+    if target not in BOOT_MODES:
+        raise fault.BadRequest('Invalid boot mode %s requested for node. Allowed boot '
+                               'modes are: %s' % (target, ', '.join(BOOT_MODES)))
+    return _set_boot(req, rules.NODE_SET_BOOT_MODE, {'boot_mode': target})
+
+
+@router.endpoint(api_version.CHANGE_BOOT_MODE, message=_TOO_OLD_BOOT)
+def set_secure_boot(req):
+    data = validation.json_body(req, schema.SECURE_BOOT_SCHEMA)
+    target = data['target']
+    if not isinstance(target, bool):
+        try:
+            target = strutils.bool_from_string(target, strict=True)
+        except (ValueError, TypeError):
+            target = None
+    if target is None:
+        raise fault.BadRequest('Invalid secure_boot %s requested for node. Allowed '
+                               'secure_boot states are: True, False) ' % data['target'])
+    return _set_boot(req, rules.NODE_SET_SECURE_BOOT, {'secure_boot': target})

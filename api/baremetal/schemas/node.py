@@ -21,6 +21,7 @@ CREATE_SCHEMA = {
         'resource_class': {'type': ['string', 'null'], 'maxLength': 80},
         'properties': _OBJECT, 'extra': _OBJECT, 'driver_info': _OBJECT,
         'instance_info': _OBJECT, 'owner': _STRING, 'lessee': _STRING,
+        'network_data': _OBJECT,
         'description': {'type': ['string', 'null'], 'maxLength': 4096},
         'conductor_group': _STRING,
         'chassis_uuid': {'type': ['string', 'null']},
@@ -34,7 +35,7 @@ CREATE_SCHEMA = {
 
 # the free-form JSON fields a caller writes, each capped at ``[node] max_json_bytes``
 # (conductor/manager/write_checks.py NODE_OBJECTS is the same tuple)
-JSON_FIELDS = ('instance_info', 'properties', 'extra', 'driver_info')
+JSON_FIELDS = ('instance_info', 'properties', 'extra', 'driver_info', 'network_data')
 
 # JSON-patch paths (validation.apply_patch): True = the field and below
 PATCHABLE = {'name': True, 'resource_class': True, 'instance_uuid': True,
@@ -43,7 +44,7 @@ PATCHABLE = {'name': True, 'resource_class': True, 'instance_uuid': True,
              'description': True, 'conductor_group': True,
              'chassis_uuid': True, 'protected': True, 'protected_reason': True,
              'retired': True, 'retired_reason': True, 'driver': True,
-             'maintenance': True,
+             'maintenance': True, 'network_data': True,
              **{f: True for f in INTERFACE_FIELDS}}
 
 # the query parameters of GET /v1/nodes (anything else is a 400, as Ironic)

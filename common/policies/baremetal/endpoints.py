@@ -39,6 +39,9 @@ CHASSIS_UPDATE = 'baremetal:chassis:update'
 CHASSIS_DELETE = 'baremetal:chassis:delete'
 DRIVER_GET = 'baremetal:driver:get'
 NODE_UPDATE_DRIVER_INTERFACES = 'baremetal:node:update:driver_interfaces'
+NODE_SET_BOOT_MODE = 'baremetal:node:set_boot_mode'
+NODE_SET_SECURE_BOOT = 'baremetal:node:set_secure_boot'
+NODE_HISTORY_GET = 'baremetal:node:history:get'
 
 # PATCH /v1/nodes/{node}: the rule of each changed field (after NODE_UPDATE)
 NODE_UPDATE_FIELDS = {
@@ -54,6 +57,7 @@ NODE_UPDATE_FIELDS = {
     'chassis_uuid': 'baremetal:node:update:chassis_uuid',
     'retired': 'baremetal:node:update:retired',
     'retired_reason': 'baremetal:node:update:retired',
+    'network_data': 'baremetal:node:update:network_data',
     'driver': NODE_UPDATE_DRIVER_INTERFACES,
     **{'%s_interface' % kind: NODE_UPDATE_DRIVER_INTERFACES for kind in (
         'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network',
@@ -182,6 +186,14 @@ _RULES += [
      'Change a node retired and retired_reason', [('PATCH', _NODE)]),
     (NODE_UPDATE_DRIVER_INTERFACES, base.SYSTEM_MEMBER_OR_OWNER_ADMIN,
      'Change a node driver and driver interfaces', [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['network_data'], base.SYSTEM_MEMBER_OR_OWNER_MEMBER,
+     'Change a node network_data', [('PATCH', _NODE)]),
+    (NODE_SET_BOOT_MODE, base.SYSTEM_OR_PROJECT_MEMBER, 'Change a node boot mode',
+     [('PUT', _NODE + '/states/boot_mode')]),
+    (NODE_SET_SECURE_BOOT, base.SYSTEM_OR_PROJECT_MEMBER,
+     'Change a node secure boot state', [('PUT', _NODE + '/states/secure_boot')]),
+    (NODE_HISTORY_GET, base.SYSTEM_OR_OWNER_READER, 'Show the history of a node',
+     [('GET', _NODE + '/history'), ('GET', _NODE + '/history/{event_uuid}')]),
 ]
 
 rules = base.rules + [

@@ -38,7 +38,8 @@ manager = base.manager      # the conductor with mocked writes (a fixture)
 # (``maintenance``: baremetal:node:update)
 NODE_VALUES = {field: 'x' for field in bm.NODE_UPDATE_FIELDS}
 NODE_VALUES.update(instance_uuid=None, retired=True, maintenance=True, name='node-x',
-                   instance_info={}, properties={}, extra={}, driver_info={})
+                   instance_info={}, properties={}, extra={}, driver_info={},
+                   network_data={})
 NODE_RULES = [bm.NODE_GET] + bm.update_rules(NODE_VALUES)
 TWO = [{'uuid': 'c', 'allocations': {}}, {'uuid': 'd', 'allocations': {}}]
 
