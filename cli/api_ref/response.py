@@ -192,12 +192,75 @@ FIELDS = {
     '/v1/nodes:inspection_finished_at': 'When inspection finished.',
     '/v1/nodes:conductor': 'The conductor managing the node.',
     '/v1:description': 'A description of the resource.',
-    '/v1:properties': 'The properties of the driver.',
+    '/v1/drivers:properties': 'Links to the properties of the driver.',
     '/v1/conductors:hostname': 'The hostname of the conductor.',
     '/v1/conductors:alive': 'Whether the conductor is alive.',
     '/v1/drivers:hosts': 'The conductors that serve the driver.',
+    '/v1/drivers:name': 'The name of the driver.',
+    '/v1/drivers:type': 'The type of the driver (``dynamic``: a hardware type).',
+    '/v1/conductors:drivers': 'The drivers the conductor serves.',
+    '/v1/chassis:nodes': 'Links to the nodes of the chassis.',
+    '/v1/nodes/{node}/history:history': 'The events of the node, oldest first.',
+    '/v1/nodes/{node}/history:next': 'The link to the next page of events.',
+    '/v1/nodes/{node}/history:uuid': 'The UUID of the event.',
+    '/v1/nodes/{node}/history:created_at': 'When the event happened.',
+    '/v1/nodes/{node}/history:severity': 'The severity of the event (``INFO``, ``ERROR``).',
+    '/v1/nodes/{node}/history:event': 'What happened (in a list, cut to 255 characters).',
+    '/v1/nodes/{node}/history:event_type': 'The kind of event (``provisioning``, '
+                                           '``maintenance``, ``power``).',
+    '/v1/nodes/{node}/history:conductor': 'The conductor that recorded the event (null '
+                                          'when the API process did).',
+    '/v1/nodes/{node}/history:user': 'The user whose request made the event.',
+    '/status.json:generated_at': 'When berth made the answer.',
+    '/status.json:refresh_seconds': 'How often the status page reloads, in seconds.',
+    '/status.json:heartbeat_interval': 'How often a conductor renews its place in the '
+                                       'hash ring, in seconds '
+                                       '(``[coordination] ring_refresh_interval``).',
+    '/status.json:heartbeat_timeout': 'The seconds without a heartbeat after which a '
+                                      'conductor counts as dead '
+                                      '(``[conductor] heartbeat_timeout``).',
+    '/status.json:conductors': 'The conductors of the hash ring, each pinged over RPC.',
+    '/status.json:unreachable': 'What this API process cannot reach now (``broker``, '
+                                '``coordination``, ``database``).',
+    '/status.json:registered_conductors': 'Every conductor that registered, alive or '
+                                          'dead (as ``GET /v1/conductors`` lists them).',
+    '/status.json:capacity': 'Per resource class with inventory: its capacity, the '
+                             'amount used, the providers and the biggest consumers.',
+    '/status.json:fullest_providers': 'The providers with the least free capacity, one '
+                                      'row per provider and resource class.',
+    '/status.json:node_allocations': 'The bare metal node allocations counted by state, '
+                                     'and the oldest one still allocating.',
+    '/status.json:baremetal_nodes': 'The bare metal nodes per resource class: how many '
+                                    'are allocated, free and unavailable.',
+    '/status.json:host': 'The hostname of the conductor.',
+    '/status.json:hostname': 'The hostname of the conductor.',
+    '/status.json:rpc_api_version': 'The RPC API version the conductor serves.',
+    '/status.json:joined_age': 'The seconds since the conductor joined the hash ring.',
+    '/status.json:heartbeat_age': "The seconds since the conductor's last heartbeat "
+                                  '(null where the coordination backend does not '
+                                  'publish it).',
+    '/status.json:ping_ms': 'How long the conductor took to answer a ping, in '
+                            'milliseconds (null when it did not).',
+    '/status.json:ping_error': 'Why the ping got no answer (null when it did).',
+    '/status.json:resource_class': 'The resource class.',
+    '/status.json:used': 'The amount allocated.',
+    '/status.json:free': 'The amount still free.',
+    '/status.json:providers': 'How many providers have inventory of the class.',
+    '/status.json:top_consumers': 'The consumers using the most of the class.',
+    '/status.json:name': 'The name of the provider.',
+    '/status.json:provider': 'The UUID of the provider.',
+    '/status.json:alive': 'Whether the conductor sent a heartbeat within '
+                          '``heartbeat_timeout``.',
+    '/status.json:conductor_group': 'The conductor group of the conductor.',
+    '/status.json:online': 'Whether the conductor is registered as online (one that '
+                           'stops cleanly goes offline).',
+    '/status.json:registered_at': 'When the conductor registered.',
 }
 _INTERFACE = 'The %s interface of the node.'
+_DEFAULT_INTERFACE = 'The %s interface a node of the driver gets when it names none.'
+_ENABLED_INTERFACES = 'The %s interfaces the driver can use.'
+# the nodes of a chassis are nodes: their fields read as under /v1/nodes
+_ALIASES = {'/v1/chassis/{chassis}/nodes': '/v1/nodes'}
 
 
 def title(method, path):
@@ -207,12 +270,19 @@ def title(method, path):
 
 def describe(path, name):
     """The sentence of response field ``name`` under ``path``, or None."""
+    for prefix, same in _ALIASES.items():
+        if path.startswith(prefix):
+            path = same + path[len(prefix):]
     parts = path.rstrip('/').split('/')
     while parts:
         key = '%s:%s' % ('/'.join(parts), name)
         if key in FIELDS:
             return FIELDS[key]
         parts.pop()
+    if name.startswith('default_') and name.endswith('_interface'):
+        return _DEFAULT_INTERFACE % name[len('default_'):-len('_interface')]
+    if name.startswith('enabled_') and name.endswith('_interfaces'):
+        return _ENABLED_INTERFACES % name[len('enabled_'):-len('_interfaces')]
     if name.endswith('_interface'):
         return _INTERFACE % name[:-len('_interface')]
     return FIELDS.get(name) or api_ref_words.describe(path, name)

@@ -76,6 +76,13 @@ class _Runner:
         if isinstance(value, scenario.ConsumerGeneration):
             return self.send('placement', 'GET', '/allocations/' + value.consumer,
                              scenario.LATEST)[1]['consumer_generation']
+        if isinstance(value, scenario.NodeEvent):
+            history = self.send('baremetal', 'GET', '/v1/nodes/%s/history' % value.node,
+                                scenario.BAREMETAL)[1]['history']
+            made = history[value.index]['uuid']
+            if self.placeholders.setdefault(made, str(value)) != str(value):
+                raise SampleError('event %s was shown before the step naming it' % made)
+            return made
         if isinstance(value, dict):
             return {k: self.resolve(v) for k, v in value.items()}
         if isinstance(value, list):
@@ -100,16 +107,19 @@ class _Runner:
     def run(self, step: scenario.Step) -> dict[str, str]:
         """{file name: text} of one step's samples."""
         body = self.resolve(step.body)
-        status, answer = self.send(step.api, step.method, step.path, step.version, body)
+        path = step.route.format(**self.resolve(step.args)) + (
+            '?' + step.query if step.query else '')
+        status, answer = self.send(step.api, step.method, path, step.version, body)
         if step.wait:
             self.wait_allocation(answer['uuid'])
         if (answer is not None) != step.answer:
             raise SampleError('%s %s answered %d %s a body' % (
-                step.method, step.path, status, 'with' if answer is not None else 'without'))
+                step.method, path, status, 'with' if answer is not None else 'without'))
         files: dict[str, str] = {}
         if step.name and body is not None:
             files[step.name + '-req.json'] = scenario.dump(self.stable_text(body))
         if step.name and answer is not None:
+            answer = scenario.pin(answer, step.fixed)
             files[step.name + '-resp.json'] = scenario.dump(self.stable_text(answer))
         return files
 

@@ -33,6 +33,8 @@ AGG1, AGG2 = fixed_uuid('aggregate1'), fixed_uuid('aggregate2')
 C1, C2, C3, C4, C5 = (fixed_uuid('consumer%d' % i) for i in range(1, 6))
 PROJECT, USER = fixed_uuid('project').replace('-', ''), fixed_uuid('user').replace('-', '')
 NODE, ALLOC, CHASSIS = fixed_uuid('node0'), fixed_uuid('allocation0'), fixed_uuid('chassis0')
+# the hostname of the one embedded conductor (``[DEFAULT] host`` + ``-c0``)
+CONDUCTOR = 'berth-docs-c0'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +51,22 @@ class ConsumerGeneration:
     consumer: str
 
 
+@dataclasses.dataclass(frozen=True)
+class NodeEvent:
+    """In a path: the UUID of the ``index``-th event of a node's history.
+
+    berth makes the UUID up; the samples and the path shown name it by the
+    stand-in :func:`fixed_uuid` gives ``label``.
+    """
+
+    node: str
+    index: int
+    label: str
+
+    def __str__(self) -> str:
+        return fixed_uuid(self.label)
+
+
 @dataclasses.dataclass
 class Step:
     """One request of the scenario; ``name`` is None for a set-up step."""
@@ -63,6 +81,9 @@ class Step:
     query: str = ''
     answer: bool = True
     wait: bool = False
+    # in the answer: the value every field of one of these names is shown
+    # with, wherever it is (what the clock or the machine's load decides)
+    fixed: dict = dataclasses.field(default_factory=dict)
 
     @property
     def path(self):
@@ -129,6 +150,7 @@ STEPS = [
        args={'name': 'CUSTOM_FPGA'}),
     _p('resource-class-update-1.2', 'PUT', '/resource_classes/{name}', '1.2',
        {'name': 'CUSTOM_FPGA_ARRIA'}, args={'name': 'CUSTOM_FPGA'}),
+    _p('resource-classes-list', 'GET', '/resource_classes', LATEST),
     _p('allocations-update-1.0', 'PUT', '/allocations/{consumer_uuid}', '1.0', {
         'allocations': [{'resource_provider': {'uuid': CN1}, 'resources': {'VCPU': 1}}]},
        args={'consumer_uuid': C1}, answer=False),
@@ -194,7 +216,10 @@ STEPS = [
     # bare metal
     _b('v1-root', 'GET', '/v1'),
     _b('conductors-list', 'GET', '/v1/conductors'),
+    _b('conductor-show', 'GET', '/v1/conductors/{hostname}',
+       args={'hostname': CONDUCTOR}),
     _b('drivers-list', 'GET', '/v1/drivers'),
+    _b('driver-show', 'GET', '/v1/drivers/{driver}', args={'driver': 'fake-hardware'}),
     _b('node-create', 'POST', '/v1/nodes', {
         'name': 'node-0', 'uuid': NODE, 'driver': 'fake-hardware',
         'resource_class': 'baremetal-gold', 'properties': {'cpus': 8}}),
@@ -204,9 +229,11 @@ STEPS = [
        args={'node': NODE}, answer=False),
     _b('node-traits-update', 'PUT', '/v1/nodes/{node}/traits',
        {'traits': ['CUSTOM_GOLD']}, args={'node': NODE}, answer=False),
+    _b('node-traits-show', 'GET', '/v1/nodes/{node}/traits', args={'node': NODE}),
     _b('node-update', 'PATCH', '/v1/nodes/{node}', [
         {'op': 'add', 'path': '/extra/rack', 'value': 'r1'}], args={'node': NODE}),
     _b('nodes-list', 'GET', '/v1/nodes'),
+    _b('nodes-list-detail', 'GET', '/v1/nodes/detail'),
     _b('allocation-create', 'POST', '/v1/allocations', {
         'name': 'allocation-0', 'uuid': ALLOC, 'resource_class': 'baremetal-gold',
         'traits': ['CUSTOM_GOLD']}, wait=True),
@@ -221,8 +248,27 @@ STEPS = [
     _b('node-maintenance-set', 'PUT', '/v1/nodes/{node}/maintenance',
        {'reason': 'replacing a disk'}, args={'node': NODE}, answer=False),
     _b('node-states', 'GET', '/v1/nodes/{node}/states', args={'node': NODE}),
+    # the event first: its stand-in UUID is then the one the list shows
+    _b('node-history-event-show', 'GET', '/v1/nodes/{node}/history/{event}',
+       args={'node': NODE, 'event': NodeEvent(NODE, 0, 'node0-event0')}),
+    _b('node-history-list', 'GET', '/v1/nodes/{node}/history', args={'node': NODE}),
     _b('chassis-create', 'POST', '/v1/chassis', {'uuid': CHASSIS,
                                                  'description': 'rack 1'}),
+    _b('chassis-update', 'PATCH', '/v1/chassis/{chassis}', [
+        {'op': 'replace', 'path': '/description', 'value': 'rack 1, row A'}],
+       args={'chassis': CHASSIS}),
+    _b('chassis-show', 'GET', '/v1/chassis/{chassis}', args={'chassis': CHASSIS}),
+    _b('chassis-list', 'GET', '/v1/chassis'),
+    _b('chassis-list-detail', 'GET', '/v1/chassis/detail'),
+    _b(None, 'PATCH', '/v1/nodes/{node}', [
+        {'op': 'add', 'path': '/chassis_uuid', 'value': CHASSIS}], args={'node': NODE}),
+    _b('chassis-nodes-list', 'GET', '/v1/chassis/{chassis}/nodes',
+       args={'chassis': CHASSIS}),
+    _b('chassis-nodes-list-detail', 'GET', '/v1/chassis/{chassis}/nodes/detail',
+       args={'chassis': CHASSIS}),
+    # last: the page sums up what the steps above made
+    _p('status-json', 'GET', '/status.json', LATEST, fixed={
+        'joined_age': 1.0, 'heartbeat_age': 1.0, 'ping_ms': 1.0, 'ping_error': None}),
 ]
 
 _UUID = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}')
@@ -252,6 +298,15 @@ def normalize(text, base_urls, placeholders):
 
 _KNOWN = frozenset((CN1, CN2, NUMA0, AGG1, AGG2, C1, C2, C3, C4, C5, NODE, ALLOC,
                     CHASSIS))
+
+
+def pin(value: object, fixed: dict) -> object:
+    """``value`` with every field named in ``fixed`` given its value there."""
+    if isinstance(value, dict):
+        return {k: fixed[k] if k in fixed else pin(v, fixed) for k, v in value.items()}
+    if isinstance(value, list):
+        return [pin(v, fixed) for v in value]
+    return value
 
 
 def dump(value):

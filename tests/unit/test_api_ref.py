@@ -15,6 +15,7 @@ from cli.api_ref import generate as api_ref
 from cli.api_ref import params as api_ref_params
 from cli.api_ref import response as api_ref_response
 from cli.api_ref import scenario as api_ref_samples
+from cli.api_ref import status as api_ref_status
 from cli.api_ref import words as api_ref_words
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -282,6 +283,40 @@ def test_every_answer_sample_has_a_response_table():
                 api_ref.MISSING), key
 
 
+# routes whose 200/201 success answers carry no body, so no answer sample and
+# no response table; each has a scenario step with ``answer=False``, so
+# tests/functional/test_api_ref_samples.py fails if it ever answers one
+NO_BODY = {
+    # 201 with a Location header and no body, at every microversion (1.2 on)
+    ('POST', '/resource_classes'),
+    # 201 (created) or 204 (already there), a Location header and no body
+    ('PUT', '/traits/{name}'),
+}
+
+
+def test_every_route_answering_200_or_201_has_an_answer_sample():
+    missing, listed = [], set()
+    for table in (placement_routes.ROUTES, baremetal_routes.ROUTES):
+        for path, handlers in table:
+            for method, handler in sorted(handlers.items()):
+                if not {200, 201} & set(api_ref_status.success_codes(handler)):
+                    continue
+                steps = [step for step in api_ref_samples.STEPS
+                         if (step.method, step.route) == (method, path)]
+                if (method, path) in NO_BODY:
+                    listed.add((method, path))
+                    assert not [s for s in steps if s.answer], (
+                        'has an answer sample: take it off NO_BODY', method, path)
+                    assert [s for s in steps if not s.answer], (
+                        'no step shows it answers no body', method, path)
+                elif not [s for s in steps if s.name and s.answer]:
+                    missing.append('%s %s' % (method, path))
+    assert missing == [], (
+        'add a step to cli/api_ref/scenario.py (an answer sample, hence a '
+        'response table) for %s' % missing)
+    assert listed == NO_BODY, NO_BODY - listed
+
+
 def test_one_of_fields_say_exactly_one_of():
     defined = yaml.safe_load(_render()['parameters.yaml'])
     section = _all_sections()[('placement-extensions.inc', 'POST', '/claims')]
@@ -290,3 +325,20 @@ def test_one_of_fields_say_exactly_one_of():
         assert defined[key]['required'] is False
         assert 'Exactly one of ``consumer_uuid`` and ``consumer_uuids``' in (
             defined[key]['description']), key
+
+
+def test_pin_gives_every_field_of_a_name_its_fixed_value():
+    answer = {'conductors': [{'host': 'c0', 'ping_ms': 3.2, 'joined_age': None}],
+              'ping_ms': 'top', 'n': [1, {'joined_age': 7}]}
+    assert api_ref_samples.pin(answer, {'ping_ms': 1.0, 'joined_age': 1.0}) == {
+        'conductors': [{'host': 'c0', 'ping_ms': 1.0, 'joined_age': 1.0}],
+        'ping_ms': 1.0, 'n': [1, {'joined_age': 1.0}]}
+
+
+def test_a_node_event_path_shows_its_stand_in():
+    step = [s for s in api_ref_samples.STEPS if s.name == 'node-history-event-show'][0]
+    event = step.args['event']
+    assert step.path == '/v1/nodes/%s/history/%s' % (
+        api_ref_samples.NODE, api_ref_samples.fixed_uuid(event.label))
+    shown = (SOURCE / 'samples' / 'node-history-event-show-resp.json').read_text()
+    assert '"uuid": "%s"' % event in shown
