@@ -332,7 +332,10 @@ def test_a_service_user_with_the_documented_permissions(stack, rabbitmq):
                           capture_output=True, text=True, timeout=120,
                           cwd=str(published.conftest_root()),
                           # the queue manager's lock (oslo.concurrency's global option)
-                          env=dict(os.environ, OSLO_LOCK_PATH=str(stack.tmp)))
+                          env=dict(os.environ, OSLO_LOCK_PATH=str(stack.tmp)),
+                          # the queue manager reads /proc/<process group>/stat: a
+                          # group of its own, whatever became of the caller's leader
+                          start_new_session=True)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out == {'consume_conductor': 'refused', 'consume_topic': 'refused',
