@@ -12,9 +12,14 @@ from tests.functional import alloc_helpers
 
 @pytest.fixture
 def trio(tmp_path_factory, tmp_path):
-    """An embedded berth with three conductors, all in every ring."""
+    """An embedded berth with three conductors, all in every ring.
+
+    Its calls wait up to 10 s: CI's 2-core runner once kept a ping's reply
+    past 2 s under the parallel pass's load.  No test here waits for the
+    timeout itself (a stopped server's call fails at once: nobody listens).
+    """
     conf = fixtures.make_conf(tmp_path / 'state', **{'conductor.embedded_conductors': 3,
-                                                     'conductor.rpc_timeout': 2})
+                                                     'conductor.rpc_timeout': 10})
     fixtures.fresh_database(tmp_path_factory.getbasetemp(), conf)
     stack = fixtures.start_embedded(conf)
     hosts = {c.host for c in stack.conductors}
