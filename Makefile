@@ -89,8 +89,11 @@ test-functional: $(STAMP)
 
 # real RabbitMQ/etcd/Redis/PostgreSQL/Keystone and conductor processes, not
 # the chaos, partition, HA and compat runs (their own targets and passes)
+# Two workers, a test file's tests on one of them (--dist loadfile: a module's
+# servers and conductor processes are its own): 80 tests in ~9 min instead of
+# ~17 on 2 cores.  Each worker starts its own servers on free loopback ports.
 test-integration: $(STAMP)
-	$(VENV)/bin/pytest -m "integration and not chaos and not netns and not ha and not compat" $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n 2 --dist loadfile -m "integration and not chaos and not netns and not ha and not compat" $(PYTEST_ARGS)
 
 # Static types: mypy over the packages setup.cfg's [mypy] section lists
 # (conductor, objects, db, common), which must stay at 0 errors.
