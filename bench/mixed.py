@@ -27,7 +27,7 @@ the region's distinct rows).
 
 Recorded 2026-11-27 20:13-20:15 UTC (``bench.report --only region,mixed
 --region``, N=10,000, 4 claim clients, load average 3.2-7.2; results in
-bench/results/mixed.json, table in doc/source/benchmarks.md), p50 / p95 ms and
+bench/results/mixed.json, table in doc/source/benchmarks-history.md), p50 / p95 ms and
 net server CPU us per candidate, quiet (distinct) -> claims running:
 
     shape          db          quiet                    mixed

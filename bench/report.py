@@ -1,6 +1,6 @@
 """Run the benchmarks and write one Markdown report with PNG plots.
 
-    .venv/bin/python -m bench.report                  # run everything, write doc/source/benchmarks.md
+    .venv/bin/python -m bench.report                  # run everything, write doc/source/benchmarks-history.md
     .venv/bin/python -m bench.report --quick          # small sizes, a few minutes
     .venv/bin/python -m bench.report --only claims,candidates
     .venv/bin/python -m bench.report --from bench/results   # re-plot saved results
@@ -168,7 +168,8 @@ def main(argv=None):
     parser.add_argument('--results', default=str(ROOT / 'bench' / 'results'))
     parser.add_argument('--chaos', default=None,
                         help='JSON summary lines of chaos runs (bench/chaos.py output) to plot')
-    parser.add_argument('--out', default=str(ROOT / 'doc' / 'source' / 'benchmarks.md'))
+    parser.add_argument('--out', default=str(ROOT / 'doc' / 'source' /
+                                             'benchmarks-history.md'))
     parser.add_argument('--timeout', type=int, default=1800, help='seconds per bench run')
     parser.add_argument('--region', action='store_true',
                         help='also N=100,000 in the region runs (bench.region --n 100000)')

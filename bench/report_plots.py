@@ -320,7 +320,12 @@ def write_report(out, collected, chaos_records, machine):
     """Write ``out`` (Markdown) and its PNGs in ``out.parent/images``; return the text."""
     out = pathlib.Path(out)
     images = out.parent / 'images'
-    lines = ['# Benchmark report', '',
+    lines = ['# Benchmark measurements and history', '',
+             'Every measurement behind [the benchmark report](benchmarks.md), with its',
+             'date, its load and the before/after of each change, in the order it was',
+             'recorded. The report holds the current answers; this page holds how they',
+             'came about. The sections written by `python -m bench.report` come first',
+             '(it rewrites them and keeps the hand-written ones after them).', '',
              '<!-- written by `python -m bench.report`; numbers are from the run it names -->', '',
              'Machine: %(cpus)s CPUs (%(cpu)s), Python %(python)s; run %(date)s.' % machine,
              'These machines are shared: every section names the load average during its runs,',

@@ -20,11 +20,12 @@ import urllib.parse
 import uuid
 
 from oslo_config import cfg
+import tenacity
 import tooz
 from tooz import coordination, hashring
 
 from common import deadline as rpc_deadline
-from common import exception, metrics
+from common import exception, metrics, retries
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -113,33 +114,33 @@ class Ring:
                              name='ring-tick-%s' % self.host).start()
         return self
 
-    def _connect(self, retry_for):
-        deadline = time.monotonic() + retry_for
-        delay = 0.5
-        while True:
-            started = False
-            try:
-                self._coord.start(start_heart=self.host is not None)
-                started = True
-                self._create_group()
-                return
-            except Exception as exc:    # drivers raise their client's errors too
-                if started:
-                    self._stop_coordinator()
-                if time.monotonic() + delay > deadline:
-                    raise
-                LOG.warning('Coordination backend not reachable (%s: %s); trying again '
-                            'in %.1fs', type(exc).__name__, exc, delay)
-                time.sleep(delay)
-                delay = min(delay * 2, 5.0)
+    def _connect(self, retry_for: float) -> None:
+        """Start the coordinator and create the group (common.retries.coordination_start)."""
+        def warn(state: tenacity.RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            LOG.warning('Coordination backend not reachable (%s: %s); trying again '
+                        'in %.1fs', type(exc).__name__, exc, state.upcoming_sleep)
 
-    def _create_group(self):
+        retries.coordination_start(retry_for, before_sleep=warn)(self._connect_once)
+
+    def _connect_once(self) -> None:
+        started = False
+        try:
+            self._coord.start(start_heart=self.host is not None)
+            started = True
+            self._create_group()
+        except Exception:    # drivers raise their client's errors too
+            if started:
+                self._stop_coordinator()
+            raise
+
+    def _create_group(self) -> None:
         try:
             self._coord.create_group(GROUP).get()
         except coordination.GroupAlreadyExist:
             pass
 
-    def _stop_coordinator(self):
+    def _stop_coordinator(self) -> None:
         try:
             self._coord.stop()
         except Exception as exc:        # already broken: nothing more to undo
@@ -165,24 +166,22 @@ class Ring:
             raise RuntimeError('a ring reader has no fence')
         return self._fence
 
-    def _join_replacing_old_incarnation(self, attempts=3):
+    def _join_replacing_old_incarnation(self) -> None:
         """Join; a member key left by this host's previous process is removed first.
 
         That key (a conductor restarted after kill -9) expires with its old
         lease on its own, possibly between our look and our delete: a
-        ``MemberNotJoined`` from the delete means it is already gone.
+        ``MemberNotJoined`` from the delete means it is already gone.  The
+        policy (three joins) is common.retries.member_rejoin.
         """
-        for attempt in range(attempts):
+        def leave_old(state: tenacity.RetryCallState) -> None:
             try:
-                self._coord.join_group(GROUP, capabilities=self._capabilities).get()
-                return
-            except coordination.MemberAlreadyExist:
-                if attempt == attempts - 1:
-                    raise
-                try:
-                    self._coord.leave_group(GROUP).get()
-                except coordination.MemberNotJoined:
-                    pass    # expired meanwhile: join again
+                self._coord.leave_group(GROUP).get()
+            except coordination.MemberNotJoined:
+                pass    # expired meanwhile: join again
+
+        retries.member_rejoin(before_sleep=leave_old)(
+            lambda: self._coord.join_group(GROUP, capabilities=self._capabilities).get())
 
     def leave(self):
         """Leave the group; keeps watching, so the ring stays usable for a while."""

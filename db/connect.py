@@ -23,6 +23,7 @@ from typing import Any
 
 from oslo_db import exception as db_exc
 from sqlalchemy import exc as sa_exc
+import tenacity
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -64,21 +65,36 @@ def first_connect(engine: Any, max_retries: int, retry_interval: float,
     """Open and close one connection of ``engine``, retrying while the server is away.
 
     ``max_retries`` 0 connects at no time (oslo.db's meaning: the first
-    transaction meets the server); -1 retries forever.
+    transaction meets the server); -1 retries forever.  The policy:
+    :func:`policy`.
     """
     if not max_retries:
         return
-    sleep = sleep or time.sleep
-    attempt = 0
-    while True:
-        try:
-            engine.connect().close()
-            return
-        except (db_exc.DBConnectionError, sa_exc.OperationalError) as exc:
-            if not is_transient(exc) or 0 <= max_retries <= attempt:
-                raise
-            attempt += 1
-            LOG.warning('The database cannot be reached (%s); retry %d of %s in %ss',
-                        str(exc).strip().splitlines()[0][:200], attempt,
-                        'unlimited' if max_retries < 0 else max_retries, retry_interval)
-            sleep(retry_interval)
+
+    def warn(state: tenacity.RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        LOG.warning('The database cannot be reached (%s); retry %d of %s in %ss',
+                    str(exc).strip().splitlines()[0][:200], state.attempt_number,
+                    'unlimited' if max_retries < 0 else max_retries, retry_interval)
+
+    policy(max_retries, retry_interval, before_sleep=warn,
+           sleep=sleep or time.sleep)(lambda: engine.connect().close())
+
+
+def policy(max_retries: int, retry_interval: float,
+           before_sleep: Callable[[tenacity.RetryCallState], None] | None = None,
+           sleep: Callable[[float], None] = time.sleep) -> tenacity.Retrying:
+    """The first connection's retries: oslo.db's meaning of ``[database]
+    max_retries`` / ``retry_interval`` -- ``max_retries`` retries (-1:
+    forever), ``retry_interval`` seconds apart, of the errors
+    :func:`is_transient` calls a server only away; the last error raised.
+
+    (db imports nothing of common but its exceptions, so this policy lives
+    here; every other retry policy of berth is in common.retries.)
+    """
+    return tenacity.Retrying(
+        retry=tenacity.retry_if_exception(is_transient),
+        stop=(tenacity.stop_never if max_retries < 0
+              else tenacity.stop_after_attempt(max_retries + 1)),
+        wait=tenacity.wait_fixed(retry_interval),
+        before_sleep=before_sleep, sleep=sleep, reraise=True)

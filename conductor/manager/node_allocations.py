@@ -24,10 +24,11 @@ import dataclasses
 import logging
 import threading
 import time
+from typing import Any
 
 from oslo_db import exception as db_exc
 
-from common import deadline, exception
+from common import deadline, exception, retries
 from conductor.manager import claims as conductor_claims
 from conductor.manager import first_passes, retrying
 from conductor.rpcapi import payloads
@@ -338,31 +339,46 @@ class NodeAllocator:
                 return first.alloc, first.locked
         return reservation.prepare(ctx, alloc_id)
 
-    def _allocate(self, ctx, alloc, nodes):
+    def _allocate(self, ctx: Any, alloc: Any, nodes: list[Any]) -> None:
         """Reserve one of ``nodes`` (done too when the row is no longer ours).
 
         Raises node_choice.CannotAllocate when none can be reserved.
         """
         nodes = node_choice.order(alloc, nodes)
         total = len(nodes)
-        for attempt in range(self.lock_attempts):
-            if attempt:
-                time.sleep(self.lock_interval)
-            locked = []
-            for node in nodes:
-                if deadline.dropped(ctx, 'commit'):
-                    return      # left allocating: as above
-                outcome = self._try_node(ctx, alloc, node)
-                if outcome == reservation.LOCKED:
-                    locked.append(node)
-                elif outcome in (reservation.RESERVED, reservation.NOT_OURS):
-                    return
-            if not locked:
-                raise node_choice.CannotAllocate(
-                    'all nodes were filtered out during reservation', alloc)
-            nodes = locked
+        policy = retries.node_lock(self.lock_attempts, self.lock_interval,
+                                   sleep=lambda seconds: time.sleep(seconds))
+        try:
+            for attempt in policy:
+                with attempt:
+                    try:
+                        if self._reserve_one_of(ctx, alloc, nodes):
+                            return
+                    except retries.Again as locked:
+                        nodes = locked.left     # the next pass tries these only
+                        raise
+        except retries.Again:
+            pass
         raise node_choice.CannotAllocate(
             'could not reserve any of %d suitable nodes' % total, alloc)
+
+    def _reserve_one_of(self, ctx: Any, alloc: Any, nodes: list[Any]) -> bool:
+        """One pass over ``nodes``: True once one is reserved (or the row is no
+        longer ours, or the caller stopped waiting); retries.Again with the
+        nodes that were locked (common.retries.node_lock runs the passes)."""
+        locked = []
+        for node in nodes:
+            if deadline.dropped(ctx, 'commit'):
+                return True     # left allocating: as above
+            outcome = self._try_node(ctx, alloc, node)
+            if outcome == reservation.LOCKED:
+                locked.append(node)
+            elif outcome in (reservation.RESERVED, reservation.NOT_OURS):
+                return True
+        if not locked:
+            raise node_choice.CannotAllocate(
+                'all nodes were filtered out during reservation', alloc)
+        raise retries.Again(locked)
 
     def _try_node(self, ctx, alloc, node):
         """A reservation.Outcome: RESERVED, NOT_OURS, LOCKED (retry later) or SKIPPED.

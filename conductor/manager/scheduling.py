@@ -19,8 +19,9 @@ handing the race back to the client, and searches afresh after
 import logging
 import random
 import threading
+from typing import Any
 
-from common import exception
+from common import exception, retries
 from conductor.manager import inflight, retrying
 from conductor.rpcapi import payloads
 from objects.candidates import finder, weighers
@@ -249,20 +250,32 @@ class Scheduler:
         opts = candidate_window.options(limit, self.max_candidates)
         return candidate_window.search(ctx, request, opts, weigher.start)
 
-    def _claim_one(self, ctx, consumer, weigher, result, since):
-        """Try candidates best first, re-ranked after every lost race; (choice, tries)."""
+    def _claim_one(self, ctx: Any, consumer: dict[str, Any], weigher: Any, result: Any,
+                   since: Any) -> tuple[list[Any] | None, int]:
+        """Try candidates best first, re-ranked after every lost race; (choice, tries).
+
+        The policy (``[scheduler] max_attempts`` claims, none waited for) is
+        common.retries.candidate_claims.
+        """
         left = list(result.candidates)
-        for attempt in range(1, self.max_attempts + 1):
-            if not left:
-                return None, attempt - 1
-            with self.inflight.choosing(since) as pending:
-                summaries = with_pending(result.summaries, pending)
-                cand = best_first(weigher, left, summaries, self.subset_size)[0]
-                token = self.inflight.hold(_units([cand]))
-            if self._claim(ctx, [consumer], [cand], token):
-                return [cand], attempt
-            left.remove(cand)
-        return None, self.max_attempts
+        tries = 0
+        try:
+            for attempt in retries.candidate_claims(self.max_attempts):
+                with attempt:
+                    if not left:
+                        return None, tries
+                    tries += 1
+                    with self.inflight.choosing(since) as pending:
+                        summaries = with_pending(result.summaries, pending)
+                        cand = best_first(weigher, left, summaries, self.subset_size)[0]
+                        token = self.inflight.hold(_units([cand]))
+                    if self._claim(ctx, [consumer], [cand], token):
+                        return [cand], tries
+                    left.remove(cand)
+                    raise retries.Again()
+        except retries.Again:
+            pass
+        return None, tries
 
     def _claim_many(self, ctx, request, consumers, weigher, result, since, distinct_roots):
         """One greedy placement of every consumer, claimed atomically; (choice, 1)."""

@@ -34,8 +34,9 @@ from typing import Any
 from kombu import exceptions as kombu_exc
 import oslo_messaging as messaging
 from oslo_utils import uuidutils
+import tenacity
 
-from common import deadline, exception, metrics, rpc
+from common import deadline, exception, metrics, retries, rpc
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -116,41 +117,46 @@ def call(client: Any, ctx: Any, server: str, method: str, version: str,
     call_id = uuidutils.generate_uuid()
     budget = deadline.remaining(budget)
     deadline_at = time.monotonic() + budget
-    attempt = 1
+
+    def again(state: tenacity.RetryCallState) -> None:
+        metrics.RPC_REPLAYS.labels(method).inc()
+        LOG.warning('Conductor %s did not answer %s (call %s) within %.1fs: '
+                    'sending it again (attempt %d)', server, method, call_id,
+                    attempt_timeout, state.attempt_number + 1)
+
+    policy = retries.rpc_replay(lambda: deadline_at - time.monotonic(), MIN_ATTEMPT,
+                                before_sleep=again)
     # every attempt carries the logical call's deadline (common.deadline)
     with rpc.translate_errors(server, method), deadline.bounded(budget):
-        while True:
-            if alive is not None and not alive(server):
-                raise Moved(server, sent)
-            started = time.monotonic()
-            wait = max(MIN_ATTEMPT, min(attempt_timeout, deadline_at - started))
-            cctxt = client.prepare(server=server, version=version, timeout=wait)
-            try:
-                return cctxt.call(ctx, method, call_id=call_id, **kwargs)
-            except messaging.RemoteError as exc:
-                if attempt == 1 and exc.exc_type == 'UnsupportedVersion':
-                    raise OldConductor(server) from exc
-                raise
-            except UNSENT as exc:
-                if not sent:
+        for attempt in policy:
+            with attempt:
+                if alive is not None and not alive(server):
+                    raise Moved(server, sent)
+                started = time.monotonic()
+                wait = max(MIN_ATTEMPT, min(attempt_timeout, deadline_at - started))
+                cctxt = client.prepare(server=server, version=version, timeout=wait)
+                try:
+                    return cctxt.call(ctx, method, call_id=call_id, **kwargs)
+                except messaging.RemoteError as exc:
+                    if (attempt.retry_state.attempt_number == 1
+                            and exc.exc_type == 'UnsupportedVersion'):
+                        raise OldConductor(server) from exc
                     raise
-                LOG.warning('Cannot send %s (call %s) to conductor %s again after an '
-                            'attempt went out: %s', method, call_id, server, exc)
-                raise exception.OutcomeUnknown(
-                    reason='conductor %s may have received it before the message '
-                           'broker could no longer be reached' % server) from None
-            except messaging.MessagingTimeout:
-                sent = True
-                # a driver may time out at once (nobody listens on that
-                # server): wait out the attempt rather than spin
-                rest = min(started + wait, deadline_at) - time.monotonic()
-                while rest > 0 and (alive is None or alive(server)):
-                    time.sleep(min(rest, 0.25))
+                except UNSENT as exc:
+                    if not sent:
+                        raise
+                    LOG.warning('Cannot send %s (call %s) to conductor %s again after '
+                                'an attempt went out: %s', method, call_id, server, exc)
+                    raise exception.OutcomeUnknown(
+                        reason='conductor %s may have received it before the message '
+                               'broker could no longer be reached' % server) from None
+                except messaging.MessagingTimeout:
+                    sent = True
+                    # a driver may time out at once (nobody listens on that
+                    # server): wait out the attempt rather than spin
                     rest = min(started + wait, deadline_at) - time.monotonic()
-                if deadline_at - time.monotonic() < MIN_ATTEMPT:
+                    while rest > 0 and (alive is None or alive(server)):
+                        time.sleep(min(rest, 0.25))
+                        rest = min(started + wait, deadline_at) - time.monotonic()
                     raise
-            attempt += 1
-            metrics.RPC_REPLAYS.labels(method).inc()
-            LOG.warning('Conductor %s did not answer %s (call %s) within %.1fs: '
-                        'sending it again (attempt %d)', server, method, call_id,
-                        attempt_timeout, attempt)
+    raise AssertionError('unreachable: the policy raises its last error')

@@ -182,3 +182,14 @@ def test_join_survives_the_old_incarnation_expiring_between_look_and_delete(ring
     ring.join({'host': 'cond-a'})
     assert calls == ['join', 'leave', 'join']
     assert 'cond-a' in ring.members()
+
+
+def test_a_restarted_conductor_replaces_its_old_member_key(rings):
+    """kill -9 then a restart: the old process's key is still in the group; the
+    join removes it and joins (common.retries.member_rejoin)."""
+    rings('cond-a')                  # never leaves: a killed process
+    new = rings('cond-a', join=False)
+    new.join({'host': 'cond-a'})
+    reader = rings()
+    assert reader.members() == {'cond-a'}
+    assert new._joined
