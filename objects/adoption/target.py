@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 import datetime
+import functools
 import json
+import operator
 from typing import Any
 
 import sqlalchemy as sa
@@ -193,8 +195,40 @@ def _chunks(items: list, size: int = CHUNK) -> Iterable[list]:
 
 
 def _many(conn, statement, params: list) -> None:
+    if params and conn.dialect.name == 'sqlite' and isinstance(statement, sa.sql.dml.Insert) \
+            and _insert_sqlite(conn, statement, params):
+        return
     for chunk in _chunks(params):
         conn.execute(statement, chunk)
+
+
+def _insert_sqlite(conn, statement, params: list) -> bool:
+    """The insert on the driver's ``executemany``; False: not a plain one, do nothing.
+
+    SQLAlchemy's per-row parameter handling (and its DateTime conversion of
+    the one ``created_at`` of every row) was half of a full import's write
+    time at 100,000 providers (bench/adoption.py).  Here the rows become
+    tuples in C and each column's bind processor runs once per distinct
+    value.  Only inserts whose parameters name exactly the columns the
+    statement binds (no Python-side defaults to fill in) take this way.
+    """
+    dialect = conn.dialect
+    keys = list(params[0])
+    compiled = statement.compile(dialect=dialect, column_keys=keys)
+    order = list(compiled.positiontup or ())
+    if sorted(order) != sorted(keys):
+        return False
+    columns = statement.table.c
+    procs = [columns[k].type.dialect_impl(dialect).bind_processor(dialect) for k in order]
+    # typed: 1, 1.0 and True apart
+    procs = [functools.lru_cache(maxsize=None, typed=True)(p) if p else None for p in procs]
+    getters = [operator.itemgetter(k) for k in order]
+    sql = str(compiled)
+    for chunk in _chunks(params):
+        conn.exec_driver_sql(sql, list(zip(*[
+            map(proc, map(get, chunk)) if proc else map(get, chunk)
+            for get, proc in zip(getters, procs, strict=True)], strict=True)))
+    return True
 
 
 def _delete_ids(conn, table, ids: list) -> None:
