@@ -202,7 +202,8 @@ def _many(conn, statement, params: list) -> None:
         conn.execute(statement, chunk)
 
 
-def _insert_sqlite(conn, statement, params: list) -> bool:
+def _insert_sqlite(conn: sa.engine.Connection, statement: sa.sql.dml.Insert,
+                   params: list) -> bool:
     """The insert on the driver's ``executemany``; False: not a plain one, do nothing.
 
     SQLAlchemy's per-row parameter handling (and its DateTime conversion of
