@@ -1,0 +1,62 @@
+"""Ironic API 1.80 onwards on /v1: self-service nodes (1.80).
+
+doc/source/ironic-microversions.md lists every version with its decision.
+"""
+
+from tests.functional.test_baremetal_rbac import (  # noqa: F401  (fixtures)
+    ADMIN,
+    MEMBER,
+    READER,
+    _fault,
+    as_project,
+    nodes,
+)
+
+
+def _v(version):
+    return {'X-OpenStack-Ironic-API-Version': version}
+
+
+def test_the_root_document_and_headers_say_1_80(bm):
+    resp = bm.get('/v1')
+    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.80'
+    assert bm.get('/v1/nodes', headers=_v('1.80')).status_code == 200
+    assert bm.get('/v1/nodes', headers=_v('1.81')).status_code == 406
+
+
+# 1.80 self-service nodes: a signifier; Ironic's rules apply at every version
+
+def test_a_project_admin_manages_its_own_nodes_at_1_80(bm, as_project,  # noqa: F811
+                                                       nodes):  # noqa: F811
+    status, node = as_project('POST', '/v1/nodes', roles=ADMIN, version='1.80',
+                              body={'driver': 'fake-hardware', 'name': 'own'})
+    assert (status, node['owner']) == (201, 'p1')
+    status, body = as_project('POST', '/v1/nodes', roles=ADMIN, version='1.80',
+                              body={'driver': 'fake-hardware', 'owner': 'p2'})
+    assert (status, _fault(body)) == (
+        400, 'Cannot create a node as a project scoped admin with an owner other '
+             'than your own project.')
+    # members and readers of the project are not its admins (Ironic's defaults)
+    for roles in (MEMBER, READER):
+        status, body = as_project('POST', '/v1/nodes', roles=roles, version='1.80',
+                                  body={'driver': 'fake-hardware'})
+        assert (status, _fault(body)) == (
+            403, 'baremetal:node:create is disallowed by policy')
+        assert as_project('DELETE', '/v1/nodes/own', roles=roles,
+                          version='1.80')[0] == 403
+    # another project's admin does not see p1's node
+    status, body = as_project('DELETE', '/v1/nodes/own', project='p2', roles=ADMIN,
+                              version='1.80')
+    assert (status, _fault(body)) == (404, 'Node own could not be found.')
+    assert as_project('DELETE', '/v1/nodes/own', roles=ADMIN, version='1.80')[0] == 204
+    assert bm.get('/v1/nodes/own').status_code == 404
+
+
+def test_a_project_scoped_service_user_creates_nodes_its_project_owns(
+        bm, as_project):  # noqa: F811
+    status, node = as_project('POST', '/v1/nodes', roles='service', version='1.80',
+                              body={'driver': 'fake-hardware', 'name': 'svc'})
+    assert (status, node['owner']) == (201, 'p1')
+    # deleting is the project admin's alone
+    assert as_project('DELETE', '/v1/nodes/svc', roles='service',
+                      version='1.80')[0] == 403
