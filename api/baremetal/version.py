@@ -10,8 +10,8 @@ Version = microversion.Version
 MIN_VERSION = Version(1, 1)
 # 1.52 allocations, 1.57 allocation PATCH, 1.58 backfill, 1.60 allocation owner,
 # 1.65 node lessee (settable, filterable, matched by allocations like owner);
-# 1.66-1.80: doc/source/ironic-microversions.md says what each brings
-MAX_VERSION = Version(1, 80)
+# 1.66-1.81: doc/source/ironic-microversions.md says what each brings
+MAX_VERSION = Version(1, 81)
 
 CONDUCTOR_GROUP = '1.46'
 ALLOCATIONS = '1.52'
@@ -27,6 +27,7 @@ BOOT_MODE = '1.75'
 CHANGE_BOOT_MODE = '1.76'
 DRIVER_FIELDS = '1.77'
 NODE_HISTORY = '1.78'
+NODE_INVENTORY = '1.81'
 
 
 class InvalidVersion(ValueError):

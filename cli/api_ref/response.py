@@ -76,6 +76,7 @@ TITLES = {
     ('PUT', _NODE + '/states/boot_mode'): 'Change the boot mode of a node',
     ('GET', _NODE + '/history'): 'List the history of a node',
     ('GET', _NODE + '/history/{event}'): 'Show an event of a node history',
+    ('GET', _NODE + '/inventory'): 'Show the inventory of a node',
     ('PUT', _NODE + '/states/secure_boot'): 'Change the secure boot state of a node',
     ('PUT', _NODE + '/maintenance'): 'Put a node in maintenance',
     ('DELETE', _NODE + '/maintenance'): 'Take a node out of maintenance',

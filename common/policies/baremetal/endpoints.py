@@ -42,6 +42,7 @@ NODE_UPDATE_DRIVER_INTERFACES = 'baremetal:node:update:driver_interfaces'
 NODE_SET_BOOT_MODE = 'baremetal:node:set_boot_mode'
 NODE_SET_SECURE_BOOT = 'baremetal:node:set_secure_boot'
 NODE_HISTORY_GET = 'baremetal:node:history:get'
+NODE_INVENTORY_GET = 'baremetal:node:inventory:get'
 
 # PATCH /v1/nodes/{node}: the rule of each changed field (after NODE_UPDATE)
 NODE_UPDATE_FIELDS = {
@@ -194,6 +195,9 @@ _RULES += [
      'Change a node secure boot state', [('PUT', _NODE + '/states/secure_boot')]),
     (NODE_HISTORY_GET, base.SYSTEM_OR_OWNER_READER, 'Show the history of a node',
      [('GET', _NODE + '/history'), ('GET', _NODE + '/history/{event_uuid}')]),
+    (NODE_INVENTORY_GET, base.SYSTEM_OR_OWNER_READER,
+     'Show the inspection data of a node (berth inspects nothing: always 404)',
+     [('GET', _NODE + '/inventory')]),
 ]
 
 rules = base.rules + [
