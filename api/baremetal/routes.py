@@ -15,6 +15,7 @@ from api.baremetal.handlers import (
     node_state,
     node_trait,
     root,
+    shard,
 )
 
 ROUTES = [
@@ -57,5 +58,6 @@ ROUTES = [
     ('/v1/chassis/{chassis}/nodes', {'GET': node.list_chassis_nodes}),
     ('/v1/chassis/{chassis}/nodes/detail', {'GET': node.list_chassis_nodes_detail}),
     ('/v1/drivers', {'GET': driver.list_drivers}),
+    ('/v1/shards', {'GET': shard.list_shards}),
     ('/v1/drivers/{driver}', {'GET': driver.get_driver}),
 ]

@@ -13,7 +13,7 @@ DOC = 'doc/source/api/baremetal.md'
 # /v1/<name>...
 TOP_LEVEL = frozenset((
     'ports', 'portgroups', 'deploy_templates',
-    'runbooks', 'volume', 'lookup', 'heartbeat', 'events', 'shards',
+    'runbooks', 'volume', 'lookup', 'heartbeat', 'events',
     'continue_inspection', 'inspection_rules'))
 # /v1/nodes/{node}/<name>...
 NODE_LEVEL = frozenset((

@@ -77,6 +77,7 @@ TITLES = {
     ('GET', _NODE + '/history'): 'List the history of a node',
     ('GET', _NODE + '/history/{event}'): 'Show an event of a node history',
     ('GET', _NODE + '/inventory'): 'Show the inventory of a node',
+    ('GET', '/v1/shards'): 'List shards',
     ('PUT', _NODE + '/states/secure_boot'): 'Change the secure boot state of a node',
     ('PUT', _NODE + '/maintenance'): 'Put a node in maintenance',
     ('DELETE', _NODE + '/maintenance'): 'Take a node out of maintenance',
@@ -158,6 +159,7 @@ FIELDS = {
     '/v1:nodes': 'The nodes.',
     '/v1:chassis': 'The chassis.',
     '/v1:conductors': 'The conductors.',
+    '/v1:shards': 'The shards (1.82).',
     '/v1:drivers': 'The drivers.',
     '/v1/allocations:name': 'The name of the allocation.',
     '/v1/allocations:uuid': 'The UUID of the allocation.',
@@ -212,6 +214,10 @@ FIELDS = {
     '/v1/nodes/{node}/history:conductor': 'The conductor that recorded the event (null '
                                           'when the API process did).',
     '/v1/nodes/{node}/history:user': 'The user whose request made the event.',
+    '/v1/shards:shards': 'Each shard with its node count, the largest first; the nodes '
+                         'without a shard are counted under ``None``.',
+    '/v1/shards:name': 'The name of the shard.',
+    '/v1/shards:count': 'How many nodes the shard holds.',
     '/status.json:generated_at': 'When berth made the answer.',
     '/status.json:refresh_seconds': 'How often the status page reloads, in seconds.',
     '/status.json:heartbeat_interval': 'How often a conductor renews its place in the '

@@ -1,7 +1,10 @@
-"""Ironic API 1.80 onwards on /v1: self-service nodes (1.80), node inventory (1.81).
+"""Ironic API 1.80 onwards on /v1: self-service nodes (1.80), node inventory (1.81),
+shards (1.82).
 
 doc/source/ironic-microversions.md lists every version with its decision.
 """
+
+import pytest
 
 from tests.functional import baremetal_helpers as h
 from tests.functional.test_baremetal_rbac import (  # noqa: F401  (fixtures)
@@ -18,11 +21,13 @@ def _v(version):
     return {'X-OpenStack-Ironic-API-Version': version}
 
 
-def test_the_root_document_and_headers_say_1_81(bm):
+def test_the_root_document_and_headers_say_1_82(bm):
     resp = bm.get('/v1')
-    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.81'
-    assert bm.get('/v1/nodes', headers=_v('1.81')).status_code == 200
-    assert bm.get('/v1/nodes', headers=_v('1.82')).status_code == 406
+    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.82'
+    assert resp.json()['shards'][0]['href'].endswith('/v1/shards/')
+    assert 'shards' not in bm.get('/v1', headers=_v('1.81')).json()
+    assert bm.get('/v1/nodes', headers=_v('1.82')).status_code == 200
+    assert bm.get('/v1/nodes', headers=_v('1.83')).status_code == 406
 
 
 # 1.80 self-service nodes: a signifier; Ironic's rules apply at every version
@@ -104,3 +109,108 @@ def test_inventory_tenant_rules(as_project, nodes):  # noqa: F811
     status, body = as_project('GET', path % 'theirs', project=None, roles=READER,
                               system=True, version='1.81')
     assert status == 404 and 'inventory record' in _fault(body)
+
+
+# 1.82 shards
+
+def _names(resp):
+    assert resp.status_code == 200, resp.text
+    return sorted(n['name'] for n in resp.json()['nodes'])
+
+
+def test_shard_is_set_shown_filtered_and_counted_from_1_82(bm):
+    resp = bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'a1',
+                                      'shard': 'sa'})
+    assert (resp.status_code, resp.json()['shard']) == (201, 'sa')
+    bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'a2', 'shard': 'sa'})
+    bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'b1'})
+    resp = bm.patch('/v1/nodes/b1', json=[{'op': 'add', 'path': '/shard', 'value': 'sb'}])
+    assert (resp.status_code, resp.json()['shard']) == (200, 'sb')
+    bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'none'})
+    assert bm.get('/v1/nodes/none').json()['shard'] is None
+    assert _names(bm.get('/v1/nodes?shard=sa')) == ['a1', 'a2']
+    # Ironic's string list: comma separated, stripped, lower-cased
+    assert _names(bm.get('/v1/nodes?shard=SA,%20sb')) == ['a1', 'a2', 'b1']
+    assert _names(bm.get('/v1/nodes?shard=')) == []
+    assert _names(bm.get('/v1/nodes/detail?sharded=true')) == ['a1', 'a2', 'b1']
+    assert _names(bm.get('/v1/nodes?sharded=false')) == ['none']
+    assert _names(bm.get('/v1/nodes?shard=sa&sharded=false')) == []
+    assert bm.get('/v1/nodes?fields=shard,name').json()['nodes'][0].keys() == {
+        'uuid', 'shard', 'name', 'links'}
+    resp = bm.get('/v1/shards')
+    assert resp.status_code == 200
+    # Ironic's list: the largest first, the nodes without a shard as "None"
+    assert resp.json() == {'shards': [{'name': 'sa', 'count': 2},
+                                      {'name': 'None', 'count': 1},
+                                      {'name': 'sb', 'count': 1}]}
+    # removing it: no shard again
+    resp = bm.patch('/v1/nodes/b1', json=[{'op': 'remove', 'path': '/shard'}])
+    assert (resp.status_code, resp.json()['shard']) == (200, None)
+    assert bm.get('/v1/shards').json()['shards'][0] == {'name': 'None', 'count': 2}
+
+
+def test_shard_below_1_82_gets_ironics_answers(bm):
+    bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'n', 'shard': 's1'})
+    old = _v('1.81')
+    assert 'shard' not in bm.get('/v1/nodes/n', headers=old).json()
+    resp = bm.post('/v1/nodes', headers=old,
+                   json={'driver': 'fake-hardware', 'shard': 's1'})
+    assert resp.status_code == 406
+    resp = bm.patch('/v1/nodes/n', headers=old,
+                    json=[{'op': 'replace', 'path': '/shard', 'value': 's2'}])
+    assert resp.status_code == 406
+    assert bm.get('/v1/nodes/n?fields=shard', headers=old).status_code == 406
+    for query in ('shard=s1', 'sharded=true'):
+        resp = bm.get('/v1/nodes?' + query, headers=old)
+        assert (resp.status_code, h.fault(resp)) == (
+            406, 'Request not acceptable. The minimal required API version should be 1.82')
+    resp = bm.get('/v1/shards', headers=old)
+    assert (resp.status_code, h.fault(resp)) == (404, 'The API version does not allow shards')
+    assert bm.get('/v1/shards/s1').status_code == 404
+    assert bm.get('/v1/nodes/n').json()['shard'] == 's1'
+
+
+@pytest.mark.parametrize('value, patched', [
+    (5, 'shard must be a string'), (['a'], 'shard must be a string'),
+    ('x' * 256, 'shard is longer than 255 characters')])
+def test_a_bad_shard_is_a_400(bm, value, patched):
+    resp = bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'shard': value})
+    assert resp.status_code == 400
+    assert h.fault(resp).startswith('Invalid input for field/attribute shard.')
+    bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'n'})
+    resp = bm.patch('/v1/nodes/n', json=[{'op': 'add', 'path': '/shard', 'value': value}])
+    assert (resp.status_code, h.fault(resp)) == (400, patched)
+    assert bm.get('/v1/nodes/n').json()['shard'] is None
+    resp = bm.get('/v1/nodes?sharded=maybe')
+    assert (resp.status_code, h.fault(resp)) == (
+        400, 'Invalid value maybe for sharded: expected a boolean')
+
+
+def test_shard_tenant_rules(bm, as_project, nodes):  # noqa: F811
+    assert bm.patch('/v1/nodes/mine', json=[
+        {'op': 'add', 'path': '/shard', 'value': 's1'}]).status_code == 200
+    # an owner's admin, member and reader may not set a shard (system admin only)
+    for roles in (ADMIN, MEMBER, READER):
+        status, body = as_project('PATCH', '/v1/nodes/mine', roles=roles, version='1.82',
+                                  body=[{'op': 'replace', 'path': '/shard', 'value': 's2'}])
+        assert status == 403, (roles, body)
+    # another project's node: not found
+    status, body = as_project('PATCH', '/v1/nodes/theirs', roles=ADMIN, version='1.82',
+                              body=[{'op': 'add', 'path': '/shard', 'value': 's2'}])
+    assert (status, _fault(body)) == (404, 'Node theirs could not be found.')
+    # the project's reader sees the field on its node, and filters its own nodes
+    status, body = as_project('GET', '/v1/nodes/mine', roles=READER, version='1.82')
+    assert (status, body['shard']) == (200, 's1')
+    status, body = as_project('GET', '/v1/nodes?sharded=false', version='1.82')
+    assert sorted(n['name'] for n in body['nodes']) == ['leased']
+    # the shard list is the system's: projects get 403
+    status, body = as_project('GET', '/v1/shards', roles=ADMIN, version='1.82')
+    assert (status, _fault(body)) == (403, 'baremetal:shards:get is disallowed by policy')
+    status, body = as_project('GET', '/v1/shards', project=None, roles=READER,
+                              system=True, version='1.82')
+    assert status == 200 and {'name': 's1', 'count': 1} in body['shards']
+    status, _ = as_project('PATCH', '/v1/nodes/theirs', project=None, roles=ADMIN,
+                           system=True, version='1.82',
+                           body=[{'op': 'add', 'path': '/shard', 'value': 's1'}])
+    assert status == 200
+    assert bm.get('/v1/shards').json()['shards'][0] == {'name': 's1', 'count': 2}
