@@ -18,7 +18,7 @@ TOP_LEVEL = frozenset((
 # /v1/nodes/{node}/<name>...
 NODE_LEVEL = frozenset((
     'ports', 'portgroups', 'vifs', 'validate', 'management', 'bios',
-    'vendor_passthru', 'volume', 'firmware', 'children',
+    'vendor_passthru', 'volume', 'firmware',
     'vmedia', 'virtual_media', 'shard'))
 # /v1/drivers/{driver}/<name>...
 DRIVER_LEVEL = frozenset(('properties', 'raid', 'vendor_passthru'))

@@ -78,6 +78,7 @@ TITLES = {
     ('GET', _NODE + '/history/{event}'): 'Show an event of a node history',
     ('GET', _NODE + '/inventory'): 'Show the inventory of a node',
     ('GET', '/v1/shards'): 'List shards',
+    ('GET', _NODE + '/children'): 'List the children of a node',
     ('PUT', _NODE + '/states/secure_boot'): 'Change the secure boot state of a node',
     ('PUT', _NODE + '/maintenance'): 'Put a node in maintenance',
     ('DELETE', _NODE + '/maintenance'): 'Take a node out of maintenance',
@@ -218,6 +219,10 @@ FIELDS = {
                          'without a shard are counted under ``None``.',
     '/v1/shards:name': 'The name of the shard.',
     '/v1/shards:count': 'How many nodes the shard holds.',
+    '/v1/nodes/{node}/children:children': 'The UUIDs of the child nodes (1.83).',
+    '/v1/nodes/{node}/children:links': 'The link to the listing of the child nodes.',
+    '/v1/nodes/{node}/children:href': 'The address of the listing.',
+    '/v1/nodes/{node}/children:rel': 'The relation (``children``).',
     '/status.json:generated_at': 'When berth made the answer.',
     '/status.json:refresh_seconds': 'How often the status page reloads, in seconds.',
     '/status.json:heartbeat_interval': 'How often a conductor renews its place in the '

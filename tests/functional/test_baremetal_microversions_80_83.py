@@ -1,5 +1,5 @@
 """Ironic API 1.80 onwards on /v1: self-service nodes (1.80), node inventory (1.81),
-shards (1.82).
+shards (1.82), child nodes (1.83).
 
 doc/source/ironic-microversions.md lists every version with its decision.
 """
@@ -21,13 +21,13 @@ def _v(version):
     return {'X-OpenStack-Ironic-API-Version': version}
 
 
-def test_the_root_document_and_headers_say_1_82(bm):
+def test_the_root_document_and_headers_say_1_83(bm):
     resp = bm.get('/v1')
-    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.82'
+    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.83'
     assert resp.json()['shards'][0]['href'].endswith('/v1/shards/')
     assert 'shards' not in bm.get('/v1', headers=_v('1.81')).json()
-    assert bm.get('/v1/nodes', headers=_v('1.82')).status_code == 200
-    assert bm.get('/v1/nodes', headers=_v('1.83')).status_code == 406
+    assert bm.get('/v1/nodes', headers=_v('1.83')).status_code == 200
+    assert bm.get('/v1/nodes', headers=_v('1.84')).status_code == 406
 
 
 # 1.80 self-service nodes: a signifier; Ironic's rules apply at every version
@@ -214,3 +214,127 @@ def test_shard_tenant_rules(bm, as_project, nodes):  # noqa: F811
                            body=[{'op': 'add', 'path': '/shard', 'value': 's1'}])
     assert status == 200
     assert bm.get('/v1/shards').json()['shards'][0] == {'name': 's1', 'count': 2}
+
+
+# 1.83 child nodes
+
+def _children(bm, node, version='latest'):
+    return bm.get('/v1/nodes/%s/children' % node, headers=_v(version))
+
+
+def test_child_nodes_are_set_listed_and_hidden_from_1_83(bm):
+    parent = bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'p'}).json()
+    resp = bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'c1',
+                                      'parent_node': 'p'})
+    assert (resp.status_code, resp.json()['parent_node']) == (201, parent['uuid'])
+    bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'c2'})
+    resp = bm.patch('/v1/nodes/c2', json=[
+        {'op': 'add', 'path': '/parent_node', 'value': parent['uuid']}])
+    assert (resp.status_code, resp.json()['parent_node']) == (200, parent['uuid'])
+    # Ironic's listings leave the children out, at every version
+    assert _names(bm.get('/v1/nodes')) == ['p']
+    assert _names(bm.get('/v1/nodes', headers=_v('1.82'))) == ['p']
+    assert _names(bm.get('/v1/nodes/detail?include_children=true')) == ['c1', 'c2', 'p']
+    assert _names(bm.get('/v1/nodes?parent_node=%s' % parent['uuid'])) == ['c1', 'c2']
+    assert _names(bm.get('/v1/nodes?parent_node=p')) == []      # a UUID, not a name
+    resp = _children(bm, 'p')
+    assert resp.status_code == 200
+    body = resp.json()
+    assert sorted(body['children']) == sorted(
+        bm.get('/v1/nodes/%s' % n).json()['uuid'] for n in ('c1', 'c2'))
+    assert body['links']['rel'] == 'children'
+    assert body['links']['href'].endswith('/v1/nodes?parent_node=%s' % parent['uuid'])
+    assert _children(bm, 'c1').json()['children'] == []
+    # removing it: a node of its own again
+    resp = bm.patch('/v1/nodes/c2', json=[{'op': 'remove', 'path': '/parent_node'}])
+    assert (resp.status_code, resp.json()['parent_node']) == (200, None)
+    assert _names(bm.get('/v1/nodes')) == ['c2', 'p']
+    resp = bm.patch('/v1/nodes/c1', json=[{'op': 'replace', 'path': '/parent_node',
+                                           'value': ''}])
+    assert (resp.status_code, resp.json()['parent_node']) == (200, None)
+    assert _names(bm.get('/v1/nodes')) == ['c1', 'c2', 'p']
+
+
+def test_a_child_node_is_never_allocated(bm):
+    h.make_node(bm, 'parent', resource_class='kid')
+    h.make_node(bm, 'child', resource_class='kid', parent_node='parent')
+    first = h.allocate(bm, resource_class='kid')
+    assert (first['state'], first['node_uuid']) == (
+        'active', bm.get('/v1/nodes/parent').json()['uuid'])
+    second = h.allocate(bm, resource_class='kid')
+    assert second['state'] == 'error'
+
+
+def test_child_nodes_below_1_83_get_ironics_answers(bm):
+    bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'p'})
+    old = _v('1.82')
+    assert 'parent_node' not in bm.get('/v1/nodes/p', headers=old).json()
+    resp = bm.post('/v1/nodes', headers=old,
+                   json={'driver': 'fake-hardware', 'parent_node': 'p'})
+    assert resp.status_code == 406
+    resp = bm.patch('/v1/nodes/p', headers=old,
+                    json=[{'op': 'add', 'path': '/parent_node', 'value': 'p'}])
+    assert resp.status_code == 406
+    for query in ('include_children=true', 'parent_node=p'):
+        resp = bm.get('/v1/nodes?' + query, headers=old)
+        assert (resp.status_code, h.fault(resp)) == (
+            406, 'Request not acceptable. The minimal required API version should be 1.83')
+    resp = _children(bm, 'p', '1.82')
+    assert resp.status_code == 404 and 'not supported' not in resp.text
+    assert bm.get('/v1/nodes/p/children/p').status_code == 404
+
+
+@pytest.mark.parametrize('value', ['missing', 'x' * 37, 'a b'])
+def test_a_bad_parent_node_is_a_400(bm, value):
+    bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'n'})
+    text = ("Unable to apply the requested parent_node '%s'. Requested value was "
+            "invalid." % value)
+    resp = bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'parent_node': value})
+    assert resp.status_code == 400
+    if len(value) <= 36:
+        assert h.fault(resp) == text
+    resp = bm.patch('/v1/nodes/n', json=[
+        {'op': 'add', 'path': '/parent_node', 'value': value}])
+    assert (resp.status_code, h.fault(resp)) == (400, text)
+    resp = bm.patch('/v1/nodes/n', json=[{'op': 'add', 'path': '/parent_node', 'value': 5}])
+    assert (resp.status_code, h.fault(resp)) == (400, 'parent_node must be a string')
+    assert bm.get('/v1/nodes?include_children=maybe').status_code == 400
+
+
+def test_child_node_tenant_rules(bm, as_project, nodes):  # noqa: F811
+    mine, theirs = nodes['mine']['uuid'], nodes['theirs']['uuid']
+    bm.post('/v1/nodes', json={'driver': 'fake-hardware', 'name': 'kid', 'owner': 'p1'})
+    # the project's members may not set it (system member only)
+    for roles in (ADMIN, MEMBER, READER):
+        status, _ = as_project('PATCH', '/v1/nodes/kid', roles=roles, version='1.83',
+                               body=[{'op': 'add', 'path': '/parent_node', 'value': mine}])
+        assert status == 403, roles
+    # a system member: another owner's node is the same 400 as a missing one
+    status, body = as_project('PATCH', '/v1/nodes/kid', project=None, roles=MEMBER,
+                              system=True, version='1.83',
+                              body=[{'op': 'add', 'path': '/parent_node', 'value': theirs}])
+    assert (status, _fault(body)) == (
+        400, "Unable to apply the requested parent_node '%s'. Requested value was "
+             "invalid." % theirs)
+    status, body = as_project('PATCH', '/v1/nodes/kid', project=None, roles=MEMBER,
+                              system=True, version='1.83',
+                              body=[{'op': 'add', 'path': '/parent_node', 'value': mine}])
+    assert (status, body['parent_node']) == (200, mine)
+    # a project admin creating its own child of its own node
+    status, body = as_project('POST', '/v1/nodes', roles=ADMIN, version='1.83',
+                              body={'driver': 'fake-hardware', 'name': 'kid2',
+                                    'parent_node': 'mine'})
+    assert (status, body['parent_node'], body['owner']) == (201, mine, 'p1')
+    # ... not of another project's node: the node it cannot see is "invalid"
+    status, body = as_project('POST', '/v1/nodes', roles=ADMIN, version='1.83',
+                              body={'driver': 'fake-hardware', 'parent_node': theirs})
+    assert status == 400
+    # children: listed for the owner, 404 for another project
+    status, body = as_project('GET', '/v1/nodes/mine/children', roles=READER,
+                              version='1.83')
+    assert status == 200 and len(body['children']) == 2
+    status, body = as_project('GET', '/v1/nodes/mine/children', project='p2',
+                              version='1.83')
+    assert (status, _fault(body)) == (404, 'Node mine could not be found.')
+    status, body = as_project('GET', '/v1/nodes?include_children=true', version='1.83')
+    assert sorted(n['name'] for n in body['nodes']) == ['kid', 'kid2', 'leased', 'mine']

@@ -11,6 +11,7 @@ from api.baremetal import (
     gates,
     node_conductor,
     node_fields,
+    node_parent,
     policy,
     query,
     response,
@@ -73,6 +74,7 @@ def create_node(req):
             raise fault.BadRequest('Cannot create a node as a project scoped admin '
                                    'with an owner other than your own project.')
         values['owner'] = project
+    node_parent.resolve_parent(req, values, values.get('owner'))
     _conductor_group(req, values)
     _check_json_sizes(req, values)
     node_fields.on_create(req, values)
@@ -144,6 +146,9 @@ def _list(req, detail, chassis=None):
     filters['associated'] = query.bool_param(req, 'associated')
     filters['sharded'] = query.bool_param(req, 'sharded')
     filters['shards'] = _shards_filter(req)
+    # Ironic's listing leaves child nodes out unless include_children (1.83)
+    filters['include_children'] = bool(query.bool_param(req, 'include_children'))
+    filters['parent_node'] = req.GET.get('parent_node')
     if query.bool_param(req, 'detail'):
         detail = True
     # a listing may lag (on the replica, doc/source/architecture.md; a marker the
@@ -209,7 +214,7 @@ def _check_patched(values):
             raise fault.BadRequest('%s must be an object' % key)
         if key in values and values[key] is None:
             values[key] = {}
-    for key in ('owner', 'lessee', 'description', 'shard'):
+    for key in ('owner', 'lessee', 'description', 'shard', 'parent_node'):
         if values.get(key) is not None and not isinstance(values[key], str):
             raise fault.BadRequest('%s must be a string' % key)
     if values.get('shard') is not None and len(values['shard']) > 255:
@@ -245,6 +250,7 @@ def update_node(req):
         changed.pop('conductor_group')    # removing the default group: no change
     _conductor_group(req, changed)
     _check_patched(changed)
+    node_parent.resolve_parent(req, changed, node.owner)
     _check_json_sizes(req, changed)
     node_fields.on_update(req, node, changed, reset)
     if ('instance_uuid' in changed and changed['instance_uuid'] is None

@@ -61,6 +61,7 @@ NODE_UPDATE_FIELDS = {
     'retired_reason': 'baremetal:node:update:retired',
     'network_data': 'baremetal:node:update:network_data',
     'shard': 'baremetal:node:update:shard',
+    'parent_node': 'baremetal:node:update:parent_node',
     'driver': NODE_UPDATE_DRIVER_INTERFACES,
     **{'%s_interface' % kind: NODE_UPDATE_DRIVER_INTERFACES for kind in (
         'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network',
@@ -204,6 +205,8 @@ _RULES += [
      [('PATCH', _NODE)]),
     (SHARDS_GET, base.SYSTEM_READER, 'List the shards and their node counts',
      [('GET', '/v1/shards')]),
+    (NODE_UPDATE_FIELDS['parent_node'], base.SYSTEM_MEMBER, 'Change a node parent_node',
+     [('PATCH', _NODE)]),
 ]
 
 rules = base.rules + [

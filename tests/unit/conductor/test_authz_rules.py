@@ -132,7 +132,8 @@ def test_a_member_may_not_change_a_field_of_a_stricter_rule(manager, field):
     values = {'instance_uuid': None, 'name': 'node-x', field: NODE_VALUES[field]}
     rules = bm.update_rules(values)
     strict = {bm.NODE_UPDATE_FIELDS[f] for f in ('owner', 'conductor_group',
-                                                  'chassis_uuid', 'driver', 'shard')}
+                                                  'chassis_uuid', 'driver', 'shard',
+                                                  'parent_node')}
     if bm.NODE_UPDATE_FIELDS[field] not in strict:
         _call(manager.update_node, OWNER_MEMBER, 'n1', values)
         manager.node_writes.update_node.assert_called_once()
