@@ -279,6 +279,10 @@ class NodeHistoryNotFound(NotFound):
     msg_fmt = "Node history record %(history)s could not be found."
 
 
+class NodeInventoryNotFound(NotFound):
+    msg_fmt = "Node inventory record for node %(node)s could not be found."
+
+
 class AllocationNotFound(NotFound):
     msg_fmt = "Allocation %(allocation)s could not be found."
 

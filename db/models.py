@@ -236,6 +236,10 @@ class Node(TimestampMixin, Base):
         # the nodes a project owns or leases (tenancy on /v1)
         sa.Index('ix_nodes_owner', 'owner'),
         sa.Index('ix_nodes_lessee', 'lessee'),
+        # Ironic's shard (API 1.82): the ?shard= filter and GET /v1/shards
+        sa.Index('ix_nodes_shard', 'shard'),
+        # Ironic's child nodes (API 1.83): a parent's children
+        sa.Index('ix_nodes_parent_node', 'parent_node'),
         sa.Index('ix_nodes_chassis_id', 'chassis_id'),
     )
     id = sa.Column(sa.Integer, primary_key=True)
@@ -292,6 +296,10 @@ class Node(TimestampMixin, Base):
     network_data = sa.Column(sa.JSON, nullable=True)
     boot_mode = sa.Column(sa.String(16), nullable=True)
     secure_boot = sa.Column(sa.Boolean, nullable=True)
+    # Ironic's shard (API 1.82): a free-form name, null when unset
+    shard = sa.Column(sa.String(255), nullable=True)
+    # Ironic's parent_node (API 1.83): the parent's UUID, null for a node without one
+    parent_node = sa.Column(sa.String(36), nullable=True)
 
 
 class NodeHistory(TimestampMixin, Base):

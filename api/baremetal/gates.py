@@ -23,7 +23,9 @@ TRAITS = '1.37'         # /v1/nodes/{node}/traits
 # GET /v1/nodes filters: (first version, whether the 406 names the version)
 _FILTERS = {'provision_state': ('1.9', False), 'driver': ('1.16', True),
             'resource_class': ('1.21', True), 'conductor_group': ('1.46', True),
-            'owner': ('1.50', True), 'lessee': ('1.65', True)}
+            'owner': ('1.50', True), 'lessee': ('1.65', True),
+            'shard': ('1.82', True), 'sharded': ('1.82', True),
+            'include_children': ('1.83', True), 'parent_node': ('1.83', True)}
 
 
 def _hidden(req, field):

@@ -29,6 +29,8 @@ _NODE_FIELD_VERSIONS = {'name': '1.5', 'resource_class': '1.21', 'traits': '1.37
                         'network_data': api_version.NETWORK_DATA,
                         'boot_mode': api_version.BOOT_MODE,
                         'secure_boot': api_version.BOOT_MODE,
+                        'shard': api_version.SHARDS,
+                        'parent_node': api_version.CHILD_NODES,
                         **{driver_schema.interface_field(k): v
                            for k, v in driver_schema.INTERFACE_VERSIONS.items()}}
 # (Ironic's own gates of fields berth shows; read by api.baremetal.gates)
@@ -135,7 +137,8 @@ def node(req, node, fields=None, detail=True):
         'retired_reason': node.retired_reason,
         'traits': node.traits, 'allocation_uuid': node.allocation_uuid,
         'network_data': node.network_data, 'boot_mode': node.boot_mode,
-        'secure_boot': node.secure_boot,
+        'secure_boot': node.secure_boot, 'shard': node.shard,
+        'parent_node': node.parent_node,
         'created_at': _iso(node.created_at), 'updated_at': _iso(node.updated_at),
         'links': links(req, 'nodes', node.uuid),
     }

@@ -10,10 +10,13 @@ from api.baremetal.handlers import (
     conductor,
     driver,
     node,
+    node_children,
     node_history,
+    node_inventory,
     node_state,
     node_trait,
     root,
+    shard,
 )
 
 ROUTES = [
@@ -39,6 +42,8 @@ ROUTES = [
                                          'DELETE': node_trait.remove_trait}),
     ('/v1/nodes/{node}/history', {'GET': node_history.list_history}),
     ('/v1/nodes/{node}/history/{event}', {'GET': node_history.get_history_event}),
+    ('/v1/nodes/{node}/inventory', {'GET': node_inventory.get_inventory}),
+    ('/v1/nodes/{node}/children', {'GET': node_children.list_children}),
     ('/v1/nodes/{node}/allocation', {'GET': allocation.get_node_allocation,
                                      'DELETE': allocation.delete_node_allocation}),
     ('/v1/nodes/{node}/allocation/{anything}', {}),
@@ -55,5 +60,6 @@ ROUTES = [
     ('/v1/chassis/{chassis}/nodes', {'GET': node.list_chassis_nodes}),
     ('/v1/chassis/{chassis}/nodes/detail', {'GET': node.list_chassis_nodes_detail}),
     ('/v1/drivers', {'GET': driver.list_drivers}),
+    ('/v1/shards', {'GET': shard.list_shards}),
     ('/v1/drivers/{driver}', {'GET': driver.get_driver}),
 ]

@@ -13,12 +13,12 @@ DOC = 'doc/source/api/baremetal.md'
 # /v1/<name>...
 TOP_LEVEL = frozenset((
     'ports', 'portgroups', 'deploy_templates',
-    'runbooks', 'volume', 'lookup', 'heartbeat', 'events', 'shards',
+    'runbooks', 'volume', 'lookup', 'heartbeat', 'events',
     'continue_inspection', 'inspection_rules'))
 # /v1/nodes/{node}/<name>...
 NODE_LEVEL = frozenset((
     'ports', 'portgroups', 'vifs', 'validate', 'management', 'bios',
-    'vendor_passthru', 'volume', 'inventory', 'firmware', 'children',
+    'vendor_passthru', 'volume', 'firmware',
     'vmedia', 'virtual_media', 'shard'))
 # /v1/drivers/{driver}/<name>...
 DRIVER_LEVEL = frozenset(('properties', 'raid', 'vendor_passthru'))

@@ -76,6 +76,9 @@ TITLES = {
     ('PUT', _NODE + '/states/boot_mode'): 'Change the boot mode of a node',
     ('GET', _NODE + '/history'): 'List the history of a node',
     ('GET', _NODE + '/history/{event}'): 'Show an event of a node history',
+    ('GET', _NODE + '/inventory'): 'Show the inventory of a node',
+    ('GET', '/v1/shards'): 'List shards',
+    ('GET', _NODE + '/children'): 'List the children of a node',
     ('PUT', _NODE + '/states/secure_boot'): 'Change the secure boot state of a node',
     ('PUT', _NODE + '/maintenance'): 'Put a node in maintenance',
     ('DELETE', _NODE + '/maintenance'): 'Take a node out of maintenance',
@@ -157,6 +160,7 @@ FIELDS = {
     '/v1:nodes': 'The nodes.',
     '/v1:chassis': 'The chassis.',
     '/v1:conductors': 'The conductors.',
+    '/v1:shards': 'The shards (1.82).',
     '/v1:drivers': 'The drivers.',
     '/v1/allocations:name': 'The name of the allocation.',
     '/v1/allocations:uuid': 'The UUID of the allocation.',
@@ -211,6 +215,14 @@ FIELDS = {
     '/v1/nodes/{node}/history:conductor': 'The conductor that recorded the event (null '
                                           'when the API process did).',
     '/v1/nodes/{node}/history:user': 'The user whose request made the event.',
+    '/v1/shards:shards': 'Each shard with its node count, the largest first; the nodes '
+                         'without a shard are counted under ``None``.',
+    '/v1/shards:name': 'The name of the shard.',
+    '/v1/shards:count': 'How many nodes the shard holds.',
+    '/v1/nodes/{node}/children:children': 'The UUIDs of the child nodes (1.83).',
+    '/v1/nodes/{node}/children:links': 'The link to the listing of the child nodes.',
+    '/v1/nodes/{node}/children:href': 'The address of the listing.',
+    '/v1/nodes/{node}/children:rel': 'The relation (``children``).',
     '/status.json:generated_at': 'When berth made the answer.',
     '/status.json:refresh_seconds': 'How often the status page reloads, in seconds.',
     '/status.json:heartbeat_interval': 'How often a conductor renews its place in the '

@@ -266,6 +266,10 @@ STEPS = [
        args={'chassis': CHASSIS}),
     _b('chassis-nodes-list-detail', 'GET', '/v1/chassis/{chassis}/nodes/detail',
        args={'chassis': CHASSIS}),
+    _b(None, 'PATCH', '/v1/nodes/{node}', [
+        {'op': 'add', 'path': '/shard', 'value': 'rack-1'}], args={'node': NODE}),
+    _b('shards-list', 'GET', '/v1/shards'),
+    _b('node-children-list', 'GET', '/v1/nodes/{node}/children', args={'node': NODE}),
     # last: the page sums up what the steps above made
     _p('status-json', 'GET', '/status.json', LATEST, fixed={
         'joined_age': 1.0, 'heartbeat_age': 1.0, 'ping_ms': 1.0, 'ping_error': None}),

@@ -64,6 +64,8 @@ _NODE = {
                     '``networks``, ``services``) of the node (1.66).',
     'boot_mode': 'The boot mode of the node, ``bios`` or ``uefi`` (null: unknown; 1.75).',
     'secure_boot': 'Whether secure boot is on (null: unknown; 1.75).',
+    'shard': 'The shard of the node (null: none; 1.82).',
+    'parent_node': 'The parent of the node, by name or UUID; shown as its UUID (1.83).',
 }
 
 # the filters of the node listings (/v1/nodes, /v1/chassis/{chassis}/nodes)
@@ -82,6 +84,11 @@ _NODE_FILTERS = {
     'conductor_group': 'Only the nodes of this conductor group.',
     'chassis_uuid': 'Only the nodes of this chassis.',
     'retired': 'Only the retired (``true``) or the other nodes.',
+    'shard': 'Only the nodes of these shards (comma separated, matched in lower '
+             'case; 1.82).',
+    'sharded': 'Only the nodes with (``true``) or without a shard (1.82).',
+    'include_children': 'With ``true``, the child nodes too (else left out; 1.83).',
+    'parent_node': 'Only the children of the node of this UUID (1.83).',
     'reset_interfaces': 'With a new ``driver``, reset every interface not given '
                         'to its default (1.45).',
 }

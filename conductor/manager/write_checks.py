@@ -38,7 +38,7 @@ NODE_INTERFACES = tuple('%s_interface' % k for k in (
     'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network', 'power',
     'raid', 'rescue', 'storage', 'vendor'))
 NODE_STRINGS = ('owner', 'lessee', 'conductor_group', 'chassis_uuid', 'driver',
-                'protected_reason', 'retired_reason') + NODE_INTERFACES
+                'protected_reason', 'retired_reason', 'shard', 'parent_node') + NODE_INTERFACES
 NODE_FLAGS = ('protected', 'retired', 'maintenance')
 NODE_PATCHABLE = frozenset({'name', 'resource_class', 'instance_uuid', 'instance_info',
                             'properties', 'extra', 'description', 'driver_info',

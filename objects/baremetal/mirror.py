@@ -4,7 +4,8 @@ Each node is one root provider with the node's uuid as uuid and name, an
 inventory of one indivisible unit of ``CUSTOM_<RESOURCE_CLASS>`` (normalised
 as nova's Ironic driver does) and the node's traits.  The unit is
 ``reserved`` while the node cannot take a new allocation: maintenance, not
-``available``, no power state, or an instance.  An allocation holding the
+``available``, no power state, an instance, or a parent node (a child node is
+never allocated, as in Ironic).  An allocation holding the
 node is a Placement consumer (the allocation uuid) with one unit on it.
 
 Every function here runs inside the caller's writer, so the mirror changes
@@ -43,7 +44,8 @@ def resource_class(node_resource_class):
 def unusable(node):
     """Whether the node cannot take a new allocation (its unit is reserved)."""
     return (node.maintenance or node.provision_state != _AVAILABLE
-            or node.power_state is None or node.instance_uuid is not None)
+            or node.power_state is None or node.instance_uuid is not None
+            or getattr(node, 'parent_node', None) is not None)   # a child (API 1.83)
 
 
 def inventory_of(node):

@@ -99,7 +99,9 @@ def _list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
                 sort_dir='asc'):
     """Nodes matching ``filters`` (resource_class, provision_state,
     maintenance, associated, owner, lessee, project = owner or lessee,
-    instance_uuid, driver, conductor_group, retired, fault, chassis_uuid), one
+    instance_uuid, driver, conductor_group, retired, fault, chassis_uuid, sharded,
+    shards: a list of shard names; include_children False: the nodes without a
+    parent, or ``parent_node``'s children), one
     page after ``marker``; ChassisNotFound for an unknown chassis."""
     q = _select()
     filters = filters or {}
@@ -112,9 +114,15 @@ def _list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
         q = q.where(_NODE.c.chassis_id == chassis_id_in_txn(ctx, filters['chassis_uuid']))
     if filters.get('project') is not None:
         q = q.where(project_clause(filters['project']))
-    if filters.get('associated') is not None:
-        col = _NODE.c.instance_uuid
-        q = q.where(col.isnot(None) if filters['associated'] else col.is_(None))
+    for key, col in (('associated', _NODE.c.instance_uuid), ('sharded', _NODE.c.shard)):
+        if filters.get(key) is not None:
+            q = q.where(col.isnot(None) if filters[key] else col.is_(None))
+    if filters.get('shards') is not None:       # a list: none of them matches nothing
+        q = q.where(_NODE.c.shard.in_(filters['shards']))
+    if filters.get('include_children') is False:    # Ironic's listing: no children
+        parent = filters.get('parent_node')
+        q = q.where(_NODE.c.parent_node.is_(None) if parent is None
+                    else _NODE.c.parent_node == parent)
     q = paginate(q, _NODE, limit, marker, sort_key, sort_dir,
                  lambda m: get_in_txn(ctx, m), exception.NodeNotFound)
     return _build(ctx, ctx.session.execute(q).all())

@@ -170,7 +170,8 @@ def fit_clauses(alloc):
     return (_NODE.c.provision_state == node_obj.AVAILABLE,
             _NODE.c.maintenance == sa.false(), _NODE.c.instance_uuid.is_(None),
             _NODE.c.power_state.isnot(None),
-            _NODE.c.resource_class == rc)
+            _NODE.c.resource_class == rc,
+            _NODE.c.parent_node.is_(None))     # Ironic's node listing leaves children out
 
 
 LOCKED_COLUMNS = (_NODE.c.id, _NODE.c.uuid, _NODE.c.instance_info)

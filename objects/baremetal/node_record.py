@@ -99,6 +99,8 @@ class Node:
     network_data: dict | None = None
     boot_mode: str | None = None
     secure_boot: bool | None = None
+    shard: str | None = None
+    parent_node: str | None = None
 
 
 _JOINED = ('traits', 'allocation_uuid', 'chassis_uuid')

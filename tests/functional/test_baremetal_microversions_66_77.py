@@ -229,8 +229,3 @@ def test_driver_fields_select_from_1_77(bm):
     assert bm.get('/v1/drivers/fake-hardware?fields=name',
                   headers=_v('1.76')).status_code == 406
 
-
-def test_the_root_document_and_headers_say_1_79(bm):
-    resp = bm.get('/v1')
-    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.79'
-    assert bm.get('/v1/nodes', headers=_v('1.80')).status_code == 406

@@ -283,3 +283,16 @@ def test_a_start_mirror_racing_a_node_write_mirrors_the_written_node(bm, client,
     assert not started[0].is_alive()
     assert bm.get(path).json()['instance_uuid'] is None
     assert _reserved(client, node['uuid']) == 0
+
+
+def test_a_child_node_is_mirrored_reserved(bm, client):
+    """A child node (API 1.83) is never allocated, so its unit stays reserved."""
+    h.make_node(bm, 'parent')
+    child = h.make_node(bm, 'child')
+    assert _reserved(client, child['uuid']) == 0
+    resp = bm.patch('/v1/nodes/child', json=[
+        {'op': 'add', 'path': '/parent_node', 'value': 'parent'}])
+    assert resp.status_code == 200, resp.text
+    assert _reserved(client, child['uuid']) == 1
+    bm.patch('/v1/nodes/child', json=[{'op': 'remove', 'path': '/parent_node'}])
+    assert _reserved(client, child['uuid']) == 0

@@ -36,7 +36,8 @@ def test_every_migration_is_classified():
     assert phases == {'0001': 'expand', '0002': 'expand', '0003': 'expand',
                       '0004': 'expand', '0005': 'expand', '0006': 'expand',
                       '0007': 'expand', '0008': 'expand',
-                      '0009': 'expand', '0010': 'expand'}
+                      '0009': 'expand', '0010': 'expand', '0011': 'expand',
+                      '0012': 'expand'}
     assert list(phases)[-1] == migration.head()
     with open(os.path.join(migration.SCRIPT_LOCATION, 'script.py.mako')) as f:
         assert "\nphase = 'expand'\n" in f.read()      # new revisions start classified

@@ -11,6 +11,7 @@ from api.baremetal import (
     gates,
     node_conductor,
     node_fields,
+    node_parent,
     policy,
     query,
     response,
@@ -73,6 +74,7 @@ def create_node(req):
             raise fault.BadRequest('Cannot create a node as a project scoped admin '
                                    'with an owner other than your own project.')
         values['owner'] = project
+    node_parent.resolve_parent(req, values, values.get('owner'))
     _conductor_group(req, values)
     _check_json_sizes(req, values)
     node_fields.on_create(req, values)
@@ -100,6 +102,15 @@ def _conductor_filter(req):
         raise fault.NotAcceptable('Request not acceptable. The minimal required API '
                                   'version should be %s' % node_conductor.SINCE)
     return conductor or None
+
+
+def _shards_filter(req):
+    """``?shard=a,b`` (1.82): Ironic's string list, lower-cased, without repeats;
+    ``?shard=`` is an empty list, which matches no node."""
+    value = req.GET.get('shard')
+    if value is None:
+        return None
+    return list(dict.fromkeys(v.strip().lower() for v in value.split(',') if v.strip()))
 
 
 def _list(req, detail, chassis=None):
@@ -133,6 +144,11 @@ def _list(req, detail, chassis=None):
     filters['fault'] = node_fields.fault_filter(req)
     filters['maintenance'] = query.bool_param(req, 'maintenance')
     filters['associated'] = query.bool_param(req, 'associated')
+    filters['sharded'] = query.bool_param(req, 'sharded')
+    filters['shards'] = _shards_filter(req)
+    # Ironic's listing leaves child nodes out unless include_children (1.83)
+    filters['include_children'] = bool(query.bool_param(req, 'include_children'))
+    filters['parent_node'] = req.GET.get('parent_node')
     if query.bool_param(req, 'detail'):
         detail = True
     # a listing may lag (on the replica, doc/source/architecture.md; a marker the
@@ -198,9 +214,11 @@ def _check_patched(values):
             raise fault.BadRequest('%s must be an object' % key)
         if key in values and values[key] is None:
             values[key] = {}
-    for key in ('owner', 'lessee', 'description'):
+    for key in ('owner', 'lessee', 'description', 'shard', 'parent_node'):
         if values.get(key) is not None and not isinstance(values[key], str):
             raise fault.BadRequest('%s must be a string' % key)
+    if values.get('shard') is not None and len(values['shard']) > 255:
+        raise fault.BadRequest('shard is longer than 255 characters')
 
 
 def _patch_rules(patch):
@@ -232,6 +250,7 @@ def update_node(req):
         changed.pop('conductor_group')    # removing the default group: no change
     _conductor_group(req, changed)
     _check_patched(changed)
+    node_parent.resolve_parent(req, changed, node.owner)
     _check_json_sizes(req, changed)
     node_fields.on_update(req, node, changed, reset)
     if ('instance_uuid' in changed and changed['instance_uuid'] is None

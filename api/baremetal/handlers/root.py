@@ -40,4 +40,6 @@ def v1(req):
         body['allocations'] = res('allocations')
     if req.version.matches('1.49'):
         body['conductors'] = res('conductors')
+    if req.version.matches(api_version.SHARDS):
+        body['shards'] = res('shards')
     return response.send_json(body)

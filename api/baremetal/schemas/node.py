@@ -21,7 +21,8 @@ CREATE_SCHEMA = {
         'resource_class': {'type': ['string', 'null'], 'maxLength': 80},
         'properties': _OBJECT, 'extra': _OBJECT, 'driver_info': _OBJECT,
         'instance_info': _OBJECT, 'owner': _STRING, 'lessee': _STRING,
-        'network_data': _OBJECT,
+        'network_data': _OBJECT, 'shard': _STRING,
+        'parent_node': {'type': ['string', 'null'], 'maxLength': 36},
         'description': {'type': ['string', 'null'], 'maxLength': 4096},
         'conductor_group': _STRING,
         'chassis_uuid': {'type': ['string', 'null']},
@@ -44,11 +45,13 @@ PATCHABLE = {'name': True, 'resource_class': True, 'instance_uuid': True,
              'description': True, 'conductor_group': True,
              'chassis_uuid': True, 'protected': True, 'protected_reason': True,
              'retired': True, 'retired_reason': True, 'driver': True,
-             'maintenance': True, 'network_data': True,
+             'maintenance': True, 'network_data': True, 'shard': True,
+             'parent_node': True,
              **{f: True for f in INTERFACE_FIELDS}}
 
 # the query parameters of GET /v1/nodes (anything else is a 400, as Ironic)
 LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'detail',
                'resource_class', 'provision_state', 'maintenance', 'associated',
                'owner', 'lessee', 'project', 'driver', 'instance_uuid',
-               'conductor_group', 'chassis_uuid', 'retired', 'fault', 'conductor')
+               'conductor_group', 'chassis_uuid', 'retired', 'fault', 'conductor',
+               'shard', 'sharded', 'include_children', 'parent_node')

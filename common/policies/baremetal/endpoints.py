@@ -42,6 +42,8 @@ NODE_UPDATE_DRIVER_INTERFACES = 'baremetal:node:update:driver_interfaces'
 NODE_SET_BOOT_MODE = 'baremetal:node:set_boot_mode'
 NODE_SET_SECURE_BOOT = 'baremetal:node:set_secure_boot'
 NODE_HISTORY_GET = 'baremetal:node:history:get'
+NODE_INVENTORY_GET = 'baremetal:node:inventory:get'
+SHARDS_GET = 'baremetal:shards:get'
 
 # PATCH /v1/nodes/{node}: the rule of each changed field (after NODE_UPDATE)
 NODE_UPDATE_FIELDS = {
@@ -58,6 +60,8 @@ NODE_UPDATE_FIELDS = {
     'retired': 'baremetal:node:update:retired',
     'retired_reason': 'baremetal:node:update:retired',
     'network_data': 'baremetal:node:update:network_data',
+    'shard': 'baremetal:node:update:shard',
+    'parent_node': 'baremetal:node:update:parent_node',
     'driver': NODE_UPDATE_DRIVER_INTERFACES,
     **{'%s_interface' % kind: NODE_UPDATE_DRIVER_INTERFACES for kind in (
         'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network',
@@ -194,6 +198,15 @@ _RULES += [
      'Change a node secure boot state', [('PUT', _NODE + '/states/secure_boot')]),
     (NODE_HISTORY_GET, base.SYSTEM_OR_OWNER_READER, 'Show the history of a node',
      [('GET', _NODE + '/history'), ('GET', _NODE + '/history/{event_uuid}')]),
+    (NODE_INVENTORY_GET, base.SYSTEM_OR_OWNER_READER,
+     'Show the inspection data of a node (berth inspects nothing: always 404)',
+     [('GET', _NODE + '/inventory')]),
+    (NODE_UPDATE_FIELDS['shard'], base.SYSTEM_ADMIN, 'Change a node shard',
+     [('PATCH', _NODE)]),
+    (SHARDS_GET, base.SYSTEM_READER, 'List the shards and their node counts',
+     [('GET', '/v1/shards')]),
+    (NODE_UPDATE_FIELDS['parent_node'], base.SYSTEM_MEMBER, 'Change a node parent_node',
+     [('PATCH', _NODE)]),
 ]
 
 rules = base.rules + [

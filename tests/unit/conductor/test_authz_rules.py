@@ -127,12 +127,13 @@ def test_each_rule_alone_refuses_the_call(manager, method, ctx, args, delegate, 
 @pytest.mark.parametrize('field', sorted(bm.NODE_UPDATE_FIELDS))
 def test_a_member_may_not_change_a_field_of_a_stricter_rule(manager, field):
     """Defaults: the owner's member changes name and the like, not owner or
-    conductor_group (system member) nor the driver (owner admin) -- also when
-    the field comes after one the member may change."""
+    conductor_group (system member) nor the driver (owner admin) nor the shard
+    (system admin) -- also when the field comes after one the member may change."""
     values = {'instance_uuid': None, 'name': 'node-x', field: NODE_VALUES[field]}
     rules = bm.update_rules(values)
     strict = {bm.NODE_UPDATE_FIELDS[f] for f in ('owner', 'conductor_group',
-                                                  'chassis_uuid', 'driver')}
+                                                  'chassis_uuid', 'driver', 'shard',
+                                                  'parent_node')}
     if bm.NODE_UPDATE_FIELDS[field] not in strict:
         _call(manager.update_node, OWNER_MEMBER, 'n1', values)
         manager.node_writes.update_node.assert_called_once()
