@@ -36,8 +36,12 @@ class Router(routing.PathTable):
         try:
             handler, args = self.resolve(req)
         except errors.NotFound:
-            if unsupported.is_unsupported(v1_path(req.path_info)):
+            path = v1_path(req.path_info)
+            if unsupported.is_unsupported(path):
                 raise unsupported.not_supported(req.path_info)
+            if unsupported.is_unknown_state_put(req.method, path):
+                raise fault.MethodNotAllowed(
+                    'The method specified is not allowed for this resource.')
             raise
         min_version = getattr(handler, 'min_version', None)
         if min_version and not req.version.matches(min_version):
