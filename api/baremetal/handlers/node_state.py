@@ -129,7 +129,7 @@ def _set_boot(req, node, values):
     return _accepted(req, node)
 
 
-@router.endpoint()
+@router.endpoint(api_version.CHANGE_BOOT_MODE, message=_TOO_OLD_BOOT, handler_gates=True)
 def set_boot_mode(req):
     node = _boot_node(req, rules.NODE_SET_BOOT_MODE)
     data = validation.json_body(req, schema.BOOT_MODE_SCHEMA)
@@ -140,7 +140,7 @@ def set_boot_mode(req):
     return _set_boot(req, node, {'boot_mode': target})
 
 
-@router.endpoint()
+@router.endpoint(api_version.CHANGE_BOOT_MODE, message=_TOO_OLD_BOOT, handler_gates=True)
 def set_secure_boot(req):
     node = _boot_node(req, rules.NODE_SET_SECURE_BOOT)
     data = validation.json_body(req, schema.SECURE_BOOT_SCHEMA)
