@@ -9,11 +9,13 @@ from api.baremetal import fault, gates, unsupported, validation
 from api.common import errors, routing
 
 
-def endpoint(min_version=None, too_old=404, message=None):
+def endpoint(min_version=None, too_old=404, message=None, handler_gates=False):
     """Declare the first version of a handler and what older versions get
-    (404/405, with ``message`` or pecan's generic text)."""
+    (404/405, with ``message`` or pecan's generic text); ``handler_gates``: the
+    handler checks the version itself (after the policy, as Ironic does there)."""
     def decorate(fn):
         fn.min_version = min_version
+        fn.handler_gates = handler_gates
         fn.too_old = too_old
         fn.too_old_message = message
         return fn
@@ -36,11 +38,16 @@ class Router(routing.PathTable):
         try:
             handler, args = self.resolve(req)
         except errors.NotFound:
-            if unsupported.is_unsupported(v1_path(req.path_info)):
+            path = v1_path(req.path_info)
+            if unsupported.is_unsupported(path):
                 raise unsupported.not_supported(req.path_info)
+            if unsupported.is_unknown_state_put(req.method, path):
+                raise fault.MethodNotAllowed(
+                    'The method specified is not allowed for this resource.')
             raise
         min_version = getattr(handler, 'min_version', None)
-        if min_version and not req.version.matches(min_version):
+        if (min_version and not getattr(handler, 'handler_gates', False)
+                and not req.version.matches(min_version)):
             message = getattr(handler, 'too_old_message', None)
             if handler.too_old == 405:
                 raise fault.MethodNotAllowed(

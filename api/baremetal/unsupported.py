@@ -42,5 +42,14 @@ def is_unsupported(path):
     return parts[3] == 'states' and len(parts) >= 5 and parts[4] in NODE_STATES
 
 
+def is_unknown_state_put(method, path):
+    """A PUT to ``/v1/nodes/{node}/states/<name>`` with a name Ironic has no action
+    for: Ironic's states controller has no PUT of its own, so it answers 405 (before
+    looking the node up), where a GET of the same path is a 404."""
+    parts = [p for p in path.split('/') if p]
+    return (method == 'PUT' and len(parts) == 5 and parts[0] == 'v1'
+            and parts[1] == 'nodes' and parts[3] == 'states' and parts[4] not in NODE_STATES)
+
+
 def not_supported(path):
     return fault.NotFound('not supported by berth: %s (see %s)' % (path, DOC))

@@ -1,19 +1,26 @@
-"""ironic-tempest-plugin's API tests, unmodified, against berth behind a real Keystone (issue 34).
+"""ironic-tempest-plugin API tests, unmodified, on berth behind a real Keystone (issues 34, 50).
 
 tempest and ironic-tempest-plugin share one venv (``ironic-tempest-pins.txt``).
-stestr runs ``ironic_tempest_plugin.tests.api.admin.test_allocations`` and
-``test_nodes`` from it (:mod:`tests.compat.stestr_suite`) with a
-``tempest.conf`` written here: Keystone's bootstrap admin, system-scoped
-(``admin_system = all``), creates the tests' users and projects (dynamic
-credentials); ``[enforce_scope] ironic = true`` makes the plugin call the
-bare-metal API as a system-scoped admin; the ``baremetal`` service is berth's
-``/v1`` from Keystone's catalog, with the ``fake-hardware`` driver and the
-microversion range berth advertises (read from its root document).  No other
-service is available (nova, neutron, glance, cinder, swift: off).
+stestr runs, from ``ironic_tempest_plugin.tests.api`` (:mod:`tests.compat.stestr_suite`):
+``admin.test_allocations``, ``admin.test_nodes``, ``admin.test_nodestates``,
+``admin.test_api_discovery``, ``admin.test_shards`` (its classes need 1.82 and
+skip until berth serves it), the classes of ``admin.test_microversion_enforcement``
+that exercise what berth serves (:data:`MICROVERSION_CLASSES`) and
+``rbac_defaults.test_nodes`` (node RBAC as a project reader and a system
+reader, from 1.70).  The ``tempest.conf`` is written here: Keystone's bootstrap
+admin, system-scoped (``admin_system = all``), creates the tests' users and
+projects (dynamic credentials); ``[enforce_scope] ironic = true`` makes the
+plugin call the bare-metal API as a system-scoped admin and enables the RBAC
+tests; the ``baremetal`` service is berth's ``/v1`` from Keystone's catalog,
+with the ``fake-hardware`` driver and the microversion range berth advertises
+(read from its root document).  No other service is available (nova,
+neutron, glance, cinder, swift: off).
 
 Keystone and berth start once for the module.  The counts are printed; a
 failure fails the test unless :data:`EXPECTED_FAILURES` (reviewed: what berth
-does not offer) or :data:`PENDING` (temporary) names it.
+does not offer) or :data:`PENDING` (temporary) names it.  Most of the wall
+time is Keystone's (each test class creates and deletes its users and
+projects): the module's time is printed with the counts.
 """
 
 import os
@@ -27,31 +34,78 @@ from tests.compat import stacks, stestr_suite, suite_venv
 pytestmark = [pytest.mark.compat, pytest.mark.integration]
 
 PINS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'ironic-tempest-pins.txt')
-ADMIN_TESTS = 'ironic_tempest_plugin.tests.api.admin.'
-SELECTION = r'^ironic_tempest_plugin\.tests\.api\.admin\.test_(allocations|nodes)\.'
+API_TESTS = 'ironic_tempest_plugin.tests.api.'
+# test_microversion_enforcement: the classes of what berth serves (the others
+# exercise ports, portgroups, volume, VIFs, BIOS, deploy templates, vendor
+# passthru and the agent, each class costing a Keystone user and project)
+MICROVERSION_CLASSES = ('Nodes', 'NodeManagement', 'NodeTraits', 'NodeIndicators',
+                        'NodeHistory', 'NodeInventory', 'Shard', 'Chassis', 'Driver',
+                        'Conductor', 'Allocation', 'NodeAllocation')
+SELECTION = (r'^ironic_tempest_plugin\.tests\.api\.('
+             r'admin\.test_(allocations|nodes|api_discovery|nodestates|shards)\.'
+             r'|admin\.test_microversion_enforcement\.Test(%s)Microversions\.'
+             r'|rbac_defaults\.test_nodes\.)' % '|'.join(MICROVERSION_CLASSES))
 
 # Ironic features berth does not offer, each with the reason (test id after
-# ironic_tempest_plugin.tests.api.admin., without tempest's [id-…] tags):
+# ironic_tempest_plugin.tests.api., without tempest's [id-…] tags):
 # reviewed, permanent.
 EXPECTED_FAILURES = {
-    'test_nodes.TestNodes.test_get_console':
+    'admin.test_nodes.TestNodes.test_get_console':
         'console: berth has no console interface (GET /v1/nodes/{n}/states/console)',
-    'test_nodes.TestNodes.test_set_console_mode':
+    'admin.test_nodes.TestNodes.test_set_console_mode':
         'console: berth has no console interface (PUT /v1/nodes/{n}/states/console)',
-    'test_nodes.TestNodes.test_get_node_boot_device':
+    'admin.test_nodes.TestNodes.test_get_node_boot_device':
         'boot device: berth has no management interface (/v1/nodes/{n}/management/...)',
-    'test_nodes.TestNodes.test_get_node_supported_boot_devices':
+    'admin.test_nodes.TestNodes.test_get_node_supported_boot_devices':
         'boot device: berth has no management interface (/v1/nodes/{n}/management/...)',
-    'test_nodes.TestNodes.test_set_node_boot_device':
+    'admin.test_nodes.TestNodes.test_set_node_boot_device':
         'boot device: berth has no management interface (/v1/nodes/{n}/management/...)',
-    'test_nodes.TestNodes.test_node_port_list':
+    'admin.test_nodes.TestNodes.test_node_port_list':
         'ports: berth keeps no ports (/v1/ports, /v1/nodes/{n}/ports)',
-    'test_nodes.TestNodes.test_node_ports_detail':
+    'admin.test_nodes.TestNodes.test_node_ports_detail':
         'ports: berth keeps no ports (/v1/ports, /v1/nodes/{n}/ports)',
-    'test_nodes.TestNodes.test_node_port_list_no_ports':
+    'admin.test_nodes.TestNodes.test_node_port_list_no_ports':
         'ports: berth keeps no ports (/v1/ports, /v1/nodes/{n}/ports)',
-    'test_nodes.TestNodes.test_validate_driver_interface':
+    'admin.test_nodes.TestNodes.test_validate_driver_interface':
         'validate: berth runs no driver interfaces (GET /v1/nodes/{n}/validate)',
+    'admin.test_api_discovery.TestApiDiscovery.test_version_1_resources':
+        'ports: berth keeps no ports, so its /v1 document has no "ports" link',
+    'admin.test_microversion_enforcement.TestDriverMicroversions.'
+    'test_show_driver_logical_disk_properties':
+        'RAID: berth has no RAID interface (/v1/drivers/{d}/raid/logical_disk_properties)',
+    'admin.test_microversion_enforcement.TestNodeManagementMicroversions.'
+    'test_set_node_raid_config':
+        'RAID: berth has no RAID interface (PUT /v1/nodes/{n}/states/raid)',
+    'admin.test_nodestates.TestNodeStatesV1_12.test_set_node_raid_config':
+        'RAID: berth has no RAID interface (PUT /v1/nodes/{n}/states/raid)',
+    'admin.test_nodestates.TestNodeStatesV1_6.test_set_node_provision_state':
+        'inspection: berth has no inspect interface (the "inspect" provision target)',
+    'admin.test_nodestates.TestNodeStatesV1_11.test_set_node_provision_state':
+        'inspection: berth has no inspect interface (the "inspect" provision target)',
+    'rbac_defaults.test_nodes.TestNodeSystemReader.test_reader_can_bios_get':
+        'BIOS: berth keeps no BIOS settings (GET /v1/nodes/{n}/bios)',
+    'rbac_defaults.test_nodes.TestNodeSystemReader.test_reader_can_get_indicator_state':
+        'management: berth has no indicators (/v1/nodes/{n}/management/indicators)',
+    'rbac_defaults.test_nodes.TestNodeSystemReader.test_reader_cannot_set_indicator_state':
+        'management: berth has no indicators (/v1/nodes/{n}/management/indicators)',
+    'rbac_defaults.test_nodes.TestNodeSystemReader.test_reader_cannot_get_boot_device':
+        'boot device: berth has no management interface (/v1/nodes/{n}/management/...)',
+    'rbac_defaults.test_nodes.TestNodeSystemReader.test_reader_cannot_set_boot_device':
+        'boot device: berth has no management interface (/v1/nodes/{n}/management/...)',
+    'rbac_defaults.test_nodes.TestNodeSystemReader.test_reader_cannot_get_console':
+        'console: berth has no console interface (its 404 comes before the 403 expected)',
+    'rbac_defaults.test_nodes.TestNodeSystemReader.test_reader_cannot_set_console_state':
+        'console: berth has no console interface (PUT /v1/nodes/{n}/states/console)',
+    'rbac_defaults.test_nodes.TestNodeSystemReader.test_reader_cannot_validate_node':
+        'validate: berth runs no driver interfaces (GET /v1/nodes/{n}/validate)',
+    'rbac_defaults.test_nodes.TestNodeSystemReader.test_reader_cannot_vendor_passthru':
+        'vendor passthru: berth has no vendor interface (/v1/nodes/{n}/vendor_passthru)',
+    'rbac_defaults.test_nodes.TestNodeSystemReader.test_reader_can_vif_list':
+        'VIFs: berth attaches no VIFs (/v1/nodes/{n}/vifs)',
+    'rbac_defaults.test_nodes.TestNodeSystemReader.test_reader_cannot_vif_attach':
+        'VIFs: berth attaches no VIFs (/v1/nodes/{n}/vifs)',
+    'rbac_defaults.test_nodes.TestNodeSystemReader.test_reader_cannot_vif_detach':
+        'VIFs: berth attaches no VIFs (/v1/nodes/{n}/vifs)',
 }
 
 # TEMPORARY: a failure a change in flight will fix (test id -> the change);
@@ -125,7 +179,10 @@ def _versions(baremetal_url):
     return current['min_version'], current['version']
 
 
-def test_api_admin_allocations_and_nodes(venv, tmp_path_factory):
+# about 10 min on 2 busy cores (Keystone's user and project churn): the
+# run's own limit (stestr, 1700 s) comes before pytest-timeout's
+@pytest.mark.timeout(1800)
+def test_ironic_tempest_api(venv, tmp_path_factory):
     workdir = tmp_path_factory.mktemp('ironic-tempest')
     os.makedirs(str(workdir / 'locks'))
     keystone = stacks.keystone(tmp_path_factory.mktemp('keystone'))
@@ -147,14 +204,14 @@ def test_api_admin_allocations_and_nodes(venv, tmp_path_factory):
             started = time.monotonic()
             results = stestr_suite.run(
                 venv, str(workdir), top,
-                os.path.join(top, 'ironic_tempest_plugin', 'tests', 'api', 'admin'),
-                SELECTION, env)
+                os.path.join(top, 'ironic_tempest_plugin', 'tests', 'api'),
+                SELECTION, env, timeout=1700)
             took = time.monotonic() - started
         finally:
             stack.stop()
     finally:
         keystone.stop()
-    print('ironic-tempest-plugin api/admin ran in %.0f s (microversions %s-%s)'
+    print('ironic-tempest-plugin api ran in %.0f s (microversions %s-%s)'
           % (took, min_version, max_version))
-    stestr_suite.judge('ironic-tempest-plugin test_allocations + test_nodes', results,
-                       EXPECTED_FAILURES, PENDING, prefix=ADMIN_TESTS)
+    stestr_suite.judge('ironic-tempest-plugin api (admin + rbac_defaults)', results,
+                       EXPECTED_FAILURES, PENDING, prefix=API_TESTS)

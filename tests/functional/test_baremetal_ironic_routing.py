@@ -237,3 +237,21 @@ def test_the_allocation_owner_field_and_filter_need_1_60(bm):
                    version='1.59')
     assert resp.status_code == 406 and h.fault(resp) == NOT_ACCEPTABLE
     assert len(bm.get('/v1/allocations').json()['allocations']) == 1
+
+
+def test_a_put_to_an_unknown_state_of_a_node_is_ironics_405(bm):
+    # ironic-tempest-plugin's rbac test_reader_cannot_set_raid_state: Ironic's
+    # states controller has no PUT of its own, so an unknown name is a 405,
+    # whatever the node (and before any policy check); a GET stays a 404
+    h.make_node(bm, 's1')
+    for node in ('s1', 'nosuch'):
+        for path in ('/v1/nodes/%s/states/target_raid_config' % node,
+                     '/nodes/%s/states/bogus' % node):
+            resp = bm.put(path, json={'target': {'raid': 'config'}})
+            assert resp.status_code == 405, (path, resp.text)
+            assert h.fault(resp) == 'The method specified is not allowed for this resource.'
+    assert bm.get('/v1/nodes/s1/states/target_raid_config').status_code == 404
+    # the states berth serves, and those it names as not served, keep their answers
+    assert bm.put('/v1/nodes/s1/states/power', json={'target': 'bogus'}).status_code == 400
+    resp = bm.put('/v1/nodes/s1/states/raid', json={'target': {}})
+    assert resp.status_code == 404 and 'not supported by berth' in h.fault(resp)

@@ -323,3 +323,22 @@ def test_without_project_admin_nodes_only_system_admins_create_and_delete(
         berth.conf.clear_override('project_admin_can_manage_own_nodes', group='api')
     assert sorted(n['name'] for n in bm.get('/v1/nodes').json()['nodes']) == [
         'leased', 'mine', 'theirs']
+
+
+def test_a_reader_setting_boot_mode_before_1_76_is_refused_by_policy_first(
+        bm, as_project, nodes):
+    # ironic-tempest-plugin's rbac TestNodeSystemReader.test_reader_cannot_set_boot_mode
+    # (and secure_boot) at 1.70: Ironic checks the policy (403) before the 1.76 gate
+    for path, target in (('boot_mode', 'uefi'), ('secure_boot', True)):
+        url = '/v1/nodes/mine/states/%s' % path
+        status, body = as_project('PUT', url, project=None, roles=READER, system=True,
+                                  body={'target': target}, version='1.70')
+        assert status == 403, body
+        # a project reader cannot see another's node: 404 as for no node
+        assert as_project('PUT', '/v1/nodes/%s/states/%s' % (nodes['mine']['uuid'], path),
+                          project='p2', roles=READER, body={'target': target},
+                          version='1.70')[0] == 404
+        # an admin passes the policy and meets the gate
+        status, body = as_project('PUT', url, project=None, roles=ADMIN, system=True,
+                                  body={'target': target}, version='1.75')
+        assert status == 404 and 'starting with the API version 1.76' in _fault(body)

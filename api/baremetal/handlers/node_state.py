@@ -108,10 +108,18 @@ def unset_maintenance(req):
     return response.no_content(202)
 
 
-def _set_boot(req, rule, values):
+def _boot_node(req, rule):
+    """The node a boot setting is for: the policy first (a reader's 403), then the
+    1.76 gate (404), as Ironic's states controller checks them."""
+    node = policy.node_for(req, rule)
+    if not req.version.matches(api_version.CHANGE_BOOT_MODE):
+        raise fault.NotFound(_TOO_OLD_BOOT)
+    return node
+
+
+def _set_boot(req, node, values):
     """Store a boot setting (no hardware to ask: the fake management's answer is
     the value set); 409 while the node is moving, as Ironic."""
-    node = policy.node_for(req, rule)
     if node.provision_state in _UNSTABLE:
         raise exception.Conflict(
             'Node is in %s state. Since node is transitioning, the boot mode will not '
@@ -121,18 +129,20 @@ def _set_boot(req, rule, values):
     return _accepted(req, node)
 
 
-@router.endpoint(api_version.CHANGE_BOOT_MODE, message=_TOO_OLD_BOOT)
+@router.endpoint(api_version.CHANGE_BOOT_MODE, message=_TOO_OLD_BOOT, handler_gates=True)
 def set_boot_mode(req):
+    node = _boot_node(req, rules.NODE_SET_BOOT_MODE)
     data = validation.json_body(req, schema.BOOT_MODE_SCHEMA)
     target = data['target']
     if target not in BOOT_MODES:
         raise fault.BadRequest('Invalid boot mode %s requested for node. Allowed boot '
                                'modes are: %s' % (target, ', '.join(BOOT_MODES)))
-    return _set_boot(req, rules.NODE_SET_BOOT_MODE, {'boot_mode': target})
+    return _set_boot(req, node, {'boot_mode': target})
 
 
-@router.endpoint(api_version.CHANGE_BOOT_MODE, message=_TOO_OLD_BOOT)
+@router.endpoint(api_version.CHANGE_BOOT_MODE, message=_TOO_OLD_BOOT, handler_gates=True)
 def set_secure_boot(req):
+    node = _boot_node(req, rules.NODE_SET_SECURE_BOOT)
     data = validation.json_body(req, schema.SECURE_BOOT_SCHEMA)
     target = data['target']
     if not isinstance(target, bool):
@@ -143,4 +153,4 @@ def set_secure_boot(req):
     if target is None:
         raise fault.BadRequest('Invalid secure_boot %s requested for node. Allowed '
                                'secure_boot states are: True, False) ' % data['target'])
-    return _set_boot(req, rules.NODE_SET_SECURE_BOOT, {'secure_boot': target})
+    return _set_boot(req, node, {'secure_boot': target})
