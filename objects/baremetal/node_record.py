@@ -35,6 +35,9 @@ PROVISION_VERBS = {
     'rebuild': ((ACTIVE, ERROR), ACTIVE),
     'deleted': ((ACTIVE, ERROR), AVAILABLE),
     'undeploy': ((ACTIVE, ERROR), AVAILABLE),
+    # API 1.85: leaves Ironic's ``clean hold``/``deploy hold``, states berth's nodes
+    # never enter, so it is Ironic's InvalidStateRequested from every state
+    'unhold': ((), AVAILABLE),
 }
 # provision verbs that end the node's allocation
 DEALLOCATING_VERBS = ('deleted', 'undeploy')

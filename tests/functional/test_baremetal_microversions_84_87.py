@@ -1,11 +1,21 @@
-"""Ironic API 1.84 onwards on /v1: the inspection callback (1.84, out of scope).
+"""Ironic API 1.84 onwards on /v1: the inspection callback (1.84, out of scope),
+the ``unhold`` verb (1.85).
 
 doc/source/ironic-microversions.md lists every version with its decision.
 """
 
-from tests.functional import baremetal_helpers as h
+import pytest
 
-MAX = '1.84'
+from tests.functional import baremetal_helpers as h
+from tests.functional.test_baremetal_rbac import (  # noqa: F401  (fixtures)
+    MEMBER,
+    READER,
+    _fault,
+    as_project,
+    nodes,
+)
+
+MAX = '1.85'
 UNSUPPORTED = 'not supported by berth: %s (see doc/source/api/baremetal.md)'
 
 
@@ -13,7 +23,7 @@ def _v(version):
     return {'X-OpenStack-Ironic-API-Version': version}
 
 
-def test_the_maximum_is_1_84(bm):
+def test_the_maximum_version(bm):
     resp = bm.get('/v1')
     assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == MAX
     assert resp.json()['version']['version'] == MAX
@@ -38,3 +48,63 @@ def test_continue_inspection_is_not_served_nor_linked_at_1_84(bm):
             404, UNSUPPORTED % '/v1/continue_inspection')
     resp = bm.post('/v1/continue_inspection', headers=_v('1.84'), data='not json')
     assert resp.status_code == 404
+
+
+# 1.85 unhold: Ironic's verb out of ``clean hold``/``deploy hold``; berth's nodes
+# never hold, and Ironic checks the state before the verb's version
+
+def _not_in(verb, node, state):
+    return ('The requested action "%s" can not be performed on node "%s" while it is '
+            'in state "%s".' % (verb, node['uuid'], state))
+
+
+def _provision(bm, node, version, **body):
+    return bm.put('/v1/nodes/%s/states/provision' % node['uuid'], headers=_v(version),
+                  json=body)
+
+
+@pytest.mark.parametrize('state', ['enroll', 'manageable', 'available', 'active'])
+def test_unhold_is_ironics_invalid_state_at_every_version(bm, state):
+    node = h.make_node(bm, 'n-' + state, state=state)
+    history = bm.get('/v1/nodes/%s/history' % node['uuid']).json()['history']
+    for version in ('1.85', '1.84', '1.1'):
+        resp = _provision(bm, node, version, target='unhold')
+        assert (resp.status_code, h.fault(resp)) == (
+            400, _not_in('unhold', node, state))
+    after = bm.get('/v1/nodes/%s' % node['uuid']).json()
+    assert after['provision_state'] == state
+    assert bm.get('/v1/nodes/%s/history' % node['uuid']).json()['history'] == history
+
+
+def test_unhold_bad_input_is_a_4xx(bm):
+    node = h.make_node(bm, 'bad')
+    for body in ({'target': 123}, {'target': None}, {}, {'target': ['unhold']}):
+        resp = bm.put('/v1/nodes/bad/states/provision', json=body)
+        assert resp.status_code == 400, (body, resp.text)
+    resp = bm.put('/v1/nodes/bad/states/provision', data='{"target": ')
+    assert resp.status_code == 400
+    resp = _provision(bm, node, '1.85', target='unhold', disable_ramdisk=True)
+    assert (resp.status_code, h.fault(resp)) == (
+        400, 'disable_ramdisk is supported only with manual cleaning or servicing')
+    resp = _provision(bm, node, '1.85', target='unhold',
+                      deploy_steps=[{'interface': 'deploy', 'step': 's', 'args': {},
+                                     'priority': 1}])
+    assert resp.status_code == 400
+    assert '"deploy_steps" is only valid' in h.fault(resp)
+    resp = bm.put('/v1/nodes/missing/states/provision', json={'target': 'unhold'})
+    assert (resp.status_code, h.fault(resp)) == (404, 'Node missing could not be found.')
+
+
+def test_unhold_tenant_rules(as_project, nodes):  # noqa: F811
+    path = '/v1/nodes/%s/states/provision'
+    # the owner's member passes the rule: the answer is the node's state
+    status, body = as_project('PUT', path % 'mine', version='1.85',
+                              body={'target': 'unhold'})
+    assert (status, _fault(body)) == (400, _not_in('unhold', nodes['mine'], 'available'))
+    status, body = as_project('PUT', path % 'mine', roles=READER, version='1.85',
+                              body={'target': 'unhold'})
+    assert (status, _fault(body)) == (
+        403, 'baremetal:node:set_provision_state is disallowed by policy')
+    status, body = as_project('PUT', path % 'theirs', roles=MEMBER, version='1.85',
+                              body={'target': 'unhold'})
+    assert (status, _fault(body)) == (404, 'Node theirs could not be found.')
