@@ -199,7 +199,7 @@ DESCRIPTIONS = {
     '/v1:limit': 'The most items to return (at most 1000).',
     **{'%s_interface' % kind: 'The %s interface of the node.' % kind for kind in (
         'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network',
-        'power', 'raid', 'rescue', 'storage', 'vendor')},
+        'power', 'raid', 'rescue', 'storage', 'vendor', 'firmware')},
 }
 
 

@@ -99,6 +99,7 @@ class Node:
     rescue_interface: str | None = None
     storage_interface: str | None = None
     vendor_interface: str | None = None
+    firmware_interface: str | None = None    # API 1.86
     network_data: dict | None = None
     boot_mode: str | None = None
     secure_boot: bool | None = None

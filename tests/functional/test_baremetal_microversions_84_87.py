@@ -1,5 +1,5 @@
 """Ironic API 1.84 onwards on /v1: the inspection callback (1.84, out of scope),
-the ``unhold`` verb (1.85).
+the ``unhold`` verb (1.85), ``firmware_interface`` (1.86).
 
 doc/source/ironic-microversions.md lists every version with its decision.
 """
@@ -8,6 +8,7 @@ import pytest
 
 from tests.functional import baremetal_helpers as h
 from tests.functional.test_baremetal_rbac import (  # noqa: F401  (fixtures)
+    ADMIN,
     MEMBER,
     READER,
     _fault,
@@ -15,7 +16,7 @@ from tests.functional.test_baremetal_rbac import (  # noqa: F401  (fixtures)
     nodes,
 )
 
-MAX = '1.85'
+MAX = '1.86'
 UNSUPPORTED = 'not supported by berth: %s (see doc/source/api/baremetal.md)'
 
 
@@ -107,4 +108,76 @@ def test_unhold_tenant_rules(as_project, nodes):  # noqa: F811
         403, 'baremetal:node:set_provision_state is disallowed by policy')
     status, body = as_project('PUT', path % 'theirs', roles=MEMBER, version='1.85',
                               body={'target': 'unhold'})
+    assert (status, _fault(body)) == (404, 'Node theirs could not be found.')
+
+
+# 1.86 firmware_interface: berth serves no firmware, so fake-hardware has only
+# Ironic's do-nothing ``no-firmware`` (Ironic's default enabled list)
+
+_NO_FIRMWARE = ("Could not find the following interface in the "
+                "'ironic.hardware.interfaces.firmware' entrypoint: fake. Valid interfaces "
+                "are ['no-firmware'].")
+
+
+def test_firmware_interface_is_shown_from_1_86(bm):
+    node = h.make_node(bm, 'fw')
+    assert node['firmware_interface'] == 'no-firmware'
+    assert 'firmware_interface' not in bm.get('/v1/nodes/fw', headers=_v('1.85')).json()
+    resp = bm.get('/v1/nodes/fw?fields=firmware_interface', headers=_v('1.86'))
+    assert resp.json()['firmware_interface'] == 'no-firmware'
+    resp = bm.get('/v1/nodes/fw?fields=firmware_interface', headers=_v('1.85'))
+    assert resp.status_code == 406
+    listed = bm.get('/v1/nodes/detail', headers=_v('1.86')).json()['nodes']
+    assert {n['firmware_interface'] for n in listed} == {'no-firmware'}
+    driver = bm.get('/v1/drivers/fake-hardware', headers=_v('1.86')).json()
+    assert (driver['default_firmware_interface'],
+            driver['enabled_firmware_interfaces']) == ('no-firmware', ['no-firmware'])
+    driver = bm.get('/v1/drivers/fake-hardware', headers=_v('1.85')).json()
+    assert 'default_firmware_interface' not in driver
+    assert 'enabled_firmware_interfaces' not in driver
+
+
+def test_firmware_interface_on_create_and_patch(bm):
+    resp = bm.post('/v1/nodes', headers=_v('1.86'), json={
+        'driver': 'fake-hardware', 'name': 'fw1', 'firmware_interface': 'no-firmware'})
+    assert (resp.status_code, resp.json()['firmware_interface']) == (201, 'no-firmware')
+    for value, status in (('fake', 400), (12, 400), (['no-firmware'], 400)):
+        resp = bm.post('/v1/nodes', headers=_v('1.86'), json={
+            'driver': 'fake-hardware', 'firmware_interface': value})
+        assert resp.status_code == status, (value, resp.text)
+    resp = bm.post('/v1/nodes', headers=_v('1.86'), json={
+        'driver': 'fake-hardware', 'firmware_interface': 'fake'})
+    assert h.fault(resp) == _NO_FIRMWARE
+    resp = bm.post('/v1/nodes', headers=_v('1.85'), json={
+        'driver': 'fake-hardware', 'firmware_interface': 'no-firmware'})
+    assert resp.status_code == 406
+    path = '/v1/nodes/fw1'
+    op = [{'op': 'replace', 'path': '/firmware_interface', 'value': 'fake'}]
+    resp = bm.patch(path, headers=_v('1.86'), json=op)
+    assert (resp.status_code, h.fault(resp)) == (400, _NO_FIRMWARE)
+    op[0]['value'] = 'no-firmware'
+    assert bm.patch(path, headers=_v('1.85'), json=op).status_code == 406
+    assert bm.patch(path, headers=_v('1.86'), json=op).status_code == 200
+    resp = bm.patch(path, headers=_v('1.86'),
+                    json=[{'op': 'remove', 'path': '/firmware_interface'}])
+    assert (resp.status_code, resp.json()['firmware_interface']) == (200, 'no-firmware')
+    # the one value is no change, so an active node takes it (Ironic's delta rule)
+    active = h.make_node(bm, 'fw-active', state='active')
+    resp = bm.patch('/v1/nodes/%s' % active['uuid'], headers=_v('1.86'), json=op)
+    assert resp.status_code == 200
+
+
+def test_firmware_interface_tenant_rules(as_project, nodes):  # noqa: F811
+    op = [{'op': 'replace', 'path': '/firmware_interface', 'value': 'no-firmware'}]
+    # Ironic's rule of every driver interface: system member or the owner's admin
+    status, body = as_project('PATCH', '/v1/nodes/mine', roles=ADMIN, version='1.86',
+                              body=op)
+    assert (status, body.get('firmware_interface')) == (200, 'no-firmware'), body
+    for roles in (MEMBER, READER):
+        status, body = as_project('PATCH', '/v1/nodes/mine', roles=roles,
+                                  version='1.86', body=op)
+        assert status == 403
+    status, body = as_project('PATCH', '/v1/nodes/mine', version='1.86', body=op)
+    assert _fault(body) == 'baremetal:node:update:driver_interfaces is disallowed by policy'
+    status, body = as_project('PATCH', '/v1/nodes/theirs', version='1.86', body=op)
     assert (status, _fault(body)) == (404, 'Node theirs could not be found.')

@@ -65,7 +65,7 @@ NODE_UPDATE_FIELDS = {
     'driver': NODE_UPDATE_DRIVER_INTERFACES,
     **{'%s_interface' % kind: NODE_UPDATE_DRIVER_INTERFACES for kind in (
         'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network',
-        'power', 'raid', 'rescue', 'storage', 'vendor')},
+        'power', 'raid', 'rescue', 'storage', 'vendor', 'firmware')},
 }
 
 
