@@ -38,6 +38,9 @@ PROVISION_VERBS = {
     # API 1.85: leaves Ironic's ``clean hold``/``deploy hold``, states berth's nodes
     # never enter, so it is Ironic's InvalidStateRequested from every state
     'unhold': ((), AVAILABLE),
+    # API 1.87: Ironic services an active node with the steps given; berth runs
+    # no steps, so the node is back in active at once (as after its deploy steps)
+    'service': ((ACTIVE,), ACTIVE),
 }
 # provision verbs that end the node's allocation
 DEALLOCATING_VERBS = ('deleted', 'undeploy')

@@ -1,5 +1,6 @@
 """Ironic API 1.84 onwards on /v1: the inspection callback (1.84, out of scope),
-the ``unhold`` verb (1.85), ``firmware_interface`` (1.86).
+the ``unhold`` verb (1.85), ``firmware_interface`` (1.86), the ``service`` verb and
+``service_step`` (1.87).
 
 doc/source/ironic-microversions.md lists every version with its decision.
 """
@@ -16,7 +17,7 @@ from tests.functional.test_baremetal_rbac import (  # noqa: F401  (fixtures)
     nodes,
 )
 
-MAX = '1.86'
+MAX = '1.87'
 UNSUPPORTED = 'not supported by berth: %s (see doc/source/api/baremetal.md)'
 
 
@@ -181,3 +182,95 @@ def test_firmware_interface_tenant_rules(as_project, nodes):  # noqa: F811
     assert _fault(body) == 'baremetal:node:update:driver_interfaces is disallowed by policy'
     status, body = as_project('PATCH', '/v1/nodes/theirs', version='1.86', body=op)
     assert (status, _fault(body)) == (404, 'Node theirs could not be found.')
+
+
+# 1.87 the service verb and service_step: Ironic services an active node with
+# the steps given; berth runs no steps, so it is back in active at once
+
+_STEP = {'interface': 'vendor', 'step': 'log_passthrough', 'args': {}, 'order': 1}
+
+
+def test_service_serves_an_active_node_at_1_87(bm):
+    node = h.make_node(bm, 'svc', state='active')
+    assert node['service_step'] == {}
+    assert 'service_step' not in bm.get('/v1/nodes/svc', headers=_v('1.86')).json()
+    assert bm.get('/v1/nodes/svc?fields=service_step',
+                  headers=_v('1.86')).status_code == 406
+    resp = _provision(bm, node, '1.87', target='service', service_steps=[_STEP])
+    assert resp.status_code == 202, resp.text
+    after = bm.get('/v1/nodes/svc').json()
+    assert (after['provision_state'], after['target_provision_state'],
+            after['service_step'], after['instance_uuid']) == (
+        'active', None, {}, node['instance_uuid'])
+    events = bm.get('/v1/nodes/svc/history').json()['history']
+    assert events[-1]['event'] == 'Provision state changed from active to active (service)'
+    # the step shape Ironic takes: interface and step, args and order optional
+    resp = _provision(bm, node, '1.87', target='service',
+                      service_steps=[{'interface': 'bios', 'step': 'apply'}])
+    assert resp.status_code == 202
+
+
+@pytest.mark.parametrize('state', ['enroll', 'manageable', 'available'])
+def test_service_is_ironics_invalid_state_elsewhere(bm, state):
+    node = h.make_node(bm, 'svc-' + state, state=state)
+    # Ironic checks the state before the verb's version and its parameters
+    for version, body in (('1.87', {'service_steps': [_STEP]}), ('1.86', {}),
+                          ('1.87', {'disable_ramdisk': True})):
+        resp = _provision(bm, node, version, target='service', **body)
+        assert (resp.status_code, h.fault(resp)) == (
+            400, _not_in('service', node, state))
+
+
+def test_service_gates_and_bad_input(bm):
+    node = h.make_node(bm, 'svc-bad', state='active')
+    resp = _provision(bm, node, '1.86', target='service', service_steps=[_STEP])
+    assert (resp.status_code, h.fault(resp)) == (406, 'Request not acceptable.')
+    resp = _provision(bm, node, '1.87', target='service')
+    assert (resp.status_code, h.fault(resp)) == (
+        400, '"service_steps" is required when setting target provision state to service')
+    resp = _provision(bm, node, '1.87', target='service', service_steps=[])
+    assert resp.status_code == 400
+    resp = _provision(bm, node, '1.87', target='rebuild', service_steps=[_STEP])
+    assert (resp.status_code, h.fault(resp)) == (
+        400, '"service_steps" is only valid when setting target provision state to '
+             'service')
+    resp = _provision(bm, node, '1.87', target='service', service_steps=[_STEP],
+                      disable_ramdisk=True)
+    assert (resp.status_code, h.fault(resp)) == (
+        406, 'disable_ramdisk is not acceptable in this API version')
+    for steps in ([{'interface': 'power'}], [{'interface': 'boot', 'step': 's'}],
+                  [{'interface': 'power', 'step': ''}],
+                  [{'interface': 'power', 'step': 's', 'priority': 1}],
+                  [{'interface': 'power', 'step': 's', 'order': -1}],
+                  [{'interface': 'power', 'step': 's', 'args': []}], ['x'],
+                  [{'interface': 'power', 'step': 'x' * 10000, 'args': {'a': 'b' * 5000},
+                    'junk': 'y' * 5000}]):
+        resp = _provision(bm, node, '1.87', target='service', service_steps=steps)
+        assert resp.status_code == 400, (steps, resp.text)
+        assert h.fault(resp).startswith('Invalid service_steps: '), h.fault(resp)
+        assert len(h.fault(resp)) < 2000
+    for steps in ('x', {'interface': 'power'}, 3):
+        resp = _provision(bm, node, '1.87', target='service', service_steps=steps)
+        assert resp.status_code == 400, (steps, resp.text)
+    assert bm.get('/v1/nodes/svc-bad').json()['provision_state'] == 'active'
+    resp = bm.patch('/v1/nodes/svc-bad', headers=_v('1.87'),
+                    json=[{'op': 'replace', 'path': '/service_step', 'value': {}}])
+    assert resp.status_code == 400
+
+
+def test_service_tenant_rules(bm, as_project, nodes):  # noqa: F811
+    path = '/v1/nodes/%s/states/provision'
+    mine = h.make_node(bm, 'mine-active', owner='p1', state='active')
+    body = {'target': 'service', 'service_steps': [_STEP]}
+    status, _ = as_project('PUT', path % 'mine-active', version='1.87', body=body)
+    assert status == 202
+    status, resp = as_project('PUT', path % 'mine-active', roles=READER, version='1.87',
+                              body=body)
+    assert (status, _fault(resp)) == (
+        403, 'baremetal:node:set_provision_state is disallowed by policy')
+    status, resp = as_project('PUT', path % 'theirs', version='1.87', body=body)
+    assert (status, _fault(resp)) == (404, 'Node theirs could not be found.')
+    # a lessee member may change the provision state only as its admin (Ironic)
+    status, resp = as_project('PUT', path % 'leased', version='1.87', body=body)
+    assert status == 403
+    assert bm.get('/v1/nodes/%s' % mine['uuid']).json()['provision_state'] == 'active'
