@@ -5,8 +5,12 @@ the ``unhold`` verb (1.85), ``firmware_interface`` (1.86), the ``service`` verb 
 doc/source/ironic-microversions.md lists every version with its decision.
 """
 
-import pytest
+import json
 
+import pytest
+import webob
+
+from api.baremetal import app as baremetal_app
 from tests.functional import baremetal_helpers as h
 from tests.functional.test_baremetal_rbac import (  # noqa: F401  (fixtures)
     ADMIN,
@@ -274,3 +278,28 @@ def test_service_tenant_rules(bm, as_project, nodes):  # noqa: F811
     status, resp = as_project('PUT', path % 'leased', version='1.87', body=body)
     assert status == 403
     assert bm.get('/v1/nodes/%s' % mine['uuid']).json()['provision_state'] == 'active'
+
+
+def test_service_steps_have_their_own_rule(bm, berth, tmp_path):
+    """With ``…:service_steps`` denied, a caller passing the provision rule gets 403."""
+    node = h.make_node(bm, 'svc-rule', owner='p1', state='active')
+    path = tmp_path / 'policy.yaml'
+    path.write_text('"baremetal:node:set_provision_state:service_steps": "!"\n')
+    berth.conf.set_override('policy_file', str(path), group='oslo_policy')
+    berth.conf.set_override('auth_strategy', 'keystone', group='api')
+    try:
+        app = baremetal_app.BaremetalApp(berth.conf, berth.db, berth.conductor_api)
+    finally:
+        berth.conf.clear_override('auth_strategy', group='api')
+        berth.conf.clear_override('policy_file', group='oslo_policy')
+    req = webob.Request.blank(
+        '/v1/nodes/%s/states/provision' % node['uuid'], method='PUT',
+        headers={'X-Identity-Status': 'Confirmed', 'X-User-Id': 'u', 'X-Roles': MEMBER,
+                 'X-Project-Id': 'p1', 'X-Project-Name': 'p1',
+                 'X-OpenStack-Ironic-API-Version': '1.87'})
+    req.body = json.dumps({'target': 'service', 'service_steps': [_STEP]}).encode()
+    req.content_type = 'application/json'
+    resp = req.get_response(app)
+    assert (resp.status_int, _fault(resp.json)) == (
+        403, 'baremetal:node:set_provision_state:service_steps is disallowed by policy')
+    assert bm.get('/v1/nodes/svc-rule').json()['provision_state'] == 'active'
