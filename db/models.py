@@ -292,6 +292,8 @@ class Node(TimestampMixin, Base):
     rescue_interface = sa.Column(sa.String(255), nullable=True)
     storage_interface = sa.Column(sa.String(255), nullable=True)
     vendor_interface = sa.Column(sa.String(255), nullable=True)
+    # Ironic's firmware_interface (API 1.86); null on a node stored before it
+    firmware_interface = sa.Column(sa.String(255), nullable=True)
     # Ironic's network_data (API 1.66), boot_mode and secure_boot (1.75)
     network_data = sa.Column(sa.JSON, nullable=True)
     boot_mode = sa.Column(sa.String(16), nullable=True)

@@ -9,15 +9,20 @@ dropped:
   targets ``active`` and ``rebuild`` (Ironic's literal rule: not with the
   ``deploy`` alias); 406 below 1.69;
 * ``disable_ramdisk`` (1.70): a boolean, Ironic takes it only with ``clean``
-  (1.70) and ``service`` (1.108), targets berth does not offer: always a 400
-  once it is a valid boolean;
-* the ``deploy`` and ``undeploy`` verbs (1.73) are 406 below their version.
+  (1.70), which berth does not offer, and ``service`` from 1.108: a 400 once
+  it is a valid boolean, a 406 with ``service``;
+* the ``deploy`` and ``undeploy`` verbs (1.73) are 406 below their version;
+* ``service_steps`` (1.87): only with the ``service`` verb (400), which needs
+  1.87 (406) and them (400): a list of ``{interface, step[, args, order]}``
+  with one of Ironic's cleaning interfaces (``Invalid service_steps: …``).
 """
 
+import jsonschema
 from oslo_utils import strutils
 
 from api.baremetal import fault, validation
 from api.baremetal import version as api_version
+from api.common import errors as common_errors
 
 NOT_ACCEPTABLE = 'Request not acceptable.'
 # Ironic's interfaces that may carry deploy steps
@@ -39,9 +44,31 @@ DEPLOY_STEPS_SCHEMA = {
         'additionalProperties': False,
     },
 }
+# Ironic's interfaces that may carry clean and service steps
+SERVICE_STEP_INTERFACES = ('vendor', 'power', 'management', 'firmware', 'deploy', 'bios',
+                           'raid')
+SERVICE_STEPS_SCHEMA = {
+    'type': 'array',
+    'items': {
+        'type': 'object',
+        'properties': {
+            'interface': {'enum': list(SERVICE_STEP_INTERFACES)},
+            'step': {'type': 'string', 'minLength': 1},
+            'args': {'type': 'object'},
+            'order': {'anyOf': [{'type': 'integer', 'minimum': 0},
+                                {'type': 'string', 'minLength': 1,
+                                 'pattern': '^[0-9]+$'}]},
+            'execute_on_child_nodes': {'type': 'boolean'},
+            'limit_child_node_execution': {'type': 'array'},
+        },
+        'required': ['interface', 'step'],
+        'additionalProperties': False,
+    },
+}
 PROVISION_SCHEMA = {'type': 'object', 'properties': {
     'target': {'type': 'string'},
     'deploy_steps': {'type': ['array', 'null']},
+    'service_steps': {'type': ['array', 'null']},
     'disable_ramdisk': {'type': ['boolean', 'string', 'null']},
 }, 'required': ['target']}
 _VERB_VERSIONS = {'deploy': api_version.DEPLOY_VERBS,
@@ -56,7 +83,7 @@ def check_verb(req, target):
         raise fault.NotAcceptable(NOT_ACCEPTABLE)
 
 
-def _disable_ramdisk(req, value):
+def _disable_ramdisk(req, target, value):
     if value is None:
         return
     if not isinstance(value, bool):
@@ -65,7 +92,10 @@ def _disable_ramdisk(req, value):
         except ValueError:
             raise fault.BadRequest('Invalid boolean value for disable_ramdisk: %s'
                                    % (value,))
-    # Ironic's rule: only with manual cleaning or servicing, neither served here
+    if target == 'service':     # Ironic takes it with servicing from 1.108
+        raise fault.NotAcceptable('disable_ramdisk is not acceptable in this API '
+                                  'version')
+    # Ironic's rule: only with manual cleaning (not served here) or servicing
     raise fault.BadRequest('disable_ramdisk is supported only with manual cleaning '
                            'or servicing')
 
@@ -82,7 +112,26 @@ def _deploy_steps(req, target, steps):
     validation.check_schema(DEPLOY_STEPS_SCHEMA, steps, 'deploy_steps')
 
 
+def _service_steps(req, target, steps):
+    if steps and target != 'service':
+        raise fault.BadRequest('"service_steps" is only valid when setting target '
+                               'provision state to service')
+    if target != 'service':
+        return
+    if not req.version.matches(api_version.SERVICE):
+        raise fault.NotAcceptable(NOT_ACCEPTABLE)
+    if not steps:
+        raise fault.BadRequest('"service_steps" is required when setting target '
+                               'provision state to service')
+    errors = list(jsonschema.Draft4Validator(SERVICE_STEPS_SCHEMA).iter_errors(steps))
+    if errors:
+        error = jsonschema.exceptions.best_match(errors)
+        raise fault.BadRequest('Invalid service_steps: %s' % common_errors.cut_repr(
+            error.message, error.instance))
+
+
 def check(req, data):
     """The checks of the body ``data`` (its ``target`` already known), in Ironic's order."""
-    _disable_ramdisk(req, data.get('disable_ramdisk'))
+    _disable_ramdisk(req, data['target'], data.get('disable_ramdisk'))
     _deploy_steps(req, data['target'], data.get('deploy_steps'))
+    _service_steps(req, data['target'], data.get('service_steps'))

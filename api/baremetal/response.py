@@ -31,6 +31,7 @@ _NODE_FIELD_VERSIONS = {'name': '1.5', 'resource_class': '1.21', 'traits': '1.37
                         'secure_boot': api_version.BOOT_MODE,
                         'shard': api_version.SHARDS,
                         'parent_node': api_version.CHILD_NODES,
+                        'service_step': api_version.SERVICE,
                         **{driver_schema.interface_field(k): v
                            for k, v in driver_schema.INTERFACE_VERSIONS.items()}}
 # (Ironic's own gates of fields berth shows; read by api.baremetal.gates)
@@ -132,7 +133,8 @@ def node(req, node, fields=None, detail=True):
         'reservation': node.reservation, 'conductor': None,
         'conductor_group': node.conductor_group or '', 'console_enabled': False,
         'chassis_uuid': node.chassis_uuid,
-        'clean_step': {}, 'deploy_step': {}, 'protected': node.protected,
+        'clean_step': {}, 'deploy_step': {}, 'service_step': {},
+        'protected': node.protected,
         'protected_reason': node.protected_reason, 'retired': node.retired,
         'retired_reason': node.retired_reason,
         'traits': node.traits, 'allocation_uuid': node.allocation_uuid,

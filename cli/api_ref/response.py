@@ -190,6 +190,8 @@ FIELDS = {
     '/v1/nodes:reservation': 'The conductor holding a lock on the node.',
     '/v1/nodes:clean_step': 'The current cleaning step.',
     '/v1/nodes:deploy_step': 'The current deploy step.',
+    '/v1/nodes:service_step': 'The current service step (always empty: berth runs no '
+                               'steps; 1.87).',
     '/v1/nodes:protected': 'Whether the node is protected from undeploying.',
     '/v1/nodes:protected_reason': 'Why the node is protected.',
     '/v1/nodes:inspection_started_at': 'When inspection started.',

@@ -187,8 +187,10 @@ DESCRIPTIONS = {
                                                   'enabled (1.76).',
     'deploy_steps': 'Deploy steps (``interface``, ``step``, ``args``, ``priority``) '
                     'with ``active`` or ``rebuild`` (1.69); validated, not run.',
-    'disable_ramdisk': 'Ironic takes it with manual cleaning only, which berth does '
-                       'not serve: always a 400 (1.70).',
+    'disable_ramdisk': 'Ironic takes it with manual cleaning (not served: a 400, '
+                       '1.70) and with ``service`` from 1.108 (a 406 here).',
+    'service_steps': 'Service steps (``interface``, ``step``, optional ``args``, '
+                     '``order``) with ``service`` (1.87); validated, not run.',
     'reason': 'Why the node is in maintenance.',
     'fields': 'The fields to return, comma-separated.',
     'marker': 'The UUID of the last item of the previous page.',
@@ -199,7 +201,7 @@ DESCRIPTIONS = {
     '/v1:limit': 'The most items to return (at most 1000).',
     **{'%s_interface' % kind: 'The %s interface of the node.' % kind for kind in (
         'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network',
-        'power', 'raid', 'rescue', 'storage', 'vendor')},
+        'power', 'raid', 'rescue', 'storage', 'vendor', 'firmware')},
 }
 
 

@@ -36,7 +36,7 @@ ALLOCATION_PATCHABLE = frozenset({'name', 'extra'})
 # PATCH /v1/nodes/{node} (api/baremetal/schemas/node.py PATCHABLE)
 NODE_INTERFACES = tuple('%s_interface' % k for k in (
     'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network', 'power',
-    'raid', 'rescue', 'storage', 'vendor'))
+    'raid', 'rescue', 'storage', 'vendor', 'firmware'))
 NODE_STRINGS = ('owner', 'lessee', 'conductor_group', 'chassis_uuid', 'driver',
                 'protected_reason', 'retired_reason', 'shard', 'parent_node') + NODE_INTERFACES
 NODE_FLAGS = ('protected', 'retired', 'maintenance')

@@ -35,6 +35,12 @@ PROVISION_VERBS = {
     'rebuild': ((ACTIVE, ERROR), ACTIVE),
     'deleted': ((ACTIVE, ERROR), AVAILABLE),
     'undeploy': ((ACTIVE, ERROR), AVAILABLE),
+    # API 1.85: leaves Ironic's ``clean hold``/``deploy hold``, states berth's nodes
+    # never enter, so it is Ironic's InvalidStateRequested from every state
+    'unhold': ((), AVAILABLE),
+    # API 1.87: Ironic services an active node with the steps given; berth runs
+    # no steps, so the node is back in active at once (as after its deploy steps)
+    'service': ((ACTIVE,), ACTIVE),
 }
 # provision verbs that end the node's allocation
 DEALLOCATING_VERBS = ('deleted', 'undeploy')
@@ -96,6 +102,7 @@ class Node:
     rescue_interface: str | None = None
     storage_interface: str | None = None
     vendor_interface: str | None = None
+    firmware_interface: str | None = None    # API 1.86
     network_data: dict | None = None
     boot_mode: str | None = None
     secure_boot: bool | None = None

@@ -51,7 +51,7 @@ def get_states(req):
 
 @router.endpoint()
 def set_provision_state(req):
-    policy.node_for(req, rules.NODE_PROVISION)
+    node = policy.node_for(req, rules.NODE_PROVISION)
     data = validation.json_body(req, provision_params.PROVISION_SCHEMA)
     target = data['target']
     if target not in node_obj.PROVISION_VERBS:
@@ -61,6 +61,12 @@ def set_provision_state(req):
     if target in ('manage', 'provide') and not req.version.matches('1.4'):
         raise fault.NotAcceptable('The "%s" target needs API version 1.4' % target)
     provision_params.check_verb(req, target)
+    if data.get('service_steps'):       # Ironic's second rule, before the state
+        policy.authorize(req, rules.NODE_PROVISION_SERVICE_STEPS, policy.node_target(node))
+    if target == 'service' and node.provision_state not in node_obj.PROVISION_VERBS[target][0]:
+        # Ironic checks the state before servicing's own parameters and version
+        raise exception.InvalidStateRequested(action=target, node=node.uuid,
+                                              state=node.provision_state)
     provision_params.check(req, data)
     node = node_obj.get(req.context, req.urlvars['node'])
     if target in node_obj.DEALLOCATING_VERBS and node.allocation_uuid is not None:

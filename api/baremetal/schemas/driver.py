@@ -10,12 +10,15 @@ Neutron) and ``storage`` is ``noop`` (Ironic's ``default_storage_interface``).
 As in Ironic, fake-hardware takes any enabled implementation of a kind.
 """
 
-# kind -> (enabled implementations, default); Ironic's kinds up to API 1.65
+# kind -> (enabled implementations, default); Ironic's kinds up to API 1.86.  berth
+# serves no firmware (its endpoints are 'not supported by berth'), so firmware
+# has only Ironic's do-nothing ``no-firmware``, also Ironic's default enabled list
 FAKE_HARDWARE = {
     'bios': (('fake', 'no-bios'), 'fake'),
     'boot': (('fake',), 'fake'),
     'console': (('fake', 'no-console'), 'fake'),
     'deploy': (('fake',), 'fake'),
+    'firmware': (('no-firmware',), 'no-firmware'),
     'inspect': (('fake', 'no-inspect'), 'fake'),
     'management': (('fake',), 'fake'),
     'network': (('flat', 'noop'), 'noop'),
@@ -35,10 +38,12 @@ INTERFACE_VERSIONS = {
     'bios': '1.40', 'boot': '1.31', 'console': '1.31', 'deploy': '1.31',
     'inspect': '1.31', 'management': '1.31', 'network': '1.20', 'power': '1.31',
     'raid': '1.31', 'rescue': '1.38', 'storage': '1.33', 'vendor': '1.31',
+    'firmware': '1.86',
 }
 # driver fields shown from 1.30 whatever the interface's own node version,
 # except these (Ironic's driver hide_fields_in_newer_versions)
-DRIVER_INTERFACE_VERSIONS = {'storage': '1.33', 'rescue': '1.38', 'bios': '1.40'}
+DRIVER_INTERFACE_VERSIONS = {'storage': '1.33', 'rescue': '1.38', 'bios': '1.40',
+                             'firmware': '1.86'}
 
 LIST_PARAMS = ('type', 'detail', 'fields')
 

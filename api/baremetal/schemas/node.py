@@ -7,7 +7,7 @@ from objects.baremetal import conductor as conductor_obj
 # As in Ironic, a hardware type no conductor offers is refused (400).
 DRIVERS = conductor_obj.DRIVERS
 _INTERFACES = ('bios', 'boot', 'console', 'deploy', 'inspect', 'management',
-               'network', 'power', 'raid', 'rescue', 'storage', 'vendor')
+               'network', 'power', 'raid', 'rescue', 'storage', 'vendor', 'firmware')
 INTERFACE_FIELDS = tuple('%s_interface' % k for k in _INTERFACES)
 
 _OBJECT = {'type': ['object', 'null']}

@@ -20,6 +20,7 @@ NODE_DELETE = 'baremetal:node:delete'
 NODE_CREATE_SELF_OWNED = 'baremetal:node:create:self_owned_node'
 NODE_DELETE_SELF_OWNED = 'baremetal:node:delete:self_owned_node'
 NODE_PROVISION = 'baremetal:node:set_provision_state'
+NODE_PROVISION_SERVICE_STEPS = 'baremetal:node:set_provision_state:service_steps'
 NODE_POWER = 'baremetal:node:set_power_state'
 NODE_MAINTENANCE = 'baremetal:node:set_maintenance'
 NODE_CLEAR_MAINTENANCE = 'baremetal:node:clear_maintenance'
@@ -65,7 +66,7 @@ NODE_UPDATE_FIELDS = {
     'driver': NODE_UPDATE_DRIVER_INTERFACES,
     **{'%s_interface' % kind: NODE_UPDATE_DRIVER_INTERFACES for kind in (
         'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network',
-        'power', 'raid', 'rescue', 'storage', 'vendor')},
+        'power', 'raid', 'rescue', 'storage', 'vendor', 'firmware')},
 }
 
 
@@ -141,6 +142,9 @@ _RULES = [
      [('GET', _NODE + '/states')]),
     (NODE_PROVISION, base.SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
      'Change a node provision state', [('PUT', _NODE + '/states/provision')]),
+    (NODE_PROVISION_SERVICE_STEPS, base.SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+     'Run service steps on a node (the service verb, API 1.87)',
+     [('PUT', _NODE + '/states/provision')]),
     (NODE_POWER, base.SYSTEM_OR_PROJECT_MEMBER, 'Change a node power state',
      [('PUT', _NODE + '/states/power')]),
     (NODE_MAINTENANCE, base.SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
