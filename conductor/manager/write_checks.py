@@ -159,6 +159,10 @@ def update_node(node, values, max_bytes):
     _string(values.get('resource_class'), 'resource_class', MAX_RESOURCE_CLASS)
     for field in NODE_STRINGS:
         _string(values.get(field), field)
+    # berth-api resolves a parent given by name to its UUID before it calls
+    # (api/baremetal/node_parent.py); a name or any other text is not a parent
+    if values.get('parent_node') is not None:
+        check_uuid(values['parent_node'], 'parent_node')
     for field in NODE_FLAGS:
         if field in values and not isinstance(values[field], bool):
             raise _invalid('%s must be a boolean' % field)

@@ -39,7 +39,9 @@ manager = base.manager      # the conductor with mocked writes (a fixture)
 NODE_VALUES = {field: 'x' for field in bm.NODE_UPDATE_FIELDS}
 NODE_VALUES.update(instance_uuid=None, retired=True, maintenance=True, name='node-x',
                    instance_info={}, properties={}, extra={}, driver_info={},
-                   network_data={})
+                   network_data={},
+                   # berth-api sends a parent resolved to its UUID (write_checks)
+                   parent_node='1be26c0b-03f2-4d2e-ae87-c02d7f33c123')
 NODE_RULES = [bm.NODE_GET] + bm.update_rules(NODE_VALUES)
 TWO = [{'uuid': 'c', 'allocations': {}}, {'uuid': 'd', 'allocations': {}}]
 

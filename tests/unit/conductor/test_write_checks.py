@@ -143,3 +143,13 @@ def test_a_node_update_flag_must_be_a_boolean():
         wc.update_node(NODE, {'instance_uuid': None, 'chassis_uuid': ['x']}, LIMIT)
     wc.update_node(NODE, {'instance_uuid': None, 'maintenance': True,
                           'deploy_interface': 'fake'}, LIMIT)
+
+
+def test_a_node_update_parent_is_a_uuid_as_berth_api_sends_it():
+    """berth-api resolves parent_node to a UUID; over the bus nothing else is a parent."""
+    for bad in ('node-7', '', 'x' * 36):
+        with pytest.raises(exception.Invalid, match='parent_node'):
+            wc.update_node(NODE, {'instance_uuid': None, 'parent_node': bad}, LIMIT)
+    wc.update_node(NODE, {'instance_uuid': None, 'parent_node': None}, LIMIT)
+    wc.update_node(NODE, {'instance_uuid': None,
+                          'parent_node': '1be26c0b-03f2-4d2e-ae87-c02d7f33c123'}, LIMIT)
