@@ -176,7 +176,14 @@ class Authorizer:
         self._node(ctx, node, bm.NODE_PROVISION)
 
     def destroy_node(self, ctx, node):
-        self._node(ctx, node, bm.NODE_DELETE)
+        """DELETE /v1/nodes/{node}: ``node:delete``, else (with ``[api]
+        project_admin_can_manage_own_nodes``, as the API) ``node:delete:self_owned_node``."""
+        try:
+            self._node(ctx, node, bm.NODE_DELETE)
+        except exception.Forbidden:
+            if not self.conf.api.project_admin_can_manage_own_nodes:
+                raise
+            self._node(ctx, node, bm.NODE_DELETE_SELF_OWNED)
 
 
 def _passes(enforcer, rule, target, ctx):
