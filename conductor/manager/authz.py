@@ -29,6 +29,8 @@ from objects.baremetal import node as node_obj
 
 # Placement's refusal text (api.placement.policy), Ironic's is the exception's own
 PLACEMENT_DENIED = 'Policy does not allow %s to be performed.'
+# Ironic's answer to a parent_node that is not a node the caller may link to
+PARENT_INVALID = "Unable to apply the requested parent_node '%s'. Requested value was invalid."
 # create_allocation's ``scope`` when the caller did not ask create_scope
 _ASK = object()
 
@@ -150,14 +152,38 @@ class Authorizer:
         self._allocation(ctx, node_alloc.get(ctx, uuid), uuid, bm.ALLOCATION_UPDATE)
 
     def update_node(self, ctx, node, values):
-        """PATCH /v1/nodes/{node}: each changed field's own rule, else ``node:update``."""
-        self._node(ctx, node, *bm.update_rules(values))
+        """PATCH /v1/nodes/{node}: each changed field's own rule, else ``node:update``.
+
+        A ``parent_node`` being set must be a node ``ctx`` may see whose owner
+        is the node's (api/baremetal/node_parent.py checks the same before it
+        calls; a caller on the bus is not trusted to have), else Invalid with
+        Ironic's one text, which tells nothing of other projects' nodes.
+        """
+        found = self._node(ctx, node, *bm.update_rules(values))
+        if values.get('parent_node') is not None:
+            self._parent(ctx, found, values['parent_node'])
+
+    def _parent(self, ctx, node, ident):
+        try:
+            parent = node_obj.get(ctx, ident)
+        except (exception.NotFound, exception.Invalid):
+            parent = None
+        if (parent is None or not self._check(ctx, bm.NODE_GET, targets.node(parent))
+                or parent.owner != node.owner):
+            raise exception.Invalid(PARENT_INVALID % ident)
 
     def set_node_provision_state(self, ctx, node):
         self._node(ctx, node, bm.NODE_PROVISION)
 
     def destroy_node(self, ctx, node):
-        self._node(ctx, node, bm.NODE_DELETE)
+        """DELETE /v1/nodes/{node}: ``node:delete``, else (with ``[api]
+        project_admin_can_manage_own_nodes``, as the API) ``node:delete:self_owned_node``."""
+        try:
+            self._node(ctx, node, bm.NODE_DELETE)
+        except exception.Forbidden:
+            if not self.conf.api.project_admin_can_manage_own_nodes:
+                raise
+            self._node(ctx, node, bm.NODE_DELETE_SELF_OWNED)
 
 
 def _passes(enforcer, rule, target, ctx):

@@ -176,10 +176,17 @@ def paginate(q, table, limit, marker, sort_key, sort_dir, fetch, not_found):
             null_side = col.is_(None) if desc else sa.false()
             q = q.where(sa.or_(after(col, m_val), null_side,
                                sa.and_(col == m_val, after(id_col, m.id))))
-    order: tuple[sa.UnaryExpression, ...] = (
-        (col.desc(), id_col.desc()) if desc else (col.asc(), id_col.asc()))
+    order: list[sa.ColumnElement] = [col.desc(), id_col.desc()] if desc else [
+        col.asc(), id_col.asc()]
     if sort_key == 'id':
         order = order[:1]
+    if col.nullable:
+        # the condition above puts NULLs first ascending and last descending,
+        # as SQLite and MariaDB order them; PostgreSQL's own order is the
+        # other way round, so the place of NULLs is spelt out (portably: no
+        # NULLS FIRST, which MariaDB lacks)
+        has_value = sa.case((col.is_(None), 0), else_=1)
+        order.insert(0, has_value.desc() if desc else has_value.asc())
     q = q.order_by(*order)
     if limit:
         q = q.limit(limit)

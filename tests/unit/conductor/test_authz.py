@@ -278,3 +278,21 @@ def test_the_rest_path_answers_a_conductors_refusal_with_403(api):
     err = fault.from_domain(exception.Forbidden(rule='baremetal:node:delete'))
     assert err.status == 403
     assert err.detail == 'baremetal:node:delete is disallowed by policy'
+
+
+def test_the_owners_project_admin_deletes_its_node_as_over_rest(manager):
+    """destroy_node takes the API's self_owned_node rule ([api]
+    project_admin_can_manage_own_nodes, default on): a project admin deletes
+    its project's node held by an allocation; off, only ``node:delete``."""
+    owner_admin = _ctx(['admin', 'member', 'reader'], project='p1')
+    _call(manager.destroy_node, owner_admin, 'n1')
+    manager.node_writes.destroy_node.assert_called_once()
+    with pytest.raises(exception.NodeNotFound):
+        _call(manager.destroy_node, _ctx(['admin', 'member', 'reader'], project='p2'), 'n1')
+    with pytest.raises(exception.Forbidden):
+        _call(manager.destroy_node, OWNER_MEMBER, 'n1')
+    manager.conf.set_override('project_admin_can_manage_own_nodes', False, group='api')
+    with pytest.raises(exception.Forbidden) as err:
+        _call(manager.destroy_node, owner_admin, 'n1')
+    assert err.value.message == 'baremetal:node:delete is disallowed by policy'
+    manager.node_writes.destroy_node.assert_called_once()
