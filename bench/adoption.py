@@ -58,7 +58,7 @@ def build_source(path, providers, seed=1):
     """A Placement database at ``path`` with ``providers`` compute roots; row counts."""
     rng = random.Random(seed)
     engine = sa.create_engine('sqlite:///%s' % path)
-    rows = {t.name: [] for t in ps.TABLES}
+    rows: dict[str, list[dict]] = {t.name: [] for t in ps.TABLES}
     rows['resource_classes'] = [{'id': i, 'name': n} for i, n in enumerate(CLASSES)] + [
         {'id': 10000, 'name': CUSTOM}]
     rows['traits'] = [{'id': 1, 'name': 'HW_CPU_X86_AVX2'}, {'id': 2, 'name': 'CUSTOM_RACK'},

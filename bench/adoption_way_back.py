@@ -35,7 +35,8 @@ def populate(url, providers):
     """N compute providers and their consumers; the number of consumers."""
     s = requests.Session()
     s.headers.update(HEADERS)
-    consumers, done = {}, 0
+    consumers: dict[str, dict] = {}
+    done = 0
     for n in range(providers):
         rp = _uuid('rp', n)
         r = s.post(url + '/resource_providers', json={'name': 'cn%06d' % n, 'uuid': rp})

@@ -84,14 +84,14 @@ def _search_every_worker(port, pids, searches, most=200):
     same one); the worker that ran a search is the one whose CPU time grew.
     Distinct amounts (no fit either way) keep the answer cache out of it.
     """
-    served = set()
+    served: set[int] = set()
     for i in range(most):
         if i >= searches and served >= set(pids):
             return
         before = {pid: cpu_s(pid) for pid in pids}
         _get(port, SEARCH + str(i))
         grown = {pid: cpu_s(pid) - t for pid, t in before.items()}
-        served.add(max(grown, key=grown.get))
+        served.add(max(grown, key=lambda pid: grown[pid]))
     raise RuntimeError('%d searches reached only workers %s of %s' % (most, served, pids))
 
 

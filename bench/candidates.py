@@ -181,7 +181,7 @@ def run_size(n, db, pg, args):
     connection = pg.new_database('bench_n%d' % n) if db == 'postgresql' else None
     state = placeload.load_state(n, connection, nested=args.nested)
     embedded = servers.Embedded(state, connection)      # writes go through its conductor
-    server = embedded
+    server: servers.Embedded | servers.Gunicorn = embedded
     db_cpu = pg.cpu if db == 'postgresql' else (lambda: 0.0)
     counter = itertools.count(1)         # every distinct query of this run is new
     try:

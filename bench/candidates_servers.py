@@ -109,7 +109,7 @@ class Gunicorn:
             f.write(CONFIG.format(state=state, connection='connection = %s' % connection
                                   if connection else ''))
         env = dict(os.environ, BERTH_CONFIG_FILE=path)
-        self.proc = subprocess.Popen(
+        self.proc: subprocess.Popen | None = subprocess.Popen(
             [os.path.join(os.path.dirname(sys.executable), 'gunicorn'),
              '--workers', str(workers), '--bind', '%s:%d' % (self.host, self.port),
              '--log-level', 'warning', 'api.wsgi:application'],
@@ -125,6 +125,8 @@ class Gunicorn:
 
     def cpu(self):
         """CPU seconds used so far by the worker processes."""
+        if self.proc is None:
+            raise RuntimeError('gunicorn is not running')
         return sum(cluster.cpu_seconds(pid) for pid in deployment.children(self.proc.pid))
 
     def stop(self):

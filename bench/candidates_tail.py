@@ -154,7 +154,7 @@ def measure(client, counters, shape, counter, args):
     cpu = [d['cpu_ms'] for _, d in rows]
     median = statistics.median(times)
     slow = [(ms, d) for ms, d in rows if ms > args.slow * median]
-    tally = {}
+    tally: dict[str, int] = {}
     for ms, d in slow:
         for c in causes(d):
             name = c.split(' (')[0].split(' x')[0]

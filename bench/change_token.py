@@ -47,7 +47,10 @@ def run(reads, rounds):
         engine = sa.create_engine(pg.new_database('change_token'))
         conn = engine.connect().execution_options(isolation_level='AUTOCOMMIT')
         raw = engine.raw_connection()
-        raw.driver_connection.autocommit = True
+        driver = raw.driver_connection
+        if driver is None:
+            raise RuntimeError('no psycopg connection under the pool')
+        driver.autocommit = True
         cursor = raw.cursor()
 
         def through_sqlalchemy():
@@ -55,7 +58,10 @@ def run(reads, rounds):
 
         def on_the_cursor():
             cursor.execute(change.SNAPSHOT)
-            return cursor.fetchone()[0]
+            row = cursor.fetchone()
+            if row is None:
+                raise RuntimeError('the snapshot statement answered no row')
+            return row[0]
 
         rows = []
         for n in range(rounds):

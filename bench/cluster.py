@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 import requests
 
@@ -76,7 +77,7 @@ class Serve:
                     '[conductor]\nembedded_conductors = %d\n' % self.conductors)
         log_path = os.path.join(self.data_dir, 'serve.log')
         with open(log_path, 'ab') as log:
-            self.proc = subprocess.Popen(
+            proc = self.proc = subprocess.Popen(
                 [_bin('berth'), 'serve', '--config-file', config,
                  '--data-dir', self.data_dir, '--host', '127.0.0.1',
                  '--placement-port', str(self.port),
@@ -85,7 +86,7 @@ class Serve:
                 start_new_session=True)
 
         def answers():
-            if self.proc.poll() is not None:
+            if proc.poll() is not None:
                 raise RuntimeError('berth serve exited; see %s' % log_path)
             try:
                 return requests.get(self.url, timeout=1).status_code == 200
@@ -100,6 +101,8 @@ class Serve:
 
     def cpu_seconds(self):
         """CPU seconds ``berth serve`` used so far."""
+        if self.proc is None:
+            raise RuntimeError('berth serve is not running')
         return cpu_seconds(self.proc.pid)
 
     def stop(self):
@@ -113,7 +116,10 @@ class Servers:
 
     def __init__(self, workdir):
         self.workdir = workdir
-        self.rabbitmq = self.postgresql = self.etcd = None
+        # tests.services' servers (untyped), each set by start()
+        self.rabbitmq: Any = None
+        self.postgresql: Any = None
+        self.etcd: Any = None
 
     def start(self):
         for cls in (services.RabbitMQ, services.PostgreSQL, services.Etcd):

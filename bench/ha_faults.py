@@ -138,7 +138,8 @@ def close(dep, fault):
 def run(kind, minutes, down, gap, warm, workdir, seed, extra_conf=''):
     rabbit, tooz, _, _ = FAULTS[kind]
     started = time.monotonic()
-    faults, stopped = [], None
+    faults: list[dict] = []
+    stopped = None
     with ha.HADeployment(workdir, rabbit=rabbit, tooz=tooz,
                          extra_conf=extra_conf).start() as dep:
         cluster = dep.rabbitmq if kind == 'rabbit' else dep.tooz
@@ -222,7 +223,7 @@ def main(argv=None):
            summary['ring_reads_off'], summary['ring_read_errors'], summary['replays'],
            summary['ledger_hits'], summary['lost_writes'],
            summary['acknowledged_writes'], summary['violations']))
-    errors = {}
+    errors: dict[str, int] = {}
     for r in records:
         if r['status'] is None or r['status'] >= 500:
             key = '%s %s %s %s' % (r['status'], r['kind'], r['op'], r['detail'][:120])

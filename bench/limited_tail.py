@@ -87,7 +87,7 @@ def request_of(query):
     from objects.candidates import request as rq
 
     params = urllib.parse.parse_qs(query)
-    groups = {}
+    groups: dict[str, rq.RequestGroup] = {}
     for key, (value,) in params.items():
         for prefix in ('resources', 'required'):
             if key.startswith(prefix):
@@ -201,7 +201,7 @@ def in_process_rows(db, shape, start, requests):
         if phase == 'stop':
             collections.append(info['generation'])
 
-    search_mod.Search.anchor = counted
+    setattr(search_mod.Search, 'anchor', counted)     # counted while measured
     gc.callbacks.append(on_gc)
     rows = []
     try:
@@ -222,7 +222,7 @@ def in_process_rows(db, shape, start, requests):
                          'trees': visits[0], 'candidates': count,
                          'gc': list(collections)})
     finally:
-        search_mod.Search.anchor = anchor
+        setattr(search_mod.Search, 'anchor', anchor)
         gc.callbacks.remove(on_gc)
     return rows
 

@@ -90,7 +90,7 @@ def parse_prometheus(text):
 
 def rpc_counts(samples):
     """``{method: calls}`` from the ``berth_rpc_duration_seconds`` histogram's counts."""
-    counts = {}
+    counts: dict[str, float] = {}
     for (name, labels), value in samples.items():
         if name == 'berth_rpc_duration_seconds_count':
             method = dict(labels).get('method', '')
@@ -99,7 +99,7 @@ def rpc_counts(samples):
 
 
 # RPC methods the API casts (one message, no reply); every other one is a call
-CASTS = frozenset()
+CASTS: frozenset[str] = frozenset()
 
 
 def rpc_messages(counts):

@@ -92,7 +92,7 @@ def claimer(url, targets, workers, phase, granted, answered, pipe):
     """The claim clients' process: ``workers`` threads until ``phase`` is STOP."""
     import threading
     client = claims_bench.Client(url, 'admin')
-    out = []
+    out: list = []
     threads = [threading.Thread(target=_claim_loop,
                                 args=(client, targets, phase, granted, out))
                for _ in range(workers)]

@@ -103,7 +103,8 @@ def http_floor(count):
         for port in (bare.bind_addr[1], ours.address[1]):
             client = node_allocations._Client('http://127.0.0.1:%d' % port)
             rows.append(_per_request(count, lambda: client.call('GET', '/v1'))[0])
-            client.conn.close()
+            if client.conn is not None:
+                client.conn.close()
         return rows
     finally:
         bare.stop()

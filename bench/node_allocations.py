@@ -120,6 +120,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import Any
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -150,7 +151,7 @@ def make_nodes(db, count, backend='database'):
                         mirror=backend == 'placement')
 
 
-POLL = {'first': 0.01, 'every': 0.01, 'client': 'sdk', 'wait': 3.0}
+POLL: dict[str, Any] = {'first': 0.01, 'every': 0.01, 'client': 'sdk', 'wait': 3.0}
 # HTTP requests the clients sent during bursts, by method (what each one costs the API)
 SENT: collections.Counter = collections.Counter()
 
@@ -162,7 +163,7 @@ class _Client:
     def __init__(self, url):
         parts = urllib.parse.urlsplit(url)
         self.host, self.port = parts.hostname, parts.port
-        self.conn = None
+        self.conn: http.client.HTTPConnection | None = None
 
     def call(self, method, path, body=None, extra_headers=None):
         """(status, decoded JSON or None); one reconnect for a dropped keep-alive."""

@@ -298,7 +298,7 @@ def cpu_seconds(pids, descendants=True):
 
 def rpc_calls(urls):
     """``{method: calls}`` summed over the ``/metrics`` of every API in ``urls``."""
-    total = {}
+    total: dict[str, float] = {}
     for url in urls:
         try:
             text = requests.get(url + '/metrics', timeout=30).text
@@ -346,7 +346,7 @@ def main(argv=None):
     servers = [services.RabbitMQ(tmp).start(), services.Redis(tmp).start(),
                services.PostgreSQL(tmp).start()]
     rabbit, redis, pg = servers
-    rows = []
+    rows: list[dict] = []
     try:
         manage_conf = _conf(tmp, 'manage', rabbit, redis, pg.url, 0)
         subprocess.run([os.path.join(BIN, 'berth-manage'), '--config-file', manage_conf,

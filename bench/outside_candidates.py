@@ -68,7 +68,8 @@ def main():
     results = {}
     for label, shape in SHAPES:
         for mode in ('distinct', 'cold'):
-            times, count = [], None
+            times: list[float] = []
+            count = 0
             for i in range(args.requests + 2):          # the first two: warm-up
                 mem, disk = next(amounts)
                 query = ('/allocation_candidates?resources=VCPU:1,MEMORY_MB:%d,DISK_GB:%d%s'

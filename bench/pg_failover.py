@@ -71,6 +71,8 @@ def main(argv=None):
             print(' | '.join(str(row.get(c)) for c in COLUMNS), flush=True)
         found = run.finish()
         records = run.recorder.snapshot()
+        if run.reads is None:
+            raise RuntimeError('the read stream never started')
         reads = run.reads.recorder.snapshot()
     finally:
         run.stop(print_logs=bool(found))

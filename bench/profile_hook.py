@@ -65,7 +65,9 @@ def summarise(paths, top=25):
     """Per file: samples, and the functions with the most samples (inclusive, self)."""
     lines = []
     for path in paths:
-        inclusive, own, total = collections.Counter(), collections.Counter(), 0
+        inclusive: collections.Counter[str] = collections.Counter()
+        own: collections.Counter[str] = collections.Counter()
+        total = 0
         for line in pathlib.Path(path).read_text().splitlines():
             stack, _, count = line.rpartition(' ')
             if not stack:

@@ -56,7 +56,7 @@ def stop_times(state, connection):
     with open(path, 'w') as f:
         f.write(servers.CONFIG.format(state=state, connection=(
             'connection = ' + connection) if connection else '') + '[DEFAULT]\ndebug = true\n')
-    out = {}
+    out: dict[str, str | float | bool] = {}
     for moment, line in STOP_MOMENTS:
         port = services.free_port()
         log_path = os.path.join(state, 'stop-%s.log' % moment.split()[0])

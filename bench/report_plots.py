@@ -55,7 +55,7 @@ MODE_NOTE = ('*repeated*: the same query again (on SQLite the answer cache answe
 
 def candidates(runs, images, name='candidates'):
     """p50/p95/p99 per (db, shape, mode); ok/s of concurrent clients; p50 vs. N plot."""
-    rows = []
+    rows: list[dict] = []
     for r in _ok(runs):
         rows.extend(row for row in r['result'].get('results', []) if 'shapes' in row)
     if not rows:
@@ -65,7 +65,8 @@ def candidates(runs, images, name='candidates'):
              'db CPU ms | candidates |', '|---|---|---|---|---|---|---|---|---|---|']
     clients = ['| providers | db | query | mode | ok/s (successes only) | errors |',
                '|---|---|---|---|---|---|']
-    series, counts = {}, []
+    series: dict[str, list] = {}
+    counts: list = []
     for row in sorted(rows, key=lambda r: (r.get('db', ''), r['N'])):
         db = row.get('db', 'sqlite')
         for label, modes in row['shapes'].items():

@@ -10,7 +10,7 @@ anything naming a batch) are used when present, skipped when not.
 
 
 def _results(collected, name):
-    out = []
+    out: list[dict] = []
     for r in (collected.get(name) or {}).get('runs', []):
         res = r.get('result')
         out.extend(item for item in (res if isinstance(res, list) else [res])

@@ -52,6 +52,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import IO
 import uuid as uuidlib
 
 from common import rpc
@@ -159,6 +160,13 @@ def call(url, servers, callers, calls, claims, state):
     transport.cleanup()
 
 
+def _pipe(stream: IO[str] | None) -> IO[str]:
+    """A child's stdin or stdout, opened with subprocess.PIPE."""
+    if stream is None:
+        raise RuntimeError('the child process has no pipe')
+    return stream
+
+
 def run(args):
     from bench import candidates, cluster
     from bench import claims as bench_claims
@@ -180,7 +188,7 @@ def run(args):
                           '--state', os.path.join(workdir, 's%d' % i)],
                     stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True)
             procs.append(proc)
-            if proc.stdout.readline().strip() != 'ready':
+            if _pipe(proc.stdout).readline().strip() != 'ready':
                 raise RuntimeError('RPC server %d did not start (see %s)' % (i, log.name))
         with open(os.path.join(workdir, 'caller.log'), 'w') as log:
             caller = subprocess.Popen(
@@ -190,7 +198,8 @@ def run(args):
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
                 start_new_session=True)
         procs.append(caller)
-        if caller.stdout.readline().strip() != 'warm':
+        to_caller, from_caller = _pipe(caller.stdin), _pipe(caller.stdout)
+        if from_caller.readline().strip() != 'warm':
             raise RuntimeError('the caller did not start (see %s/caller.log)' % workdir)
 
         def cpu():
@@ -200,12 +209,12 @@ def run(args):
 
         load_before = os.getloadavg()[0]
         before = cpu()
-        caller.stdin.write('go\n')
-        caller.stdin.flush()
-        result = json.loads(caller.stdout.readline())
+        to_caller.write('go\n')
+        to_caller.flush()
+        result = json.loads(from_caller.readline())
         after = cpu()
-        caller.stdin.write('done\n')
-        caller.stdin.flush()
+        to_caller.write('done\n')
+        to_caller.flush()
         caller.wait(60)
     finally:
         for proc in procs:

@@ -21,6 +21,7 @@ import argparse
 import json
 import statistics
 import time
+from typing import Any
 import uuid as uuidlib
 
 from common import context as berth_context
@@ -71,7 +72,7 @@ def run(calls, claims):
     signer = rpc_trust.Signer('berth', KEY)
     verifier = rpc_trust.Verifier('conductor-1', {'berth': KEY}, {'berth': None},
                                   ttl=60)
-    rows = {}
+    rows: dict[str, dict[str, Any]] = {}
     for method, make in _messages(claims).items():
         signs, verifies = [], []
         for _ in range(calls):

@@ -65,7 +65,7 @@ def _fill(engine, nodes, node_traits, wanted):
                  power_state='power off', maintenance=False, conductor_group='')
             for i in range(nodes)])
         ids = [r.id for r in conn.execute(sa.select(node_t.c.id))]
-        rows = []
+        rows: list[dict] = []
         for n, node_id in enumerate(ids):
             have = wanted[1:] if n % 4 == 0 else wanted   # every fourth lacks one
             rows.extend(dict(node_id=node_id, trait=t) for t in have + extra)

@@ -78,7 +78,7 @@ def _settle(url, deadline=600.0):
 
 
 def burst(url, requests_count, clients, max_traits, seed):
-    statuses = collections.Counter()
+    statuses: collections.Counter[int | str] = collections.Counter()
 
     def worker(n):
         bm = fixtures.BaremetalClient(url, version='1.60')

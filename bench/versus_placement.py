@@ -44,7 +44,7 @@ import time
 import uuid as uuidlib
 
 from bench import candidates_servers as servers
-from bench import cluster, serve_process
+from bench import cluster, placeload, serve_process
 from tests import placement_real
 from tests.chaos import deployment
 
@@ -88,7 +88,7 @@ class Side:
     def __init__(self, name, url, cpu):
         self.name, self.url, self.cpu = name, url, cpu
         self.client = Client(url)
-        self.times = {label: [] for label, _ in SHAPES}
+        self.times: dict[str, list[float]] = {label: [] for label, _ in SHAPES}
         self.cpu_s = {label: 0.0 for label, _ in SHAPES}
         self.candidates = {label: 0 for label, _ in SHAPES}
         self.claims = {'ok': 0, 'conflict': 0, 'seconds': 0.0, 'latency': [], 'cpu_s': 0.0}
@@ -210,7 +210,7 @@ def start(args, work):
         placement_url = pg.new_database('placement_versus')
     state = os.path.join(work, 'berth')
     t0 = time.perf_counter()
-    servers.load(args.computes, berth_url, state=state)
+    placeload.load_state(args.computes, berth_url, state=state)
     placement = placement_real.Placement(
         os.path.join(work, 'placement'), placement_real.require_venv(),
         placement_url or placement_real.sqlite_url(os.path.join(work, 'placement.sqlite')))

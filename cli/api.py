@@ -79,7 +79,7 @@ def main(argv=None):
             api_workers.remove_owned_metrics_dir()
         return lifecycle.leave(status)
     life = lifecycle.Lifecycle('berth-api', conf)
-    parts = {}
+    parts: dict[str, Any] = {}
 
     def start(life):
         life.set_phase('opening the database')
@@ -99,9 +99,9 @@ def main(argv=None):
     return lifecycle.leave(life.run(start, lambda: _stop(parts), stacks.STOP_MARGIN))
 
 
-def _handshake(parts: dict) -> Callable[[], Any]:
+def _handshake(parts: dict) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
     """preload.handshake of the master's database, made once it is open."""
-    found = {}
+    found: dict[str, Any] = {}
 
     def get():
         if 'ends' not in found:
@@ -137,7 +137,7 @@ def preimport_drivers(conf: Any) -> None:
 def _master(conf, processes, threads):
     """berth-api as a master forking ``processes`` workers (cli/api_workers.py)."""
     life = lifecycle.Lifecycle('berth-api', conf)
-    parts = {}
+    parts: dict[str, Any] = {}
 
     def start(life):
         life.set_phase('opening the database')
@@ -159,7 +159,7 @@ def _master(conf, processes, threads):
 
     def worker(slot):
         wlife = lifecycle.Lifecycle('berth-api worker %d' % slot, conf)
-        wparts = {}
+        wparts: dict[str, Any] = {}
 
         def wstart(wlife):
             wparts['db'] = parts['db']

@@ -6,6 +6,7 @@ in every phase, SIGHUP reloads the mutable options (cli/lifecycle.py).
 """
 
 import sys
+from typing import Any
 
 from cli import config, lifecycle, stacks
 from common import metrics, rpc, rpc_keys
@@ -23,7 +24,7 @@ def main(argv=None):
         return 2
     config.setup_logging(conf)
     life = lifecycle.Lifecycle('berth-conductor', conf)
-    parts = {}
+    parts: dict[str, Any] = {}
 
     def start(life):
         life.set_phase('opening the database')

@@ -24,6 +24,7 @@ from importlib import metadata
 import logging
 import os
 import sys
+from typing import Any
 
 from oslo_config import cfg
 
@@ -120,7 +121,8 @@ def _keystoneauth_options() -> set[str] | None:
     was = quiet.level
     quiet.setLevel(logging.CRITICAL)
     try:
-        for loader in loading.get_available_plugin_loaders().values():
+        loaders: dict[str, Any] = loading.get_available_plugin_loaders()
+        for loader in loaders.values():
             names |= {o.dest for o in loader.get_options()}
     finally:
         quiet.setLevel(was)

@@ -90,7 +90,7 @@ def _online_data_migrations(conf):
     db = database.open_database(conf)
     try:
         ctx = berth_context.admin_context(db)
-        bars = {}
+        bars: dict[str, Progress] = {}
 
         def progress(summary):
             bar = bars.get(summary.name)

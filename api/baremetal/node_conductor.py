@@ -74,7 +74,7 @@ def filter_pages(req, fetch, limit, marker, hostname):
     page of matches is never cut short (a page of the answer is full exactly
     when more may follow, as without the filter).
     """
-    found = []
+    found: list = []
     while len(found) < limit:
         page = fetch(limit, marker)
         prefetch(req, page)

@@ -116,7 +116,7 @@ def _ops(patch):
 
 def patch_gate(req, patch):
     """406 for a PATCH setting a field newer than the caller's version."""
-    paths = [op.get('path') for op in _ops(patch) if isinstance(op, dict)
+    paths = [op['path'] for op in _ops(patch) if isinstance(op, dict)
              and op.get('op') != 'remove' and isinstance(op.get('path'), str)]
     _version_gate(req, [p.lstrip('/').split('/')[0] for p in paths])
 

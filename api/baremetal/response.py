@@ -2,6 +2,7 @@
 links and the ``next`` link of a full page."""
 
 import dataclasses
+from typing import Any
 import urllib.parse
 
 from oslo_serialization import jsonutils
@@ -200,7 +201,9 @@ def node_fields(req):
     return fields
 
 
-_SAMPLE_NODE = node_obj.Node(**{f.name: None for f in dataclasses.fields(node_obj.Node)})
+# every field None: only its field names are read
+_NO_VALUES: dict[str, Any] = {f.name: None for f in dataclasses.fields(node_obj.Node)}
+_SAMPLE_NODE = node_obj.Node(**_NO_VALUES)
 
 
 def allocation(req, alloc, fields=None):

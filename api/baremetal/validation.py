@@ -1,6 +1,7 @@
 """Checking /v1 input: JSON bodies against their schemas, names, traits and JSON patches."""
 
 import re
+from typing import Any
 
 import jsonpatch
 import jsonschema
@@ -91,7 +92,7 @@ def check_ident(value):
 # a JSON patch longer than this is refused before any operation is applied
 MAX_PATCH_OPERATIONS = 100
 
-_VALIDATORS = {}
+_VALIDATORS: dict[int, Any] = {}
 
 
 def _validator(schema):
@@ -103,7 +104,7 @@ def _validator(schema):
     return validator
 
 
-_PLAIN = {}
+_PLAIN: dict[int, dict[str, int | None] | None] = {}
 _STRING_OR_NULL = {'string', 'null'}
 
 
@@ -120,7 +121,7 @@ def _plain_strings(schema):
     """
     key = id(schema)
     if key not in _PLAIN:
-        plain = None
+        plain: dict[str, int | None] | None = None
         if (schema.get('type') == 'object' and schema.get('additionalProperties') is False
                 and set(schema) <= {'type', 'properties', 'additionalProperties'}):
             plain = {}

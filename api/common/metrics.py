@@ -123,7 +123,7 @@ class MetricsMiddleware:
                              (metrics.RESOURCE_USED, 'used'), (metrics.RESOURCE_FREE, 'free')):
             metrics.replace_series(gauge, {k: getattr(row, field)
                                            for k, row in per_class.items()})
-        per_provider = {(row.resource_class, row.provider, row.name or ''): row
+        per_provider = {(row.resource_class, row.provider or '', row.name or ''): row
                         for row in fullest}
         for gauge, field in ((metrics.PROVIDER_CAPACITY, 'capacity'),
                              (metrics.PROVIDER_USED, 'used'), (metrics.PROVIDER_FREE, 'free')):

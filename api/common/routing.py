@@ -11,7 +11,7 @@ from api.common import request as berth_request
 class PathTable:
     def __init__(self, routes):
         # {segment count: [(segments, {method: handler})]}, in table order
-        self._by_length = {}
+        self._by_length: dict[int, list[tuple[tuple[str, ...], dict, str]]] = {}
         for template, methods in routes:
             segs = tuple(s for s in template.split('/') if s)
             self._by_length.setdefault(len(segs), []).append(

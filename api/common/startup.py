@@ -20,7 +20,7 @@ def is_loopback(host):
         infos = socket.getaddrinfo(host, None)
     except OSError:
         return False
-    addresses = {info[4][0].split('%')[0] for info in infos}
+    addresses = {str(info[4][0]).split('%')[0] for info in infos}
     return bool(addresses) and all(ipaddress.ip_address(a).is_loopback
                                    for a in addresses)
 

@@ -46,7 +46,7 @@ def _same_subtree(req, suffixes):
 
 def _suffixes(params):
     """{suffix: {group key: True}} for every group key of the request."""
-    groups = {}
+    groups: dict[str, set[str]] = {}
     for key in params:
         match = _GROUP_KEY.match(key)
         if match:

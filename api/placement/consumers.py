@@ -29,7 +29,7 @@ def claim_consumer(req, consumer_uuid, entry):
 
 def from_list(items):
     """The 1.0-1.11 list shape as the 1.12 dict shape (repeated providers merged)."""
-    merged = {}
+    merged: dict[str, dict[str, dict[str, int]]] = {}
     for item in items:
         resources = merged.setdefault(item['resource_provider']['uuid'],
                                       {'resources': {}})['resources']

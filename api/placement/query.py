@@ -103,7 +103,8 @@ def parse_required(values, version, key='required'):
         values = [values]
     if not version.matches(microversion.ANY_OF_TRAITS):
         values = values[-1:]
-    required, forbidden = [], set()
+    required: list[set[str]] = []
+    forbidden: set[str] = set()
     allow_forbidden = version.matches(microversion.FORBIDDEN_TRAITS)
     for raw in values:
         value = raw.strip()

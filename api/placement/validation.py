@@ -1,6 +1,7 @@
 """Checks of request bodies, query strings and media types."""
 
 import threading
+from typing import Any
 
 import fastjsonschema
 import jsonschema
@@ -24,7 +25,7 @@ def _validator(schema):
     return jsonschema.Draft7Validator(schema, format_checker=_FORMATS)
 
 
-_FAST = {}
+_FAST: dict[bytes, Any] = {}
 _FAST_LOCK = threading.Lock()
 
 

@@ -198,7 +198,7 @@ def _parameters_yaml(entries):
 
 def render():
     """{file name: text} of every generated file of api-ref/source (not the samples)."""
-    entries = {}
+    entries: dict[str, tuple] = {}
     files = {
         'placement.inc': _placement(False, entries),
         'placement-extensions.inc': _placement(True, entries),

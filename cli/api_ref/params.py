@@ -214,8 +214,10 @@ def route_params(method, path, handler, versions, placement=True, extension=Fals
     microversion and parse at a fixed one).
     """
     handler = inspect.unwrap(handler)
-    wanted = _version_list(*versions, extension) if placement else [None]
-    out = {}
+    low, high = versions
+    wanted: list[str | None] = (
+        list(_version_list(low, high, extension)) if placement else [None])
+    out: dict[tuple[str, str], Param] = {}
     for version in wanted:
         req = _Request(microversion.Version.parse(version) if version else None)
         array_name = path.rstrip('/').rsplit('/', 1)[-1]

@@ -57,7 +57,8 @@ def success_codes(handler, depth=2):
     handler = inspect.unwrap(handler)
     tree = ast.parse(textwrap.dedent(inspect.getsource(handler)))
     module = sys.modules[handler.__module__]
-    found, helpers = set(), []
+    found: set[int] = set()
+    helpers: list = []
     for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call)):
         name = _name(call)
         if name in DEFAULTS:

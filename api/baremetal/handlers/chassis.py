@@ -96,9 +96,14 @@ def get_chassis(req):
 def create_chassis(req):
     policy.authorize(req, rules.CHASSIS_CREATE)
     data = validation.json_body(req, schema.CREATE_SCHEMA)
-    values = {k: v for k, v in data.items() if v is not None}
-    if 'uuid' in values:
-        _check_uuid(values['uuid'], 'uuid')
+    values: chassis_obj.ChassisValues = {}      # a null field is left out
+    if data.get('uuid') is not None:
+        _check_uuid(data['uuid'], 'uuid')
+        values['uuid'] = data['uuid']
+    if data.get('description') is not None:
+        values['description'] = data['description']
+    if data.get('extra') is not None:
+        values['extra'] = data['extra']
     chassis = chassis_obj.create(req.context, values)
     return response.send_json(_body(req, chassis), status=201, headers={
         'location': '%s/v1/chassis/%s' % (common_links.base_url(req), chassis.uuid)})
@@ -120,7 +125,11 @@ def update_chassis(req):
                                'characters' % (description,))
     if not isinstance(new['extra'], dict):
         raise fault.BadRequest('extra must be an object')
-    changed = {k: v for k, v in new.items() if v != doc[k]}
+    changed: chassis_obj.ChassisValues = {}
+    if description != doc['description']:
+        changed['description'] = description
+    if new['extra'] != doc['extra']:
+        changed['extra'] = new['extra']
     chassis = chassis_obj.update(req.context, chassis.uuid, changed)
     return response.send_json(_body(req, chassis))
 

@@ -125,7 +125,8 @@ def _list(req, detail, chassis=None):
                                "request.")
     limit, marker, sort_key, sort_dir = query.pagination(
         req, node_obj.SORT_KEYS)
-    names = ('resource_class', 'provision_state', 'owner', 'driver', 'instance_uuid')
+    names: tuple[str, ...] = (
+        'resource_class', 'provision_state', 'owner', 'driver', 'instance_uuid')
     if req.version.matches(api_version.LESSEE):
         names += ('lessee', 'project')
     filters = {k: req.GET.get(k) for k in names}

@@ -10,6 +10,8 @@ reader of the owning project; a lessee sees the node but not its history,
 which events are written.
 """
 
+from typing import Any
+
 from oslo_utils import uuidutils
 
 from api.baremetal import fault, policy, query, response, router
@@ -44,7 +46,7 @@ def list_history(req):
     if marker is not None and not uuidutils.is_uuid_like(marker):
         raise fault.BadRequest('Expected a UUID but received %s.' % marker)
     events = node_history.list_for_node(req.context, node.id, limit, marker, sort_dir)
-    body = {'history': [_body(req, node, e, detail) for e in events]}
+    body: dict[str, Any] = {'history': [_body(req, node, e, detail) for e in events]}
     if events and len(events) >= limit:
         body['next'] = '%s/v1/nodes/%s/history?limit=%d&marker=%s' % (
             common_links.base_url(req), node.uuid, limit, events[-1].uuid)

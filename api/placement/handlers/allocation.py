@@ -6,6 +6,7 @@ conductor owning the tree of the first provider named
 (conductor.rpcapi.routing).
 """
 
+from typing import Any
 import uuid as uuidlib
 
 from oslo_utils import uuidutils
@@ -24,7 +25,7 @@ def get_allocations(req):
     consumer_uuid = req.urlvars['consumer_uuid']
     allocations, consumer, last_modified = placement_alloc.get_for_consumer(
         req.context, consumer_uuid)
-    body = {'allocations': allocations}
+    body: dict[str, Any] = {'allocations': allocations}
     if allocations and req.version.matches(microversion.ALLOCATIONS_DICT):
         placement = req.conf.placement
         body['project_id'] = getattr(consumer, 'project_id',

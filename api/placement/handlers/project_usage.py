@@ -14,6 +14,7 @@ def get_usages(req):
     policy.authorize(req, rules.USAGES, {'project_id': project_id})
     query = validation.validate_query(
         req, allocation_schema.for_version(schema.GET_USAGES, req.version))
+    usages: dict[str, int] | dict[str, dict[str, int]]
     if req.version.matches(microversion.CONSUMER_TYPES):
         usages = usage_obj.get_by_consumer_type(
             req.context, query['project_id'], query.get('user_id'),

@@ -1,5 +1,7 @@
 """Query string of GET /allocation_candidates, by microversion."""
 
+from typing import Any
+
 from api.placement import microversion
 
 _STRING = {'type': 'string'}
@@ -24,8 +26,8 @@ def list_query(version):
     an unknown key lists these regexes.  Before, an unknown key is "'x' was
     unexpected" (no patterns at all, not an empty set of them).
     """
-    props = {'resources': _STRING}
-    patterns = {}
+    props: dict[str, Any] = {'resources': _STRING}
+    patterns: dict[str, Any] = {}
     if version.matches(microversion.CANDIDATES_LIMIT):
         props['limit'] = {'type': 'string', 'pattern': '^[1-9][0-9]*$'}
     if version.matches(microversion.CANDIDATES_REQUIRED):
@@ -46,7 +48,7 @@ def list_query(version):
         props['root_required'] = _STRINGS
     if version.matches(microversion.SAME_SUBTREE):
         props['same_subtree'] = _STRINGS
-    schema = {'type': 'object', 'properties': props, 'additionalProperties': False}
+    schema: dict[str, Any] = {'type': 'object', 'properties': props, 'additionalProperties': False}
     if patterns:
         schema['patternProperties'] = patterns
     if not version.matches(microversion.GRANULAR):

@@ -1,6 +1,7 @@
 """Bodies and query strings of /resource_providers and /resource_providers/{uuid}."""
 
 import copy
+from typing import Any
 
 from api.placement import microversion
 from api.placement.schemas import common
@@ -8,7 +9,7 @@ from api.placement.schemas import common
 _NAME = {'type': 'string', 'minLength': 1, 'maxLength': 200}
 _PARENT = {'anyOf': [common.UUID, {'type': 'null'}]}
 
-POST_PROVIDER = {
+POST_PROVIDER: dict[str, Any] = {
     'type': 'object',
     'properties': {'name': _NAME, 'uuid': common.UUID},
     'required': ['name'],
@@ -18,7 +19,7 @@ POST_PROVIDER = {
 POST_PROVIDER_1_14 = copy.deepcopy(POST_PROVIDER)
 POST_PROVIDER_1_14['properties']['parent_provider_uuid'] = _PARENT
 
-PUT_PROVIDER = {
+PUT_PROVIDER: dict[str, Any] = {
     'type': 'object',
     'properties': {'name': _NAME},
     'required': ['name'],
@@ -47,7 +48,7 @@ def list_query(version):
     may repeat at every version (only the last counts below 1.39), member_of
     from 1.24 (repeating it earlier is rejected by the parser).
     """
-    props = {'name': _STRING, 'uuid': common.UUID}
+    props: dict[str, Any] = {'name': _STRING, 'uuid': common.UUID}
     if version.matches(microversion.PROVIDERS_MEMBER_OF):
         props['member_of'] = _STRINGS
     if version.matches(microversion.PROVIDERS_RESOURCES):

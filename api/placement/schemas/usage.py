@@ -1,10 +1,11 @@
 """Query string of GET /usages, by microversion (see schemas.allocation.for_version)."""
 
 import copy
+from typing import Any
 
 _ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
 
-_GET_1_9 = {
+_GET_1_9: dict[str, Any] = {
     'type': 'object',
     'properties': {'project_id': _ID, 'user_id': _ID},
     'required': ['project_id'],
