@@ -6,8 +6,8 @@ million allocations) that is most of a catch-up's time, whatever changed.
 A catch-up reads both sides' small tables, providers and aggregate links in
 full (deletions, renames and re-parenting, and aggregate links that
 Placement before microversion 1.19 changed without moving a generation,
-are compared as before), every consumer's uuid and generation, and whole
-rows only of these:
+are compared as before), every consumer's uuid and generation (as two
+lists: :func:`changed_keys`), and whole rows only of these:
 
 * the inventories and trait links of providers new, gone, or whose
   **generation** differs from berth's: Placement moves a provider's
