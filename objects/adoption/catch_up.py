@@ -6,8 +6,8 @@ million allocations) that is most of a catch-up's time, whatever changed.
 A catch-up reads both sides' small tables, providers and aggregate links in
 full (deletions, renames and re-parenting, and aggregate links that
 Placement before microversion 1.19 changed without moving a generation,
-are compared as before), every consumer's uuid and generation, and whole
-rows only of these:
+are compared as before), every consumer's uuid and generation (as two
+lists: :func:`changed_keys`), and whole rows only of these:
 
 * the inventories and trait links of providers new, gone, or whose
   **generation** differs from berth's: Placement moves a provider's
@@ -63,9 +63,8 @@ def scope(bconn: sa.engine.Connection, reader: Any, dst: state_mod.State,
     providers |= gone
     written_rps, written_consumers = reader.written_since(marks)
     providers |= written_rps
-    old_cs, new_cs = ids.consumer_generations, reader.consumer_generations
-    consumers = {u for u, _ in new_cs.items() - old_cs.items()}
-    consumers |= old_cs.keys() - new_cs.keys()
+    new_cs = reader.consumer_generations
+    consumers = changed_keys(new_cs, ids.consumer_generations)
     consumers |= written_consumers
     # a provider that went (or came back under its uuid) takes berth's allocations on it
     consumers |= target_mod.consumers_on(bconn, ids, gone | (written_rps & old_rps.keys()))
@@ -74,3 +73,19 @@ def scope(bconn: sa.engine.Connection, reader: Any, dst: state_mod.State,
 
 def _or_all(keys: set, total: int) -> set | None:
     return None if len(keys) > FULL_SHARE * max(total, 1) else keys
+
+
+def changed_keys(new: list[tuple], old: list[tuple]) -> set:
+    """The keys (first items) of the ``(key, value)`` pairs on one side only.
+
+    New keys, keys gone, keys whose value differs.  At 100,000 providers
+    these are 800,000 consumers' (uuid, generation) on each side, read in
+    no particular order.  Equal multisets first, by their length and the sum
+    of the pairs' hashes (one pass in C, a tenth of building a set; a
+    difference cancelling out in a 64-bit hash sum is a chance of about
+    2**-64): the final catch-up, whose time is the write pause, usually
+    stops here.  Otherwise one set of one side against the other's pairs.
+    """
+    if len(new) == len(old) and sum(map(hash, new)) == sum(map(hash, old)):
+        return set()
+    return {k for k, _ in set(new).symmetric_difference(old)}

@@ -97,14 +97,34 @@ def fetch(conn: sa.engine.Connection, statement) -> list[tuple]:
     """
     sql = str(statement.compile(dialect=conn.dialect,
                                 compile_kwargs={'literal_binds': True}))
+    return _run(conn, sql, None)
+
+
+def _run(conn: sa.engine.Connection, sql: str, params: Any) -> list[tuple]:
     dbapi = conn.connection.dbapi_connection
     assert dbapi is not None
     cursor = dbapi.cursor()
     try:
-        cursor.execute(sql)
+        if params is None:
+            cursor.execute(sql)
+        else:
+            cursor.execute(sql, params)
         return list(cursor.fetchall())
     finally:
         cursor.close()
+
+
+def _bound(conn: sa.engine.Connection, statement) -> tuple[str, Any]:
+    """``statement``'s SQL with the driver's placeholders, and its values in the driver's
+    paramstyle: a long ``IN`` list's keys bound, not rendered one literal at a time."""
+    dialect = conn.dialect
+    compiled = statement.compile(dialect=dialect, compile_kwargs={'render_postcompile': True})
+    values = compiled.construct_params()
+    procs = compiled._bind_processors
+    values = {k: procs[k](v) if k in procs else v for k, v in values.items()}
+    if dialect.positional:
+        return str(compiled), [values[k] for k in compiled.positiontup or ()]
+    return str(compiled), values
 
 
 def fetch_in(conn: sa.engine.Connection, statement, column, keys) -> list[tuple]:
@@ -117,7 +137,7 @@ def fetch_in(conn: sa.engine.Connection, statement, column, keys) -> list[tuple]
     keys = sorted(keys)
     out: list[tuple] = []
     for i in range(0, len(keys), CHUNK):
-        out += fetch(conn, statement.where(column.in_(keys[i:i + CHUNK])))
+        out += _run(conn, *_bound(conn, statement.where(column.in_(keys[i:i + CHUNK]))))
     return out
 
 
@@ -189,8 +209,13 @@ class Reader:
         self.by_id = by_id = {r.id: r.uuid for r in rows if r.uuid in providers}
         self.provider_ids = {u: i for i, u in by_id.items()}
         rpa = ps.resource_provider_aggregates
+        links = st.resource_provider_aggregates
         for rp_id, agg_id in fetch(conn, sa.select(rpa.c.resource_provider_id,
                                                    rpa.c.aggregate_id)):
+            agg = aggs.get(agg_id)
+            if agg is not None and rp_id in by_id:      # most rows: no _missing call
+                links.add((by_id[rp_id], agg))
+                continue
             where = _missing(('provider', rp_id, by_id), ('aggregate', agg_id, aggs))
             if where or aggs[agg_id] is None:
                 problems.append('aggregate link provider id %s aggregate id %s: %s'
@@ -200,8 +225,8 @@ class Reader:
         self.names = (projects, users, types)
         c = ps.consumers
         # narrow: the catch-up compares generations and reads whole rows of the ones that moved
-        self.consumer_generations = dict(fetch(conn, sa.select(
-            c.c.uuid, sa.func.coalesce(c.c.generation, 0))))
+        self.consumer_generations = fetch(conn, sa.select(          # (uuid, generation)
+            c.c.uuid, sa.func.coalesce(c.c.generation, 0)))
 
     def _consumers(self, keys) -> None:
         """Consumers (``keys``: uuids, None: all) with their project, user and type joined in

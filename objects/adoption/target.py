@@ -60,7 +60,7 @@ class Ids:
         self.consumers: dict[str, int] = {}
         self.allocations: dict[tuple, int] = {}
         self.uuid_of: dict[int, str] = {}
-        self.consumer_generations: dict[str, int] = {}
+        self.consumer_generations: list[tuple[str, int]] = []  # (uuid, generation)
 
 
 def read(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
@@ -92,7 +92,7 @@ def read_base(conn: sa.engine.Connection) -> tuple[state_mod.State, Ids]:
                                                     _RP, _RP.c.id == _RPA.c.resource_provider_id)
                                                     .join(_AGG, _AGG.c.id == _RPA.c.aggregate_id))))
     # narrow: the catch-up compares generations and reads whole rows of the ones that moved
-    ids.consumer_generations = dict(_rows(conn, sa.select(_CONS.c.uuid, _CONS.c.generation)))
+    ids.consumer_generations = source.fetch(conn, sa.select(_CONS.c.uuid, _CONS.c.generation))
     return st, ids
 
 
@@ -195,23 +195,22 @@ def _chunks(items: list, size: int = CHUNK) -> Iterable[list]:
 
 
 def _many(conn, statement, params: list) -> None:
-    if params and conn.dialect.name == 'sqlite' and isinstance(statement, sa.sql.dml.Insert) \
-            and _insert_sqlite(conn, statement, params):
+    if params and conn.dialect.name == 'sqlite' and _many_sqlite(conn, statement, params):
         return
     for chunk in _chunks(params):
         conn.execute(statement, chunk)
 
 
-def _insert_sqlite(conn: sa.engine.Connection, statement: sa.sql.dml.Insert,
-                   params: list) -> bool:
-    """The insert on the driver's ``executemany``; False: not a plain one, do nothing.
+def _many_sqlite(conn: sa.engine.Connection, statement: Any, params: list) -> bool:
+    """The statement on the driver's ``executemany``; False: not a plain one, do nothing.
 
     SQLAlchemy's per-row parameter handling (and its DateTime conversion of
     the one ``created_at`` of every row) was half of a full import's write
-    time at 100,000 providers (bench/adoption.py).  Here the rows become
-    tuples in C and each column's bind processor runs once per distinct
-    value.  Only inserts whose parameters name exactly the columns the
-    statement binds (no Python-side defaults to fill in) take this way.
+    time at 100,000 providers, and most of a catch-up's provider updates
+    (bench/adoption.py).  Here the rows become tuples in C and each bound
+    parameter's processor runs once per distinct value.  Only statements
+    whose parameters name exactly what the statement binds (no Python-side
+    defaults or values fixed in the statement to fill in) take this way.
     """
     dialect = conn.dialect
     keys = list(params[0])
@@ -219,8 +218,8 @@ def _insert_sqlite(conn: sa.engine.Connection, statement: sa.sql.dml.Insert,
     order = list(compiled.positiontup or ())
     if sorted(order) != sorted(keys):
         return False
-    columns = statement.table.c
-    procs = [columns[k].type.dialect_impl(dialect).bind_processor(dialect) for k in order]
+    binds = compiled.binds
+    procs = [binds[k].type.dialect_impl(dialect).bind_processor(dialect) for k in order]
     # typed: 1, 1.0 and True apart
     procs = [functools.lru_cache(maxsize=None, typed=True)(p) if p else None for p in procs]
     getters = [operator.itemgetter(k) for k in order]

@@ -2,7 +2,7 @@
 
 import collections
 
-from objects.adoption import source, state
+from objects.adoption import catch_up, source, state
 
 Row = collections.namedtuple('Row', 'id uuid name generation parent_provider_id')
 
@@ -62,3 +62,31 @@ def test_provider_rows_null_generation_null_root_and_broken_chains():
     assert 'provider nameless has no name' in text
     assert 'loop-a' in text and 'loop-b' in text
     assert len(problems) == 5
+
+
+def test_diff_finds_an_updated_value_among_many_equal_ones_and_a_key_made_again():
+    before = {'c%d' % i: ('p', 'u', None, 1) for i in range(1000)}
+    after = dict(before, c500=('p', 'u', None, 2), new=('p', 'u', None, 1))
+    del after['c7']
+    ch = state.diff(_state(consumers=before), _state(consumers=after))['consumers']
+    assert (ch.inserted, ch.updated, ch.deleted) == (['new'], ['c500'], ['c7'])
+    # a value equal but for its type (1 and 1.0, as drivers may return) is no update
+    ch = state.diff(_state(allocations={('c', 'a', 'VCPU'): 1}),
+                    _state(allocations={('c', 'a', 'VCPU'): 1.0}))['allocations']
+    assert len(ch) == 0
+
+
+def test_changed_keys_new_gone_and_moved_in_any_order():
+    old = [('c%d' % i, i % 5) for i in range(2000)]
+    assert catch_up.changed_keys(list(reversed(old)), old) == set()
+    new = [(k, 7 if k == 'c100' else g) for k, g in old if k != 'c3'] + [('c9999', 1)]
+    assert catch_up.changed_keys(new, old) == {'c3', 'c9999', 'c100'}
+    # same length, a key gone and one new
+    swapped = old[:-1] + [('other', old[-1][1])]
+    assert catch_up.changed_keys(swapped, old) == {old[-1][0], 'other'}
+    # the same keys, two generations exchanged: the sum of the values is the same
+    moved = list(old)
+    moved[0], moved[1] = ('c0', old[1][1]), ('c1', old[0][1])
+    assert catch_up.changed_keys(moved, old) == {'c0', 'c1'}
+    assert catch_up.changed_keys([], old) == {k for k, _ in old}
+    assert catch_up.changed_keys(old, []) == {k for k, _ in old}
