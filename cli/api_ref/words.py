@@ -66,6 +66,7 @@ _NODE = {
     'secure_boot': 'Whether secure boot is on (null: unknown; 1.75).',
     'shard': 'The shard of the node (null: none; 1.82).',
     'parent_node': 'The parent of the node, by name or UUID; shown as its UUID (1.83).',
+    'disable_power_off': 'Whether powering the node off is refused (a 409; 1.95).',
 }
 
 # the filters of the node listings (/v1/nodes, /v1/chassis/{chassis}/nodes)
@@ -191,6 +192,7 @@ DESCRIPTIONS = {
                        '1.70) and with ``service`` from 1.108 (a 406 here).',
     'service_steps': 'Service steps (``interface``, ``step``, optional ``args``, '
                      '``order``) with ``service`` (1.87); validated, not run.',
+    'runbook': 'A runbook (1.92); berth keeps none, so a 404.',
     'reason': 'Why the node is in maintenance.',
     'fields': 'The fields to return, comma-separated.',
     'marker': 'The UUID of the last item of the previous page.',

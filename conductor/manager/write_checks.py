@@ -39,7 +39,7 @@ NODE_INTERFACES = tuple('%s_interface' % k for k in (
     'raid', 'rescue', 'storage', 'vendor', 'firmware'))
 NODE_STRINGS = ('owner', 'lessee', 'conductor_group', 'chassis_uuid', 'driver',
                 'protected_reason', 'retired_reason', 'shard', 'parent_node') + NODE_INTERFACES
-NODE_FLAGS = ('protected', 'retired', 'maintenance')
+NODE_FLAGS = ('protected', 'retired', 'maintenance', 'disable_power_off')
 NODE_PATCHABLE = frozenset({'name', 'resource_class', 'instance_uuid', 'instance_info',
                             'properties', 'extra', 'description', 'driver_info',
                             'network_data', *NODE_STRINGS, *NODE_FLAGS})

@@ -108,6 +108,7 @@ class Node:
     secure_boot: bool | None = None
     shard: str | None = None
     parent_node: str | None = None
+    disable_power_off: bool = False     # API 1.95
 
 
 _JOINED = ('traits', 'allocation_uuid', 'chassis_uuid')
@@ -122,7 +123,7 @@ def _from_row(row, traits=(), allocation_uuid=None):
     values = {c: getattr(row, c) for c in _COLUMNS}
     for c in _JSON:
         values[c] = values[c] or {}
-    for c in ('protected', 'retired'):
+    for c in ('protected', 'retired', 'disable_power_off'):
         values[c] = bool(values[c])
     return Node(traits=sorted(traits), allocation_uuid=allocation_uuid,
                 chassis_uuid=row.chassis_uuid, **values)

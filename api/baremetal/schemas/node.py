@@ -28,6 +28,7 @@ CREATE_SCHEMA = {
         'chassis_uuid': {'type': ['string', 'null']},
         'retired': {'type': ['string', 'boolean', 'null']},
         'retired_reason': {'type': ['string', 'null']},
+        'disable_power_off': {'type': ['string', 'boolean', 'null']},
         **{f: {'type': ['string', 'null']} for f in INTERFACE_FIELDS},
     },
     'required': ['driver'],
@@ -46,7 +47,7 @@ PATCHABLE = {'name': True, 'resource_class': True, 'instance_uuid': True,
              'chassis_uuid': True, 'protected': True, 'protected_reason': True,
              'retired': True, 'retired_reason': True, 'driver': True,
              'maintenance': True, 'network_data': True, 'shard': True,
-             'parent_node': True,
+             'parent_node': True, 'disable_power_off': True,
              **{f: True for f in INTERFACE_FIELDS}}
 
 # the query parameters of GET /v1/nodes (anything else is a 400, as Ironic)

@@ -1,0 +1,198 @@
+"""Ironic API 1.88 onwards on /v1: the ``.json`` suffix (1.91), ``disable_power_off``
+(1.95) and RFC 6901 escapes in JSON patches (1.98); the versions about ports,
+portgroups, virtual media, runbooks and inspection rules are bumped only.
+
+doc/source/ironic-microversions.md lists every version with its decision.
+"""
+
+import pytest
+
+from tests.functional import baremetal_helpers as h
+from tests.functional.test_baremetal_rbac import (  # noqa: F401  (fixtures)
+    ADMIN,
+    MEMBER,
+    _fault,
+    as_project,
+    nodes,
+)
+
+MAX = '1.98'
+UNSUPPORTED = 'not supported by berth: %s (see doc/source/api/baremetal.md)'
+
+
+def _v(version):
+    return {'X-OpenStack-Ironic-API-Version': version}
+
+
+def test_the_maximum_version(bm):
+    resp = bm.get('/v1')
+    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == MAX
+    assert resp.json()['version']['version'] == MAX
+    assert bm.get('/v1/nodes', headers=_v('latest')).headers[
+        'X-OpenStack-Ironic-API-Version'] == MAX
+    assert bm.get('/v1/nodes', headers=_v(MAX)).status_code == 200
+    nxt = '1.%d' % (int(MAX.split('.')[1]) + 1)
+    resp = bm.get('/v1/nodes', headers=_v(nxt))
+    assert resp.status_code == 406
+    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == MAX
+
+
+@pytest.mark.parametrize('method,path', [
+    ('GET', '/v1/ports'), ('GET', '/v1/portgroups'), ('GET', '/v1/runbooks'),
+    ('GET', '/v1/inspection_rules'), ('GET', '/v1/nodes/n/vmedia'),
+    ('GET', '/v1/nodes/n/firmware')])
+def test_out_of_scope_endpoints_stay_unsupported_at_the_maximum(bm, method, path):
+    h.make_node(bm, 'n')
+    resp = bm.request(method, path, headers=_v(MAX))
+    assert (resp.status_code, h.fault(resp)) == (404, UNSUPPORTED % path)
+
+
+# 1.91: Ironic stops stripping a ``.json`` suffix; berth's routing never did, so a
+# node named ``x.json`` is that node at every version
+
+@pytest.mark.parametrize('version', ['1.5', '1.90', '1.91', MAX])
+def test_a_json_suffix_is_part_of_the_name(bm, version):
+    h.make_node(bm, 'plain')
+    dotted = h.make_node(bm, 'dotted.json')
+    resp = bm.get('/v1/nodes/dotted.json', headers=_v(version))
+    assert (resp.status_code, resp.json()['uuid']) == (200, dotted['uuid'])
+    resp = bm.get('/v1/nodes/plain.json', headers=_v(version))
+    assert (resp.status_code, h.fault(resp)) == (404, 'Node plain.json could not be found.')
+
+
+# 1.92 runbooks: out of scope, but the provision endpoint takes a ``runbook``;
+# berth keeps none, so one named is Ironic's RunbookNotFound
+
+def test_a_runbook_is_never_found(bm):
+    node = h.make_node(bm, 'rb', state='active')
+    path = '/v1/nodes/%s/states/provision' % node['uuid']
+    body = {'target': 'service', 'runbook': 'CUSTOM_RB'}
+    resp = bm.put(path, headers=_v('1.92'), json=body)
+    assert (resp.status_code, h.fault(resp)) == (404, 'Runbook CUSTOM_RB could not be found.')
+    assert bm.put(path, headers=_v('1.91'), json=body).status_code == 406
+    for bad in (12, ['x'], {'a': 1}):
+        resp = bm.put(path, headers=_v('1.92'), json=dict(body, runbook=bad))
+        assert resp.status_code == 400, (bad, resp.text)
+    resp = bm.put(path, headers=_v('1.92'), json=dict(body, runbook='a b'))
+    assert (resp.status_code, h.fault(resp)) == (
+        400, 'Expected a logical name or UUID but received a b.')
+    # null is not given: the service verb's own answer (steps required)
+    resp = bm.put(path, headers=_v('1.92'), json=dict(body, runbook=None))
+    assert resp.status_code == 400 and '"service_steps" is required' in h.fault(resp)
+    assert bm.get('/v1/nodes/rb').json()['provision_state'] == 'active'
+
+
+# 1.95 disable_power_off
+
+def _power(bm, node, target, version=MAX):
+    return bm.put('/v1/nodes/%s/states/power' % node, headers=_v(version),
+                  json={'target': target})
+
+
+def test_disable_power_off_is_shown_from_1_95(bm):
+    node = h.make_node(bm, 'dpo')
+    assert node['disable_power_off'] is False
+    assert 'disable_power_off' not in bm.get('/v1/nodes/dpo', headers=_v('1.94')).json()
+    resp = bm.get('/v1/nodes?fields=disable_power_off', headers=_v('1.94'))
+    assert resp.status_code == 406
+    resp = bm.get('/v1/nodes?fields=uuid,disable_power_off', headers=_v('1.95'))
+    assert resp.json()['nodes'] == [{'uuid': node['uuid'], 'disable_power_off': False,
+                                     'links': resp.json()['nodes'][0]['links']}]
+
+
+def test_disable_power_off_on_create_and_patch(bm):
+    resp = bm.post('/v1/nodes', headers=_v('1.95'), json={
+        'driver': 'fake-hardware', 'name': 'dpo1', 'disable_power_off': 'true'})
+    assert (resp.status_code, resp.json()['disable_power_off']) == (201, True)
+    resp = bm.post('/v1/nodes', headers=_v('1.94'), json={
+        'driver': 'fake-hardware', 'disable_power_off': True})
+    assert resp.status_code == 406
+    for value in ('maybe', 3, ['true'], {}):
+        resp = bm.post('/v1/nodes', headers=_v('1.95'), json={
+            'driver': 'fake-hardware', 'disable_power_off': value})
+        assert resp.status_code == 400, (value, resp.text)
+    path = '/v1/nodes/dpo1'
+    op = [{'op': 'replace', 'path': '/disable_power_off', 'value': False}]
+    assert bm.patch(path, headers=_v('1.94'), json=op).status_code == 406
+    resp = bm.patch(path, headers=_v('1.95'), json=op)
+    assert (resp.status_code, resp.json()['disable_power_off']) == (200, False)
+    op[0]['value'] = 'nope'
+    resp = bm.patch(path, headers=_v('1.95'), json=op)
+    assert (resp.status_code, h.fault(resp)) == (
+        400, 'Invalid boolean value for disable_power_off: nope')
+    op[0]['value'] = 'on'
+    assert bm.patch(path, headers=_v('1.95'), json=op).json()['disable_power_off'] is True
+    # removing it is allowed at any version (Ironic's gate is on setting it): false
+    resp = bm.patch(path, headers=_v('1.94'),
+                    json=[{'op': 'remove', 'path': '/disable_power_off'}])
+    assert resp.status_code == 200
+    assert bm.get(path, headers=_v(MAX)).json()['disable_power_off'] is False
+
+
+def test_disable_power_off_refuses_powering_off_at_every_version(bm):
+    node = h.make_node(bm, 'dpo2', state='active')
+    bm.patch('/v1/nodes/dpo2', headers=_v('1.95'),
+             json=[{'op': 'add', 'path': '/disable_power_off', 'value': True}])
+    for version, target in (('1.1', 'power off'), ('1.95', 'power off'),
+                            (MAX, 'soft power off')):
+        resp = _power(bm, node['uuid'], target, version)
+        assert (resp.status_code, h.fault(resp)) == (
+            409, 'Failed to set node power state to %s.' % target), version
+    assert bm.get('/v1/nodes/dpo2').json()['power_state'] == 'power on'
+    for target in ('rebooting', 'soft rebooting', 'power on'):
+        assert _power(bm, node['uuid'], target).status_code == 202, target
+    bm.patch('/v1/nodes/dpo2', headers=_v('1.95'),
+             json=[{'op': 'replace', 'path': '/disable_power_off', 'value': False}])
+    assert _power(bm, 'dpo2', 'power off').status_code == 202
+    assert bm.get('/v1/nodes/dpo2').json()['power_state'] == 'power off'
+
+
+def test_disable_power_off_rule_is_system_admin(as_project, nodes):  # noqa: F811
+    op = [{'op': 'replace', 'path': '/disable_power_off', 'value': True}]
+    for roles in (ADMIN, MEMBER):
+        status, body = as_project('PATCH', '/v1/nodes/mine', roles=roles,
+                                  version='1.95', body=op)
+        assert (status, _fault(body)) == (
+            403, 'baremetal:node:update:disable_power_off is disallowed by policy')
+    status, body = as_project('PATCH', '/v1/nodes/mine', version='1.95', body=op,
+                              system=True, roles=ADMIN)
+    assert (status, body['disable_power_off']) == (200, True)
+    status, body = as_project('PATCH', '/v1/nodes/theirs', version='1.95', body=op)
+    assert (status, _fault(body)) == (404, 'Node theirs could not be found.')
+
+
+# 1.98: keys holding ``~`` or ``/`` are written with RFC 6901's escapes
+
+@pytest.mark.parametrize('version', ['1.97', '1.98'])
+def test_patch_keys_with_tilde_and_slash(bm, version):
+    h.make_node(bm, 'esc')
+    ops = [{'op': 'add', 'path': '/extra/a~1b', 'value': 1},
+           {'op': 'add', 'path': '/extra/c~0d', 'value': 2},
+           {'op': 'add', 'path': '/properties/x~01', 'value': 3},
+           {'op': 'add', 'path': '/instance_info/display~1name', 'value': 'vm'}]
+    resp = bm.patch('/v1/nodes/esc', headers=_v(version), json=ops)
+    assert resp.status_code == 200, resp.text
+    body = resp.json()
+    assert body['extra'] == {'a/b': 1, 'c~d': 2}
+    assert body['properties']['x~1'] == 3
+    assert body['instance_info']['display/name'] == 'vm'
+    resp = bm.patch('/v1/nodes/esc', headers=_v(version),
+                    json=[{'op': 'remove', 'path': '/extra/a~1b'}])
+    assert resp.json()['extra'] == {'c~d': 2}
+    # a top-level member decoded (1.98) or not is no field: Ironic's 400
+    for path in ('/ex~0tra', '/extra~1a', '/na~1me'):
+        resp = bm.patch('/v1/nodes/esc', headers=_v(version),
+                        json=[{'op': 'add', 'path': path, 'value': 'x'}])
+        assert resp.status_code == 400, (path, resp.text)
+    # a bad escape (``~2``) is the patch's 400, not a 500
+    resp = bm.patch('/v1/nodes/esc', headers=_v(version),
+                    json=[{'op': 'add', 'path': '/extra/a~2', 'value': 1}])
+    assert resp.status_code == 400
+
+
+def test_allocation_patch_keys_with_tilde_and_slash(bm):
+    h.make_node(bm, 'alloc-esc')
+    alloc = h.allocate(bm, resource_class='gold')
+    resp = bm.patch('/v1/allocations/%s' % alloc['uuid'], headers=_v('1.98'),
+                    json=[{'op': 'add', 'path': '/extra/a~1b~0c', 'value': 'v'}])
+    assert (resp.status_code, resp.json()['extra']) == (200, {'a/b~c': 'v'})
