@@ -10,8 +10,8 @@ Version = microversion.Version
 MIN_VERSION = Version(1, 1)
 # 1.52 allocations, 1.57 allocation PATCH, 1.58 backfill, 1.60 allocation owner,
 # 1.65 node lessee (settable, filterable, matched by allocations like owner);
-# 1.66-1.98: doc/source/ironic-microversions.md says what each brings
-MAX_VERSION = Version(1, 98)
+# 1.66-1.104: doc/source/ironic-microversions.md says what each brings
+MAX_VERSION = Version(1, 104)
 
 CONDUCTOR_GROUP = '1.46'
 ALLOCATIONS = '1.52'
@@ -44,6 +44,8 @@ DISABLE_POWER_OFF = '1.95'
 # 1.96, 1.97 bumped; 1.98 decodes RFC 6901 escapes (~0, ~1) in a patch path's
 # top-level member before Ironic's allowed-field check
 PATCH_ESCAPES = '1.98'
+# 1.99-1.103 bumped (ports, portgroups)
+INSTANCE_NAME = '1.104'
 
 
 class InvalidVersion(ValueError):

@@ -67,6 +67,8 @@ _NODE = {
     'shard': 'The shard of the node (null: none; 1.82).',
     'parent_node': 'The parent of the node, by name or UUID; shown as its UUID (1.83).',
     'disable_power_off': 'Whether powering the node off is refused (a 409; 1.95).',
+    'instance_name': 'The name of the instance on the node (set from '
+                     '``instance_info.display_name`` when it has none; 1.104).',
 }
 
 # the filters of the node listings (/v1/nodes, /v1/chassis/{chassis}/nodes)
@@ -90,6 +92,7 @@ _NODE_FILTERS = {
     'sharded': 'Only the nodes with (``true``) or without a shard (1.82).',
     'include_children': 'With ``true``, the child nodes too (else left out; 1.83).',
     'parent_node': 'Only the children of the node of this UUID (1.83).',
+    'instance_name': 'Only the nodes of this instance name (1.104).',
     'reset_interfaces': 'With a new ``driver``, reset every interface not given '
                         'to its default (1.45).',
 }

@@ -109,6 +109,7 @@ class Node:
     shard: str | None = None
     parent_node: str | None = None
     disable_power_off: bool = False     # API 1.95
+    instance_name: str | None = None    # API 1.104
 
 
 _JOINED = ('traits', 'allocation_uuid', 'chassis_uuid')

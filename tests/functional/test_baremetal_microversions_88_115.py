@@ -1,6 +1,7 @@
-"""Ironic API 1.88 onwards on /v1: the ``.json`` suffix (1.91), ``disable_power_off``
-(1.95) and RFC 6901 escapes in JSON patches (1.98); the versions about ports,
-portgroups, virtual media, runbooks and inspection rules are bumped only.
+"""Ironic API 1.88 onwards on /v1: the ``.json`` suffix (1.91), ``runbook`` (1.92),
+``disable_power_off`` (1.95), RFC 6901 escapes in JSON patches (1.98) and
+``instance_name`` (1.104); the versions about ports, portgroups, virtual media,
+runbooks' own endpoints and inspection rules are bumped only.
 
 doc/source/ironic-microversions.md lists every version with its decision.
 """
@@ -16,7 +17,7 @@ from tests.functional.test_baremetal_rbac import (  # noqa: F401  (fixtures)
     nodes,
 )
 
-MAX = '1.98'
+MAX = '1.104'
 UNSUPPORTED = 'not supported by berth: %s (see doc/source/api/baremetal.md)'
 
 
@@ -196,3 +197,89 @@ def test_allocation_patch_keys_with_tilde_and_slash(bm):
     resp = bm.patch('/v1/allocations/%s' % alloc['uuid'], headers=_v('1.98'),
                     json=[{'op': 'add', 'path': '/extra/a~1b~0c', 'value': 'v'}])
     assert (resp.status_code, resp.json()['extra']) == (200, {'a/b~c': 'v'})
+
+
+# 1.104 instance_name, kept from instance_info's display_name as Ironic does
+
+def test_instance_name_is_shown_from_1_104(bm):
+    node = h.make_node(bm, 'iname')
+    assert node['instance_name'] is None
+    assert 'instance_name' not in bm.get('/v1/nodes/iname', headers=_v('1.103')).json()
+    assert bm.get('/v1/nodes?fields=instance_name', headers=_v('1.103')).status_code == 406
+    resp = bm.post('/v1/nodes', headers=_v('1.103'), json={
+        'driver': 'fake-hardware', 'instance_name': 'vm'})
+    assert resp.status_code == 406
+    op = [{'op': 'add', 'path': '/instance_name', 'value': 'vm'}]
+    assert bm.patch('/v1/nodes/iname', headers=_v('1.103'), json=op).status_code == 406
+
+
+def test_instance_name_on_create_and_patch(bm):
+    resp = bm.post('/v1/nodes', headers=_v('1.104'), json={
+        'driver': 'fake-hardware', 'name': 'in1', 'instance_name': 'web-1'})
+    assert (resp.status_code, resp.json()['instance_name']) == (201, 'web-1')
+    for value in ('', 'x' * 256, 5, ['a']):
+        resp = bm.post('/v1/nodes', headers=_v('1.104'), json={
+            'driver': 'fake-hardware', 'instance_name': value})
+        assert resp.status_code == 400, (value, resp.text)
+        resp = bm.patch('/v1/nodes/in1', headers=_v('1.104'), json=[
+            {'op': 'replace', 'path': '/instance_name', 'value': value}])
+        assert resp.status_code == 400, (value, resp.text)
+    resp = bm.patch('/v1/nodes/in1', headers=_v('1.104'), json=[
+        {'op': 'replace', 'path': '/instance_name', 'value': 'web-2'}])
+    assert (resp.status_code, resp.json()['instance_name']) == (200, 'web-2')
+    resp = bm.patch('/v1/nodes/in1', headers=_v('1.104'), json=[
+        {'op': 'remove', 'path': '/instance_name'}])
+    assert (resp.status_code, resp.json()['instance_name']) == (200, None)
+
+
+def test_instance_name_follows_display_name(bm):
+    h.make_node(bm, 'sync', state='active')
+    info = [{'op': 'add', 'path': '/instance_info/display_name', 'value': 'from-nova'}]
+    # a client of any version setting instance_info names the node (Ironic's sync)
+    resp = bm.patch('/v1/nodes/sync', headers=_v('1.50'), json=info)
+    assert resp.status_code == 200
+    assert bm.get('/v1/nodes/sync', headers=_v('1.104')).json()['instance_name'] == 'from-nova'
+    # an instance_name already set is kept
+    info[0]['value'] = 'renamed'
+    resp = bm.patch('/v1/nodes/sync', headers=_v('1.104'), json=info)
+    assert resp.json()['instance_name'] == 'from-nova'
+    # given in the same patch, the patch's own value wins; a non-string is not copied
+    resp = bm.patch('/v1/nodes/sync', headers=_v('1.104'), json=[
+        {'op': 'remove', 'path': '/instance_name'},
+        {'op': 'replace', 'path': '/instance_info', 'value': {'display_name': 7}}])
+    assert resp.json()['instance_name'] is None
+    resp = bm.patch('/v1/nodes/sync', headers=_v('1.104'), json=[
+        {'op': 'add', 'path': '/instance_name', 'value': 'mine'},
+        {'op': 'add', 'path': '/instance_info/display_name', 'value': 'other'}])
+    assert resp.json()['instance_name'] == 'mine'
+    # undeploying clears it with instance_info, as Ironic's tear down
+    resp = bm.put('/v1/nodes/sync/states/provision', headers=_v('1.104'),
+                  json={'target': 'deleted'})
+    assert resp.status_code == 202
+    after = bm.get('/v1/nodes/sync', headers=_v('1.104')).json()
+    assert (after['instance_name'], after['instance_info']) == (None, {})
+
+
+def test_instance_name_filter(bm):
+    h.make_node(bm, 'f1')
+    h.make_node(bm, 'f2')
+    bm.patch('/v1/nodes/f1', headers=_v('1.104'),
+             json=[{'op': 'add', 'path': '/instance_name', 'value': 'vm-a'}])
+    resp = bm.get('/v1/nodes?instance_name=vm-a', headers=_v('1.104'))
+    assert [n['name'] for n in resp.json()['nodes']] == ['f1']
+    assert bm.get('/v1/nodes?instance_name=none', headers=_v('1.104')).json()['nodes'] == []
+    resp = bm.get('/v1/nodes?instance_name=vm-a', headers=_v('1.103'))
+    assert (resp.status_code, h.fault(resp)) == (
+        406, 'instance_name is not acceptable in this API version')
+
+
+def test_instance_name_has_instance_infos_rule(as_project, nodes):  # noqa: F811
+    op = [{'op': 'add', 'path': '/instance_name', 'value': 'vm'}]
+    status, body = as_project('PATCH', '/v1/nodes/mine', version='1.104', body=op)
+    assert (status, body.get('instance_name')) == (200, 'vm'), body
+    status, body = as_project('PATCH', '/v1/nodes/mine', roles='reader',
+                              version='1.104', body=op)
+    assert (status, _fault(body)) == (
+        403, 'baremetal:node:update_instance_info is disallowed by policy')
+    status, body = as_project('PATCH', '/v1/nodes/theirs', version='1.104', body=op)
+    assert (status, _fault(body)) == (404, 'Node theirs could not be found.')

@@ -64,6 +64,8 @@ NODE_UPDATE_FIELDS = {
     'shard': 'baremetal:node:update:shard',
     'parent_node': 'baremetal:node:update:parent_node',
     'disable_power_off': 'baremetal:node:update:disable_power_off',
+    # Ironic's rule of /instance_name (1.104) is instance_info's
+    'instance_name': 'baremetal:node:update_instance_info',
     'driver': NODE_UPDATE_DRIVER_INTERFACES,
     **{'%s_interface' % kind: NODE_UPDATE_DRIVER_INTERFACES for kind in (
         'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network',
