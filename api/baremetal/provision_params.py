@@ -10,7 +10,7 @@ dropped:
   ``deploy`` alias); 406 below 1.69;
 * ``disable_ramdisk`` (1.70): a boolean, Ironic takes it only with ``clean``
   (1.70), which berth does not offer, and ``service`` from 1.108: a 400 once
-  it is a valid boolean, a 406 with ``service``;
+  it is a valid boolean, with ``service`` a 406 below 1.108 and taken from it;
 * the ``deploy`` and ``undeploy`` verbs (1.73) are 406 below their version;
 * ``runbook`` (1.92): berth keeps no runbooks (``/v1/runbooks`` is not
   served), so one named is Ironic's 404 ``Runbook <ident> could not be found.``;
@@ -75,7 +75,7 @@ PROVISION_SCHEMA = {'type': 'object', 'properties': {
     'disable_ramdisk': {'type': ['boolean', 'string', 'null']},
     'runbook': {'type': ['string', 'null']},
 }, 'required': ['target']}
-_VERB_VERSIONS = {'deploy': api_version.DEPLOY_VERBS,
+_VERB_VERSIONS = {'abort': api_version.ABORT, 'deploy': api_version.DEPLOY_VERBS,
                   'undeploy': api_version.DEPLOY_VERBS}
 _STEP_TARGETS = ('active', 'rebuild')
 
@@ -97,6 +97,8 @@ def _disable_ramdisk(req, target, value):
             raise fault.BadRequest('Invalid boolean value for disable_ramdisk: %s'
                                    % (value,))
     if target == 'service':     # Ironic takes it with servicing from 1.108
+        if req.version.matches(api_version.SERVICE_DISABLE_RAMDISK):
+            return              # validated, then dropped: berth boots no ramdisk
         raise fault.NotAcceptable('disable_ramdisk is not acceptable in this API '
                                   'version')
     # Ironic's rule: only with manual cleaning (not served here) or servicing

@@ -34,6 +34,7 @@ _NODE_FIELD_VERSIONS = {'name': '1.5', 'resource_class': '1.21', 'traits': '1.37
                         'service_step': api_version.SERVICE,
                         'disable_power_off': api_version.DISABLE_POWER_OFF,
                         'instance_name': api_version.INSTANCE_NAME,
+                        'health': api_version.NODE_HEALTH,
                         **{driver_schema.interface_field(k): v
                            for k, v in driver_schema.INTERFACE_VERSIONS.items()}}
 # (Ironic's own gates of fields berth shows; read by api.baremetal.gates)
@@ -145,6 +146,7 @@ def node(req, node, fields=None, detail=True):
         'parent_node': node.parent_node,
         'disable_power_off': node.disable_power_off,
         'instance_name': node.instance_name,
+        'health': None,     # 1.109: Ironic's BMC-reported health; berth has no BMC
         'created_at': _iso(node.created_at), 'updated_at': _iso(node.updated_at),
         'links': links(req, 'nodes', node.uuid),
     }

@@ -10,8 +10,8 @@ Version = microversion.Version
 MIN_VERSION = Version(1, 1)
 # 1.52 allocations, 1.57 allocation PATCH, 1.58 backfill, 1.60 allocation owner,
 # 1.65 node lessee (settable, filterable, matched by allocations like owner);
-# 1.66-1.104: doc/source/ironic-microversions.md says what each brings
-MAX_VERSION = Version(1, 104)
+# 1.66-1.110: doc/source/ironic-microversions.md says what each brings
+MAX_VERSION = Version(1, 110)
 
 CONDUCTOR_GROUP = '1.46'
 ALLOCATIONS = '1.52'
@@ -46,6 +46,14 @@ DISABLE_POWER_OFF = '1.95'
 PATCH_ESCAPES = '1.98'
 # 1.99-1.103 bumped (ports, portgroups)
 INSTANCE_NAME = '1.104'
+# 1.105, 1.106 bumped (ports, portgroups); 1.107 x-openstack-request-id on every
+# answer: berth always sent it (with openstack-request-id), at every version
+SERVICE_DISABLE_RAMDISK = '1.108'
+NODE_HEALTH = '1.109'
+# the ``abort`` verb (1.13); 1.110 lets Ironic abort ``wait call-back``, a state
+# berth's nodes never enter: abort is Ironic's state check 400 from every state
+ABORT = '1.13'
+DEPLOYWAIT_ABORT = '1.110'
 
 
 class InvalidVersion(ValueError):

@@ -197,6 +197,8 @@ FIELDS = {
     '/v1/nodes:inspection_started_at': 'When inspection started.',
     '/v1/nodes:inspection_finished_at': 'When inspection finished.',
     '/v1/nodes:conductor': 'The conductor managing the node.',
+    '/v1/nodes:health': 'The health the BMC reports (always null: berth has no BMC; '
+                        '1.109).',
     '/v1:description': 'A description of the resource.',
     '/v1/drivers:properties': 'Links to the properties of the driver.',
     '/v1/conductors:hostname': 'The hostname of the conductor.',

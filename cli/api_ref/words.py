@@ -192,7 +192,7 @@ DESCRIPTIONS = {
     'deploy_steps': 'Deploy steps (``interface``, ``step``, ``args``, ``priority``) '
                     'with ``active`` or ``rebuild`` (1.69); validated, not run.',
     'disable_ramdisk': 'Ironic takes it with manual cleaning (not served: a 400, '
-                       '1.70) and with ``service`` from 1.108 (a 406 here).',
+                       '1.70) and with ``service`` from 1.108 (a 406 below it).',
     'service_steps': 'Service steps (``interface``, ``step``, optional ``args``, '
                      '``order``) with ``service`` (1.87); validated, not run.',
     'runbook': 'A runbook (1.92); berth keeps none, so a 404.',

@@ -41,6 +41,9 @@ PROVISION_VERBS = {
     # API 1.87: Ironic services an active node with the steps given; berth runs
     # no steps, so the node is back in active at once (as after its deploy steps)
     'service': ((ACTIVE,), ACTIVE),
+    # Ironic aborts its wait and hold states (``wait call-back`` from API 1.110),
+    # which berth's nodes never enter: InvalidStateRequested from every state
+    'abort': ((), AVAILABLE),
 }
 # provision verbs that end the node's allocation
 DEALLOCATING_VERBS = ('deleted', 'undeploy')

@@ -65,7 +65,8 @@ def set_provision_state(req):
     provision_params.check_verb(req, target)
     if data.get('service_steps'):       # Ironic's second rule, before the state
         policy.authorize(req, rules.NODE_PROVISION_SERVICE_STEPS, policy.node_target(node))
-    if target == 'service' and node.provision_state not in node_obj.PROVISION_VERBS[target][0]:
+    if (target in ('service', 'abort')
+            and node.provision_state not in node_obj.PROVISION_VERBS[target][0]):
         # Ironic checks the state before servicing's own parameters and version
         raise exception.InvalidStateRequested(action=target, node=node.uuid,
                                               state=node.provision_state)
