@@ -10,8 +10,8 @@ Version = microversion.Version
 MIN_VERSION = Version(1, 1)
 # 1.52 allocations, 1.57 allocation PATCH, 1.58 backfill, 1.60 allocation owner,
 # 1.65 node lessee (settable, filterable, matched by allocations like owner);
-# 1.66-1.110: doc/source/ironic-microversions.md says what each brings
-MAX_VERSION = Version(1, 110)
+# 1.66-1.115: doc/source/ironic-microversions.md says what each brings
+MAX_VERSION = Version(1, 115)
 
 CONDUCTOR_GROUP = '1.46'
 ALLOCATIONS = '1.52'
@@ -54,6 +54,11 @@ NODE_HEALTH = '1.109'
 # berth's nodes never enter: abort is Ironic's state check 400 from every state
 ABORT = '1.13'
 DEPLOYWAIT_ABORT = '1.110'
+# 1.111, 1.112 bumped (portgroups, runbooks); node history detail fields
+# stored since 1.78 and shown from these versions
+HISTORY_PROJECT = '1.113'
+# 1.114 bumped (firmware components)
+HISTORY_FIELDS = '1.115'
 
 
 class InvalidVersion(ValueError):

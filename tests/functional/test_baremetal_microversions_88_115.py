@@ -1,9 +1,9 @@
 """Ironic API 1.88 onwards on /v1: the ``.json`` suffix (1.91), ``runbook`` (1.92),
 ``disable_power_off`` (1.95), RFC 6901 escapes in JSON patches (1.98),
 ``instance_name`` (1.104), the request id headers (1.107), ``disable_ramdisk``
-with ``service`` (1.108), ``health`` (1.109) and ``abort`` (1.110); the versions
-about ports, portgroups, virtual media, runbooks' own endpoints and inspection
-rules are bumped only.
+with ``service`` (1.108), ``health`` (1.109), ``abort`` (1.110) and the node history
+detail fields (1.113, 1.115); the versions about ports, portgroups, virtual media,
+runbooks' own endpoints, inspection rules and firmware are bumped only.
 
 doc/source/ironic-microversions.md lists every version with its decision.
 """
@@ -19,7 +19,7 @@ from tests.functional.test_baremetal_rbac import (  # noqa: F401  (fixtures)
     nodes,
 )
 
-MAX = '1.110'
+MAX = '1.115'
 UNSUPPORTED = 'not supported by berth: %s (see doc/source/api/baremetal.md)'
 
 
@@ -385,3 +385,39 @@ def test_abort_tenant_rules(as_project, nodes):  # noqa: F811
     status, body = as_project('PUT', path % 'theirs', version='1.110',
                               body={'target': 'abort'})
     assert (status, _fault(body)) == (404, 'Node theirs could not be found.')
+
+
+# 1.113 history ``project``, 1.115 ``state``, ``target_provision_state`` and
+# ``duration_seconds``: stored since 1.78, shown in detail from these versions
+
+_BASE = {'uuid', 'created_at', 'severity', 'event', 'event_type', 'conductor', 'user',
+         'links'}
+_LATER = {'state', 'target_provision_state', 'duration_seconds'}
+
+
+def test_history_detail_fields_by_version(bm, as_project, nodes):  # noqa: F811
+    as_project('PUT', '/v1/nodes/mine/maintenance', body={'reason': 'p1 did it'})
+    path = '/v1/nodes/%s/history' % nodes['mine']['uuid']
+    for version, keys in (('1.112', _BASE), ('1.113', _BASE | {'project'}),
+                          ('1.114', _BASE | {'project'}),
+                          ('1.115', _BASE | {'project'} | _LATER)):
+        events = bm.get(path + '?detail=true', headers=_v(version)).json()['history']
+        assert all(set(e) == keys for e in events), version
+        one = bm.get('%s/%s' % (path, events[0]['uuid']), headers=_v(version)).json()
+        assert set(one) == keys, version
+        listed = bm.get(path, headers=_v(version)).json()['history']
+        assert set(listed[0]) == {'uuid', 'created_at', 'severity', 'event', 'links'}
+    events = bm.get(path + '?detail=true', headers=_v('1.115')).json()['history']
+    first, last = events[0], events[-1]
+    assert (first['state'], first['target_provision_state']) == ('manageable', None)
+    assert first['event'].endswith('(manage)')
+    assert events[1]['state'] == 'available'
+    assert isinstance(events[1]['duration_seconds'], int)
+    assert events[1]['duration_seconds'] >= 0
+    assert (last['event'], last['project'], last['user']) == (
+        'Maintenance set: p1 did it', 'p1', 'u-p1')
+    assert last['state'] == 'available'
+    # the owner's reader sees them too (the history rule, unchanged)
+    status, body = as_project('GET', path + '?detail=true', roles='reader',
+                              version='1.115')
+    assert status == 200 and body['history'][-1]['project'] == 'p1'
