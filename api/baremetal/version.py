@@ -36,8 +36,9 @@ CHILD_NODES = '1.83'
 UNHOLD = '1.85'
 FIRMWARE_INTERFACE = '1.86'
 SERVICE = '1.87'
-# 1.88-1.94 (ports, virtual media, runbooks) are bumped; 1.91's '.json' suffix
-# never had a meaning in berth's routing (a node named 'x.json' is that name)
+# 1.88-1.94 (ports, virtual media, runbooks) are bumped but 1.91: from it a
+# '.json' path suffix is part of the name (api/baremetal/json_suffix.py)
+DOT_JSON = '1.91'
 # a ``runbook`` on the provision endpoint: berth has none, so it is not found
 RUNBOOKS = '1.92'
 DISABLE_POWER_OFF = '1.95'
