@@ -280,6 +280,11 @@ class Node(TimestampMixin, Base):
     retired = sa.Column(sa.Boolean, nullable=False, default=False,
                         server_default=sa.false())
     retired_reason = sa.Column(sa.Text, nullable=True)
+    # Ironic's disable_power_off (API 1.95): power off and soft power off refused
+    disable_power_off = sa.Column(sa.Boolean, nullable=False, default=False,
+                                  server_default=sa.false())
+    # Ironic's instance_name (API 1.104), kept from instance_info's display_name
+    instance_name = sa.Column(sa.String(255), nullable=True)
     bios_interface = sa.Column(sa.String(255), nullable=True)
     boot_interface = sa.Column(sa.String(255), nullable=True)
     console_interface = sa.Column(sa.String(255), nullable=True)

@@ -20,6 +20,7 @@ FIELDS = '1.8'          # ?fields=
 DETAIL = '1.43'         # ?detail= on GET /v1/nodes
 NAMES = '1.5'           # nodes named by name
 TRAITS = '1.37'         # /v1/nodes/{node}/traits
+INSTANCE_NAME = '1.104'  # ?instance_name= (its own 406 text)
 # GET /v1/nodes filters: (first version, whether the 406 names the version)
 _FILTERS = {'provision_state': ('1.9', False), 'driver': ('1.16', True),
             'resource_class': ('1.21', True), 'conductor_group': ('1.46', True),
@@ -82,6 +83,8 @@ def check_list(req):
     for name, (since, named) in _FILTERS.items():
         if name in req.GET and not req.version.matches(since):
             raise fault.NotAcceptable(_MINIMAL % since if named else NOT_ACCEPTABLE)
+    if 'instance_name' in req.GET and not req.version.matches(INSTANCE_NAME):
+        raise fault.NotAcceptable('instance_name is not acceptable in this API version')
 
 
 def check_node_ident(req, ident):

@@ -103,8 +103,9 @@ def on_create(req, values):
     _version_gate(req, [f for f in values if f in FIELD_VERSIONS])
     check_chassis(values)
     check_network_data(values.get('network_data'))
-    if 'retired' in values:
-        _boolean(values, 'retired')
+    for flag in ('retired', 'disable_power_off'):
+        if flag in values:
+            _boolean(values, flag)
     if driver_schema.HARDWARE_TYPES.get(values.get('driver')):
         _interfaces(values['driver'], values, reset=INTERFACE_FIELDS)
 
@@ -159,6 +160,8 @@ def on_update(req, node, changed, reset):
         _interfaces(driver, changed, reset=INTERFACE_FIELDS if reset else ())
     _flag(node, changed, 'protected')
     _flag(node, changed, 'retired')
+    if 'disable_power_off' in changed:      # 1.95; null or removed is false
+        _boolean(changed, 'disable_power_off')
     if 'maintenance' in changed:
         _boolean(changed, 'maintenance')
         if not changed['maintenance']:     # as Ironic: leaving clears reason and fault

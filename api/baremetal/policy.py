@@ -13,7 +13,7 @@ input), before any other rule is checked.
 
 from oslo_policy import policy as oslo_policy
 
-from api.baremetal import fault
+from api.baremetal import fault, json_suffix
 from common import exception
 from common import policy as common_policy
 from common.policies import baremetal as policies
@@ -85,7 +85,8 @@ def node_for(req, rule=None):
     """The node of the path (``{node}``) if the caller may see it, then ``rule``."""
     ident = req.urlvars['node']
     _require_scope(req, rule or rules.NODE_GET)
-    return visible_node(req, node_obj.get(req.context, ident), ident, rule)
+    node = json_suffix.lookup(req, ident, lambda i: node_obj.get(req.context, i))
+    return visible_node(req, node, ident, rule)
 
 
 def visible_allocation(req, alloc, ident, rule=None):

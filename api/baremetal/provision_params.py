@@ -10,8 +10,11 @@ dropped:
   ``deploy`` alias); 406 below 1.69;
 * ``disable_ramdisk`` (1.70): a boolean, Ironic takes it only with ``clean``
   (1.70), which berth does not offer, and ``service`` from 1.108: a 400 once
-  it is a valid boolean, a 406 with ``service``;
+  it is a valid boolean, with ``service`` a 406 below 1.108 and taken from it;
 * the ``deploy`` and ``undeploy`` verbs (1.73) are 406 below their version;
+* ``runbook`` (1.92): berth keeps no runbooks (``/v1/runbooks`` is not
+  served), so one named is Ironic's 404 ``Runbook <ident> could not be found.``;
+  406 below 1.92;
 * ``service_steps`` (1.87): only with the ``service`` verb (400), which needs
   1.87 (406) and them (400): a list of ``{interface, step[, args, order]}``
   with one of Ironic's cleaning interfaces (``Invalid service_steps: …``).
@@ -70,8 +73,9 @@ PROVISION_SCHEMA = {'type': 'object', 'properties': {
     'deploy_steps': {'type': ['array', 'null']},
     'service_steps': {'type': ['array', 'null']},
     'disable_ramdisk': {'type': ['boolean', 'string', 'null']},
+    'runbook': {'type': ['string', 'null']},
 }, 'required': ['target']}
-_VERB_VERSIONS = {'deploy': api_version.DEPLOY_VERBS,
+_VERB_VERSIONS = {'abort': api_version.ABORT, 'deploy': api_version.DEPLOY_VERBS,
                   'undeploy': api_version.DEPLOY_VERBS}
 _STEP_TARGETS = ('active', 'rebuild')
 
@@ -93,6 +97,8 @@ def _disable_ramdisk(req, target, value):
             raise fault.BadRequest('Invalid boolean value for disable_ramdisk: %s'
                                    % (value,))
     if target == 'service':     # Ironic takes it with servicing from 1.108
+        if req.version.matches(api_version.SERVICE_DISABLE_RAMDISK):
+            return              # validated, then dropped: berth boots no ramdisk
         raise fault.NotAcceptable('disable_ramdisk is not acceptable in this API '
                                   'version')
     # Ironic's rule: only with manual cleaning (not served here) or servicing
@@ -130,8 +136,20 @@ def _service_steps(req, target, steps):
             error.message, error.instance))
 
 
+def _runbook(req, value):
+    """``runbook`` (1.92, 406 below): berth keeps no runbooks, so every one is
+    Ironic's RunbookNotFound (its lookup comes before the runbook's rules)."""
+    if value is None:
+        return
+    if not req.version.matches(api_version.RUNBOOKS):
+        raise fault.NotAcceptable(NOT_ACCEPTABLE)
+    validation.check_ident(value)
+    raise fault.NotFound('Runbook %s could not be found.' % value)
+
+
 def check(req, data):
     """The checks of the body ``data`` (its ``target`` already known), in Ironic's order."""
+    _runbook(req, data.get('runbook'))
     _disable_ramdisk(req, data['target'], data.get('disable_ramdisk'))
     _deploy_steps(req, data['target'], data.get('deploy_steps'))
     _service_steps(req, data['target'], data.get('service_steps'))

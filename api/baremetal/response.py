@@ -33,6 +33,9 @@ _NODE_FIELD_VERSIONS = {'name': '1.5', 'resource_class': '1.21', 'traits': '1.37
                         'shard': api_version.SHARDS,
                         'parent_node': api_version.CHILD_NODES,
                         'service_step': api_version.SERVICE,
+                        'disable_power_off': api_version.DISABLE_POWER_OFF,
+                        'instance_name': api_version.INSTANCE_NAME,
+                        'health': api_version.NODE_HEALTH,
                         **{driver_schema.interface_field(k): v
                            for k, v in driver_schema.INTERFACE_VERSIONS.items()}}
 # (Ironic's own gates of fields berth shows; read by api.baremetal.gates)
@@ -142,6 +145,9 @@ def node(req, node, fields=None, detail=True):
         'network_data': node.network_data, 'boot_mode': node.boot_mode,
         'secure_boot': node.secure_boot, 'shard': node.shard,
         'parent_node': node.parent_node,
+        'disable_power_off': node.disable_power_off,
+        'instance_name': node.instance_name,
+        'health': None,     # 1.109: Ironic's BMC-reported health; berth has no BMC
         'created_at': _iso(node.created_at), 'updated_at': _iso(node.updated_at),
         'links': links(req, 'nodes', node.uuid),
     }

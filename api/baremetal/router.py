@@ -5,7 +5,7 @@ routed as its ``/v1`` twin, as Ironic's root controller does: the
 ``bookmark`` links of the answers are such paths.
 """
 
-from api.baremetal import fault, gates, unsupported, validation
+from api.baremetal import fault, gates, json_suffix, unsupported, validation
 from api.common import errors, routing
 
 
@@ -35,6 +35,7 @@ class Router(routing.PathTable):
         return super().match_template(v1_path(path))
 
     def __call__(self, req):
+        json_suffix.strip(req)
         try:
             handler, args = self.resolve(req)
         except errors.NotFound:

@@ -197,6 +197,8 @@ FIELDS = {
     '/v1/nodes:inspection_started_at': 'When inspection started.',
     '/v1/nodes:inspection_finished_at': 'When inspection finished.',
     '/v1/nodes:conductor': 'The conductor managing the node.',
+    '/v1/nodes:health': 'The health the BMC reports (always null: berth has no BMC; '
+                        '1.109).',
     '/v1:description': 'A description of the resource.',
     '/v1/drivers:properties': 'Links to the properties of the driver.',
     '/v1/conductors:hostname': 'The hostname of the conductor.',
@@ -217,6 +219,14 @@ FIELDS = {
     '/v1/nodes/{node}/history:conductor': 'The conductor that recorded the event (null '
                                           'when the API process did).',
     '/v1/nodes/{node}/history:user': 'The user whose request made the event.',
+    '/v1/nodes/{node}/history:project': 'The project whose request made the event '
+                                        '(1.113).',
+    '/v1/nodes/{node}/history:state': 'The provision state of the node after the event '
+                                      '(1.115).',
+    '/v1/nodes/{node}/history:target_provision_state': 'The target provision state of '
+                                                       'the node (1.115).',
+    '/v1/nodes/{node}/history:duration_seconds': 'The whole seconds the node spent in '
+                                                 'its state before the event (1.115).',
     '/v1/shards:shards': 'Each shard with its node count, the largest first; the nodes '
                          'without a shard are counted under ``None``.',
     '/v1/shards:name': 'The name of the shard.',

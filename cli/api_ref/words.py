@@ -66,6 +66,9 @@ _NODE = {
     'secure_boot': 'Whether secure boot is on (null: unknown; 1.75).',
     'shard': 'The shard of the node (null: none; 1.82).',
     'parent_node': 'The parent of the node, by name or UUID; shown as its UUID (1.83).',
+    'disable_power_off': 'Whether powering the node off is refused (a 409; 1.95).',
+    'instance_name': 'The name of the instance on the node (set from '
+                     '``instance_info.display_name`` when it has none; 1.104).',
 }
 
 # the filters of the node listings (/v1/nodes, /v1/chassis/{chassis}/nodes)
@@ -89,6 +92,7 @@ _NODE_FILTERS = {
     'sharded': 'Only the nodes with (``true``) or without a shard (1.82).',
     'include_children': 'With ``true``, the child nodes too (else left out; 1.83).',
     'parent_node': 'Only the children of the node of this UUID (1.83).',
+    'instance_name': 'Only the nodes of this instance name (1.104).',
     'reset_interfaces': 'With a new ``driver``, reset every interface not given '
                         'to its default (1.45).',
 }
@@ -188,9 +192,10 @@ DESCRIPTIONS = {
     'deploy_steps': 'Deploy steps (``interface``, ``step``, ``args``, ``priority``) '
                     'with ``active`` or ``rebuild`` (1.69); validated, not run.',
     'disable_ramdisk': 'Ironic takes it with manual cleaning (not served: a 400, '
-                       '1.70) and with ``service`` from 1.108 (a 406 here).',
+                       '1.70) and with ``service`` from 1.108 (a 406 below it).',
     'service_steps': 'Service steps (``interface``, ``step``, optional ``args``, '
                      '``order``) with ``service`` (1.87); validated, not run.',
+    'runbook': 'A runbook (1.92); berth keeps none, so a 404.',
     'reason': 'Why the node is in maintenance.',
     'fields': 'The fields to return, comma-separated.',
     'marker': 'The UUID of the last item of the previous page.',

@@ -38,8 +38,9 @@ NODE_INTERFACES = tuple('%s_interface' % k for k in (
     'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network', 'power',
     'raid', 'rescue', 'storage', 'vendor', 'firmware'))
 NODE_STRINGS = ('owner', 'lessee', 'conductor_group', 'chassis_uuid', 'driver',
-                'protected_reason', 'retired_reason', 'shard', 'parent_node') + NODE_INTERFACES
-NODE_FLAGS = ('protected', 'retired', 'maintenance')
+                'protected_reason', 'retired_reason', 'shard', 'parent_node',
+                'instance_name') + NODE_INTERFACES
+NODE_FLAGS = ('protected', 'retired', 'maintenance', 'disable_power_off')
 NODE_PATCHABLE = frozenset({'name', 'resource_class', 'instance_uuid', 'instance_info',
                             'properties', 'extra', 'description', 'driver_info',
                             'network_data', *NODE_STRINGS, *NODE_FLAGS})

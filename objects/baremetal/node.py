@@ -99,14 +99,14 @@ def _list_nodes(ctx, filters=None, limit=None, marker=None, sort_key='id',
                 sort_dir='asc'):
     """Nodes matching ``filters`` (resource_class, provision_state,
     maintenance, associated, owner, lessee, project = owner or lessee,
-    instance_uuid, driver, conductor_group, retired, fault, chassis_uuid, sharded,
+    instance_uuid, instance_name, driver, conductor_group, retired, fault, chassis_uuid, sharded,
     shards: a list of shard names; include_children False: the nodes without a
     parent, or ``parent_node``'s children), one
     page after ``marker``; ChassisNotFound for an unknown chassis."""
     q = _select()
     filters = filters or {}
     for key in ('resource_class', 'provision_state', 'owner', 'lessee',
-                'instance_uuid', 'maintenance', 'driver', 'conductor_group',
+                'instance_uuid', 'instance_name', 'maintenance', 'driver', 'conductor_group',
                 'retired', 'fault'):
         if filters.get(key) is not None:
             q = q.where(_NODE.c[key] == filters[key])
@@ -428,7 +428,8 @@ def set_provision_state(ctx, ident, verb, mirror=False, deallocate=False):
         values['power_state'] = POWER_ON
     if verb in DEALLOCATING_VERBS:
         _must_deallocate(node, deallocate)
-        values.update(instance_uuid=None, instance_info={}, allocation_id=None,
+        values.update(instance_uuid=None, instance_info={}, instance_name=None,
+                      allocation_id=None,
                       power_state=POWER_OFF)
     guarded_update(ctx, node, values, expect=('provision_state', 'allocation_id'))
     node_history.record(ctx, node, 'Provision state changed from %s to %s (%s)'

@@ -41,6 +41,9 @@ PROVISION_VERBS = {
     # API 1.87: Ironic services an active node with the steps given; berth runs
     # no steps, so the node is back in active at once (as after its deploy steps)
     'service': ((ACTIVE,), ACTIVE),
+    # Ironic aborts its wait and hold states (``wait call-back`` from API 1.110),
+    # which berth's nodes never enter: InvalidStateRequested from every state
+    'abort': ((), AVAILABLE),
 }
 # provision verbs that end the node's allocation
 DEALLOCATING_VERBS = ('deleted', 'undeploy')
@@ -108,6 +111,8 @@ class Node:
     secure_boot: bool | None = None
     shard: str | None = None
     parent_node: str | None = None
+    disable_power_off: bool = False     # API 1.95
+    instance_name: str | None = None    # API 1.104
 
 
 _JOINED = ('traits', 'allocation_uuid', 'chassis_uuid')
@@ -122,7 +127,7 @@ def _from_row(row, traits=(), allocation_uuid=None):
     values = {c: getattr(row, c) for c in _COLUMNS}
     for c in _JSON:
         values[c] = values[c] or {}
-    for c in ('protected', 'retired'):
+    for c in ('protected', 'retired', 'disable_power_off'):
         values[c] = bool(values[c])
     return Node(traits=sorted(traits), allocation_uuid=allocation_uuid,
                 chassis_uuid=row.chassis_uuid, **values)

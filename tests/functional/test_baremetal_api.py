@@ -12,9 +12,9 @@ def test_root_and_v1_documents(bm):
     assert root.status_code == 200
     body = root.json()
     assert body['default_version']['min_version'] == '1.1'
-    assert body['default_version']['version'] == '1.87'
+    assert body['default_version']['version'] == '1.115'
     assert root.headers['X-OpenStack-Ironic-API-Minimum-Version'] == '1.1'
-    assert root.headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.87'
+    assert root.headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.115'
     v1 = bm.get('/v1', version='1.52').json()
     assert 'allocations' in v1 and 'nodes' in v1
     assert 'allocations' not in bm.get('/v1', version='1.51').json()
@@ -24,16 +24,16 @@ def test_version_negotiation(bm):
     assert bm.get('/v1/nodes', version='').headers[
         'X-OpenStack-Ironic-API-Version'] == '1.1'
     assert bm.get('/v1/nodes', version='latest').headers[
-        'X-OpenStack-Ironic-API-Version'] == '1.87'
+        'X-OpenStack-Ironic-API-Version'] == '1.115'
     assert bm.get('/v1/nodes', version='1.58').headers[
         'X-OpenStack-Ironic-API-Version'] == '1.58'
 
 
-@pytest.mark.parametrize('value', ['1.88', '1.0', '2.1'])
+@pytest.mark.parametrize('value', ['1.116', '1.0', '2.1'])
 def test_version_out_of_range_is_406(bm, value):
     resp = bm.get('/v1/nodes', version=value)
     assert resp.status_code == 406
-    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.87'
+    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.115'
 
 
 def test_garbage_version_is_400(bm):

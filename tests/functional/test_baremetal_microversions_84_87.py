@@ -21,25 +21,11 @@ from tests.functional.test_baremetal_rbac import (  # noqa: F401  (fixtures)
     nodes,
 )
 
-MAX = '1.87'
 UNSUPPORTED = 'not supported by berth: %s (see doc/source/api/baremetal.md)'
 
 
 def _v(version):
     return {'X-OpenStack-Ironic-API-Version': version}
-
-
-def test_the_maximum_version(bm):
-    resp = bm.get('/v1')
-    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == MAX
-    assert resp.json()['version']['version'] == MAX
-    assert bm.get('/v1/nodes', headers=_v('latest')).headers[
-        'X-OpenStack-Ironic-API-Version'] == MAX
-    assert bm.get('/v1/nodes', headers=_v(MAX)).status_code == 200
-    nxt = '1.%d' % (int(MAX.split('.')[1]) + 1)
-    resp = bm.get('/v1/nodes', headers=_v(nxt))
-    assert resp.status_code == 406
-    assert resp.headers['X-OpenStack-Ironic-API-Maximum-Version'] == MAX
 
 
 # 1.84 /v1/continue_inspection: the ramdisk's inspection callback, not served

@@ -37,7 +37,8 @@ def test_every_migration_is_classified():
                       '0004': 'expand', '0005': 'expand', '0006': 'expand',
                       '0007': 'expand', '0008': 'expand',
                       '0009': 'expand', '0010': 'expand', '0011': 'expand',
-                      '0012': 'expand', '0013': 'expand'}
+                      '0012': 'expand', '0013': 'expand', '0014': 'expand',
+                      '0015': 'expand'}
     assert list(phases)[-1] == migration.head()
     with open(os.path.join(migration.SCRIPT_LOCATION, 'script.py.mako')) as f:
         assert "\nphase = 'expand'\n" in f.read()      # new revisions start classified

@@ -7,9 +7,9 @@ from api.baremetal import fault, validation, version
 
 def test_negotiate():
     assert str(version.negotiate(None)) == '1.1'
-    assert str(version.negotiate('latest')) == '1.87'
+    assert str(version.negotiate('latest')) == '1.115'
     assert str(version.negotiate(' 1.52 ')) == '1.52'
-    for bad in ('1.0', '1.88', '2.1'):
+    for bad in ('1.0', '1.116', '2.1'):
         with pytest.raises(version.UnacceptableVersion):
             version.negotiate(bad)
     with pytest.raises(version.InvalidVersion):

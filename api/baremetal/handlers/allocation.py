@@ -23,7 +23,7 @@ import math
 
 from oslo_utils import uuidutils
 
-from api.baremetal import fault, policy, query, response, router, validation
+from api.baremetal import fault, json_suffix, policy, query, response, router, validation
 from api.baremetal import version as api_version
 from api.baremetal.schemas import allocation as schema
 from api.common import errors as common_errors
@@ -50,7 +50,7 @@ _LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'node',
 
 def _visible(req, ident, rule=None):
     """The allocation ``ident`` if the caller may see it (404 as for none), then ``rule``."""
-    alloc = node_alloc.get(req.context, ident)
+    alloc = json_suffix.lookup(req, ident, lambda i: node_alloc.get(req.context, i))
     return policy.visible_allocation(req, alloc, ident, rule)
 
 

@@ -126,7 +126,8 @@ def _list(req, detail, chassis=None):
     limit, marker, sort_key, sort_dir = query.pagination(
         req, node_obj.SORT_KEYS)
     names: tuple[str, ...] = (
-        'resource_class', 'provision_state', 'owner', 'driver', 'instance_uuid')
+        'resource_class', 'provision_state', 'owner', 'driver', 'instance_uuid',
+        'instance_name')
     if req.version.matches(api_version.LESSEE):
         names += ('lessee', 'project')
     filters = {k: req.GET.get(k) for k in names}
@@ -220,6 +221,19 @@ def _check_patched(values):
             raise fault.BadRequest('%s must be a string' % key)
     if values.get('shard') is not None and len(values['shard']) > 255:
         raise fault.BadRequest('shard is longer than 255 characters')
+    name = values.get('instance_name')
+    if name is not None and not (isinstance(name, str) and 1 <= len(name) <= 255):
+        raise fault.BadRequest('instance_name must be a string of 1 to 255 characters')
+
+
+def _instance_name(node, changed):
+    """Ironic's sync (1.104): a new ``instance_info`` with a ``display_name``
+    names a node that has no ``instance_name`` (nor gets one in this patch)."""
+    if 'instance_info' not in changed or changed.get('instance_name', node.instance_name):
+        return
+    display = (changed['instance_info'] or {}).get('display_name')
+    if isinstance(display, str) and 1 <= len(display) <= 255:
+        changed['instance_name'] = display
 
 
 def _patch_rules(patch):
@@ -251,6 +265,7 @@ def update_node(req):
         changed.pop('conductor_group')    # removing the default group: no change
     _conductor_group(req, changed)
     _check_patched(changed)
+    _instance_name(node, changed)
     node_parent.resolve_parent(req, changed, node.owner)
     _check_json_sizes(req, changed)
     node_fields.on_update(req, node, changed, reset)

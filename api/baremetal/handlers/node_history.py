@@ -5,8 +5,10 @@ reader of the owning project; a lessee sees the node but not its history,
 403; another project's node is a 404).  The list shows ``uuid``,
 ``created_at``, ``severity`` and ``event`` (cut to 255 characters);
 ``?detail=true`` and one event add ``event_type``, ``conductor`` and
-``user``.  ``limit``, ``marker`` (an event uuid), ``sort_dir``; the only
-``sort_key`` is ``created_at``.  objects/baremetal/node_history.py says
+``user``, from 1.113 ``project`` and from 1.115 ``state``,
+``target_provision_state`` and ``duration_seconds`` (stored since 1.78).
+``limit``, ``marker`` (an event uuid), ``sort_dir``; the only ``sort_key`` is
+``created_at``.  objects/baremetal/node_history.py says
 which events are written.
 """
 
@@ -23,12 +25,19 @@ from objects.baremetal import node_history
 
 LIST_PARAMS = ('detail', 'limit', 'marker', 'sort_key', 'sort_dir')
 _STANDARD = ('uuid', 'created_at', 'severity', 'event')
-_DETAIL = _STANDARD + ('event_type', 'conductor', 'user')
+_DETAIL = _STANDARD + ('event_type', 'conductor', 'user', 'project', 'state',
+                       'target_provision_state', 'duration_seconds')
+# detail fields shown from a version on (Ironic's 1.113 and 1.115)
+_SINCE = {'project': api_version.HISTORY_PROJECT, 'state': api_version.HISTORY_FIELDS,
+          'target_provision_state': api_version.HISTORY_FIELDS,
+          'duration_seconds': api_version.HISTORY_FIELDS}
 _CUT = 255
 
 
 def _body(req, node, event, detail):
-    body = {name: getattr(event, name) for name in (_DETAIL if detail else _STANDARD)}
+    names = [n for n in (_DETAIL if detail else _STANDARD)
+             if n not in _SINCE or req.version.matches(_SINCE[n])]
+    body = {name: getattr(event, name) for name in names}
     body['created_at'] = common_response.iso(event.created_at)
     if not detail and len(body['event']) > _CUT:
         body['event'] = body['event'][:_CUT - 4] + '...'

@@ -24,6 +24,8 @@ _POWER_TARGETS = ('power on', 'power off', 'rebooting', 'soft power off',
 # the soft targets and a power ``timeout`` need 1.27 (Ironic's 406 before)
 _SOFT_POWER = ('soft power off', 'soft rebooting')
 SOFT_POWER_VERSION = '1.27'
+# refused for a node with disable_power_off (1.95)
+_OFF = ('power off', 'soft power off')
 # Ironic's boot modes (1.76) and its states in which a node is moving
 BOOT_MODES = ('bios', 'uefi')
 _UNSTABLE = ('deploying', 'wait call-back', 'cleaning', 'clean wait', 'verifying',
@@ -63,7 +65,8 @@ def set_provision_state(req):
     provision_params.check_verb(req, target)
     if data.get('service_steps'):       # Ironic's second rule, before the state
         policy.authorize(req, rules.NODE_PROVISION_SERVICE_STEPS, policy.node_target(node))
-    if target == 'service' and node.provision_state not in node_obj.PROVISION_VERBS[target][0]:
+    if (target in ('service', 'abort')
+            and node.provision_state not in node_obj.PROVISION_VERBS[target][0]):
         # Ironic checks the state before servicing's own parameters and version
         raise exception.InvalidStateRequested(action=target, node=node.uuid,
                                               state=node.provision_state)
@@ -81,7 +84,7 @@ def set_provision_state(req):
 
 @router.endpoint()
 def set_power_state(req):
-    policy.node_for(req, rules.NODE_POWER)
+    node = policy.node_for(req, rules.NODE_POWER)
     data = validation.json_body(req, schema.TARGET_SCHEMA)
     if ((data['target'] in _SOFT_POWER or data.get('timeout'))
             and not req.version.matches(SOFT_POWER_VERSION)):
@@ -89,6 +92,10 @@ def set_power_state(req):
     if data['target'] not in _POWER_TARGETS:
         raise fault.BadRequest('Invalid power state target %s; valid: %s'
                                % (data['target'], ', '.join(_POWER_TARGETS)))
+    if data['target'] in _OFF and node.disable_power_off:
+        # Ironic's PowerStateFailure (an InvalidState) at every version (1.95)
+        raise exception.NodeInvalidState(
+            reason='Failed to set node power state to %s.' % data['target'])
     node = node_obj.set_power_state(req.context, req.urlvars['node'], data['target'],
                                     mirror=backend.mirrors(req))
     return _accepted(req, node)

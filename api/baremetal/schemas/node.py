@@ -28,6 +28,8 @@ CREATE_SCHEMA = {
         'chassis_uuid': {'type': ['string', 'null']},
         'retired': {'type': ['string', 'boolean', 'null']},
         'retired_reason': {'type': ['string', 'null']},
+        'disable_power_off': {'type': ['string', 'boolean', 'null']},
+        'instance_name': {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255},
         **{f: {'type': ['string', 'null']} for f in INTERFACE_FIELDS},
     },
     'required': ['driver'],
@@ -46,7 +48,7 @@ PATCHABLE = {'name': True, 'resource_class': True, 'instance_uuid': True,
              'chassis_uuid': True, 'protected': True, 'protected_reason': True,
              'retired': True, 'retired_reason': True, 'driver': True,
              'maintenance': True, 'network_data': True, 'shard': True,
-             'parent_node': True,
+             'parent_node': True, 'disable_power_off': True, 'instance_name': True,
              **{f: True for f in INTERFACE_FIELDS}}
 
 # the query parameters of GET /v1/nodes (anything else is a 400, as Ironic)
@@ -54,4 +56,4 @@ LIST_PARAMS = ('fields', 'limit', 'marker', 'sort_key', 'sort_dir', 'detail',
                'resource_class', 'provision_state', 'maintenance', 'associated',
                'owner', 'lessee', 'project', 'driver', 'instance_uuid',
                'conductor_group', 'chassis_uuid', 'retired', 'fault', 'conductor',
-               'shard', 'sharded', 'include_children', 'parent_node')
+               'shard', 'sharded', 'include_children', 'parent_node', 'instance_name')

@@ -63,6 +63,9 @@ NODE_UPDATE_FIELDS = {
     'network_data': 'baremetal:node:update:network_data',
     'shard': 'baremetal:node:update:shard',
     'parent_node': 'baremetal:node:update:parent_node',
+    'disable_power_off': 'baremetal:node:update:disable_power_off',
+    # Ironic's rule of /instance_name (1.104) is instance_info's
+    'instance_name': 'baremetal:node:update_instance_info',
     'driver': NODE_UPDATE_DRIVER_INTERFACES,
     **{'%s_interface' % kind: NODE_UPDATE_DRIVER_INTERFACES for kind in (
         'bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network',
@@ -211,6 +214,8 @@ _RULES += [
      [('GET', '/v1/shards')]),
     (NODE_UPDATE_FIELDS['parent_node'], base.SYSTEM_MEMBER, 'Change a node parent_node',
      [('PATCH', _NODE)]),
+    (NODE_UPDATE_FIELDS['disable_power_off'], base.SYSTEM_ADMIN,
+     'Disable or enable powering a node off', [('PATCH', _NODE)]),
 ]
 
 rules = base.rules + [

@@ -39,7 +39,7 @@ manager = base.manager      # the conductor with mocked writes (a fixture)
 NODE_VALUES = {field: 'x' for field in bm.NODE_UPDATE_FIELDS}
 NODE_VALUES.update(instance_uuid=None, retired=True, maintenance=True, name='node-x',
                    instance_info={}, properties={}, extra={}, driver_info={},
-                   network_data={},
+                   network_data={}, disable_power_off=True,
                    # berth-api sends a parent resolved to its UUID (write_checks)
                    parent_node='1be26c0b-03f2-4d2e-ae87-c02d7f33c123')
 NODE_RULES = [bm.NODE_GET] + bm.update_rules(NODE_VALUES)
@@ -143,7 +143,7 @@ def test_a_member_may_not_change_a_field_of_a_stricter_rule(manager, field):
     rules = bm.update_rules(values)
     strict = {bm.NODE_UPDATE_FIELDS[f] for f in ('owner', 'conductor_group',
                                                   'chassis_uuid', 'driver', 'shard',
-                                                  'parent_node')}
+                                                  'parent_node', 'disable_power_off')}
     if bm.NODE_UPDATE_FIELDS[field] not in strict:
         _call(manager.update_node, OWNER_MEMBER, 'n1', values)
         manager.node_writes.update_node.assert_called_once()
