@@ -49,11 +49,11 @@ WORKER_TIMEOUT = 90
 class _ByPort:
     """The ASGI app of a worker: each request to the app of the port it came in on."""
 
-    def __init__(self, ports: dict[int, str]):
+    def __init__(self, ports: dict[int, str]) -> None:
         self.ports = ports           # listening port -> API name
         self.apps: dict[str, Any] = {}
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope['type'] != 'http':
             return
         server = scope.get('server') or (None, None)
@@ -63,7 +63,7 @@ class _ByPort:
 class _WSGIByPort(_ByPort):
     """The WSGI app of a gthread worker: the same choice, by the connection's local port."""
 
-    def __call__(self, environ, start_response):     # type: ignore[override]
+    def __call__(self, environ: dict, start_response: Any) -> Any:  # type: ignore[override]
         port = environ['gunicorn.socket'].getsockname()[1]
         return self.apps[self.ports.get(port, 'placement')](environ, start_response)
 
@@ -71,7 +71,7 @@ class _WSGIByPort(_ByPort):
 class BerthApplication(base.BaseApplication):
     """gunicorn's application for berth-api: settings from berth's own options."""
 
-    def __init__(self, conf: Any, processes: int, threads: int):
+    def __init__(self, conf: Any, processes: int, threads: int) -> None:
         self.conf = conf
         self.processes = processes
         self.threads = threads
@@ -111,7 +111,7 @@ class BerthApplication(base.BaseApplication):
         for key, value in self._settings().items():
             self.cfg.set(key, value)
 
-    def load(self):
+    def load(self) -> _ByPort:
         """The master's start (once, before any fork): database, index, drivers."""
         from cli import api
         self._loaded = True
@@ -128,7 +128,7 @@ class BerthApplication(base.BaseApplication):
              self.conf.api.baremetal_port: 'baremetal'})
         return self.parts['asgi']
 
-    def _when_ready(self, server) -> None:
+    def _when_ready(self, server: Any) -> None:
         for title, port in (('Placement API', self.conf.api.placement_port),
                             ('Bare metal API', self.conf.api.baremetal_port)):
             print('berth-api: %s on http://%s:%d' % (title, self.conf.api.host, port),
@@ -136,12 +136,12 @@ class BerthApplication(base.BaseApplication):
         print('berth-api: %d worker processes of %d threads (gunicorn)'
               % (self.processes, self.threads), flush=True)
 
-    def _pre_fork(self, server, worker) -> None:
+    def _pre_fork(self, server: Any, worker: Any) -> None:
         """The master's end of the index handshake, answered from a thread."""
         ends = socket.socketpair()
         worker.berth_ends = ends
 
-        def parent():
+        def parent() -> None:
             try:
                 self.parts['handshake'][0](ends[0])
             finally:      # the worker has its copies by now (or never asked)
@@ -149,7 +149,7 @@ class BerthApplication(base.BaseApplication):
                 ends[1].close()
         threading.Thread(target=parent, name='index-handshake', daemon=True).start()
 
-    def _post_fork(self, server, worker) -> None:
+    def _post_fork(self, server: Any, worker: Any) -> None:
         """A worker's start: its end of the handshake, its RPC client, both apps."""
         ends = worker.berth_ends
         ends[0].close()
@@ -173,12 +173,12 @@ def _bracket(host: str) -> str:
     return '[%s]' % host if ':' in host else host
 
 
-def _on_starting(server) -> None:
+def _on_starting(server: Any) -> None:
     """Forget the values of a previous run: the master starts before any worker."""
     metrics.clear_multiprocess_dir()
 
 
-def _child_exit(server, worker) -> None:
+def _child_exit(server: Any, worker: Any) -> None:
     metrics.mark_process_dead(worker.pid)
 
 
