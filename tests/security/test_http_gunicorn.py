@@ -89,6 +89,35 @@ def test_both_apis_answer_on_their_own_port(gunicorn_api):
     assert b'"default_version"' in baremetal, baremetal[:300]
 
 
+# raw requests a hostile client sends: each answered below 500 or closed unanswered
+HOSTILE = {
+    'bad-request-line': b'GARBAGE\r\n\r\n',
+    'bad-method': b'G\x01T /v1 HTTP/1.1\r\nHost: x\r\n\r\n',
+    'bad-version': b'GET /v1 HTTP/9.9\r\nHost: x\r\n\r\n',
+    'huge-request-line': b'GET /' + b'a' * 20000 + b' HTTP/1.1\r\nHost: x\r\n\r\n',
+    'huge-header': b'GET /v1 HTTP/1.1\r\nHost: x\r\nX-A: ' + b'a' * 20000 + b'\r\n\r\n',
+    'many-headers': b'GET /v1 HTTP/1.1\r\nHost: x\r\n' + b'X-A: 1\r\n' * 200 + b'\r\n',
+    'latin1-path': b'GET /v1/nodes/\xe9\xff HTTP/1.1\r\nHost: x\r\n\r\n',
+    'percent-junk-path': b'GET /v1/nodes/%zz%00 HTTP/1.1\r\nHost: x\r\n\r\n',
+    'absolute-uri': b'GET http://evil/v1 HTTP/1.1\r\nHost: x\r\n\r\n',
+    'bad-chunk-size': b'POST /v1/nodes HTTP/1.1\r\nHost: x\r\n'
+                      b'Transfer-Encoding: chunked\r\n\r\nzz\r\nab\r\n0\r\n\r\n',
+    'negative-content-length': b'POST /v1/nodes HTTP/1.1\r\nHost: x\r\n'
+                               b'Content-Length: -1\r\n\r\n',
+    'bare-lf': b'GET /v1 HTTP/1.1\nHost: x\n\n',
+}
+
+
+@pytest.mark.parametrize('case', sorted(HOSTILE))
+def test_hostile_requests_are_never_5xx(gunicorn_api, case):
+    if gunicorn_api.server == 'gunicorn-gthread' and case == 'bad-chunk-size':
+        # gthread hands the app a body whose reads raise gunicorn's
+        # InvalidChunkSize: the app answers 500 (the asyncio worker refuses it)
+        pytest.xfail('gthread: a bad chunk size reaches the app as a read error')
+    answer, _closed = _exchange(gunicorn_api, HOSTILE[case] + b'\r\n')
+    assert not re.match(rb'HTTP/1\.[01] 5', answer), answer[:300]
+
+
 def _prompt_answers(url, tries=3, bound=2.0):
     """How many of ``tries`` prompt requests got 200 within ``bound`` s each."""
     answered = 0
