@@ -57,10 +57,14 @@ def _config(state, port, bm_port, workers):
     with open(path, 'w') as f:
         f.write('[DEFAULT]\nstate_path = %s\n[database]\nconnection = sqlite:///%s\n'
                 'sqlite_synchronous = false\n[coordination]\nbackend_url = file://%s\n'
+                # no broker is reached: berth-api refuses to start unsigned otherwise
+                '[rpc]\nallow_unsigned = true\n'
                 '[api]\nauth_strategy = noauth2\nplacement_port = %d\n'
-                'baremetal_port = %d\nworkers = %d\nthreads = 4\n'
+                'baremetal_port = %d\nworkers = %d\nthreads = 4\nserver = %s\n'
                 % (state, os.path.join(state, 'berth.sqlite'),
-                   os.path.join(state, 'coord'), port, bm_port, workers))
+                   os.path.join(state, 'coord'), port, bm_port, workers,
+                   # BERTH_BENCH_API_SERVER=gunicorn: the same runs on gunicorn
+                   os.environ.get('BERTH_BENCH_API_SERVER', 'builtin')))
     return path
 
 

@@ -177,6 +177,8 @@ class Cluster:
     def _write_config(self, db_url):
         # workers = 16 alone now reads as threads in one process per CPU
         api = 'workers = %d\nthreads = 16\n' % (self.api_workers or 1)
+        # BERTH_BENCH_API_SERVER=gunicorn: the same cells on [api] server = gunicorn
+        api += 'server = %s\n' % os.environ.get('BERTH_BENCH_API_SERVER', 'builtin')
         with open(self.config, 'w') as f:
             f.write('[DEFAULT]\ntransport_url = %s\n'
                     '[database]\nconnection = %s\nmax_pool_size = 16\n'

@@ -2,7 +2,8 @@
 
 SIGTERM/SIGINT stop it in every phase, SIGHUP reloads the mutable options
 (cli/lifecycle.py).  With ``[api] workers`` above 1 it is a master process
-forking that many workers (cli/api_workers.py).
+forking that many workers (cli/api_workers.py); with ``[api] server =
+gunicorn`` gunicorn's arbiter is the master (cli/api_gunicorn.py).
 """
 
 from collections.abc import Callable
@@ -67,11 +68,15 @@ def main(argv=None):
         print('berth-api: %s' % refusal, file=sys.stderr)
         return 2
     processes = api_workers.process_count(conf)
-    if processes > 1:
+    gunicorn = conf.api.server != 'builtin'
+    if processes > 1 or gunicorn:     # gunicorn: a master and its workers
         api_workers.reexec_with_metrics_dir(argv)
     config.setup_logging(conf)
     security.warn_if_insecure(conf)
     threads = api_workers.thread_count(conf)
+    if gunicorn:
+        from cli import api_gunicorn
+        return lifecycle.leave(api_gunicorn.run(conf, processes, threads))
     if processes > 1:
         try:
             status = _master(conf, processes, threads)

@@ -63,6 +63,19 @@ opts = [
                     'above the number of CPUs is still read as threads (one '
                     'process per CPU, a deprecation warning); set threads to '
                     'end that.'),
+    cfg.StrOpt('server', default='builtin', choices=('builtin', 'gunicorn', 'gunicorn-gthread'),
+               help='The HTTP server berth-api runs. builtin: berth\'s own '
+                    'server and pre-fork master. gunicorn: gunicorn\'s '
+                    'arbiter with preload_app (the candidate index loaded '
+                    'once, shared copy-on-write by [api] workers processes) '
+                    'and its asyncio ASGI worker, berth\'s WSGI apps run in '
+                    'a pool of [api] threads threads, both APIs on their '
+                    'ports; a connection still sending its headers holds '
+                    'no thread. gunicorn-gthread: the same with gunicorn\'s '
+                    'gthread worker of [api] threads threads (each '
+                    'connection reading headers holds one). SIGTERM drains, '
+                    'SIGHUP reloads the mutable options. berth serve always '
+                    'uses builtin.'),
     cfg.IntOpt('threads', min=1, sample_default='16',
                help='Threads serving requests in each API process (berth-api '
                     'worker, berth serve). Default 16.'),
