@@ -56,8 +56,9 @@ class _ByPort:
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope['type'] != 'http':
             return
-        server = scope.get('server') or (None, None)
-        await self.apps[self.ports.get(server[1], 'placement')](scope, receive, send)
+        port = (scope.get('server') or (None, None))[1]
+        name = 'placement' if port is None else self.ports.get(port, 'placement')
+        await self.apps[name](scope, receive, send)
 
 
 class _WSGIByPort(_ByPort):
