@@ -34,7 +34,11 @@ URL_RE = re.compile(r' (https?://\S+)')
 
 
 class VersionLog(logging.Handler):
-    """The microversion each ``/v1/<family>`` was requested with (keystoneauth's REQ lines)."""
+    """The microversions each call was sent with (keystoneauth's ``REQ: curl`` lines).
+
+    Keyed ``"<METHOD> /v1/<collection>/{id}/<rest>"``: the segment after the
+    collection (an id, a name, ``detail``) reads ``{id}``.
+    """
 
     def __init__(self):
         super().__init__(logging.DEBUG)
@@ -43,16 +47,14 @@ class VersionLog(logging.Handler):
     def emit(self, record):
         message = record.getMessage()
         version, url = VERSION_RE.search(message), URL_RE.search(message)
-        if not message.startswith('REQ:') or not version or not url:
+        if not message.startswith('REQ:') or ' -X ' not in message or not version or not url:
             return
+        method = message.split(' -X ')[1].split()[0]
         path = re.sub(r'^https?://[^/]+', '', url.group(1).strip('"\'')).split('?')[0]
         parts = path.split('/')
-        if 'v1' in parts:  # /v1/<collection>/{id}/<sub-resource>…
-            start = parts.index('v1')
-            parts[start + 2:start + 3] = ['{id}'] if len(parts) > start + 2 else []
-        key = '%s %s' % (record.getMessage().split(' -X ')[1].split()[0]
-                         if ' -X ' in message else '?', '/'.join(parts))
-        self.sent.setdefault(key, set()).add(version.group(1))
+        if 'v1' in parts and len(parts) > parts.index('v1') + 2:
+            parts[parts.index('v1') + 2] = '{id}'
+        self.sent.setdefault('%s %s' % (method, '/'.join(parts)), set()).add(version.group(1))
 
 
 def cli(*args):
