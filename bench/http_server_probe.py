@@ -1,6 +1,6 @@
 """Which HTTP server configuration keeps berth-api's framing and slow-header behaviour.
 
-    python -m bench.http_server_probe [--servers builtin,gthread,asgi] [--seconds 3]
+    python -m bench.http_server_probe [--servers builtin,gthread,asgi,granian] [--seconds 3]
 
 Each candidate serves berth's bare-metal WSGI app (SQLite, noauth2, one
 process) on a free loopback port, started as an operator would start it:
@@ -8,14 +8,19 @@ process) on a free loopback port, started as an operator would start it:
 ``gunicorn`` is ``berth-api`` with ``[api] server = gunicorn`` (gthread, one
 worker of two threads), ``gthread`` and ``asgi`` are the ``gunicorn`` command
 (gthread 1 x 2 threads; the asyncio ASGI worker with the WSGI app run by
-a2wsgi in a thread pool).  For each it reports:
+a2wsgi in a thread pool), ``granian`` and ``granian-2w`` the ``granian``
+command (its WSGI interface, HTTP/1 only, 1 or 2 workers of two blocking
+threads; an optional candidate: its row says "not installed" without it).
+For each it reports:
 
 * framing: seven requests RFC 9112 says to refuse (two Content-Lengths,
   ``Transfer-Encoding :``, HTTP/1.0 with Transfer-Encoding, an obs-fold, a
   space in a header name, NUL and a control byte in a value), each with a
   second request smuggled behind it: refused means a 4xx that is not the
   app's (the app answers POST /v1 with 405) or a closed connection, and the
-  smuggled request never answered;
+  smuggled request never answered; then ("extra") the other cases of
+  tests/security/test_http_framing.py, and how many answers of all of them
+  were a 5xx;
 * slow headers: the latency of a normal request while two clients trickle
   their header block one byte per 0.2 s (target: under 2 s);
 * rate: sequential keep-alive ``GET /v1`` for ``--seconds`` seconds: requests
@@ -25,6 +30,7 @@ It prints a table and, last, one JSON line.
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import pathlib
@@ -38,6 +44,7 @@ import threading
 import time
 
 from tests import services
+from tests.security import test_http_framing
 
 BIN = pathlib.Path(sys.executable).parent
 BODY = b'{"driver": "fake-hardware"}'
@@ -56,7 +63,12 @@ FRAMING = {
     'nul-in-value': (LINE, CL + b'X-A: a\x00b\r\n', BODY),
     'control-in-value': (LINE, CL + b'X-A: a\x01b\r\n', BODY),
 }
+# the rest of the framing test's cases, on the probe's request line
+EXTRA = {case: (LINE, headers, body)
+         for case, (headers, body) in sorted(test_http_framing.CASES.items())
+         if (LINE, headers, body) not in FRAMING.values()}
 APP = 'bench.http_server_probe_app'
+GRANIAN = {'granian': 1, 'granian-2w': 2}     # candidate: workers
 
 
 def _config(tmp, server):
@@ -82,6 +94,11 @@ def start(name, tmp):
     env = dict(os.environ, BERTH_CONFIG_FILE=path)
     if name in ('builtin', 'gunicorn', 'gunicorn-gthread'):
         argv = [str(BIN / 'berth-api'), '--config-file', path]
+    elif name in GRANIAN:
+        argv = [sys.executable, '-m', 'granian', '--interface', 'wsgi', '--http', '1',
+                '--host', '127.0.0.1', '--port', str(port), '--no-ws',
+                '--workers', str(GRANIAN[name]), '--blocking-threads', '2',
+                '%s:wsgi_app' % APP]
     else:
         argv = [sys.executable, '-m', 'gunicorn', '--bind', '127.0.0.1:%d' % port,
                 '--workers', '1', '--threads', '2', '--timeout', '90',
@@ -121,16 +138,43 @@ def _exchange(port, data, timeout=10):
             answer += chunk
 
 
-def framing(port):
-    """{case: True when refused before the app and the smuggled request never ran}."""
+def statuses(answer):
+    """The status codes of the responses in ``answer``, one after the other
+    (a body is skipped by its Content-Length, or chunk by chunk); what cannot
+    be parsed ends the list as ``unparsed``."""
+    out = []
+    try:
+        while answer.startswith(b'HTTP/1.') and b'\r\n\r\n' in answer:
+            head, answer = answer.split(b'\r\n\r\n', 1)
+            out.append(head.split(b' ', 2)[1].decode())
+            fields = dict((name.strip().lower(), value.strip()) for name, _, value in
+                          (line.partition(b':') for line in head.split(b'\r\n')[1:]))
+            if fields.get(b'transfer-encoding', b'').lower() == b'chunked':
+                size = 1
+                while answer and size:           # (a trailer section is not expected)
+                    line, _, answer = answer.partition(b'\r\n')
+                    size = int(line.split(b';')[0], 16)
+                    answer = answer[size + 2:]
+            else:
+                answer = answer[int(fields.get(b'content-length', len(answer))):]
+    except (ValueError, IndexError, UnicodeDecodeError):
+        answer = answer or b'?'
+    if answer:
+        out.append('unparsed')
+    return out
+
+
+def framing(port, cases):
+    """{case: (refused before the app and the smuggled request never ran, what came back)}."""
     out = {}
-    for case, (line, headers, body) in FRAMING.items():
+    for case, (line, headers, body) in cases.items():
         answer, closed = _exchange(port, line + b'\r\nHost: x\r\n' + headers + b'\r\n'
                                    + body + SMUGGLED, timeout=5)
-        status = answer.split(b' ', 2)[1] if answer.startswith(b'HTTP/') else b''
-        answered = len(re.findall(rb'(?:^|\r\n)HTTP/1\.[01] \d{3} ', answer))
-        out[case] = ((status.startswith(b'4') and status != b'405') or
-                     (not answer and closed)) and answered <= 1
+        codes = statuses(answer)
+        refused = ((codes[0] != '405' and codes[0].startswith('4') if codes else closed)
+                   and len(codes) <= 1)
+        out[case] = (refused, (' '.join(codes) or 'nothing')
+                     + (', closed' if closed else ', left open'))
     return out
 
 
@@ -196,10 +240,13 @@ def rate(port, pid, seconds):
 
 
 def probe(name, seconds):
+    if name in GRANIAN and importlib.util.find_spec('granian') is None:
+        return {'server': name, 'not_installed': True}
     with tempfile.TemporaryDirectory(prefix='berth-probe-') as tmp:
         proc, port, ready = start(name, tmp)
         try:
-            cases = framing(port)
+            cases = framing(port, FRAMING)
+            extra = framing(port, EXTRA)
             slow = slow_headers(port)
             rps, cpu_ms = rate(port, proc.pid, seconds)
         finally:
@@ -211,9 +258,13 @@ def probe(name, seconds):
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
             stopped = time.monotonic() - began
-    return {'server': name, 'framing_refused': sum(cases.values()),
+    both = cases | extra
+    return {'server': name, 'framing_refused': sum(ok for ok, _ in cases.values()),
             'framing_cases': len(cases),
-            'framing_passed': sorted(c for c, ok in cases.items() if not ok),
+            'extra_refused': sum(ok for ok, _ in extra.values()), 'extra_cases': len(extra),
+            'answers_5xx': sum(len(re.findall(r'\b5\d\d\b', seen)) for _, seen in both.values()),
+            'framing_passed': sorted(c for c, (ok, _) in both.items() if not ok),
+            'framing_answers': {c: seen for c, (_, seen) in both.items()},
             'slow_header_latency_s': None if slow is None else round(slow, 3),
             'req_per_s': rps, 'cpu_ms_per_req': cpu_ms,
             'start_s': round(ready, 2), 'stop_s': round(stopped, 2)}
@@ -221,17 +272,28 @@ def probe(name, seconds):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--servers', default='builtin,gunicorn,gunicorn-gthread,gthread,asgi')
+    parser.add_argument('--servers', default='builtin,gunicorn,gunicorn-gthread,gthread,asgi,'
+                        'granian,granian-2w')
     parser.add_argument('--seconds', type=float, default=3.0)
     args = parser.parse_args(argv)
     rows = [probe(name, args.seconds) for name in args.servers.split(',')]
-    print('%-16s %-8s %-10s %-8s %-8s %-7s %-6s %s' % (
-        'server', 'framing', 'slow-hdr s', 'req/s', 'cpu ms', 'start', 'stop', 'let through'))
+    print('%-16s %-8s %-6s %-4s %-10s %-8s %-8s %-7s %-6s %s' % (
+        'server', 'framing', 'extra', '5xx', 'slow-hdr s', 'req/s', 'cpu ms', 'start', 'stop',
+        'let through'))
     for r in rows:
-        print('%-16s %d/%-6d %-10s %-8s %-8s %-7s %-6s %s' % (
-            r['server'], r['framing_refused'], r['framing_cases'],
-            r['slow_header_latency_s'], r['req_per_s'], r['cpu_ms_per_req'],
-            r['start_s'], r['stop_s'], ','.join(r['framing_passed']) or '-'))
+        if r.get('not_installed'):
+            print('%-16s not installed' % r['server'])
+            continue
+        print('%-16s %d/%-6d %d/%-4d %-4d %-10s %-8s %-8s %-7s %-6s %s' % (
+            r['server'], r['framing_refused'], r['framing_cases'], r['extra_refused'],
+            r['extra_cases'], r['answers_5xx'], r['slow_header_latency_s'], r['req_per_s'],
+            r['cpu_ms_per_req'], r['start_s'], r['stop_s'],
+            ','.join(r['framing_passed']) or '-'))
+    answered = [r for r in rows if not r.get('not_installed')]
+    if answered:
+        print('\n%-30s %s' % ('case', ' | '.join(r['server'] for r in answered)))
+        for case in list(FRAMING) + list(EXTRA):
+            print('%-30s %s' % (case, ' | '.join(r['framing_answers'][case] for r in answered)))
     print(json.dumps({'bench': 'http_server_probe', 'results': rows}))
 
 
