@@ -31,6 +31,7 @@ from conductor.manager import claims as conductor_claims
 from db import api as db_api
 from objects.placement import inventory as inv_obj
 from objects.placement import resource_provider as rp_obj
+from objects.placement.claim_contract import ClaimConsumer
 from tests import fixtures, services
 
 PROVIDERS = 20
@@ -61,9 +62,8 @@ def _providers(ctx, count):
 
 def _call(rps, n, per_call):
     return [(rps[(n + i) % len(rps)],
-             [{'uuid': str(uuidlib.uuid4()), 'project_id': 'txn-p', 'user_id': 'txn-u',
-               'consumer_type': None, 'check_generation': True, 'generation': None,
-               'allocations': {rps[(n + i) % len(rps)]: {'VCPU': 1}}}])
+             [ClaimConsumer(str(uuidlib.uuid4()), {rps[(n + i) % len(rps)]: {'VCPU': 1}},
+                            'txn-p', 'txn-u', check_generation=True)])
             for i in range(per_call)]
 
 

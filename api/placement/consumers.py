@@ -1,12 +1,13 @@
 """Allocation request bodies as the conductor's claim payloads.
 
 PUT/POST /allocations and POST /reshaper name consumers' allocations in the
-same shapes (by microversion); this turns them into
-conductor.rpcapi.payloads.ClaimConsumer, so no handler borrows another's.
+same shapes (by microversion); this turns them into the claim contract
+(objects.placement.claim_contract.ClaimConsumer, the conductor's RPC
+payload), so no handler borrows another's.
 """
 
 from api.placement import microversion
-from conductor.rpcapi import payloads
+from objects.placement.claim_contract import ClaimConsumer
 
 
 def claim_consumer(req, consumer_uuid, entry):
@@ -16,7 +17,7 @@ def claim_consumer(req, consumer_uuid, entry):
     microversion, project/user, consumer_generation and consumer_type.
     """
     placement = req.conf.placement
-    return payloads.ClaimConsumer(
+    return ClaimConsumer(
         uuid=consumer_uuid,
         allocations={rp: dict(alloc['resources'])
                      for rp, alloc in entry['allocations'].items()},

@@ -32,6 +32,7 @@ from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import routing
 from conductor.rpcapi import version as rpc_version
 from objects.baremetal import allocation as node_alloc
+from objects.placement import claim_contract
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -261,13 +262,16 @@ class ConductorManager:
     def claim_resources(self, ctx, tree, consumers):
         """Call (1.2): replace Placement allocations of one or more consumers.
 
-        ``tree`` None (a client without the database): resolved here.
+        ``tree`` None (a client without the database): resolved here.  The
+        message is bounded as it came, then read once into the typed claims
+        (objects.placement.claim_contract) that everything after takes.
         """
         write_checks.claim_consumers(consumers, self._max_bytes)
+        consumers = claim_contract.from_primitives(consumers)
         self.authz.claim_resources(ctx, consumers)
         if tree is None:
-            tree = routing.ROOTS.tree(ctx, {rp for c in consumers for rp in c['allocations']},
-                                      [c['uuid'] for c in consumers])
+            tree = routing.ROOTS.tree(ctx, {rp for c in consumers for rp in c.allocations},
+                                      [c.uuid for c in consumers])
         self.claims.claim_resources(ctx, tree, consumers)
 
     @messaging.expected_exceptions(exception.BerthException)
@@ -296,11 +300,12 @@ class ConductorManager:
     def reshape(self, ctx, tree, inventories, consumers):
         """Call (1.2): move inventory and allocations atomically (POST /reshaper)."""
         write_checks.claim_consumers(consumers, self._max_bytes)
+        consumers = claim_contract.from_primitives(consumers)
         self.authz.reshape(ctx)
         if tree is None:
             tree = routing.ROOTS.tree(
-                ctx, set(inventories) | {rp for c in consumers for rp in c['allocations']},
-                [c['uuid'] for c in consumers])
+                ctx, set(inventories) | {rp for c in consumers for rp in c.allocations},
+                [c.uuid for c in consumers])
         self.claims.reshape(ctx, tree, inventories, consumers)
 
     @messaging.expected_exceptions(exception.BerthException)

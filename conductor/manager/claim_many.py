@@ -16,15 +16,16 @@ import sys
 from oslo_messaging._drivers import common as messaging_common
 
 from common import exception
+from conductor.manager import write_checks
 from conductor.rpcapi import routing
+from objects.placement import claim_contract
 
 
-def _tree(ctx, claim):
-    if claim.get('tree') is not None:
-        return claim['tree']
-    consumers = claim['consumers']
-    return routing.ROOTS.tree(ctx, {rp for c in consumers for rp in c['allocations']},
-                              [c['uuid'] for c in consumers])
+def _tree(ctx, tree, consumers):
+    if tree is not None:
+        return tree
+    return routing.ROOTS.tree(ctx, {rp for c in consumers for rp in c.allocations},
+                              [c.uuid for c in consumers])
 
 
 def _serialised(exc):
@@ -42,22 +43,30 @@ def _serialised(exc):
 
 
 def run(manager, ctx, claims):
-    """``[None or {'error': serialised exception}]``, one per claim, in order."""
+    """``[None or {'error': serialised exception}]``, one per claim, in order.
+
+    Each claim is bounded as it came (conductor.manager.write_checks), then
+    its consumers are read once into typed claims
+    (objects.placement.claim_contract); one that is not a claim is answered
+    Invalid, the others go on.
+    """
     answers = [None] * len(claims)
-    admitted = []
+    admitted = {}
     for i, claim in enumerate(claims):
         try:
-            manager.authz.claim_resources(ctx, claim['consumers'])
-            admitted.append(i)
+            write_checks.claim(claim, manager._max_bytes)
+            consumers = claim_contract.from_primitives(claim['consumers'])
+            manager.authz.claim_resources(ctx, consumers)
+            admitted[i] = (claim.get('tree'), consumers)
         except exception.BerthException:
             answers[i] = _serialised(sys.exc_info()[1])
     # the trees the API left to this conductor (claim_routing = process), in one read
-    routing.ROOTS.warm(ctx, [{rp for c in claims[i]['consumers'] for rp in c['allocations']}
-                             for i in admitted if claims[i].get('tree') is None])
+    routing.ROOTS.warm(ctx, [{rp for c in consumers for rp in c.allocations}
+                             for tree, consumers in admitted.values() if tree is None])
     todo, where = [], []
-    for i in admitted:
+    for i, (tree, consumers) in admitted.items():
         try:
-            todo.append((_tree(ctx, claims[i]), claims[i]['consumers']))
+            todo.append((_tree(ctx, tree, consumers), consumers))
             where.append(i)
         except exception.BerthException:
             answers[i] = _serialised(sys.exc_info()[1])

@@ -69,7 +69,7 @@ class Claims:
         Raises QuotaLimitsUnavailable when Keystone is needed and unreadable.
         """
         if self.enforce_quota:
-            self.quota_source.prefetch(c['project_id'] for c in consumers)
+            self.quota_source.prefetch(c.project_id for c in consumers)
 
     def claim_resources(self, ctx, tree, consumers):
         """Replace the allocations of ``consumers`` (see objects.placement.allocation.replace).

@@ -28,6 +28,7 @@ from objects.candidates import finder, weighers
 from objects.candidates import request as candidates_request
 from objects.candidates import window as candidate_window
 from objects.placement import allocation as placement_alloc
+from objects.placement.claim_contract import ClaimConsumer
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -302,15 +303,14 @@ class Scheduler:
 
         ``token`` holds the choice in the in-flight record; released here.
         """
-        writes = [{'uuid': c['uuid'], 'project_id': c['project_id'],
-                   'user_id': c['user_id'], 'consumer_type': c.get('consumer_type'),
-                   'check_generation': True, 'generation': None,
-                   'allocations': {rp: dict(a['resources'])
-                                   for rp, a in cand.allocations.items()}}
+        writes = [ClaimConsumer(c['uuid'], {rp: dict(a['resources'])
+                                            for rp, a in cand.allocations.items()},
+                                c['project_id'], c['user_id'], c.get('consumer_type'),
+                                check_generation=True, generation=None)
                   for c, cand in zip(consumers, choice)]
         committed = False
         try:
-            providers = {rp for w in writes for rp in w['allocations']}
+            providers = {rp for w in writes for rp in w.allocations}
             tree = _tree_key(choice, providers) or placement_alloc.routing_tree(ctx, providers)
             self.claims.try_claim(ctx, tree, writes)
             committed = True
@@ -321,7 +321,7 @@ class Scheduler:
             with self._stats_lock:
                 self.lost_races += 1
             LOG.debug('Lost a race for %s on tree %s, trying the next candidate: %s',
-                      [w['uuid'] for w in writes], tree, exc)
+                      [w.uuid for w in writes], tree, exc)
             return False
         finally:
             self.inflight.release(token, committed)

@@ -214,6 +214,14 @@ def claim_consumers(consumers, max_bytes):
                        'may carry' % (len(consumers), max_bytes))
 
 
+def claim(one, max_bytes):
+    """One claim of ``claim_resources_many``: ``{'tree', 'consumers'}``, consumers as
+    :func:`claim_consumers`."""
+    if not isinstance(one, dict):
+        raise _invalid('a claim must be an object')
+    claim_consumers(one.get('consumers'), max_bytes)
+
+
 def schedule_consumers(consumers):
     """``schedule_and_claim``'s consumers: as POST /claims' ``consumer_uuids``."""
     if not (isinstance(consumers, list) and 0 < len(consumers) <= MAX_CLAIM_CONSUMERS):

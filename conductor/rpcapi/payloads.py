@@ -16,47 +16,11 @@ import datetime
 from typing import Any
 
 from common import exception
+from objects.placement import claim_contract
 
-# {resource class: amount}
-Resources = dict[str, int]
-
-
-@dataclasses.dataclass(frozen=True)
-class ClaimConsumer:
-    """One consumer's complete new set of allocations (claim_resources, reshape).
-
-    ``allocations`` is ``{provider uuid: {resource class: amount}}`` (empty
-    clears the consumer); ``check_generation`` says whether ``generation``
-    is to be compared (microversion 1.28+).  The server side reads the
-    primitive as objects.placement.allocation.replace documents it.
-    """
-    uuid: str
-    allocations: dict[str, Resources]
-    project_id: str
-    user_id: str
-    consumer_type: str | None = None
-    check_generation: bool = False
-    generation: int | None = None
-
-    @property
-    def providers(self) -> set[str]:
-        return set(self.allocations)
-
-    def to_primitive(self) -> dict[str, Any]:
-        return {'uuid': self.uuid,
-                'allocations': {rp: dict(res) for rp, res in self.allocations.items()},
-                'project_id': self.project_id, 'user_id': self.user_id,
-                'consumer_type': self.consumer_type,
-                'check_generation': self.check_generation,
-                'generation': self.generation}
-
-    @classmethod
-    def from_primitive(cls, data: dict[str, Any]) -> ClaimConsumer:
-        return cls(uuid=data['uuid'], allocations=data['allocations'],
-                   project_id=data['project_id'], user_id=data['user_id'],
-                   consumer_type=data.get('consumer_type'),
-                   check_generation=data.get('check_generation', False),
-                   generation=data.get('generation'))
+# one consumer's claim: the contract objects/ owns (objects.placement.claim_contract),
+# sent as its primitive; re-exported here as the claim_resources/reshape payload
+ClaimConsumer = claim_contract.ClaimConsumer
 
 
 @dataclasses.dataclass(frozen=True)

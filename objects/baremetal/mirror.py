@@ -26,6 +26,7 @@ from objects.placement import inventory as inv_obj
 from objects.placement import resource_class as rc_obj
 from objects.placement import resource_provider as rp_obj
 from objects.placement import trait as trait_obj
+from objects.placement.claim_contract import ClaimConsumer
 
 _RP = models.ResourceProvider.__table__
 _AVAILABLE = 'available'
@@ -147,10 +148,8 @@ class Claimant:
 
     def requests(self, alloc, node):
         """The claim of ``alloc`` on ``node`` in objects.placement.allocation.replace's form."""
-        return [{'uuid': alloc.uuid, 'project_id': alloc.owner or self.project_id,
-                 'user_id': self.user_id, 'consumer_type': None,
-                 'check_generation': False,
-                 'allocations': {node.uuid: {resource_class(node.resource_class): 1}}}]
+        return [ClaimConsumer(alloc.uuid, {node.uuid: {resource_class(node.resource_class): 1}},
+                              alloc.owner or self.project_id, self.user_id)]
 
     def hold(self, ctx, alloc, node):
         """Claim ``node`` (as read before it was reserved) for ``alloc``, then mirror it.

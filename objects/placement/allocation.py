@@ -27,6 +27,7 @@ from db import models
 from objects.placement import consumer as consumer_obj
 from objects.placement import generation as gen_obj
 from objects.placement import quota as quota_obj
+from objects.placement.claim_contract import ClaimConsumer
 from objects.sql import in_list
 
 _RP = models.ResourceProvider.__table__
@@ -264,7 +265,7 @@ def _inventories(conn, rp_ids, names, consumer_of=None, consumers=()):
     return found
 
 
-def wanted_amounts(requests: list[dict[str, Any]], named: set[str],
+def wanted_amounts(requests: list[ClaimConsumer], named: set[str],
                    providers: dict[str, Any]) -> tuple[dict[tuple[int, str], list[int]],
                                                        dict[str, str]]:
     """What ``requests`` ask of each ``(rp id, class name)``, and who asked first per class.
@@ -281,10 +282,10 @@ def wanted_amounts(requests: list[dict[str, Any]], named: set[str],
     wanted = collections.defaultdict(list)
     consumer_of: dict[str, str] = {}
     for req in requests:
-        for rp_uuid, resources in req['allocations'].items():
+        for rp_uuid, resources in req.allocations.items():
             for rc_name, amount in resources.items():
                 wanted[(providers[rp_uuid].id, rc_name)].append(amount)
-                consumer_of.setdefault(rc_name, req['uuid'])
+                consumer_of.setdefault(rc_name, req.uuid)
     return wanted, consumer_of
 
 
@@ -323,14 +324,11 @@ def _check_capacity(wanted, inventories, uuid_of):
 
 
 @db_api.writer
-def replace(ctx: RequestContext, requests: list[dict[str, Any]],
+def replace(ctx: RequestContext, requests: list[ClaimConsumer],
             enforce_quota: bool = False, quota_source: Any = None) -> None:
     """Replace the complete allocations of one or several consumers atomically.
 
-    ``requests`` is a list of dicts: ``uuid``, ``project_id``, ``user_id``,
-    ``consumer_type`` (None keeps the stored one), ``check_generation``,
-    ``generation`` (the expected consumer generation, None = new consumer)
-    and ``allocations`` ``{rp uuid: {class: amount}}`` (empty = remove all).
+    ``requests``: one claim per consumer (objects.placement.claim_contract).
 
     With ``enforce_quota`` the projects' limits are checked in this
     transaction (objects.placement.quota: project rows locked before the write);
@@ -341,7 +339,7 @@ def replace(ctx: RequestContext, requests: list[dict[str, Any]],
     AllocationClassNotFound, InvalidAllocation or QuotaExceeded; nothing is
     written then.
     """
-    quota = quota_obj.lock(ctx, {(r['project_id'], r['user_id']) for r in requests},
+    quota = quota_obj.lock(ctx, {(r.project_id, r.user_id) for r in requests},
                            quota_source or quota_obj.TABLE) if enforce_quota else None
     apply_replace(ctx, check_replace(ctx, requests))
     if quota is not None:
@@ -361,7 +359,7 @@ class _Plan:
         self.inventories = inventories
 
 
-def check_replace(ctx: RequestContext, requests: list[dict[str, Any]]) -> _Plan:
+def check_replace(ctx: RequestContext, requests: list[ClaimConsumer]) -> _Plan:
     """The reads and checks of :func:`replace`, writing nothing; returns its plan.
 
     Must run in a writer transaction, followed by :func:`apply_replace` in
@@ -370,9 +368,9 @@ def check_replace(ctx: RequestContext, requests: list[dict[str, Any]]) -> _Plan:
     usable for others (conductor.manager.claim_batch).
     """
     conn = db_api.connection(ctx)
-    uuids = [r['uuid'] for r in requests]
-    named = {rp for r in requests for rp in r['allocations']}
-    cleared = [r['uuid'] for r in requests if not r['allocations']]
+    uuids = [r.uuid for r in requests]
+    named = {rp for r in requests for rp in r.allocations}
+    cleared = [r.uuid for r in requests if not r.allocations]
     providers = None
     if named and not cleared:
         # generations first: any usage change after this read fails the swap below
@@ -381,9 +379,8 @@ def check_replace(ctx: RequestContext, requests: list[dict[str, Any]]) -> _Plan:
     else:
         consumers = consumer_obj.get_by_uuids(ctx, uuids)
     for req in requests:
-        if req.get('check_generation'):
-            consumer_obj.check_generation(req['uuid'], consumers.get(req['uuid']),
-                                          req.get('generation'))
+        if req.check_generation:
+            consumer_obj.check_generation(req.uuid, consumers.get(req.uuid), req.generation)
     if providers is None:
         # providers whose allocations are cleared count as written (3.2.1)
         cleared_ids = set()
@@ -400,16 +397,16 @@ def check_replace(ctx: RequestContext, requests: list[dict[str, Any]]) -> _Plan:
     return _Plan(requests, consumers, cleared, providers, inventories)
 
 
-def insert_rows(conn: Any, requests: list[dict[str, Any]], providers: dict[str, Any],
+def insert_rows(conn: Any, requests: list[ClaimConsumer], providers: dict[str, Any],
                 inventories: dict[tuple[int, str], Any]) -> None:
     """Insert the allocation rows of ``requests`` (checked: every provider and class known)."""
     now = models._now()
     rows = [{'resource_provider_id': providers[rp_uuid].id,
              'resource_class_id': inventories[(providers[rp_uuid].id,
                                                rc_name)].resource_class_id,
-             'consumer_id': req['uuid'], 'used': amount, 'created_at': now}
+             'consumer_id': req.uuid, 'used': amount, 'created_at': now}
             for req in requests
-            for rp_uuid, resources in req['allocations'].items()
+            for rp_uuid, resources in req.allocations.items()
             for rc_name, amount in resources.items()]
     if rows:
         conn.execute(_INSERT_ALLOC, rows)
@@ -425,10 +422,10 @@ def apply_replace(ctx: RequestContext, plan: _Plan) -> None:
     conn = db_api.connection(ctx)
     requests, providers, inventories = plan.requests, plan.providers, plan.inventories
     for req in requests:
-        consumer_obj.prepare(ctx, req['uuid'], plan.consumers.get(req['uuid']),
-                             req['project_id'], req['user_id'], req.get('consumer_type'))
+        consumer_obj.prepare(ctx, req.uuid, plan.consumers.get(req.uuid),
+                             req.project_id, req.user_id, req.consumer_type)
     if plan.consumers:      # only an existing consumer holds allocations
-        _DELETE_MINE.execute(conn, consumers=[r['uuid'] for r in requests])
+        _DELETE_MINE.execute(conn, consumers=[r.uuid for r in requests])
     insert_rows(conn, requests, providers, inventories)
     # one compare-and-swap per provider, in one statement (rows locked in check)
     if providers:

@@ -40,6 +40,7 @@ from db import models
 from objects.placement import allocation as placement_alloc
 from objects.placement import consumer as consumer_obj
 from objects.placement import generation as gen_obj
+from objects.placement.claim_contract import ClaimConsumer
 
 _CONSUMER = models.Consumer.__table__
 _ALLOC = models.Allocation.__table__
@@ -127,15 +128,15 @@ class Plan:
 
 
 def _eligible(claims):
-    uuids = [r['uuid'] for requests in claims for r in requests]
+    uuids = [r.uuid for requests in claims for r in requests]
     if len(set(uuids)) != len(uuids):
         return None
-    if not all(r['allocations'] for requests in claims for r in requests):
+    if not all(r.allocations for requests in claims for r in requests):
         return None
     return uuids
 
 
-def check_many(ctx: RequestContext, claims: list[list[dict[str, Any]]],
+def check_many(ctx: RequestContext, claims: list[list[ClaimConsumer]],
                ) -> tuple[Plan, list[exception.BerthException | None]] | None:
     """Read and judge ``claims`` (each a ``requests`` list of allocation.replace).
 
@@ -148,12 +149,12 @@ def check_many(ctx: RequestContext, claims: list[list[dict[str, Any]]],
     if uuids is None:
         return None
     conn = db_api.connection(ctx)
-    named = {rp for requests in claims for r in requests for rp in r['allocations']}
+    named = {rp for requests in claims for r in requests for rp in r.allocations}
     providers, existing = placement_alloc._providers_counting(conn, named, uuids)
     if existing:
         return None
     pairs = {(providers[rp].id, rc) for requests in claims for r in requests
-             for rp, resources in r['allocations'].items() if rp in providers
+             for rp, resources in r.allocations.items() if rp in providers
              for rc in resources}
     inventories = {}
     if pairs:
@@ -162,7 +163,7 @@ def check_many(ctx: RequestContext, claims: list[list[dict[str, Any]]],
         inventories = {(r.resource_provider_id, r.class_name): r for r in
                        placement_alloc._INVENTORY_AND_USAGE[False].execute(conn, **lists)}
     names = {rc for requests in claims for r in requests
-             for resources in r['allocations'].values() for rc in resources}
+             for resources in r.allocations.values() for rc in resources}
     known = {rc for _, rc in inventories}
     if names - known:
         known |= set(placement_alloc._CLASS_NAMES.execute(
@@ -191,9 +192,9 @@ def check_many(ctx: RequestContext, claims: list[list[dict[str, Any]]],
 def _judge(requests, providers, inventories, known, added, uuid_of):
     """check_replace's checks of one claim of new consumers; its {(rp id, class): [amounts]}."""
     for req in requests:
-        if req.get('check_generation'):
-            consumer_obj.check_generation(req['uuid'], None, req.get('generation'))
-    named = {rp for r in requests for rp in r['allocations']}
+        if req.check_generation:
+            consumer_obj.check_generation(req.uuid, None, req.generation)
+    named = {rp for r in requests for rp in r.allocations}
     wanted, consumer_of = placement_alloc.wanted_amounts(requests, named, providers)
     for name in sorted({rc for _, rc in wanted} - known):
         raise exception.AllocationClassNotFound(name=name, consumer=consumer_of[name])
@@ -233,14 +234,14 @@ def _insert_consumers(ctx, conn, requests):
     missed = []
     arrays = conn.dialect.name == 'postgresql'
     for with_type in (False, True):
-        group = [r for r in requests if (r.get('consumer_type') is not None) == with_type]
+        group = [r for r in requests if (r.consumer_type is not None) == with_type]
         if arrays and group:
             params: dict[str, Any] = {
-                name: [r[key] for r in group] for name, key in _ARRAY_COLUMNS.items()
+                name: [getattr(r, key) for r in group] for name, key in _ARRAY_COLUMNS.items()
                 if with_type or name != 'types'}
             params.update(generation=1, now=now)
             inserted = consumer_obj.insert_counted(
-                ctx, group[0]['uuid'], _NEW_CONSUMERS_UNNEST[with_type], params)
+                ctx, group[0].uuid, _NEW_CONSUMERS_UNNEST[with_type], params)
             if inserted != len(group):
                 missed += group
             continue
@@ -248,22 +249,22 @@ def _insert_consumers(ctx, conn, requests):
             chunk = group[start:start + _MAX_ROWS]
             params = {}
             for i, req in enumerate(chunk):
-                params.update({'uuid_%d' % i: req['uuid'], 'project_%d' % i: req['project_id'],
-                               'user_%d' % i: req['user_id'], 'generation_%d' % i: 1,
+                params.update({'uuid_%d' % i: req.uuid, 'project_%d' % i: req.project_id,
+                               'user_%d' % i: req.user_id, 'generation_%d' % i: 1,
                                'now_%d' % i: now})
                 if with_type:
-                    params['type_%d' % i] = req['consumer_type']
+                    params['type_%d' % i] = req.consumer_type
             inserted = consumer_obj.insert_counted(
-                ctx, chunk[0]['uuid'], _new_consumers(with_type, len(chunk)), params)
+                ctx, chunk[0].uuid, _new_consumers(with_type, len(chunk)), params)
             if inserted != len(chunk):
                 missed += chunk
     if missed:
         # a project, user or type seen for the first time: created, then the consumer
-        there = set(consumer_obj.get_by_uuids(ctx, [r['uuid'] for r in missed]))
+        there = set(consumer_obj.get_by_uuids(ctx, [r.uuid for r in missed]))
         for req in missed:
-            if req['uuid'] not in there:
-                consumer_obj.prepare(ctx, req['uuid'], None, req['project_id'],
-                                     req['user_id'], req.get('consumer_type'))
+            if req.uuid not in there:
+                consumer_obj.prepare(ctx, req.uuid, None, req.project_id,
+                                     req.user_id, req.consumer_type)
 
 
 # a uuid no provider or consumer has: the warm-up's statements match no row

@@ -19,6 +19,7 @@ from db import api as db_api
 from objects.placement import allocation as placement_alloc
 from objects.placement import generation as gen_obj
 from objects.placement import inventory as inv_obj
+from objects.placement.claim_contract import ClaimConsumer
 
 
 def _new_inventories(records):
@@ -35,11 +36,11 @@ def _replace(ctx, rp_uuid, expected, inventories):
 
 @db_api.writer
 def reshape(ctx: RequestContext, inventories: Mapping[str, Mapping[str, Any]],
-            consumers: list[dict[str, Any]]) -> None:
+            consumers: list[ClaimConsumer]) -> None:
     """Apply a reshape.
 
     ``inventories`` is ``{rp uuid: {'resource_provider_generation': g,
-    'inventories': {class: record}}}``; ``consumers`` the list that
+    'inventories': {class: record}}}``; ``consumers`` the claims that
     :func:`objects.placement.allocation.replace` takes.  Raises
     ReshapeProviderNotFound, ConcurrentUpdate (a provider generation),
     ConsumerGenerationConflict, InvalidInventory, InventoryInUse and the

@@ -26,6 +26,7 @@ from objects.placement import allocation as alloc_obj
 from objects.placement import inventory as inv_obj
 from objects.placement import provider_trait as trait_obj
 from objects.placement import resource_provider as rp_obj
+from objects.placement.claim_contract import ClaimConsumer
 from tests.functional import candidate_helpers as helpers
 
 URL = '/allocation_candidates'
@@ -75,9 +76,7 @@ def _inventory(ctx, uuid, vcpu, disk=None):
 
 
 def _claim(ctx, consumer, allocations):
-    alloc_obj.replace(ctx, [{'uuid': consumer, 'project_id': PROJECT, 'user_id': PROJECT,
-                             'consumer_type': None, 'check_generation': False,
-                             'generation': None, 'allocations': allocations}])
+    alloc_obj.replace(ctx, [ClaimConsumer(consumer, allocations, PROJECT, PROJECT)])
 
 
 def _topology(ctx):

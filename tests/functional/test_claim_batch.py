@@ -17,13 +17,13 @@ from conductor.manager import claim_batch
 from conductor.manager import claims as conductor_claims
 from db import api as db_api
 from objects.placement import allocation as alloc_obj
+from objects.placement.claim_contract import ClaimConsumer
 from tests.functional import alloc_helpers as h
 
 
 def _consumer(rp, vcpu, generation=None, check=False, uuid=None):
-    return {'uuid': uuid or h.new_uuid(), 'project_id': 'p1', 'user_id': 'u1',
-            'consumer_type': None, 'check_generation': check, 'generation': generation,
-            'allocations': {rp: {'VCPU': vcpu}}}
+    return ClaimConsumer(uuid or h.new_uuid(), {rp: {'VCPU': vcpu}}, 'p1', 'u1',
+                         check_generation=check, generation=generation)
 
 
 class _Committer(claim_batch.GroupCommitter):
@@ -71,13 +71,13 @@ class Harness:
             while self._queued(ctx) < self._queued_behind:
                 assert time.monotonic() < deadline, 'claims did not queue'
                 threading.Event().wait(0.01)
-        uuid = consumers[0]['uuid']
+        uuid = consumers[0].uuid
         if uuid in self.fail:
             raise self.fail.pop(uuid)
 
     def write(self, ctx, consumers):
         if not db_api.in_transaction(ctx):
-            self.alone.append(consumers[0]['uuid'])
+            self.alone.append(consumers[0].uuid)
             alloc_obj.replace(ctx, consumers)
             return
         self._hold_first(ctx, consumers)
@@ -89,7 +89,7 @@ class Harness:
 
     def apply(self, ctx, plan):
         alloc_obj.apply_replace(ctx, plan)
-        uuid = plan.requests[0]['uuid']
+        uuid = plan.requests[0].uuid
         if uuid in self.fail_after_write:
             raise self.fail_after_write.pop(uuid)
 
@@ -171,7 +171,7 @@ def test_stale_consumer_generation_in_a_batch_is_a_conflict_for_that_claim(
 
 def test_a_claim_that_lost_a_race_in_a_batch_is_retried_alone(berth, ctx, rp, split):
     requests = [_consumer(rp, 1) for _ in range(3)]
-    lost = requests[1]['uuid']
+    lost = requests[1].uuid
     harness = Harness(berth.conf, queued_behind=2, split=split, fail={
         lost: exception.ConcurrentUpdate(what='resource provider', reason='test')})
     outcomes = harness.run(_new_ctx(ctx), requests)
@@ -184,12 +184,12 @@ def test_a_claim_that_lost_a_race_in_a_batch_is_retried_alone(berth, ctx, rp, sp
 def test_a_batch_failing_as_a_whole_is_written_claim_by_claim(berth, ctx, rp, split):
     requests = [_consumer(rp, 1) for _ in range(4)]
     harness = Harness(berth.conf, queued_behind=3, split=split, fail={
-        requests[2]['uuid']: RuntimeError('connection lost mid-batch')})
+        requests[2].uuid: RuntimeError('connection lost mid-batch')})
     outcomes = harness.run(_new_ctx(ctx), requests)
     assert outcomes == ['granted'] * 4
     # the second transaction rolled back entirely, then each claim went alone
     assert harness.batches == [1]
-    assert sorted(harness.alone) == sorted(r['uuid'] for r in requests[1:])
+    assert sorted(harness.alone) == sorted(r.uuid for r in requests[1:])
     assert h.vcpu_used(ctx, rp) == 4
 
 
@@ -198,11 +198,11 @@ def test_split_claim_failing_after_its_writes_fails_the_batch_and_leaves_nothing
     gen = h.generation(client, rp)
     requests = [_consumer(rp, 1) for _ in range(4)]
     harness = Harness(berth.conf, queued_behind=3, split=True, fail_after_write={
-        requests[2]['uuid']: exception.ConcurrentUpdate(what='consumer', reason='test')})
+        requests[2].uuid: exception.ConcurrentUpdate(what='consumer', reason='test')})
     outcomes = harness.run(_new_ctx(ctx), requests)
     assert outcomes == ['granted'] * 4
     # what the batch wrote before (and with) the failure was rolled back
     assert harness.batches == [1]
-    assert sorted(harness.alone) == sorted(r['uuid'] for r in requests[1:])
+    assert sorted(harness.alone) == sorted(r.uuid for r in requests[1:])
     assert h.vcpu_used(ctx, rp) == 4
     assert h.generation(client, rp) == gen + 4

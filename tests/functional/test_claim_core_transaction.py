@@ -22,13 +22,13 @@ from conductor.manager import claims as conductor_claims
 from db import api as db_api
 from objects.placement import allocation as alloc_obj
 from objects.placement import consumer as consumer_obj
+from objects.placement.claim_contract import ClaimConsumer
 from tests.functional import alloc_helpers as h
 
 
 def _request(rp, vcpu, uuid=None):
-    return {'uuid': uuid or h.new_uuid(), 'project_id': 'p1', 'user_id': 'u1',
-            'consumer_type': None, 'check_generation': True, 'generation': None,
-            'allocations': {rp: {'VCPU': vcpu}}}
+    return ClaimConsumer(uuid or h.new_uuid(), {rp: {'VCPU': vcpu}}, 'p1', 'u1',
+                         check_generation=True)
 
 
 @pytest.fixture
@@ -75,7 +75,7 @@ def test_a_lost_swap_after_the_writes_rolls_the_core_transaction_back(
             # as if another writer had bumped the provider since it was read
             plan.providers[rp] = _Stale(row.id, row.uuid, row.generation - 1)
             alloc_obj.apply_replace(ctx, plan)
-    assert consumer_obj.get_by_uuids(ctx, [request['uuid']]) == {}
+    assert consumer_obj.get_by_uuids(ctx, [request.uuid]) == {}
     assert h.vcpu_used(ctx, rp) == 0
     assert h.generation(client, rp) == gen
 
@@ -104,7 +104,7 @@ def test_a_deadlock_victim_is_retried_whole_with_its_first_attempt_undone(
     assert len(attempts) == 2
     # the second attempt saw a new consumer: the first one's rows were rolled back
     assert h.vcpu_used(ctx, rp) == 5
-    assert consumer_obj.get_by_uuids(ctx, [request['uuid']])[request['uuid']].generation == 1
+    assert consumer_obj.get_by_uuids(ctx, [request.uuid])[request.uuid].generation == 1
     assert h.generation(client, rp) == gen + 1
 
 
@@ -117,13 +117,13 @@ def test_functions_called_in_a_core_transaction_join_it(berth, ctx, rp):
     with _sessions_begun() as begun, pytest.raises(Undo):
         with ctx.db.core_writer(ctx) as conn:
             alloc_obj.replace(ctx, [request])       # a writer function: joins
-            seen = consumer_obj.get_by_uuids(ctx, [request['uuid']])   # a reader: joins
+            seen = consumer_obj.get_by_uuids(ctx, [request.uuid])   # a reader: joins
             assert db_api.connection(ctx) is conn
-            assert list(seen) == [request['uuid']]
+            assert list(seen) == [request.uuid]
             raise Undo()
     assert begun == []
     # joined, not committed on their own: the rollback took their writes too
-    assert consumer_obj.get_by_uuids(ctx, [request['uuid']]) == {}
+    assert consumer_obj.get_by_uuids(ctx, [request.uuid]) == {}
     assert h.vcpu_used(ctx, rp) == 0
 
 

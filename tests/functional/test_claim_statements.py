@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from common import exception
 from objects.placement import allocation as alloc_obj
 from objects.placement import generation as gen_obj
+from objects.placement.claim_contract import ClaimConsumer
 from tests.functional import alloc_helpers as h
 from tests.functional import claim_helpers
 
@@ -44,9 +45,8 @@ def _counted():
 
 
 def _request(allocations, uuid=None, generation=None, check=True):
-    return {'uuid': uuid or h.new_uuid(), 'project_id': 'p1', 'user_id': 'u1',
-            'consumer_type': 'INSTANCE', 'check_generation': check,
-            'generation': generation, 'allocations': allocations}
+    return ClaimConsumer(uuid or h.new_uuid(), allocations, 'p1', 'u1', 'INSTANCE',
+                         check_generation=check, generation=generation)
 
 
 def _claim(ctx, *requests):

@@ -54,7 +54,7 @@ def test_claims_on_two_trees_commit_in_one_transaction_each_judged_alone(
 def test_a_claim_that_lost_a_race_is_retried_alone_after_the_commit(berth, ctx, rps, split):
     a, b = rps
     requests = [(a, _consumer(a, 1)), (b, _consumer(b, 1)), (a, _consumer(a, 1))]
-    lost = requests[1][1]['uuid']
+    lost = requests[1][1].uuid
     harness = Harness(berth.conf, queued_behind=0, split=split, fail={
         lost: exception.ConcurrentUpdate(what='resource provider', reason='test')})
     assert _together(harness, ctx, requests) == [None, None, None]
@@ -67,10 +67,10 @@ def test_a_transaction_failing_as_a_whole_is_written_claim_by_claim(berth, ctx, 
     a, b = rps
     requests = [(a, _consumer(a, 1)), (b, _consumer(b, 2)), (a, _consumer(a, 3))]
     harness = Harness(berth.conf, queued_behind=0, split=split, fail={
-        requests[2][1]['uuid']: RuntimeError('connection lost mid-batch')})
+        requests[2][1].uuid: RuntimeError('connection lost mid-batch')})
     assert _together(harness, ctx, requests) == [None, None, None]
     assert harness.batches == []
-    assert sorted(harness.alone) == sorted(r['uuid'] for _, r in requests)
+    assert sorted(harness.alone) == sorted(r.uuid for _, r in requests)
     assert (h.vcpu_used(ctx, a), h.vcpu_used(ctx, b)) == (4, 2)
 
 
@@ -78,7 +78,7 @@ def test_a_claim_failing_alone_unexpectedly_answers_its_error(berth, ctx, rps):
     a, b = rps
     requests = [(a, _consumer(a, 1)), (b, _consumer(b, 2))]
     harness = Harness(berth.conf, queued_behind=0, split=True, fail={
-        requests[0][1]['uuid']: RuntimeError('connection lost mid-batch')})
+        requests[0][1].uuid: RuntimeError('connection lost mid-batch')})
 
     def broken_alone(ctx, tree, consumers):
         raise RuntimeError('the database went away')

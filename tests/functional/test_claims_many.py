@@ -6,6 +6,8 @@ claim is still judged alone, in order, against what the claims before it
 in the batch were granted, and answered its own error.
 """
 
+import dataclasses
+
 import pytest
 import sqlalchemy as sa
 
@@ -57,10 +59,10 @@ def test_a_batch_of_new_consumers_costs_five_statements(client, ctx, rps, count)
         gens[0] + count, gens[1] + (count + 1) // 2)
     assert claim_helpers.usage(client, first)['VCPU'] == 1 + count
     for claim in claims:
-        resp = client.get('/allocations/%s' % claim['uuid'])
+        resp = client.get('/allocations/%s' % claim.uuid)
         assert resp.json()['consumer_generation'] == 1
         assert {rp: a['resources'] for rp, a in resp.json()['allocations'].items()} == {
-            rp: res for rp, res in claim['allocations'].items()}
+            rp: res for rp, res in claim.allocations.items()}
 
 
 def test_each_claim_is_judged_against_the_ones_granted_before_it(client, ctx, rps):
@@ -93,7 +95,7 @@ def test_every_claim_gets_its_own_error_and_the_others_are_written(client, ctx, 
     assert claim_helpers.usage(client, first)['VCPU'] == 2
     assert claim_helpers.usage(client, second)['VCPU'] == 2
     for i in range(1, 6):
-        assert client.get('/allocations/%s' % claims[i]['uuid']).json()[
+        assert client.get('/allocations/%s' % claims[i].uuid).json()[
             'allocations'] == {}
 
 
@@ -111,9 +113,10 @@ def test_the_errors_name_what_a_claim_alone_would(ctx, rps):
 def test_a_new_project_and_user_are_created_on_the_way(client, ctx, rps):
     first, second = rps
     claims = [_request({first: {'VCPU': 1}}), _request({second: {'VCPU': 1}})]
-    claims[1].update(project_id='new-project', user_id='new-user', consumer_type=None)
+    claims[1] = dataclasses.replace(claims[1], project_id='new-project', user_id='new-user',
+                                    consumer_type=None)
     assert _batch(ctx, *claims) == [None, None]
-    resp = client.get('/allocations/%s' % claims[1]['uuid'])
+    resp = client.get('/allocations/%s' % claims[1].uuid)
     assert (resp.json()['project_id'], resp.json()['user_id']) == ('new-project',
                                                                    'new-user')
     assert resp.json()['consumer_generation'] == 1
@@ -157,10 +160,10 @@ def test_a_consumer_created_meanwhile_fails_the_batch_as_a_whole(client, ctx, rp
         with ctx.db.writer(ctx):
             plan, errors = allocation_batch.check_many(ctx, [[c] for c in claims])
             # another writer's consumer of the same uuid (here, in this transaction)
-            _claim(ctx, _request({first: {'VCPU': 1}}, uuid=claims[1]['uuid']))
+            _claim(ctx, _request({first: {'VCPU': 1}}, uuid=claims[1].uuid))
             allocation_batch.apply_many(ctx, plan)
     assert claim_helpers.usage(client, first)['VCPU'] == 1
-    assert client.get('/allocations/%s' % claims[1]['uuid']).json()['allocations'] == {}
+    assert client.get('/allocations/%s' % claims[1].uuid).json()['allocations'] == {}
 
 
 def test_claim_many_answers_each_claim_through_the_conductor(berth, client, ctx, rps):
@@ -218,6 +221,8 @@ def test_a_call_s_claims_without_a_tree_are_routed_with_one_read(client, ctx, rp
     written = []
 
     class Manager:
+        _max_bytes = 1 << 20
+
         class authz:
             @staticmethod
             def claim_resources(ctx, consumers):
@@ -228,7 +233,7 @@ def test_a_call_s_claims_without_a_tree_are_routed_with_one_read(client, ctx, rp
             def claim_many(ctx, todo):
                 written.extend(tree for tree, _ in todo)
                 return [None] * len(todo)
-    claims = [{'tree': None, 'consumers': [_request({rp: {'VCPU': 1}})]}
+    claims = [{'tree': None, 'consumers': [_request({rp: {'VCPU': 1}}).to_primitive()]}
               for rp in (first, child)]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(routing, 'ROOTS', routing.RootCache())
@@ -268,10 +273,11 @@ def test_new_consumers_of_any_batch_size_share_one_insert_on_postgresql(client, 
     texts = {}
     for count in (1, 2, 20):
         claims = [_request({second: {'MEMORY_MB': 128}}) for _ in range(count)]
-        claims[-1]['consumer_type'] = None      # one of each kind when there are two
+        # one of each kind when there are two
+        claims[-1] = dataclasses.replace(claims[-1], consumer_type=None)
         texts[count] = _consumer_inserts(ctx, claims)
         for claim in claims:
-            resp = client.get('/allocations/%s' % claim['uuid'])
+            resp = client.get('/allocations/%s' % claim.uuid)
             assert resp.json()['consumer_generation'] == 1
             assert (resp.json()['project_id'], resp.json()['user_id']) == ('p1', 'u1')
     if ctx.db.engine.dialect.name == 'postgresql':
@@ -288,9 +294,9 @@ def test_new_owner_rows_in_a_large_batch_fall_back_one_by_one(client, ctx, rps):
     """A consumer whose project is new is left out by the set-wise INSERT, then created."""
     _, second = rps
     claims = [_request({second: {'MEMORY_MB': 128}}) for _ in range(18)]
-    claims[7].update(project_id='p-new-in-batch')
+    claims[7] = dataclasses.replace(claims[7], project_id='p-new-in-batch')
     assert _batch(ctx, *claims) == [None] * 18
     for claim in claims:
-        resp = client.get('/allocations/%s' % claim['uuid'])
-        assert resp.json()['project_id'] == claim['project_id']
+        resp = client.get('/allocations/%s' % claim.uuid)
+        assert resp.json()['project_id'] == claim.project_id
         assert resp.json()['consumer_generation'] == 1

@@ -79,7 +79,7 @@ def claim_runs(monkeypatch):
     original = manager_claims.Claims.claim_resources
 
     def counted(self, ctx, tree, consumers):
-        runs.append([c['uuid'] for c in consumers])
+        runs.append([c.uuid for c in consumers])
         return original(self, ctx, tree, consumers)
     monkeypatch.setattr(manager_claims.Claims, 'claim_resources', counted)
     return runs

@@ -19,6 +19,7 @@ from objects.placement import allocation as alloc_obj
 from objects.placement import inventory as inv_obj
 from objects.placement import project_usage
 from objects.placement import resource_provider as rp_obj
+from objects.placement.claim_contract import ClaimConsumer
 from tests import fixtures
 from tests.integration import conftest
 
@@ -41,9 +42,8 @@ def _provider(ctx, inventories):
 
 
 def _consumer(allocations, consumer_type=None, project='pg-p'):
-    return {'uuid': str(uuidlib.uuid4()), 'project_id': project, 'user_id': 'pg-u',
-            'consumer_type': consumer_type, 'check_generation': True,
-            'generation': None, 'allocations': allocations}
+    return ClaimConsumer(str(uuidlib.uuid4()), allocations, project, 'pg-u', consumer_type,
+                         check_generation=True)
 
 
 def _race(new_ctx, conductors, claims_per_thread, make_claim, threads=10):

@@ -19,6 +19,7 @@ from objects.placement import inventory as inv_obj
 from objects.placement import project_usage
 from objects.placement import quota as quota_obj
 from objects.placement import resource_provider as rp_obj
+from objects.placement.claim_contract import ClaimConsumer
 from tests import fixtures
 from tests.integration import conftest
 
@@ -55,10 +56,8 @@ def test_burst_across_conductors_and_trees_stops_at_the_limit(tmp_path, pg_ctx):
         start.wait()
         for n in range(4):
             rp = providers[(i + n) % len(providers)]
-            consumer = {'uuid': str(uuidlib.uuid4()), 'project_id': project,
-                        'user_id': 'u%d' % i, 'consumer_type': 'INSTANCE',
-                        'check_generation': True, 'generation': None,
-                        'allocations': {rp: {'VCPU': 1}}}
+            consumer = ClaimConsumer(str(uuidlib.uuid4()), {rp: {'VCPU': 1}}, project,
+                                     'u%d' % i, 'INSTANCE', check_generation=True)
             try:
                 conductors[i % 3].claim_resources(pg_ctx(), 'tree-%d' % i, [consumer])
                 outcome = 'granted'

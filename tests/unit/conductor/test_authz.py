@@ -71,7 +71,8 @@ def manager(conf, monkeypatch):
 
 # (method, arguments, the delegate that does the write)
 PLACEMENT = [
-    ('claim_resources', ('t', [{'uuid': 'c', 'allocations': {}}]), 'claims.claim_resources'),
+    ('claim_resources', ('t', [{'uuid': 'c', 'allocations': {}, 'project_id': 'p',
+                                'user_id': 'u'}]), 'claims.claim_resources'),
     ('delete_allocations', ('t', 'c'), 'claims.delete_allocations'),
     ('reshape', ('t', {}, []), 'claims.reshape'),
     ('schedule_and_claim', ({}, [{}]), 'scheduler.schedule_and_claim'),
@@ -199,7 +200,7 @@ def test_several_consumers_need_the_manage_rule(manager, conf):
         authz.oslo_policy.Rules.from_dict({'placement:allocations:manage': '!'}),
         overwrite=False)
     manager.authz.placement.load_rules = lambda *a, **k: None    # keep the override
-    two = [{'uuid': 'c', 'allocations': {}}, {'uuid': 'd', 'allocations': {}}]
+    two = [{'uuid': u, 'allocations': {}, 'project_id': 'p', 'user_id': 'u'} for u in 'cd']
     with pytest.raises(exception.Forbidden):
         _call(manager.claim_resources, PROJECT_ADMIN, 't', two)
     _call(manager.claim_resources, PROJECT_ADMIN, 't', two[:1])     # update passes for one

@@ -43,7 +43,7 @@ NODE_VALUES.update(instance_uuid=None, retired=True, maintenance=True, name='nod
                    # berth-api sends a parent resolved to its UUID (write_checks)
                    parent_node='1be26c0b-03f2-4d2e-ae87-c02d7f33c123')
 NODE_RULES = [bm.NODE_GET] + bm.update_rules(NODE_VALUES)
-TWO = [{'uuid': 'c', 'allocations': {}}, {'uuid': 'd', 'allocations': {}}]
+TWO = [{'uuid': u, 'allocations': {}, 'project_id': 'p', 'user_id': 'u'} for u in 'cd']
 
 # (method, context, arguments, the delegate that writes, every rule it checks)
 CASES = [

@@ -145,20 +145,25 @@ def test_the_in_process_transport_sends_claims_one_by_one(conf, transport):
 
 
 def test_the_endpoint_answers_each_claim_and_refuses_alone():
-    manager = mock.Mock(spec=['authz', 'claims'])
+    manager = mock.Mock(spec=['authz', 'claims', '_max_bytes'])
+    manager._max_bytes = 1 << 20
     forbidden = exception.Forbidden('no', rule='r')
     manager.authz.claim_resources.side_effect = [None, forbidden, None]
     manager.claims.claim_many.return_value = [
         exception.InvalidAllocation(reason='too big'), None]
-    claims = [{'tree': 't1', 'consumers': [{'uuid': 'a'}]},
-              {'tree': 't2', 'consumers': [{'uuid': 'b'}]},
-              {'tree': None, 'consumers': [{'uuid': 'c', 'allocations': {'rp': {}}}]}]
+    a, b, c = _consumer('a'), _consumer('b'), _consumer('c')
+    claims = [{'tree': 't1', 'consumers': [a.to_primitive()]},
+              {'tree': 't2', 'consumers': [b.to_primitive()]},
+              {'tree': None, 'consumers': [c.to_primitive()]},
+              {'tree': 't4', 'consumers': [{'uuid': 'd'}]}]
     answers = claim_many.run(manager, berth_context.admin_context(), claims)
-    manager.claims.claim_many.assert_called_once_with(
-        mock.ANY, [('t1', [{'uuid': 'a'}]), ('root-1', claims[2]['consumers'])])
+    # the endpoint reads each claim's consumers once into the typed contract
+    manager.claims.claim_many.assert_called_once_with(mock.ANY, [('t1', [a]), ('root-1', [c])])
     assert answers[2] is None
     assert '"class": "InvalidAllocation"' in answers[0]['error']
     assert '"class": "Forbidden"' in answers[1]['error']
+    # a consumer that is no claim is answered Invalid alone (never a KeyError)
+    assert '"class": "Invalid"' in answers[3]['error']
 
 
 def test_claim_resources_many_is_an_endpoint_method_of_1_9():
