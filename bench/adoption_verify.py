@@ -11,6 +11,7 @@ so every run must find no difference.
 
     python -m bench.adoption_verify --providers 10000 --sample 100
     python -m bench.adoption_verify --providers 100000 --sample 100   # the issue's size
+    python -m bench.adoption_verify --providers 120000 --compare-only # the client's CPU
 
 Prints a table and a final JSON line.  Exits 1 when verify finds a difference.
 """
@@ -22,6 +23,7 @@ import os
 import sys
 import tempfile
 import time
+import uuid
 
 import sqlalchemy as sa
 
@@ -69,6 +71,21 @@ def _verify(placement_url, berth_url, sample, workers):
     return time.monotonic() - started, report.reads, len(report.differences), phases
 
 
+def compare_only(providers):
+    """CPU seconds of verify's own comparison of one list of N equal providers."""
+    rps = [{'uuid': uuid.UUID(int=i + 1).hex, 'name': 'compute-%06d' % i,
+            'generation': i % 40, 'parent_provider_uuid': None,
+            'root_provider_uuid': uuid.UUID(int=i + 1).hex,
+            'links': [{'rel': 'self', 'href': '/resource_providers/%d' % i}] * 6}
+           for i in range(providers)]
+    left = json.loads(json.dumps({'resource_providers': rps}))
+    right = json.loads(json.dumps({'resource_providers': rps[::-1]}))
+    cpu = time.process_time()
+    diffs = adoption_verify.compare('/resource_providers', adoption_verify._canonical(left),
+                                    adoption_verify._canonical(right))
+    return time.process_time() - cpu, len(diffs)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--providers', type=int, default=2000)
@@ -78,7 +95,15 @@ def main(argv=None):
     parser.add_argument('--workers', type=int, default=8, help="verify's --workers")
     parser.add_argument('--placement-workers', type=int, default=2,
                         help='gunicorn workers of the real Placement')
+    parser.add_argument('--compare-only', action='store_true',
+                        help="time only verify's comparison of one list of --providers "
+                             'providers (no services)')
     args = parser.parse_args(argv)
+    if args.compare_only:
+        cpu, diffs = compare_only(args.providers)
+        print(json.dumps({'benchmark': 'adoption_verify_compare', 'providers': args.providers,
+                          'cpu_seconds': round(cpu, 2), 'differences': diffs}))
+        return 1 if diffs else 0
     samples = args.sample or [100]
     venv = placement_real.require_venv()
     runs = []
