@@ -33,7 +33,7 @@ from common import context as berth_context
 from objects import database
 from objects.adoption import placement_import
 from objects.adoption import placement_schema as ps
-from tests import fixtures, placement_real
+from tests import fixtures, placement_real, services
 
 
 def _stamp(path):
@@ -132,6 +132,11 @@ def main(argv=None):
             for sample in samples:
                 runs.append((sample,) + _verify(placement.url, berth.placement_url,
                                                 sample, args.workers))
+        except adoption_verify.VerifyError:
+            # the log goes with the temporary directory: say why Placement went
+            print('placement exited %s; its log ends:\n%s' % (
+                placement.proc.poll(), services._tail(placement.log, 60)), file=sys.stderr)
+            raise
         finally:
             placement.stop()
             berth.stop()
