@@ -114,3 +114,14 @@ def test_keyed_lists_compare_as_dicts_and_equal_answers_are_equal():
     twice = {'resource_providers': [{'uuid': 'u1', 'g': 2}, {'uuid': 'u1', 'g': 1}]}
     assert av._canonical(twice) == {'resource_providers': [{'g': 1, 'uuid': 'u1'},
                                                            {'g': 2, 'uuid': 'u1'}]}
+
+
+def test_the_union_of_both_lists_is_by_uuid_and_linear():
+    import time
+    many = [{'uuid': 'u%06d' % i, 'generation': 1} for i in range(20000)]
+    answer = (200, {'resource_providers': many},
+              200, {'resource_providers': many[::-1] + [{'uuid': 'only-berth'}]})
+    started = time.monotonic()
+    union = av._union_items(answer, 'resource_providers')
+    assert len(union) == 20001 and union[0] is many[0] and union[-1] == {'uuid': 'only-berth'}
+    assert time.monotonic() - started < 5
