@@ -134,8 +134,9 @@ def main(argv=None):
                                                 sample, args.workers))
         except adoption_verify.VerifyError:
             # the log goes with the temporary directory: say why Placement went
+            proc = placement.proc
             print('placement exited %s; its log ends:\n%s' % (
-                placement.proc.poll(), services._tail(placement.log, 60)), file=sys.stderr)
+                proc and proc.poll(), services._tail(placement.log, 60)), file=sys.stderr)
             raise
         finally:
             placement.stop()
