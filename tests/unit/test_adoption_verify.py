@@ -76,3 +76,52 @@ def test_candidate_reads_come_from_held_and_offered_combinations():
         '/allocation_candidates?resources=DISK_GB%3A10%2CVCPU%3A2&required=%21CUSTOM_X',
         '/allocation_candidates?resources=MEMORY_MB%3A1%2CVCPU%3A1&required=CUSTOM_X',
         '/allocation_candidates?resources=MEMORY_MB%3A1%2CVCPU%3A1&required=%21CUSTOM_X']
+
+
+class _Side:
+    """An endpoint edge whose read of a path waits for the other side's read of it."""
+
+    def __init__(self, label, started, other):
+        self.label, self.started, self.other = label, started, other
+
+    def read(self, path):
+        self.started[(self.label, path)].set()
+        # both services work at once: the other side's read of the same path
+        # is in flight before either answers
+        assert self.started[(self.other, path)].wait(5), (self.label, path)
+        return 200, {'path': path, 'links': [{'href': self.label}]}
+
+
+def test_both_sides_read_one_path_together_and_report_in_path_order():
+    import collections
+    import threading
+    started = collections.defaultdict(threading.Event)
+    verifier = av.Verifier(_Side('placement', started, 'berth'),
+                           _Side('berth', started, 'placement'), workers=1)
+    paths = ['/p%d' % i for i in range(20)]
+    answers = verifier._both('x', paths)
+    assert list(answers) == paths
+    assert verifier.report.reads == 20 and verifier.report.differences == []
+
+
+def test_keyed_lists_compare_as_dicts_and_equal_answers_are_equal():
+    left = {'resource_providers': [{'uuid': 'u2', 'traits': ['B', 'A']}, {'uuid': 'u1'}]}
+    right = {'resource_providers': [{'uuid': 'u1'}, {'uuid': 'u2', 'traits': ['A', 'B']}]}
+    assert av._canonical(left) == av._canonical(right) == {
+        'resource_providers': {'u1': {'uuid': 'u1'},
+                               'u2': {'uuid': 'u2', 'traits': ['A', 'B']}}}
+    # a uuid twice in one answer is not collapsed: the list stays a list
+    twice = {'resource_providers': [{'uuid': 'u1', 'g': 2}, {'uuid': 'u1', 'g': 1}]}
+    assert av._canonical(twice) == {'resource_providers': [{'g': 1, 'uuid': 'u1'},
+                                                           {'g': 2, 'uuid': 'u1'}]}
+
+
+def test_the_union_of_both_lists_is_by_uuid_and_linear():
+    import time
+    many = [{'uuid': 'u%06d' % i, 'generation': 1} for i in range(20000)]
+    answer = (200, {'resource_providers': many},
+              200, {'resource_providers': many[::-1] + [{'uuid': 'only-berth'}]})
+    started = time.monotonic()
+    union = av._union_items(answer, 'resource_providers')
+    assert len(union) == 20001 and union[0] is many[0] and union[-1] == {'uuid': 'only-berth'}
+    assert time.monotonic() - started < 5
