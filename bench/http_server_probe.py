@@ -178,33 +178,47 @@ def framing(port, cases):
     return out
 
 
-def slow_headers(port, clients=2):
-    """Seconds a normal request takes while ``clients`` trickle their headers."""
-    stop = threading.Event()
-    socks = [socket.create_connection(('127.0.0.1', port), timeout=30)
-             for _ in range(clients)]
+class Tricklers:
+    """``clients`` connections sending one header a byte every 0.2 s until closed."""
 
-    def trickle(sock):
+    def __init__(self, port: int, clients: int, path: str = '/v1') -> None:
+        self.stop = threading.Event()
+        self.socks = [socket.create_connection(('127.0.0.1', port), timeout=30)
+                      for _ in range(clients)]
+        self.head = b'GET %s HTTP/1.1\r\nHost: x\r\nX-Slow: ' % path.encode()
+        self.threads = [threading.Thread(target=self._trickle, args=(s,), daemon=True)
+                        for s in self.socks]
+        for t in self.threads:
+            t.start()
+        time.sleep(0.5)          # let every trickler reach the server first
+
+    def _trickle(self, sock: socket.socket) -> None:
         try:
-            sock.sendall(b'GET /v1 HTTP/1.1\r\nHost: x\r\nX-Slow: ')
-            while not stop.wait(0.2):
+            sock.sendall(self.head)
+            while not self.stop.wait(0.2):
                 sock.send(b'a')
         except OSError:
             return
 
-    threads = [threading.Thread(target=trickle, args=(s,), daemon=True) for s in socks]
-    for t in threads:
-        t.start()
-    time.sleep(0.5)
+    def still_trickling(self) -> bool:
+        return all(t.is_alive() for t in self.threads)
+
+    def close(self) -> None:
+        self.stop.set()
+        for sock in self.socks:
+            sock.close()
+
+
+def slow_headers(port, clients=2):
+    """Seconds a normal request takes while ``clients`` trickle their headers."""
+    tricklers = Tricklers(port, clients)
     began = time.monotonic()
     try:
         answer, _ = _exchange(port, b'GET /v1 HTTP/1.1\r\nHost: x\r\n'
                               b'Connection: close\r\n\r\n', timeout=20)
         took = time.monotonic() - began if answer.startswith(b'HTTP/1.1 200') else None
     finally:
-        stop.set()
-        for sock in socks:
-            sock.close()
+        tricklers.close()
     return took
 
 

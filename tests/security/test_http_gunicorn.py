@@ -16,11 +16,11 @@ import pathlib
 import re
 import signal
 import socket
-import threading
 import time
 
 import pytest
 
+from bench import http_server_probe
 from tests.functional.test_api_workers import _children, _live_workers, _wait
 from tests.functional.test_lifecycle import Command, _synced
 from tests.security import test_http_framing as framing
@@ -150,28 +150,13 @@ def test_trickling_header_blocks_do_not_delay_a_prompt_client(gunicorn_api):
     Not with gthread, whose threads the tricklers hold while they send their
     headers: the check sees it, so it would see the asyncio worker's loss.
     """
-    stop = threading.Event()
-    socks = [framing._connect(_url(gunicorn_api)) for _ in range(4)]
-
-    def trickle(sock):
-        try:
-            sock.sendall(b'GET /v1/nodes HTTP/1.1\r\nHost: x\r\nX-Slow: ')
-            while not stop.wait(0.2):
-                sock.send(b'a')
-        except OSError:
-            return
-
-    threads = [threading.Thread(target=trickle, args=(s,), daemon=True) for s in socks]
-    for t in threads:
-        t.start()
+    tricklers = http_server_probe.Tricklers(
+        int(_url(gunicorn_api).rsplit(':', 1)[1]), 4, path='/v1/nodes')
     try:
-        time.sleep(0.5)          # let every trickler reach the server first
         answered = _prompt_answers(_url(gunicorn_api))
-        assert all(t.is_alive() for t in threads)     # still trickling, not refused
+        assert tricklers.still_trickling()           # still trickling, not refused
     finally:
-        stop.set()
-        for sock in socks:
-            sock.close()
+        tricklers.close()
     assert answered == (0 if gunicorn_api.server == 'gunicorn-gthread' else 3)
 
 
