@@ -27,11 +27,11 @@ import time
 import uuid as uuidlib
 
 from common import context as berth_context
+from common.claim_contract import ClaimConsumer
 from conductor.manager import claims as conductor_claims
 from db import api as db_api
 from objects.placement import inventory as inv_obj
 from objects.placement import resource_provider as rp_obj
-from objects.placement.claim_contract import ClaimConsumer
 from tests import fixtures, services
 
 PROVIDERS = 20

@@ -2,12 +2,12 @@
 
 PUT/POST /allocations and POST /reshaper name consumers' allocations in the
 same shapes (by microversion); this turns them into the claim contract
-(objects.placement.claim_contract.ClaimConsumer, the conductor's RPC
+(common.claim_contract.ClaimConsumer, the conductor's RPC
 payload), so no handler borrows another's.
 """
 
 from api.placement import microversion
-from objects.placement.claim_contract import ClaimConsumer
+from common.claim_contract import ClaimConsumer
 
 
 def claim_consumer(req, consumer_uuid, entry):

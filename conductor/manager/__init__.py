@@ -13,8 +13,8 @@ from typing import Any
 
 import oslo_messaging as messaging
 
+from common import claim_contract, exception
 from common import context as berth_context
-from common import exception
 from conductor import notifications
 from conductor.manager import (
     allocation_queue,
@@ -32,7 +32,6 @@ from conductor.periodic import node_allocations as allocation_periodics
 from conductor.rpcapi import routing
 from conductor.rpcapi import version as rpc_version
 from objects.baremetal import allocation as node_alloc
-from objects.placement import claim_contract
 
 LOG = logging.getLogger('berth.' + __name__)
 
@@ -264,7 +263,7 @@ class ConductorManager:
 
         ``tree`` None (a client without the database): resolved here.  The
         message is bounded as it came, then read once into the typed claims
-        (objects.placement.claim_contract) that everything after takes.
+        (common.claim_contract) that everything after takes.
         """
         write_checks.claim_consumers(consumers, self._max_bytes)
         consumers = claim_contract.from_primitives(consumers)

@@ -15,10 +15,9 @@ import sys
 
 from oslo_messaging._drivers import common as messaging_common
 
-from common import exception
+from common import claim_contract, exception
 from conductor.manager import write_checks
 from conductor.rpcapi import routing
-from objects.placement import claim_contract
 
 
 def _tree(ctx, tree, consumers):
@@ -47,7 +46,7 @@ def run(manager, ctx, claims):
 
     Each claim is bounded as it came (conductor.manager.write_checks), then
     its consumers are read once into typed claims
-    (objects.placement.claim_contract); one that is not a claim is answered
+    (common.claim_contract); one that is not a claim is answered
     Invalid, the others go on.
     """
     answers = [None] * len(claims)

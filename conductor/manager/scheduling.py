@@ -22,13 +22,13 @@ import threading
 from typing import Any
 
 from common import exception, retries
+from common.claim_contract import ClaimConsumer
 from conductor.manager import inflight, retrying
 from conductor.rpcapi import payloads
 from objects.candidates import finder, weighers
 from objects.candidates import request as candidates_request
 from objects.candidates import window as candidate_window
 from objects.placement import allocation as placement_alloc
-from objects.placement.claim_contract import ClaimConsumer
 
 LOG = logging.getLogger('berth.' + __name__)
 

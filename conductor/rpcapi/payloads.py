@@ -15,11 +15,12 @@ import dataclasses
 import datetime
 from typing import Any
 
-from common import exception
-from objects.placement import claim_contract
+from common import claim_contract, exception
 
-# one consumer's claim: the contract objects/ owns (objects.placement.claim_contract),
-# sent as its primitive; re-exported here as the claim_resources/reshape payload
+# one consumer's claim: the contract in common/ (common.claim_contract; not
+# objects/, so that another service's process importing only this published
+# client never imports objects/), sent as its primitive; re-exported here as
+# the claim_resources/reshape payload
 ClaimConsumer = claim_contract.ClaimConsumer
 
 

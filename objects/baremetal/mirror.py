@@ -18,6 +18,7 @@ import os_resource_classes
 import sqlalchemy as sa
 
 from common import exception
+from common.claim_contract import ClaimConsumer
 from db import api as db_api
 from db import models
 from objects.placement import allocation as placement_alloc
@@ -26,7 +27,6 @@ from objects.placement import inventory as inv_obj
 from objects.placement import resource_class as rc_obj
 from objects.placement import resource_provider as rp_obj
 from objects.placement import trait as trait_obj
-from objects.placement.claim_contract import ClaimConsumer
 
 _RP = models.ResourceProvider.__table__
 _AVAILABLE = 'available'

@@ -21,13 +21,13 @@ from typing import Any, cast
 import sqlalchemy as sa
 
 from common import exception
+from common.claim_contract import ClaimConsumer
 from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.placement import consumer as consumer_obj
 from objects.placement import generation as gen_obj
 from objects.placement import quota as quota_obj
-from objects.placement.claim_contract import ClaimConsumer
 from objects.sql import in_list
 
 _RP = models.ResourceProvider.__table__
@@ -328,7 +328,7 @@ def replace(ctx: RequestContext, requests: list[ClaimConsumer],
             enforce_quota: bool = False, quota_source: Any = None) -> None:
     """Replace the complete allocations of one or several consumers atomically.
 
-    ``requests``: one claim per consumer (objects.placement.claim_contract).
+    ``requests``: one claim per consumer (common.claim_contract).
 
     With ``enforce_quota`` the projects' limits are checked in this
     transaction (objects.placement.quota: project rows locked before the write);

@@ -34,13 +34,13 @@ from typing import Any
 import sqlalchemy as sa
 
 from common import exception
+from common.claim_contract import ClaimConsumer
 from common.context import RequestContext
 from db import api as db_api
 from db import models
 from objects.placement import allocation as placement_alloc
 from objects.placement import consumer as consumer_obj
 from objects.placement import generation as gen_obj
-from objects.placement.claim_contract import ClaimConsumer
 
 _CONSUMER = models.Consumer.__table__
 _ALLOC = models.Allocation.__table__

@@ -1,7 +1,7 @@
 """The ways a claim is written, as one protocol: alone, checked then applied, or set-wise.
 
 A claim is a ``requests`` list of :func:`objects.placement.allocation.replace`
-(one objects.placement.claim_contract.ClaimConsumer per consumer).
+(one common.claim_contract.ClaimConsumer per consumer).
 A conductor's group commit (conductor/manager/claim_batch.py) writes claims
 that wait together in one transaction and needs three ways to write one:
 whole (:meth:`ClaimWriter.write`), as checks that write nothing followed by
@@ -17,11 +17,11 @@ allocation.py and allocation_batch.py, with the process's quota settings.
 from typing import Any, Protocol
 
 from common import exception
+from common.claim_contract import ClaimConsumer
 from common.context import RequestContext
 from db import api as db_api
 from objects.placement import allocation as placement_alloc
 from objects.placement import allocation_batch
-from objects.placement.claim_contract import ClaimConsumer
 
 # one claim: the ``requests`` of objects.placement.allocation.replace
 Claim = list[ClaimConsumer]

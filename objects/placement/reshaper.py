@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from common import exception
+from common.claim_contract import ClaimConsumer
 from common.context import RequestContext
 from db import api as db_api
 from objects.placement import allocation as placement_alloc
 from objects.placement import generation as gen_obj
 from objects.placement import inventory as inv_obj
-from objects.placement.claim_contract import ClaimConsumer
 
 
 def _new_inventories(records):

@@ -17,6 +17,7 @@ import uuid as uuidlib
 import pytest
 
 from common import exception
+from common.claim_contract import ClaimConsumer
 from db import api as db_api
 from objects.candidates import finder, loader
 from objects.candidates import index as index_mod
@@ -26,7 +27,6 @@ from objects.placement import allocation as alloc_obj
 from objects.placement import inventory as inv_obj
 from objects.placement import provider_trait as trait_obj
 from objects.placement import resource_provider as rp_obj
-from objects.placement.claim_contract import ClaimConsumer
 from tests.functional import candidate_helpers as helpers
 
 URL = '/allocation_candidates'

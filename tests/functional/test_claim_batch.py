@@ -13,11 +13,11 @@ import time
 import pytest
 
 from common import exception
+from common.claim_contract import ClaimConsumer
 from conductor.manager import claim_batch
 from conductor.manager import claims as conductor_claims
 from db import api as db_api
 from objects.placement import allocation as alloc_obj
-from objects.placement.claim_contract import ClaimConsumer
 from tests.functional import alloc_helpers as h
 
 

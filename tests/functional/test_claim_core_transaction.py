@@ -18,11 +18,11 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 
 from common import exception
+from common.claim_contract import ClaimConsumer
 from conductor.manager import claims as conductor_claims
 from db import api as db_api
 from objects.placement import allocation as alloc_obj
 from objects.placement import consumer as consumer_obj
-from objects.placement.claim_contract import ClaimConsumer
 from tests.functional import alloc_helpers as h
 
 

@@ -17,9 +17,9 @@ import pytest
 import sqlalchemy as sa
 
 from common import exception
+from common.claim_contract import ClaimConsumer
 from objects.placement import allocation as alloc_obj
 from objects.placement import generation as gen_obj
-from objects.placement.claim_contract import ClaimConsumer
 from tests.functional import alloc_helpers as h
 from tests.functional import claim_helpers
 

@@ -13,13 +13,13 @@ import pytest
 
 from common import context as berth_context
 from common import exception
+from common.claim_contract import ClaimConsumer
 from conductor.manager import claims
 from db import api as db_api
 from objects.placement import inventory as inv_obj
 from objects.placement import project_usage
 from objects.placement import quota as quota_obj
 from objects.placement import resource_provider as rp_obj
-from objects.placement.claim_contract import ClaimConsumer
 from tests import fixtures
 from tests.integration import conftest
 

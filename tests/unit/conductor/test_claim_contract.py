@@ -1,4 +1,4 @@
-"""One typed claim contract (issue 53): objects/ owns it, the wire carries its primitive.
+"""One typed claim contract (issue 53): common/ holds it, the wire carries its primitive.
 
 The RPC client's payload is the contract itself; the conductor's endpoint
 bounds the untrusted message (write_checks), reads it once into the
@@ -9,9 +9,8 @@ never a KeyError deep in the write.
 
 import pytest
 
-from common import exception
+from common import claim_contract, exception
 from conductor.rpcapi import payloads
-from objects.placement import claim_contract
 from tests.unit.conductor.test_authz import (
     PROJECT_ADMIN,
     SERVICE,

@@ -12,6 +12,10 @@ untrusted message, builds it again once with :meth:`ClaimConsumer.from_primitive
 The primitive is the dict sent before this class existed, key for key and in
 the same order (tests/unit/test_claim_wire.py pins its bytes): change it only
 with an RPC version bump (conductor/rpcapi/version.py).
+
+It lives in common/, not objects/: the published RPC client (conductor.rpcapi)
+sends it, and another service's process imports that client and common only
+(tests/integration/test_rpc_client_process.py).
 """
 
 from __future__ import annotations
