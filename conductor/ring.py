@@ -86,6 +86,8 @@ class Ring:
         self._view: tuple[frozenset[str], hashring.HashRing] = (
             frozenset(), hashring.HashRing([], partitions=self._partitions))
         self._joined = False
+        # the members the watchers report during one poll (None between polls)
+        self._seen: set[str] | None = None
         self._capabilities: dict[str, Any] = {}
         self._heartbeats = True
         self._last_refresh = 0.0
@@ -336,21 +338,40 @@ class Ring:
                 self._own_fence().beat(self._lapse)
 
     def poll(self):
-        """Fire the join/leave watchers; rebuild fully when a refresh is due."""
+        """Apply what the watchers saw as one change; rebuild fully when a refresh is due.
+
+        A failed watch changes nothing.  A poll whose events would leave no
+        conductor at all is checked by a full read (:meth:`refresh`) instead
+        of applied: tooz's polling watchers report a group the backend lost
+        (Redis restarted empty) as every member leaving, where a reader
+        keeps its view until the conductors recreate the group.
+        """
+        emptied = False
         try:
             with self._lock:
-                self._coord.run_watchers()
+                self._seen = set(self._view[0])
+                try:
+                    self._coord.run_watchers()
+                    seen = self._seen
+                finally:
+                    self._seen = None
+                emptied = not seen and bool(self._view[0])
+                if not emptied:
+                    self._set_members(seen)
         except coordination.ToozError as exc:
-            LOG.warning('Watching the conductor group failed: %s', exc)
-        if time.monotonic() - self._last_refresh >= self._refresh_interval:
+            LOG.warning('Watching the conductor group failed (%s); keeping %d members',
+                        exc, len(self._view[0]))
+        if emptied or time.monotonic() - self._last_refresh >= self._refresh_interval:
             self.refresh()
 
-    # the watchers fire inside run_watchers(), with self._lock held
+    # the watchers fire inside run_watchers() (poll), with self._lock held
     def _on_join(self, event):
-        self._set_members(self._view[0] | {event.member_id.decode('utf-8')})
+        if self._seen is not None:
+            self._seen.add(event.member_id.decode('utf-8'))
 
     def _on_leave(self, event):
-        self._set_members(self._view[0] - {event.member_id.decode('utf-8')})
+        if self._seen is not None:
+            self._seen.discard(event.member_id.decode('utf-8'))
 
     def _set_members(self, members):
         """Swap in a ring over ``members``; called with self._lock held."""

@@ -163,8 +163,45 @@ def log_offsets(workdir):
 
 
 def ring_changes(workdir, offsets):
-    """Ring rebuilds every berth process logged since ``offsets``: ``[(log, line)]``."""
-    return log_lines(workdir, offsets, RING_LINE)
+    """Ring rebuilds every berth process logged since ``offsets``: ``[(log, line)]``.
+
+    A process's first ring line is its first read of the group, not a change
+    (:func:`ring_first_reads`): an API worker builds its app, ring reader
+    included, on its first request (api.wsgi), and under load gunicorn may
+    give a worker its first request only after the fault, even during the
+    final checks.
+    """
+    return _ring_lines(workdir, offsets)[0]
+
+
+def ring_first_reads(workdir, offsets):
+    """The first ring line of each berth process that started its ring since ``offsets``."""
+    return _ring_lines(workdir, offsets)[1]
+
+
+def _ring_lines(workdir, offsets):
+    """``(changes, first reads)`` since ``offsets``, each ``[(log, line)]``, told apart by
+    whether the line's process (its pid, the third field of berth's log format)
+    logged a ring line before."""
+    changes, first = [], []
+    for name in sorted(os.listdir(workdir)):
+        if not name.endswith('.log'):
+            continue
+        with open(os.path.join(workdir, name), 'rb') as f:
+            data = f.read()
+        cut = offsets.get(name, 0)
+        seen = {_pid(line) for line in data[:cut].decode(errors='replace').splitlines()
+                if RING_LINE.search(line)}
+        for line in data[cut:].decode(errors='replace').splitlines():
+            if RING_LINE.search(line):
+                (changes if _pid(line) in seen else first).append((name, line.strip()))
+                seen.add(_pid(line))
+    return changes, first
+
+
+def _pid(line):
+    fields = line.split(None, 3)
+    return fields[2] if len(fields) > 2 else None
 
 
 def log_lines(workdir, offsets, pattern):
@@ -265,8 +302,9 @@ def run_fault(dep, fault, warm=15, after=15, seed=21, out=print):
     result.update({
         'injected': injected, 'repaired': repaired, 'end': end,
         'ring_log': ring_changes(dep.workdir, offsets),
+        'ring_first_reads': ring_first_reads(dep.workdir, offsets),
         # the start-up joins: the log check reads the lines it looks for
-        'ring_log_all': len(ring_changes(dep.workdir, {})),
+        'ring_log_all': len(log_lines(dep.workdir, {}, RING_LINE)),
         'amqp_log': log_lines(dep.workdir, offsets, AMQP_LINE),
         'notified_after_kill': sum(1 for u, evs in watched.notes.seen.items() if u and any(
             t > injected for t, _ in evs)),
@@ -354,10 +392,11 @@ def report(result, out=print):
                                r['t1'] - r['t0']) for r in slow))
     by_status = collections.Counter((r['kind'], r['op'], r['status']) for r in records)
     out('ha: answers %s' % dict(sorted(by_status.items(), key=str)))
-    out('ha: settled in %.1fs; ring rebuilds logged since the fault: %d; observer reads '
-        'off the 3 hosts: %d (%d read errors)' % (
-            result['settled'], len(result['ring_log']), len(result['ring_reads']),
-            result['ring_read_errors']))
+    out('ha: settled in %.1fs; ring rebuilds logged since the fault: %d (and %d first '
+        'reads of processes started since); observer reads off the 3 hosts: %d (%d read '
+        'errors)' % (result['settled'], len(result['ring_log']),
+                     len(result['ring_first_reads']), len(result['ring_reads']),
+                     result['ring_read_errors']))
     out('ha: broker disconnections and reconnections logged since the fault: %d'
         % len(result['amqp_log']))
     out('ha: acknowledged writes lost: %d' % len(result['lost']))

@@ -1,9 +1,13 @@
 """conductor.ring over the tooz file backend: membership, ownership, liveness."""
 
+import logging
+import os
+import shutil
 import time
+from unittest import mock
 
 import pytest
-from tooz import hashring
+from tooz import coordination, hashring
 
 from common import exception
 from conductor import ring as conductor_ring
@@ -193,3 +197,81 @@ def test_a_restarted_conductor_replaces_its_old_member_key(rings):
     reader = rings()
     assert reader.members() == {'cond-a'}
     assert new._joined
+
+
+def _ring_lines(caplog):
+    return [r.getMessage() for r in caplog.records
+            if r.getMessage().startswith('Conductor ring (')]
+
+
+def test_a_lost_watch_keeps_the_view_and_logs_no_change(rings, caplog):
+    """The backend unreachable (an etcd member killed under the gateway): every
+    poll and refresh fails; the reader keeps routing over the view it had, and
+    when reads work again nothing is reported as having joined or left."""
+    rings('cond-a'), rings('cond-b')
+    reader = rings()
+    reader.poll()
+    assert reader.members() == {'cond-a', 'cond-b'}
+    owner = reader.owner('key')
+    caplog.set_level(logging.INFO, logger='berth.conductor.ring')
+    caplog.clear()
+    lost = coordination.ToozConnectionError('Service Unavailable')
+    with mock.patch.object(reader._coord, 'get_members', side_effect=lost):
+        for _ in range(3):
+            reader.poll()
+            reader.refresh()
+            assert reader.members() == {'cond-a', 'cond-b'}
+            assert reader.owner('key') == owner
+    assert any('Watching the conductor group failed' in m for m in caplog.messages)
+    reader.poll()
+    reader.refresh()
+    assert reader.members() == {'cond-a', 'cond-b'}
+    assert _ring_lines(caplog) == []
+
+
+def test_a_group_the_backend_lost_keeps_a_readers_view(rings, conf, caplog):
+    """Redis restarted empty: the group itself is gone until a conductor's next
+    refresh recreates it.  tooz's watchers report that as every member leaving;
+    the reader keeps its view (as its full read does) instead of going empty
+    (503 "no conductor is alive") and then seeing everyone join again."""
+    a, b = rings('cond-a'), rings('cond-b')
+    reader = rings()
+    reader.poll()
+    assert reader.members() == {'cond-a', 'cond-b'}
+    owner = reader.owner('key')
+    caplog.set_level(logging.INFO, logger='berth.conductor.ring')
+    caplog.clear()
+    shutil.rmtree(os.path.join(conf.state_path, 'coordination', 'groups'))
+    reader.poll()
+    assert reader.members() == {'cond-a', 'cond-b'}
+    assert reader.owner('key') == owner
+    a.refresh(), b.refresh()         # the conductors recreate the group and join again
+    reader.poll()
+    reader.refresh()
+    assert reader.members() == {'cond-a', 'cond-b'}
+    assert _ring_lines(caplog) == []
+
+
+def test_one_poll_is_one_ring_change(rings, caplog):
+    """Joins and leaves seen by one poll are applied (and logged) as one change."""
+    a = rings('cond-a')
+    reader = rings()
+    assert reader.members() == {'cond-a'}
+    caplog.set_level(logging.INFO, logger='berth.conductor.ring')
+    caplog.clear()
+    rings('cond-b'), rings('cond-c')
+    a.leave()
+    reader.poll()
+    assert reader.members() == {'cond-b', 'cond-c'}
+    assert [m for m in _ring_lines(caplog) if m.startswith('Conductor ring (reader)')] == [
+        "Conductor ring (reader): 2 members; joined ['cond-b', 'cond-c'], left ['cond-a']"]
+
+
+def test_everyone_leaving_empties_the_view(rings):
+    """A group that is there but empty is believed: the reader's view goes empty."""
+    a = rings('cond-a')
+    reader = rings()
+    assert reader.members() == {'cond-a'}
+    a.leave()
+    reader.poll()
+    assert reader.members() == frozenset()
