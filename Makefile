@@ -109,8 +109,8 @@ test-compat: $(STAMP)
 
 # Opt-in (not in `make test`): nova 34.0.0's report-client functional tests,
 # unmodified, against fresh berths and against berths imported from a real
-# Placement 16 (tests/compat/test_nova_report_client.py; ~1.5 min on 2 busy
-# cores once its ~400 MB venv is built; test-compat skips it without this).
+# Placement 16 (tests/compat/test_nova_report_client.py; 70-78 s on 2 busy
+# cores once its 408 MB venv is built, in ~80 s; test-compat skips it without this).
 test-nova-report-client: $(STAMP)
 	BERTH_NOVA_REPORT_CLIENT=1 $(VENV)/bin/pytest -s tests/compat/test_nova_report_client.py $(PYTEST_ARGS)
 
