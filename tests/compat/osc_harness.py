@@ -47,13 +47,17 @@ class BerthPool:
             conf.register_opts(opts, group=group)
         # Placement's fixture for these tests: its legacy policy defaults
         conf.set_override('enforce_new_defaults', False, group='oslo_policy')
-        fixtures.fresh_database(self.work_dir, conf)
+        self.database(conf)
         with START_LOCK:   # alembic's migration context is process-global
             stack = fixtures.start_embedded(conf)
         with self.lock:
             self.running[berth_id] = stack
             self.started += 1
         return {'id': berth_id, 'endpoint': stack.placement_url}
+
+    def database(self, conf):
+        """Lay the database the next berth starts on (a fresh one; a subclass may copy)."""
+        fixtures.fresh_database(self.work_dir, conf)
 
     def stop(self, berth_id):
         """Stop berth ``berth_id`` off the test's path (its servers' shutdown waits)."""
@@ -129,11 +133,16 @@ def fixture_package(root):
     return root
 
 
-def run_suite(venv, work_dir, modules=(), workers=1):
-    """(outcomes, berths started): the driver's entries over ``workers`` processes."""
+def run_suite(venv, work_dir, modules=(), workers=1, driver=DRIVER, pool=None):
+    """(outcomes, berths started): the driver's entries over ``workers`` processes.
+
+    ``driver`` (osc-placement's by default) is run by the venv's python with a
+    results file and its share of ``modules``; ``pool`` gives the berths
+    (fresh ones by default).
+    """
     work_dir = str(work_dir)
     shim = fixture_package(os.path.join(work_dir, 'shim'))
-    pool = BerthPool(os.path.join(work_dir, 'berths'))
+    pool = pool or BerthPool(os.path.join(work_dir, 'berths'))
     control = ControlServer(pool)
     env = dict(os.environ, BERTH_OSC_CONTROL=control.url, PYTHONPATH=shim,
                PATH=os.path.join(venv, 'bin') + os.pathsep + os.environ.get('PATH', ''))
@@ -145,7 +154,7 @@ def run_suite(venv, work_dir, modules=(), workers=1):
             out = os.path.join(work_dir, 'results-%d.json' % i)
             log = open(os.path.join(work_dir, 'driver-%d.log' % i), 'wb')
             procs.append((out, log, subprocess.Popen(
-                [os.path.join(venv, 'bin', 'python'), DRIVER, out] + list(share),
+                [os.path.join(venv, 'bin', 'python'), driver, out] + list(share),
                 env=env, cwd=work_dir, stdout=log, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL)))
         outcomes = []
