@@ -14,6 +14,8 @@ both APIs).  As in the REST API, a node or allocation the caller may not see
 is answered as one that does not exist.
 """
 
+import dataclasses
+
 from oslo_policy import policy as oslo_policy
 
 from common import exception
@@ -132,18 +134,19 @@ class Authorizer:
         if scope is not None and alloc.owner != scope:
             raise exception.Forbidden(rule=bm.ALLOCATION_CREATE_RESTRICTED)
 
-    def backfill(self, ctx, values, node):
-        """As POST /v1/allocations with ``node``; answers ``values`` with the owner set."""
+    def backfill(self, ctx, new, node):
+        """As POST /v1/allocations with ``node``; answers ``new`` (a
+        common.node_allocation_contract.NewAllocation) with the owner set."""
         self._authorize(ctx, bm.ALLOCATION_CREATE)
         scope = self._project_scope(ctx)
         if scope is not None:
-            if values.get('owner', scope) != scope:
+            if new.owner not in (None, scope):
                 raise exception.Forbidden(rule=bm.ALLOCATION_CREATE_RESTRICTED)
-            values = dict(values, owner=scope)
+            new = dataclasses.replace(new, owner=scope)
         found = node_obj.get(ctx, node)
         if not self._check(ctx, bm.NODE_GET, targets.node(found)):
             raise exception.NodeNotFound(node=node)
-        return values
+        return new
 
     def destroy_allocation(self, ctx, uuid):
         self._allocation(ctx, node_alloc.get(ctx, uuid), uuid, bm.ALLOCATION_DELETE)

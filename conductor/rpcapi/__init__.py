@@ -272,19 +272,24 @@ class ConductorAPI:
                 reason='%s needs conductor RPC API 1.6 but [upgrade_levels] conductor '
                        'is %s; finish the upgrade' % (method, self.version_cap))
 
-    def backfill_allocation(self, ctx: RequestContext, values: dict[str, Any],
-                            node: str) -> dict[str, Any]:
+    def backfill_allocation(self, ctx: RequestContext, new: payloads.NewAllocation,
+                            node: str) -> payloads.BackfillAnswer:
         """Backfill (Ironic 1.58) on the ring owner of the allocation uuid.
 
-        ``values`` must carry the ``uuid``: the owner becomes the
-        allocation's conductor affinity.  Answers ``{'uuid', 'error'}``
-        (``error``: why the node does not fit; the row is stored ``error``).
+        ``new`` must carry the ``uuid``: the owner becomes the allocation's
+        conductor affinity.  Answers the allocation's uuid and, when the
+        node does not fit (the row is stored ``error``), why.
         """
         self._require_node_writes('backfill_allocation')
+        uuid = new.uuid
+        if uuid is None:
+            raise exception.Invalid(reason='a backfill is sent with its allocation uuid')
+
         def route() -> str:
-            return self.ring.owner(routing.allocation_key(values['uuid']))
-        return self._write(ctx, route(), 'backfill_allocation', rpc_version.NODE_WRITES,
-                           route=route, values=values, node=node)
+            return self.ring.owner(routing.allocation_key(uuid))
+        answer = self._write(ctx, route(), 'backfill_allocation', rpc_version.NODE_WRITES,
+                             route=route, values=new.to_primitive(), node=node)
+        return payloads.BackfillAnswer.from_primitive(answer)
 
     def _holder_call(self, ctx: RequestContext, holder: tuple[str, str | None],
                      method: str, **kwargs: Any) -> Any:
@@ -301,10 +306,10 @@ class ConductorAPI:
         return self._write(ctx, route(), method, rpc_version.NODE_WRITES, route=route, **kwargs)
 
     def update_allocation(self, ctx: RequestContext, holder: tuple[str, str | None],
-                          values: dict[str, Any]) -> Any:
+                          change: payloads.AllocationUpdate) -> Any:
         """PATCH the ``name``/``extra`` of the allocation ``holder`` on its conductor."""
         return self._holder_call(ctx, holder, 'update_allocation', allocation=holder[0],
-                                 values=values)
+                                 values=change.to_primitive())
 
     def update_node(self, ctx: RequestContext, holder: tuple[str, str | None],
                     node: str, values: dict[str, Any]) -> Any:

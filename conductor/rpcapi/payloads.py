@@ -15,13 +15,18 @@ import dataclasses
 import datetime
 from typing import Any
 
-from common import claim_contract, exception
+from common import claim_contract, exception, node_allocation_contract
 
 # one consumer's claim: the contract in common/ (common.claim_contract; not
 # objects/, so that another service's process importing only this published
 # client never imports objects/), sent as its primitive; re-exported here as
 # the claim_resources/reshape payload
 ClaimConsumer = claim_contract.ClaimConsumer
+# the node allocation writes (common.node_allocation_contract, in common/ for
+# the same reason): backfill_allocation's values and answer, update_allocation's
+NewAllocation = node_allocation_contract.NewAllocation
+BackfillAnswer = node_allocation_contract.BackfillAnswer
+AllocationUpdate = node_allocation_contract.AllocationUpdate
 
 
 @dataclasses.dataclass(frozen=True)

@@ -56,9 +56,11 @@ CASES = [
      {'request': {'groups': []}, 'consumers': [{'uuid': 'c-1', 'project_id': 'p',
                                                 'user_id': 'u', 'consumer_type': None}],
       'weigher': 'pack', 'distinct_roots': True}, '1.3', 'call'),
-    ('backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}, 'owner-of-a-2',
-     'backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}, '1.6', 'call'),
-    ('update_allocation', {'holder': ('a-4', 'alive-host'), 'values': {'name': 'n'}},
+    ('backfill_allocation', {'new': payloads.NewAllocation(uuid='a-2'), 'node': 'n-1'},
+     'owner-of-a-2', 'backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'},
+     '1.6', 'call'),
+    ('update_allocation', {'holder': ('a-4', 'alive-host'),
+                           'change': payloads.AllocationUpdate(name='n')},
      'alive-host', 'update_allocation', {'allocation': 'a-4', 'values': {'name': 'n'}},
      '1.6', 'call'),
     # the node writes that end an allocation: to its affinity host while alive ...
@@ -90,7 +92,9 @@ CASES = [
 # what the conductor answers to each call, and what the method returns then
 REPLIES = {'schedule_and_claim': (
     [{'consumer_uuid': 'c-1', 'allocations': {}}],
-    [payloads.ClaimedConsumer('c-1', {})])}
+    [payloads.ClaimedConsumer('c-1', {})]),
+    'backfill_allocation': ({'uuid': 'a-2', 'error': None},
+                            payloads.BackfillAnswer('a-2', None))}
 
 # public methods that send nothing
 LOCAL = {'can_send_version', 'allocation_owner', 'broker_reachable', 'unreachable'}
@@ -306,12 +310,12 @@ def test_create_allocation_not_sent_is_unavailable(api):
 
 
 @pytest.mark.parametrize('method,args', [
-    ('backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}),
+    ('backfill_allocation', {'new': payloads.NewAllocation(uuid='a-2'), 'node': 'n-1'}),
     ('update_node', {'holder': ('a-3', 'alive-host'), 'node': 'n-1', 'values': {}}),
     ('set_node_provision_state', {'holder': ('a-3', None), 'node': 'n-1',
                                   'verb': 'undeploy'}),
     ('destroy_node', {'holder': ('a-3', None), 'node': 'n-1'}),
-    ('update_allocation', {'holder': ('a-3', None), 'values': {}}),
+    ('update_allocation', {'holder': ('a-3', None), 'change': payloads.AllocationUpdate()}),
 ])
 def test_writes_of_1_6_below_the_cap_are_unavailable_and_send_nothing(conf, transport,
                                                                      method, args):
