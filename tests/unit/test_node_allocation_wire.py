@@ -14,12 +14,14 @@ import json
 from unittest import mock
 
 import pytest
+import sqlalchemy as sa
 import webob
 
 from api.baremetal import app as baremetal_app
 from common import rpc
 from common.conf import builder
 from conductor import rpcapi
+from db import models
 from objects import database
 
 NODE = '11111111-1111-4111-8111-111111111111'
@@ -90,6 +92,7 @@ def baremetal(tmp_path):
         return resp
 
     send.wire = wire
+    send.db = db
     yield send
     transport.cleanup()
     db.dispose()
@@ -192,3 +195,42 @@ def test_delete_sends_the_uuid_to_its_conductor(baremetal):
         '{"kind": "call", "server": "owner-of-%s", "version": "1.1", '
         '"method": "destroy_allocation", "args": {"allocation_uuid": "%s"}}'
         % (ALLOC, ALLOC))
+
+
+def _held_node(send):
+    """Node n1 held by allocation ALLOC (its conductor alive), in maintenance."""
+    _node(send)
+    send('PUT', '/v1/nodes/n1/maintenance', {'reason': 'r'}, status=202)
+    _allocation(send)
+    with send.db.engine.begin() as conn:     # the reservation, as a conductor writes it
+        alloc_id = conn.execute(sa.select(models.NodeAllocation.id)).scalar_one()
+        conn.execute(models.Node.__table__.update().values(allocation_id=alloc_id,
+                                                           instance_uuid=ALLOC))
+        conn.execute(models.NodeAllocation.__table__.update().values(
+            node_id=sa.select(models.Node.id).scalar_subquery(), state='active'))
+    assert not send.wire.sent
+
+
+def test_node_patch_removing_the_instance_sends_the_changed_fields(baremetal):
+    """In the order the patch left them (a removed field last)."""
+    _held_node(baremetal)
+    baremetal('PATCH', '/v1/nodes/n1', [
+        {'op': 'remove', 'path': '/instance_uuid'},
+        {'op': 'add', 'path': '/extra/k', 'value': 'v'},
+        {'op': 'replace', 'path': '/description', 'value': 'spare'},
+        {'op': 'add', 'path': '/instance_info', 'value': {'image': 'x'}},
+        {'op': 'replace', 'path': '/name', 'value': 'n2'}], status=200)
+    assert _one(baremetal) == (
+        '{"kind": "call", "server": "owner-of-%s", "version": "1.6", '
+        '"method": "update_node", "args": {"node": "%s", "values": {"name": "n2", '
+        '"instance_info": {"image": "x"}, "extra": {"k": "v"}, "description": "spare", '
+        '"instance_uuid": null}}}' % (ALLOC, NODE))
+
+
+def test_node_delete_and_undeploy_of_a_held_node_send_the_node(baremetal):
+    _held_node(baremetal)
+    baremetal('PUT', '/v1/nodes/n1/states/provision', {'target': 'deleted'})
+    baremetal('DELETE', '/v1/nodes/n1', status=204)
+    assert baremetal.wire.sent[-1] == (
+        '{"kind": "call", "server": "owner-of-%s", "version": "1.6", '
+        '"method": "destroy_node", "args": {"node": "%s"}}' % (ALLOC, NODE))
