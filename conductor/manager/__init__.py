@@ -13,7 +13,7 @@ from typing import Any
 
 import oslo_messaging as messaging
 
-from common import claim_contract, exception, node_allocation_contract
+from common import claim_contract, exception, node_allocation_contract, node_update_contract
 from common import context as berth_context
 from conductor import notifications
 from conductor.manager import (
@@ -240,8 +240,9 @@ class ConductorManager:
     def update_node(self, ctx, node, values):
         """Call (1.6): a node PATCH that removes the node's instance and allocation."""
         write_checks.update_node(node, values, self._max_node_json_bytes)
-        self.authz.update_node(ctx, node, values)
-        self.node_writes.update_node(ctx, node, values)
+        change = node_update_contract.NodeUpdate.from_primitive(values)
+        self.authz.update_node(ctx, node, change)
+        self.node_writes.update_node(ctx, node, change)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted

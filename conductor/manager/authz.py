@@ -154,17 +154,18 @@ class Authorizer:
     def update_allocation(self, ctx, uuid):
         self._allocation(ctx, node_alloc.get(ctx, uuid), uuid, bm.ALLOCATION_UPDATE)
 
-    def update_node(self, ctx, node, values):
-        """PATCH /v1/nodes/{node}: each changed field's own rule, else ``node:update``.
+    def update_node(self, ctx, node, change):
+        """PATCH /v1/nodes/{node} (a common.node_update_contract.NodeUpdate): each
+        changed field's own rule, else ``node:update``.
 
         A ``parent_node`` being set must be a node ``ctx`` may see whose owner
         is the node's (api/baremetal/node_parent.py checks the same before it
         calls; a caller on the bus is not trusted to have), else Invalid with
         Ironic's one text, which tells nothing of other projects' nodes.
         """
-        found = self._node(ctx, node, *bm.update_rules(values))
-        if values.get('parent_node') is not None:
-            self._parent(ctx, found, values['parent_node'])
+        found = self._node(ctx, node, *bm.update_rules(change.changed))
+        if 'parent_node' in change.changed and change.parent_node is not None:
+            self._parent(ctx, found, change.parent_node)
 
     def _parent(self, ctx, node, ident):
         try:

@@ -94,13 +94,14 @@ class NodeWrites:
         except exception.NodeNotFound:
             return None
 
-    def update_node(self, ctx, node, values):
-        """PATCH ``node`` with ``values`` that remove its instance (and allocation)."""
+    def update_node(self, ctx, node, change):
+        """PATCH ``node`` with ``change`` (a NodeUpdate) removing its instance (and
+        allocation)."""
         nodes = self._nodes
         before = self._node_before(ctx, node, nodes)
         with self._deleting(ctx, node), nodes.crud(
                 ctx, 'update', before, lambda: node_obj.get(ctx, node)):
-            node_obj.update(ctx, node, values, mirror=self.allocator.mirror,
+            node_obj.update(ctx, node, change.columns(), mirror=self.allocator.mirror,
                             deallocate=True)
 
     def set_provision_state(self, ctx, node, verb):

@@ -281,14 +281,10 @@ class ConductorAPI:
         node does not fit (the row is stored ``error``), why.
         """
         self._require_node_writes('backfill_allocation')
-        uuid = new.uuid
-        if uuid is None:
-            raise exception.Invalid(reason='a backfill is sent with its allocation uuid')
-
-        def route() -> str:
-            return self.ring.owner(routing.allocation_key(uuid))
-        answer = self._write(ctx, route(), 'backfill_allocation', rpc_version.NODE_WRITES,
-                             route=route, values=new.to_primitive(), node=node)
+        key = routing.allocation_key(new.uuid or '')
+        answer = self._write(ctx, self.ring.owner(key), 'backfill_allocation',
+                             rpc_version.NODE_WRITES, route=lambda: self.ring.owner(key),
+                             values=new.to_primitive(), node=node)
         return payloads.BackfillAnswer.from_primitive(answer)
 
     def _holder_call(self, ctx: RequestContext, holder: tuple[str, str | None],
@@ -312,9 +308,10 @@ class ConductorAPI:
                                  values=change.to_primitive())
 
     def update_node(self, ctx: RequestContext, holder: tuple[str, str | None],
-                    node: str, values: dict[str, Any]) -> Any:
+                    node: str, change: payloads.NodeUpdate) -> Any:
         """A node PATCH that removes the instance of the allocation ``holder``."""
-        return self._holder_call(ctx, holder, 'update_node', node=node, values=values)
+        return self._holder_call(ctx, holder, 'update_node', node=node,
+                                 values=change.to_primitive())
 
     def set_node_provision_state(self, ctx: RequestContext,
                                  holder: tuple[str, str | None], node: str,

@@ -15,7 +15,7 @@ import dataclasses
 import datetime
 from typing import Any
 
-from common import claim_contract, exception, node_allocation_contract
+from common import claim_contract, exception, node_allocation_contract, node_update_contract
 
 # one consumer's claim: the contract in common/ (common.claim_contract; not
 # objects/, so that another service's process importing only this published
@@ -27,6 +27,8 @@ ClaimConsumer = claim_contract.ClaimConsumer
 NewAllocation = node_allocation_contract.NewAllocation
 BackfillAnswer = node_allocation_contract.BackfillAnswer
 AllocationUpdate = node_allocation_contract.AllocationUpdate
+# update_node's values (common.node_update_contract)
+NodeUpdate = node_update_contract.NodeUpdate
 
 
 @dataclasses.dataclass(frozen=True)

@@ -65,7 +65,7 @@ CASES = [
      '1.6', 'call'),
     # the node writes that end an allocation: to its affinity host while alive ...
     ('update_node', {'holder': ('a-3', 'alive-host'), 'node': 'n-1',
-                     'values': {'instance_uuid': None}}, 'alive-host',
+                     'change': payloads.NodeUpdate(('instance_uuid',))}, 'alive-host',
      'update_node', {'node': 'n-1', 'values': {'instance_uuid': None}}, '1.6', 'call'),
     # ... else to the ring owner of the allocation uuid
     ('set_node_provision_state', {'holder': ('a-3', 'dead-host'), 'node': 'n-1',
@@ -311,7 +311,8 @@ def test_create_allocation_not_sent_is_unavailable(api):
 
 @pytest.mark.parametrize('method,args', [
     ('backfill_allocation', {'new': payloads.NewAllocation(uuid='a-2'), 'node': 'n-1'}),
-    ('update_node', {'holder': ('a-3', 'alive-host'), 'node': 'n-1', 'values': {}}),
+    ('update_node', {'holder': ('a-3', 'alive-host'), 'node': 'n-1',
+                     'change': payloads.NodeUpdate()}),
     ('set_node_provision_state', {'holder': ('a-3', None), 'node': 'n-1',
                                   'verb': 'undeploy'}),
     ('destroy_node', {'holder': ('a-3', None), 'node': 'n-1'}),
