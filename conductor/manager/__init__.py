@@ -13,7 +13,13 @@ from typing import Any
 
 import oslo_messaging as messaging
 
-from common import claim_contract, exception, node_allocation_contract, node_update_contract
+from common import (
+    claim_contract,
+    exception,
+    inventory_contract,
+    node_allocation_contract,
+    node_update_contract,
+)
 from common import context as berth_context
 from conductor import notifications
 from conductor.manager import (
@@ -303,6 +309,7 @@ class ConductorManager:
         """Call (1.2): move inventory and allocations atomically (POST /reshaper)."""
         write_checks.claim_consumers(consumers, self._max_bytes)
         consumers = claim_contract.from_primitives(consumers)
+        inventories = inventory_contract.from_primitives(inventories)
         self.authz.reshape(ctx)
         if tree is None:
             tree = routing.ROOTS.tree(

@@ -10,6 +10,7 @@ import pytest
 
 from api.baremetal.schemas import node as api_node_schema
 from common import exception
+from common import inventory_contract as ic
 from common import node_allocation_contract as nac
 from common import node_update_contract as nuc
 from conductor.manager import write_checks as wc
@@ -67,3 +68,25 @@ def test_a_node_update_keeps_the_order_and_only_the_changed_fields():
 def test_a_node_update_refuses_a_field_a_patch_cannot_change(data):
     with pytest.raises(exception.Invalid):
         nuc.NodeUpdate.from_primitive(data)
+
+
+def test_provider_inventories_keep_what_the_client_wrote():
+    data = {'inventories': {'VCPU': {'total': 8, 'allocation_ratio': 2}},
+            'resource_provider_generation': 4}
+    entry = ic.ProviderInventories.from_primitive(data)
+    assert entry.generation == 4 and not entry.generation_first
+    assert entry.inventories['VCPU'] == ic.InventoryRecord(
+        ('total', 'allocation_ratio'), total=8, allocation_ratio=2)
+    assert list(entry.to_primitive().items()) == list(data.items())
+    assert ic.to_primitives(ic.from_primitives({'rp': data})) == {'rp': data}
+
+
+@pytest.mark.parametrize('data', [
+    {'resource_provider_generation': 1},
+    {'inventories': {}},
+    {'resource_provider_generation': 1, 'inventories': {'VCPU': {'capacity': 3}}},
+    {'resource_provider_generation': 1, 'inventories': ['VCPU']},
+    'rp'])
+def test_provider_inventories_refuse_what_is_not_one(data):
+    with pytest.raises(exception.Invalid):
+        ic.from_primitives({'rp': data})

@@ -11,6 +11,7 @@ import oslo_messaging as messaging
 import pytest
 
 from common import context as berth_context
+from common import inventory_contract
 from conductor import manager as conductor_manager
 from conductor import rpcapi
 from conductor.rpcapi import gate, payloads, routing
@@ -48,9 +49,12 @@ CASES = [
      'claim_resources', {'tree': 'root-1', 'consumers': CONSUMERS}, '1.2', 'call'),
     ('delete_allocations', {'consumer_uuid': 'c-1'}, 'owner-of-root-1',
      'delete_allocations', {'tree': 'root-1', 'consumer_uuid': 'c-1'}, '1.2', 'call'),
-    ('reshape', {'body': payloads.ReshapeBody({'rp': {}}, [CONSUMER])},
+    ('reshape', {'body': payloads.ReshapeBody(
+        {'rp': inventory_contract.ProviderInventories(0, {})}, [CONSUMER])},
      'owner-of-root-1', 'reshape',
-     {'tree': 'root-1', 'inventories': {'rp': {}}, 'consumers': CONSUMERS}, '1.2', 'call'),
+     {'tree': 'root-1', 'inventories': {'rp': {'resource_provider_generation': 0,
+                                               'inventories': {}}},
+      'consumers': CONSUMERS}, '1.2', 'call'),
     ('schedule_and_claim', {'request': SCHEDULE},
      'owner-of-c-1', 'schedule_and_claim',
      {'request': {'groups': []}, 'consumers': [{'uuid': 'c-1', 'project_id': 'p',
