@@ -13,7 +13,13 @@ from typing import Any
 
 import oslo_messaging as messaging
 
-from common import claim_contract, exception
+from common import (
+    claim_contract,
+    exception,
+    inventory_contract,
+    node_allocation_contract,
+    node_update_contract,
+)
 from common import context as berth_context
 from conductor import notifications
 from conductor.manager import (
@@ -222,24 +228,27 @@ class ConductorManager:
     def backfill_allocation(self, ctx, values, node):
         """Call (1.6): an allocation for ``node``, already ``active`` (Ironic 1.58)."""
         write_checks.backfill(values, node, self._max_extra_bytes)
-        values = self.authz.backfill(ctx, values, node)
-        return self.node_writes.backfill(ctx, values, node)
+        new = self.authz.backfill(ctx, node_allocation_contract.NewAllocation.from_primitive(
+            values), node)
+        return self.node_writes.backfill(ctx, new, node).to_primitive()
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def update_allocation(self, ctx, allocation, values):
         """Call (1.6): PATCH an allocation's ``name``/``extra`` (AllocationDuplicateName)."""
         write_checks.update_allocation(allocation, values, self._max_extra_bytes)
+        change = node_allocation_contract.AllocationUpdate.from_primitive(values)
         self.authz.update_allocation(ctx, allocation)
-        self.node_writes.update_allocation(ctx, allocation, values)
+        self.node_writes.update_allocation(ctx, allocation, change)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
     def update_node(self, ctx, node, values):
         """Call (1.6): a node PATCH that removes the node's instance and allocation."""
         write_checks.update_node(node, values, self._max_node_json_bytes)
-        self.authz.update_node(ctx, node, values)
-        self.node_writes.update_node(ctx, node, values)
+        change = node_update_contract.NodeUpdate.from_primitive(values)
+        self.authz.update_node(ctx, node, change)
+        self.node_writes.update_node(ctx, node, change)
 
     @messaging.expected_exceptions(exception.BerthException)
     @_admitted
@@ -300,6 +309,7 @@ class ConductorManager:
         """Call (1.2): move inventory and allocations atomically (POST /reshaper)."""
         write_checks.claim_consumers(consumers, self._max_bytes)
         consumers = claim_contract.from_primitives(consumers)
+        inventories = inventory_contract.from_primitives(inventories)
         self.authz.reshape(ctx)
         if tree is None:
             tree = routing.ROOTS.tree(

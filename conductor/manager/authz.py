@@ -14,6 +14,8 @@ both APIs).  As in the REST API, a node or allocation the caller may not see
 is answered as one that does not exist.
 """
 
+import dataclasses
+
 from oslo_policy import policy as oslo_policy
 
 from common import exception
@@ -132,18 +134,19 @@ class Authorizer:
         if scope is not None and alloc.owner != scope:
             raise exception.Forbidden(rule=bm.ALLOCATION_CREATE_RESTRICTED)
 
-    def backfill(self, ctx, values, node):
-        """As POST /v1/allocations with ``node``; answers ``values`` with the owner set."""
+    def backfill(self, ctx, new, node):
+        """As POST /v1/allocations with ``node``; answers ``new`` (a
+        common.node_allocation_contract.NewAllocation) with the owner set."""
         self._authorize(ctx, bm.ALLOCATION_CREATE)
         scope = self._project_scope(ctx)
         if scope is not None:
-            if values.get('owner', scope) != scope:
+            if new.owner not in (None, scope):
                 raise exception.Forbidden(rule=bm.ALLOCATION_CREATE_RESTRICTED)
-            values = dict(values, owner=scope)
+            new = dataclasses.replace(new, owner=scope)
         found = node_obj.get(ctx, node)
         if not self._check(ctx, bm.NODE_GET, targets.node(found)):
             raise exception.NodeNotFound(node=node)
-        return values
+        return new
 
     def destroy_allocation(self, ctx, uuid):
         self._allocation(ctx, node_alloc.get(ctx, uuid), uuid, bm.ALLOCATION_DELETE)
@@ -151,17 +154,18 @@ class Authorizer:
     def update_allocation(self, ctx, uuid):
         self._allocation(ctx, node_alloc.get(ctx, uuid), uuid, bm.ALLOCATION_UPDATE)
 
-    def update_node(self, ctx, node, values):
-        """PATCH /v1/nodes/{node}: each changed field's own rule, else ``node:update``.
+    def update_node(self, ctx, node, change):
+        """PATCH /v1/nodes/{node} (a common.node_update_contract.NodeUpdate): each
+        changed field's own rule, else ``node:update``.
 
         A ``parent_node`` being set must be a node ``ctx`` may see whose owner
         is the node's (api/baremetal/node_parent.py checks the same before it
         calls; a caller on the bus is not trusted to have), else Invalid with
         Ironic's one text, which tells nothing of other projects' nodes.
         """
-        found = self._node(ctx, node, *bm.update_rules(values))
-        if values.get('parent_node') is not None:
-            self._parent(ctx, found, values['parent_node'])
+        found = self._node(ctx, node, *bm.update_rules(change.changed))
+        if 'parent_node' in change.changed and change.parent_node is not None:
+            self._parent(ctx, found, change.parent_node)
 
     def _parent(self, ctx, node, ident):
         try:

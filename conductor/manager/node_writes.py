@@ -16,6 +16,7 @@ import logging
 import types
 
 from common import exception
+from common.node_allocation_contract import BackfillAnswer
 from conductor import node_notifications
 from objects.baremetal import allocation as node_alloc
 from objects.baremetal import backfill as node_backfill
@@ -41,43 +42,44 @@ class NodeWrites:
         """``[allocation] max_extra_bytes_per_project`` (0: no cap)."""
         return self.conf.allocation.max_extra_bytes_per_project if self.conf else 0
 
-    def backfill(self, ctx, values, node):
+    def backfill(self, ctx, new, node):
         """Store an allocation already holding ``node`` (``active``), or ``error``.
 
-        Answers ``{'uuid', 'error'}``: the allocation's uuid and None, or the
-        reason the node does not fit (the row is then stored ``error``, as
-        Ironic does).  Raises NodeNotFound, AllocationAlreadyExists,
-        InstanceAssociated, NodeLocked, or what the Placement claim raises.
+        ``new``: a common.node_allocation_contract.NewAllocation with its
+        ``uuid``.  Answers a BackfillAnswer: the allocation's uuid and None,
+        or the reason the node does not fit (the row is then stored
+        ``error``, as Ironic does).  Raises NodeNotFound,
+        AllocationAlreadyExists, InstanceAssociated, NodeLocked, or what the
+        Placement claim raises.
         """
-        values = dict(values, conductor_affinity=self.allocator.host)
+        host = self.allocator.host
         notifier = self.allocator.notifier
         notify = notifier is not None and notifier.enabled
         if notify:
-            notifier.emit(ctx, 'create', 'start', types.SimpleNamespace(
-                **dict(values, state=node_alloc.ALLOCATING)))
+            notifier.emit(ctx, 'create', 'start', _asked(new, host, node_alloc.ALLOCATING))
         try:
             with self.allocator.tree_locked(ctx, node):
-                alloc, error = node_backfill.backfill(ctx, values, node,
+                alloc, error = node_backfill.backfill(ctx, new, node, host,
                                                       claim=self.allocator.claimant,
                                                       extra_cap=self._extra_cap)
         except Exception as exc:
             if notify:
-                notifier.emit(ctx, 'create', 'error', types.SimpleNamespace(
-                    **dict(values, state=node_alloc.ERROR, last_error=str(exc))))
+                notifier.emit(ctx, 'create', 'error', _asked(
+                    new, host, node_alloc.ERROR, last_error=str(exc)))
             raise
         if error is not None:
             LOG.info('Backfill on node %s refused: %s', node, error)
             if notify:
-                notifier.emit(ctx, 'create', 'error', _row(ctx, values['uuid']))
-            return {'uuid': values.get('uuid'), 'error': error}
+                notifier.emit(ctx, 'create', 'error', _row(ctx, new.uuid))
+            return BackfillAnswer(new.uuid, error)
         if notify:
             notifier.emit(ctx, 'create', 'end', alloc)
-        return {'uuid': alloc.uuid, 'error': None}
+        return BackfillAnswer(alloc.uuid, None)
 
-    def update_allocation(self, ctx, allocation, values):
-        """PATCH an allocation's ``name`` and/or ``extra``; answers nothing."""
+    def update_allocation(self, ctx, allocation, change):
+        """PATCH an allocation's ``name`` and/or ``extra`` (an AllocationUpdate)."""
         with self.allocator.notified(ctx, 'update', node_alloc.get(ctx, allocation)):
-            node_alloc.update(ctx, allocation, values, extra_cap=self._extra_cap)
+            node_alloc.update(ctx, allocation, change, extra_cap=self._extra_cap)
 
     @property
     def _nodes(self):
@@ -92,13 +94,14 @@ class NodeWrites:
         except exception.NodeNotFound:
             return None
 
-    def update_node(self, ctx, node, values):
-        """PATCH ``node`` with ``values`` that remove its instance (and allocation)."""
+    def update_node(self, ctx, node, change):
+        """PATCH ``node`` with ``change`` (a NodeUpdate) removing its instance (and
+        allocation)."""
         nodes = self._nodes
         before = self._node_before(ctx, node, nodes)
         with self._deleting(ctx, node), nodes.crud(
                 ctx, 'update', before, lambda: node_obj.get(ctx, node)):
-            node_obj.update(ctx, node, values, mirror=self.allocator.mirror,
+            node_obj.update(ctx, node, change.columns(), mirror=self.allocator.mirror,
                             deallocate=True)
 
     def set_provision_state(self, ctx, node, verb):
@@ -126,6 +129,12 @@ class NodeWrites:
         except (exception.AllocationNotFound, exception.NodeNotFound):
             alloc = None
         return self.allocator.notified(ctx, 'delete', alloc)
+
+
+def _asked(new, host, state, **more):
+    """What a notification shows of an allocation not stored (yet): what was asked."""
+    return types.SimpleNamespace(**dict(new.to_primitive(), conductor_affinity=host,
+                                        state=state, **more))
 
 
 def _row(ctx, uuid):

@@ -272,19 +272,20 @@ class ConductorAPI:
                 reason='%s needs conductor RPC API 1.6 but [upgrade_levels] conductor '
                        'is %s; finish the upgrade' % (method, self.version_cap))
 
-    def backfill_allocation(self, ctx: RequestContext, values: dict[str, Any],
-                            node: str) -> dict[str, Any]:
+    def backfill_allocation(self, ctx: RequestContext, new: payloads.NewAllocation,
+                            node: str) -> payloads.BackfillAnswer:
         """Backfill (Ironic 1.58) on the ring owner of the allocation uuid.
 
-        ``values`` must carry the ``uuid``: the owner becomes the
-        allocation's conductor affinity.  Answers ``{'uuid', 'error'}``
-        (``error``: why the node does not fit; the row is stored ``error``).
+        ``new`` must carry the ``uuid``: the owner becomes the allocation's
+        conductor affinity.  Answers the allocation's uuid and, when the
+        node does not fit (the row is stored ``error``), why.
         """
         self._require_node_writes('backfill_allocation')
-        def route() -> str:
-            return self.ring.owner(routing.allocation_key(values['uuid']))
-        return self._write(ctx, route(), 'backfill_allocation', rpc_version.NODE_WRITES,
-                           route=route, values=values, node=node)
+        key = routing.allocation_key(new.uuid or '')
+        answer = self._write(ctx, self.ring.owner(key), 'backfill_allocation',
+                             rpc_version.NODE_WRITES, route=lambda: self.ring.owner(key),
+                             values=new.to_primitive(), node=node)
+        return payloads.BackfillAnswer.from_primitive(answer)
 
     def _holder_call(self, ctx: RequestContext, holder: tuple[str, str | None],
                      method: str, **kwargs: Any) -> Any:
@@ -301,15 +302,16 @@ class ConductorAPI:
         return self._write(ctx, route(), method, rpc_version.NODE_WRITES, route=route, **kwargs)
 
     def update_allocation(self, ctx: RequestContext, holder: tuple[str, str | None],
-                          values: dict[str, Any]) -> Any:
+                          change: payloads.AllocationUpdate) -> Any:
         """PATCH the ``name``/``extra`` of the allocation ``holder`` on its conductor."""
         return self._holder_call(ctx, holder, 'update_allocation', allocation=holder[0],
-                                 values=values)
+                                 values=change.to_primitive())
 
     def update_node(self, ctx: RequestContext, holder: tuple[str, str | None],
-                    node: str, values: dict[str, Any]) -> Any:
+                    node: str, change: payloads.NodeUpdate) -> Any:
         """A node PATCH that removes the instance of the allocation ``holder``."""
-        return self._holder_call(ctx, holder, 'update_node', node=node, values=values)
+        return self._holder_call(ctx, holder, 'update_node', node=node,
+                                 values=change.to_primitive())
 
     def set_node_provision_state(self, ctx: RequestContext,
                                  holder: tuple[str, str | None], node: str,

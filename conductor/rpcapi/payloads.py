@@ -15,23 +15,35 @@ import dataclasses
 import datetime
 from typing import Any
 
-from common import claim_contract, exception
+from common import (
+    claim_contract,
+    exception,
+    inventory_contract,
+    node_allocation_contract,
+    node_update_contract,
+)
 
 # one consumer's claim: the contract in common/ (common.claim_contract; not
 # objects/, so that another service's process importing only this published
 # client never imports objects/), sent as its primitive; re-exported here as
 # the claim_resources/reshape payload
 ClaimConsumer = claim_contract.ClaimConsumer
+# the node allocation writes (common.node_allocation_contract, in common/ for
+# the same reason): backfill_allocation's values and answer, update_allocation's
+NewAllocation = node_allocation_contract.NewAllocation
+BackfillAnswer = node_allocation_contract.BackfillAnswer
+AllocationUpdate = node_allocation_contract.AllocationUpdate
+# update_node's values (common.node_update_contract)
+NodeUpdate = node_update_contract.NodeUpdate
 
 
 @dataclasses.dataclass(frozen=True)
 class ReshapeBody:
     """A POST /reshaper body: new inventories and the consumers' new allocations.
 
-    ``inventories`` is ``{rp uuid: {'resource_provider_generation': g,
-    'inventories': {class: record}}}`` (objects.placement.reshaper.reshape).
+    ``inventories`` is ``{rp uuid: ProviderInventories}`` (common.inventory_contract).
     """
-    inventories: dict[str, dict[str, Any]]
+    inventories: dict[str, inventory_contract.ProviderInventories]
     consumers: list[ClaimConsumer]
 
     @property
@@ -40,12 +52,12 @@ class ReshapeBody:
 
     def to_primitive(self) -> dict[str, Any]:
         """The keyword arguments of the ``reshape`` RPC call (``tree`` apart)."""
-        return {'inventories': self.inventories,
+        return {'inventories': inventory_contract.to_primitives(self.inventories),
                 'consumers': [c.to_primitive() for c in self.consumers]}
 
     @classmethod
     def from_primitive(cls, data: dict[str, Any]) -> ReshapeBody:
-        return cls(data['inventories'],
+        return cls(inventory_contract.from_primitives(data['inventories']),
                    [ClaimConsumer.from_primitive(c) for c in data['consumers']])
 
 

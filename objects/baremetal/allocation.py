@@ -13,6 +13,7 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from common import exception
+from common.node_allocation_contract import AllocationUpdate, NewAllocation
 from db import api as db_api
 from db import models
 from objects.baremetal import extra_usage
@@ -31,20 +32,29 @@ SORT_KEYS = ('id', 'uuid', 'name', 'state', 'resource_class', 'created_at',
 
 @dataclasses.dataclass
 class NodeAllocation:
+    """One allocation row as read (or as written: :func:`as_written`).
+
+    What a new row may lack is Optional: ``name``, ``owner``, the node
+    (``node_id``/``node_uuid``) until one is reserved, ``last_error`` unless
+    ``error``, ``resource_class`` (a backfill takes the node's),
+    ``conductor_affinity`` of a row an older release wrote, ``updated_at``
+    until the first update.  ``traits``, ``candidate_nodes`` and ``extra``
+    read an empty list or object for NULL.
+    """
     id: int
     uuid: str
-    name: str
-    node_id: int
+    name: str | None
+    node_id: int | None
     state: str
-    last_error: str
-    resource_class: str
-    traits: list
-    candidate_nodes: list
-    extra: dict
-    owner: str
-    conductor_affinity: str
+    last_error: str | None
+    resource_class: str | None
+    traits: list[str]
+    candidate_nodes: list[str]
+    extra: dict[str, Any]
+    owner: str | None
+    conductor_affinity: str | None
     created_at: datetime.datetime
-    updated_at: datetime.datetime
+    updated_at: datetime.datetime | None
     node_uuid: str | None = None
 
 
@@ -205,15 +215,30 @@ def insert_in_txn(ctx, values):
 
 
 @db_api.writer
-def create(ctx, values, extra_cap=0):
-    """Store a new allocation (normally ``allocating`` with its conductor affinity).
+def create(ctx: Any, new: NewAllocation, conductor_affinity: str | None = None,
+           extra_cap: int = 0) -> NodeAllocation:
+    """Store a new allocation, ``allocating`` with its ``conductor_affinity``.
 
     One INSERT (no savepoint: it is the whole transaction); the answer is
     built from what was written, not read back.  ``extra_cap``: ``[allocation]
     max_extra_bytes_per_project`` (objects/baremetal/extra_usage.py).
     """
-    extra_usage.check(ctx, values.get('owner'), values.get('extra'), extra_cap)
-    values = new_row(values, stamp(ctx))
+    extra_usage.check(ctx, new.owner, new.extra, extra_cap)
+    return _insert(ctx, new_row(new, conductor_affinity, stamp(ctx)))
+
+
+@db_api.writer
+def create_row(ctx: Any, values: dict[str, Any]) -> NodeAllocation:
+    """Store a row of exactly these columns (``allocating`` and a new uuid unless
+    given): a test's or a tool's seed.  No REST or RPC write comes here; theirs
+    is :func:`create` (a NewAllocation)."""
+    values = dict(values, created_at=stamp(ctx))
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    values.setdefault('state', ALLOCATING)
+    return _insert(ctx, values)
+
+
+def _insert(ctx: Any, values: dict[str, Any]) -> NodeAllocation:
     try:
         alloc_id = ctx.session.execute(INSERT, dict(
             values, extra_bytes=extra_usage.size(values.get('extra')))
@@ -223,15 +248,16 @@ def create(ctx, values, extra_cap=0):
     return as_written(values, alloc_id)
 
 
-def new_row(values: dict[str, Any], now: datetime.datetime) -> dict[str, Any]:
-    """``values`` of a new row as :func:`create` writes them (created at ``now``)."""
-    values = dict(values, created_at=now)
+def new_row(new: NewAllocation, conductor_affinity: str | None,
+            now: datetime.datetime) -> dict[str, Any]:
+    """The columns :func:`create` writes for ``new`` (``allocating``, created at ``now``)."""
+    values = dict(new.columns(), state=ALLOCATING, conductor_affinity=conductor_affinity,
+                  created_at=now)
     values.setdefault('uuid', uuidutils.generate_uuid())
-    values.setdefault('state', ALLOCATING)
     return values
 
 
-def as_written(values: dict[str, Any], alloc_id: Any) -> Any:
+def as_written(values: dict[str, Any], alloc_id: int) -> NodeAllocation:
     """The NodeAllocation that row ``values`` (see :func:`new_row`) stored as ``alloc_id``."""
     row: dict[str, Any] = dict.fromkeys(_COLUMNS)
     row.update(values, id=alloc_id)
@@ -242,12 +268,14 @@ def as_written(values: dict[str, Any], alloc_id: Any) -> Any:
 
 
 @db_api.writer
-def update(ctx, ident, values, extra_cap=0):
+def update(ctx: Any, ident: str, change: AllocationUpdate,
+           extra_cap: int = 0) -> NodeAllocation:
     """Change name and/or extra (PATCH); the state is not checked, as in Ironic.
 
     ``extra_cap``: ``[allocation] max_extra_bytes_per_project``.
     """
     alloc = get_in_txn(ctx, ident)
+    values = change.columns()
     if 'extra' in values:
         extra_usage.check(ctx, alloc.owner, values['extra'], extra_cap,
                           exclude_id=alloc.id, old_extra=alloc.extra)

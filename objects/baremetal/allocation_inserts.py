@@ -27,6 +27,7 @@ from typing import Any
 import weakref
 
 from common import group_queue
+from common.node_allocation_contract import NewAllocation
 from db import api as db_api
 from objects.baremetal import allocation, extra_usage
 
@@ -36,12 +37,13 @@ _GROUPS_LOCK = threading.Lock()
 
 
 class _Entry(group_queue.Entry):
-    __slots__ = ('ctx', 'values', 'result', 'error')
+    __slots__ = ('ctx', 'new', 'conductor_affinity', 'result', 'error')
 
-    def __init__(self, ctx: Any, values: dict[str, Any]) -> None:
+    def __init__(self, ctx: Any, new: NewAllocation, conductor_affinity: str | None) -> None:
         super().__init__()
         self.ctx = ctx
-        self.values = values
+        self.new = new
+        self.conductor_affinity = conductor_affinity
         self.result: Any = None
         self.error: Exception | None = None
 
@@ -54,11 +56,13 @@ def _group(db: Any) -> group_queue.GroupQueues:
         return group
 
 
-def create(ctx: Any, values: dict[str, Any], extra_cap: int = 0) -> Any:
+def create(ctx: Any, new: NewAllocation, conductor_affinity: str | None,
+           extra_cap: int = 0) -> allocation.NodeAllocation:
     """:func:`objects.baremetal.allocation.create`, grouped with concurrent callers."""
-    if extra_cap and extra_usage.size(values.get('extra')):
-        return allocation.create(ctx, values, extra_cap)   # locks its owner's row
-    entry = _Entry(ctx, values)
+    if extra_cap and extra_usage.size(new.extra):
+        # locks its owner's row
+        return allocation.create(ctx, new, conductor_affinity, extra_cap)
+    entry = _Entry(ctx, new, conductor_affinity)
     _group(ctx.db).submit(None, [entry])
     if entry.error is not None:
         raise entry.error
@@ -78,7 +82,7 @@ def _write(batch: list[_Entry]) -> None:
             pass
     for entry in batch:
         try:
-            entry.result = allocation.create(entry.ctx, entry.values)
+            entry.result = allocation.create(entry.ctx, entry.new, entry.conductor_affinity)
         except Exception as exc:   # noqa: BLE001 - the caller's to raise
             entry.error = exc
 
@@ -103,7 +107,7 @@ def _insert_rows(conn: Any, batch: list[_Entry]) -> list[Any]:
     """``batch``'s rows inserted through ``conn`` (a session or a connection)."""
     dialect = conn.get_bind().dialect if hasattr(conn, 'get_bind') else conn.dialect
     now = allocation.stamp_for(dialect.name)
-    rows = [allocation.new_row(entry.values, now) for entry in batch]
+    rows = [allocation.new_row(entry.new, entry.conductor_affinity, now) for entry in batch]
     if len(rows) == 1:      # any engine: the single-row INSERT and its primary key
         row = rows[0]
         alloc_id = conn.execute(allocation.INSERT, dict(
@@ -112,7 +116,7 @@ def _insert_rows(conn: Any, batch: list[_Entry]) -> list[Any]:
     if not getattr(dialect, 'insert_executemany_returning_sort_by_parameter_order',
                    False):
         raise NotImplementedError('no ordered RETURNING of a multi-row INSERT')
-    ids = [None] * len(rows)
+    ids: list[int] = [0] * len(rows)
     by_columns: dict[frozenset[str], list[int]] = {}
     for index, row in enumerate(rows):
         by_columns.setdefault(frozenset(row), []).append(index)

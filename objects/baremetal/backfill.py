@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 from oslo_utils import uuidutils
 
+from common.node_allocation_contract import NewAllocation
 from db import api as db_api
 from objects.baremetal import allocation as node_alloc
 from objects.baremetal import extra_usage
@@ -44,8 +45,8 @@ class Backfill(NamedTuple):
 
 
 @db_api.writer
-def backfill(ctx, values: dict, node_ident: str, claim: Any = None,
-             extra_cap: int = 0) -> Backfill:
+def backfill(ctx: Any, new: NewAllocation, node_ident: str, conductor_affinity: str | None,
+             claim: Any = None, extra_cap: int = 0) -> Backfill:
     """Create an allocation already holding an ``active`` node (Ironic 1.58).
 
     Returns a :class:`Backfill`.  A node that does not fit stores the
@@ -58,8 +59,8 @@ def backfill(ctx, values: dict, node_ident: str, claim: Any = None,
     stores its ``extra``).
     """
     node = node_obj.get_in_txn(ctx, node_ident)
-    extra_usage.check(ctx, values.get('owner'), values.get('extra'), extra_cap)
-    values = dict(values)
+    extra_usage.check(ctx, new.owner, new.extra, extra_cap)
+    values = dict(new.columns(), conductor_affinity=conductor_affinity)
     if values.get('uuid') is None:
         values['uuid'] = node.instance_uuid or uuidutils.generate_uuid()
     if values.get('resource_class') is None:

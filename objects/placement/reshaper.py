@@ -11,19 +11,19 @@ class that still has allocations fails with InventoryInUse.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from common import exception
 from common.claim_contract import ClaimConsumer
 from common.context import RequestContext
+from common.inventory_contract import InventoryRecord, ProviderInventories
 from db import api as db_api
 from objects.placement import allocation as placement_alloc
 from objects.placement import generation as gen_obj
 from objects.placement import inventory as inv_obj
 
 
-def _new_inventories(records):
-    return {rc: inv_obj.from_record(rc, rec) for rc, rec in records.items()}
+def _new_inventories(records: Mapping[str, InventoryRecord]) -> dict[str, inv_obj.Inventory]:
+    return {rc: inv_obj.from_record(rc, rec.to_primitive()) for rc, rec in records.items()}
 
 
 def _replace(ctx, rp_uuid, expected, inventories):
@@ -35,12 +35,13 @@ def _replace(ctx, rp_uuid, expected, inventories):
 
 
 @db_api.writer
-def reshape(ctx: RequestContext, inventories: Mapping[str, Mapping[str, Any]],
+def reshape(ctx: RequestContext, inventories: Mapping[str, ProviderInventories],
             consumers: list[ClaimConsumer]) -> None:
     """Apply a reshape.
 
-    ``inventories`` is ``{rp uuid: {'resource_provider_generation': g,
-    'inventories': {class: record}}}``; ``consumers`` the claims that
+    ``inventories`` is ``{rp uuid: ProviderInventories}``
+    (common.inventory_contract: the provider generation the client read and
+    its new records); ``consumers`` the claims that
     :func:`objects.placement.allocation.replace` takes.  Raises
     ReshapeProviderNotFound, ConcurrentUpdate (a provider generation),
     ConsumerGenerationConflict, InvalidInventory, InventoryInUse and the
@@ -53,13 +54,13 @@ def reshape(ctx: RequestContext, inventories: Mapping[str, Mapping[str, Any]],
             rp = gen_obj.provider_by_uuid(ctx, rp_uuid)
         except exception.ResourceProviderNotFound:
             raise exception.ReshapeProviderNotFound(uuid=rp_uuid)
-        given = entry['resource_provider_generation']
+        given = entry.generation
         if rp.generation != given:
             raise exception.ConcurrentUpdate(
                 what='resource provider',
                 reason='actual: %d, given: %d (provider %s)'
                        % (rp.generation, given, rp_uuid))
-        wanted[rp_uuid] = _new_inventories(entry['inventories'])
+        wanted[rp_uuid] = _new_inventories(entry.inventories)
     # interim: old and new classes together, new values win
     for rp_uuid, new in wanted.items():
         if not new:

@@ -29,11 +29,11 @@ def populate(client, ctx):
                                       (mem, {rp1: {'MEMORY_MB': 1500}}, 'proj-a')):
         resp = alloc_helpers.put(client, consumer, allocs, project=project)
         assert resp.status_code == 204, resp.text
-    old = node_alloc_obj.create(ctx, {'conductor_affinity': 'departed-host',
+    old = node_alloc_obj.create_row(ctx, {'conductor_affinity': 'departed-host',
                                       'resource_class': 'gold'})
-    node_alloc_obj.create(ctx, {'conductor_affinity': 'departed-host',
+    node_alloc_obj.create_row(ctx, {'conductor_affinity': 'departed-host',
                                 'resource_class': 'gold'})
-    node_alloc_obj.create(ctx, {'state': node_alloc_obj.ERROR, 'resource_class': 'gold',
+    node_alloc_obj.create_row(ctx, {'state': node_alloc_obj.ERROR, 'resource_class': 'gold',
                                 'last_error': 'no node'})
-    node_alloc_obj.create(ctx, {'state': node_alloc_obj.ACTIVE, 'resource_class': 'gold'})
+    node_alloc_obj.create_row(ctx, {'state': node_alloc_obj.ACTIVE, 'resource_class': 'gold'})
     return {'big': big, 'small': small, 'mem': mem, 'oldest': old.uuid}

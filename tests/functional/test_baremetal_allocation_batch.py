@@ -36,11 +36,12 @@ def test_a_refusal_after_writes_sends_every_row_alone_with_the_same_outcomes(
     _nodes(ctx, 3)
     workers, queue = _queue('batch-a')
     try:
-        rows = [node_alloc_obj.create(ctx, {'resource_class': rc, 'conductor_affinity': 'batch-a'})
+        rows = [node_alloc_obj.create_row(ctx, {'resource_class': rc,
+                                                'conductor_affinity': 'batch-a'})
                 for rc in ('gold', 'none', 'gold')]
         # named: it goes alone (reservation._reserve_row) on every database,
         # where two like the others would share a pick on PostgreSQL
-        rows.append(node_alloc_obj.create(ctx, {'resource_class': 'gold', 'name': 'm2',
+        rows.append(node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'name': 'm2',
                                            'conductor_affinity': 'batch-a'}))
         broken = rows[3].id
         original = node_reservation._reserve_row
@@ -74,7 +75,7 @@ def test_a_row_gone_before_the_shared_pass_spoils_nothing(ctx, monkeypatch):
     _nodes(ctx, 3)
     workers, queue = _queue('batch-c')
     try:
-        rows = [node_alloc_obj.create(ctx, {'resource_class': 'gold',
+        rows = [node_alloc_obj.create_row(ctx, {'resource_class': 'gold',
                                        'conductor_affinity': 'batch-c'}) for _ in range(3)]
         assert node_alloc_obj.delete_unstarted(ctx, rows[1].id)
         alone = []
@@ -91,7 +92,7 @@ def test_a_shared_first_pass_that_fails_goes_row_by_row(ctx, monkeypatch):
     _nodes(ctx, 2)
     workers, queue = _queue('batch-b')
     try:
-        rows = [node_alloc_obj.create(ctx, {'resource_class': 'gold',
+        rows = [node_alloc_obj.create_row(ctx, {'resource_class': 'gold',
                                        'conductor_affinity': 'batch-b'}) for _ in range(3)]
 
         def fail(*args):
@@ -110,7 +111,7 @@ def test_two_batches_racing_for_the_last_nodes(ctx):
     _nodes(ctx, 5)
     pools = [_queue('race-a'), _queue('race-b')]
     try:
-        batches = [[node_alloc_obj.create(ctx, {'resource_class': 'gold',
+        batches = [[node_alloc_obj.create_row(ctx, {'resource_class': 'gold',
                                            'conductor_affinity': host}).id
                     for _ in range(4)] for host in ('race-a', 'race-b')]
         start = threading.Barrier(2)
@@ -139,7 +140,7 @@ def test_a_batch_waits_no_longer_than_its_wait(ctx):
     gate = threading.Event()
     try:
         workers.spawn(gate.wait)       # the only slot is busy: everything queues
-        rows = [node_alloc_obj.create(ctx, {'resource_class': 'none',
+        rows = [node_alloc_obj.create_row(ctx, {'resource_class': 'none',
                                        'conductor_affinity': 'slow'}) for _ in range(3)]
         assert queue.run_many(ctx, [r.id for r in rows], 0.01) == [None] * 3
         gate.set()
@@ -184,7 +185,7 @@ def test_calls_arriving_during_a_first_pass_share_the_next_one(ctx, monkeypatch)
         return original(ctx, alloc_ids, host)
     monkeypatch.setattr(node_reservation, 'reserve_many', reserve_many)
     try:
-        calls = [[node_alloc_obj.create(ctx, {'resource_class': 'gold',
+        calls = [[node_alloc_obj.create_row(ctx, {'resource_class': 'gold',
                                          'conductor_affinity': 'merge'}).id
                   for _ in range(n)] for n in (2, 1, 2)]
         with concurrent.futures.ThreadPoolExecutor(3) as pool:

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from common import context as berth_context
 from common import exception
+from common.node_allocation_contract import NewAllocation
 from objects.baremetal import allocation as node_alloc
 from objects.baremetal import allocation_inserts
 
@@ -51,7 +52,8 @@ def _queued_behind_an_insert(db, values_list):
 
     def call(i, values):
         try:
-            results[i] = allocation_inserts.create(berth_context.admin_context(db), values)
+            results[i] = allocation_inserts.create(berth_context.admin_context(db), values,
+                                                    'nobody')
         except Exception as exc:
             errors[i] = exc
     threads = [threading.Thread(target=call, args=(i, v)) for i, v in enumerate(values_list)]
@@ -69,8 +71,8 @@ def _queued_behind_an_insert(db, values_list):
 
 
 def _values(name):
-    return {'name': name, 'resource_class': 'baremetal', 'state': node_alloc.ALLOCATING,
-            'conductor_affinity': 'nobody', 'traits': ['CUSTOM_A'], 'extra': {'k': name}}
+    return NewAllocation(name=name, resource_class='baremetal', traits=['CUSTOM_A'],
+                         extra={'k': name})
 
 
 def test_queued_rows_are_stored_by_one_insert_each_as_asked(berth, inserts):
@@ -90,7 +92,7 @@ def test_queued_rows_are_stored_by_one_insert_each_as_asked(berth, inserts):
 
 def test_a_refused_row_fails_only_its_own_caller(berth, inserts):
     ctx = berth_context.admin_context(berth.db)
-    taken = allocation_inserts.create(ctx, _values('taken'))    # alone: written at once
+    taken = allocation_inserts.create(ctx, _values('taken'), 'nobody')    # alone: written at once
     assert len(inserts) == 1
     names = ['first', 'taken', 'third']
     results, errors = _queued_behind_an_insert(berth.db, [_values(n) for n in names])

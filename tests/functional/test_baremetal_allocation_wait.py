@@ -154,7 +154,7 @@ def test_queue_run_answers_what_the_worker_wrote_or_none(ctx):
     queue = allocation_queue.AllocationQueue(
         workers, node_allocations.NodeAllocator('w'), bound=1)
     try:
-        row = node_alloc_obj.create(ctx, {'resource_class': 'none', 'conductor_affinity': 'w'})
+        row = node_alloc_obj.create_row(ctx, {'resource_class': 'none', 'conductor_affinity': 'w'})
         written = queue.run(ctx, row.id, 30)
         stored = node_alloc_obj.get_by_id(ctx, row.id)
         assert written == {'state': 'error', 'node_uuid': None,
@@ -162,7 +162,7 @@ def test_queue_run_answers_what_the_worker_wrote_or_none(ctx):
                            'updated_at': stored.updated_at.isoformat()}
         gate = threading.Event()
         workers.spawn(gate.wait)        # the only slot is busy: the row is queued
-        other = node_alloc_obj.create(ctx, {'resource_class': 'none',
+        other = node_alloc_obj.create_row(ctx, {'resource_class': 'none',
                                        'conductor_affinity': 'w'})
         assert queue.run(ctx, other.id, 0.01) is None
         gate.set()
@@ -170,7 +170,7 @@ def test_queue_run_answers_what_the_worker_wrote_or_none(ctx):
         queue.kick()                    # the re-drive's job: the work goes on
         workers.wait_idle(30)
         assert node_alloc_obj.get_by_id(ctx, other.id).state == 'error'
-        not_ours = node_alloc_obj.create(ctx, {'resource_class': 'none',
+        not_ours = node_alloc_obj.create_row(ctx, {'resource_class': 'none',
                                           'conductor_affinity': 'x'})
         assert queue.run(ctx, not_ours.id, 30) is None
     finally:

@@ -272,7 +272,7 @@ def test_deleting_an_allocating_row_races_the_worker_safely(bm, ctx):
     from conductor.manager import node_allocations
     from objects.baremetal import allocation as node_alloc_obj
     h.make_node(bm, 'raced')
-    row = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': 'w'})
+    row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'conductor_affinity': 'w'})
     assert bm.delete('/v1/allocations/%s' % row.uuid).status_code == 204
     node_allocations.NodeAllocator('w').allocate(ctx, row.id)  # finds nothing to do
     assert bm.get('/v1/nodes/raced').json()['instance_uuid'] is None

@@ -33,7 +33,7 @@ def _nodes(ctx, count):
 
 
 def _rows(ctx, count, host=HOST):
-    return [node_alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': host})
+    return [node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'conductor_affinity': host})
             for _ in range(count)]
 
 

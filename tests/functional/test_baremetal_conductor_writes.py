@@ -5,6 +5,7 @@ change nothing (DESIGN.md, routing: the API never does a conductor's write).
 """
 
 from common import context as berth_context
+from db import models
 from objects.baremetal import allocation as node_alloc_obj
 from tests.functional import baremetal_helpers as h
 
@@ -62,8 +63,9 @@ def test_deallocation_goes_to_a_live_conductor_when_the_affinity_host_is_gone(
         berth, bm):
     h.make_node(bm, 'moved')
     a = h.allocate(bm, resource_class='gold')
-    ctx = berth_context.admin_context(berth.db)
-    node_alloc_obj.update(ctx, a['uuid'], {'conductor_affinity': 'gone-host'})
+    with berth.db.engine.begin() as conn:      # not a REST write: the column itself
+        conn.execute(models.NodeAllocation.__table__.update().where(
+            models.NodeAllocation.uuid == a['uuid']).values(conductor_affinity='gone-host'))
     resp = bm.patch('/v1/nodes/moved', json=[{'op': 'remove', 'path': '/instance_uuid'}])
     assert resp.status_code == 200, resp.text
     assert resp.json()['instance_uuid'] is None

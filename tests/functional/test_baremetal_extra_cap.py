@@ -8,6 +8,7 @@ import pytest
 
 from common import context as berth_context
 from common import exception
+from conductor.rpcapi import payloads
 from tests import fixtures
 from tests.functional import baremetal_helpers as h
 
@@ -55,9 +56,10 @@ def test_rpc_update_and_backfill_over_the_cap_are_invalid(berth, bm):
     ctx = berth_context.admin_context(berth.db)
     with pytest.raises(exception.Invalid, match=TOO_LARGE):
         api.update_allocation(ctx, (a['uuid'], api.allocation_owner(a['uuid'])),
-                              {'name': None, 'extra': BIG})
+                              payloads.AllocationUpdate(None, BIG))
     assert bm.get('/v1/allocations/%s' % a['uuid']).json()['extra'] == {'a': 1}
     with pytest.raises(exception.Invalid, match=TOO_LARGE):
-        api.backfill_allocation(ctx, {'uuid': '5f0c2b8e-3d4a-4c1e-9b7a-2e6f8d1c0a93',
-                                      'resource_class': 'gold', 'extra': BIG}, node['uuid'])
+        api.backfill_allocation(ctx, payloads.NewAllocation(
+            uuid='5f0c2b8e-3d4a-4c1e-9b7a-2e6f8d1c0a93', resource_class='gold', extra=BIG),
+            node['uuid'])
     assert [x['uuid'] for x in bm.get('/v1/allocations').json()['allocations']] == [a['uuid']]

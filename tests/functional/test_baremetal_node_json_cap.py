@@ -9,6 +9,7 @@ import pytest
 
 from common import context as berth_context
 from common import exception
+from conductor.rpcapi import payloads
 from tests import fixtures
 from tests.functional import baremetal_helpers as h
 
@@ -63,7 +64,8 @@ def test_rpc_update_node_over_the_cap_is_invalid_and_writes_nothing(berth, bm):
     ctx = berth_context.admin_context(berth.db)
     with pytest.raises(exception.Invalid, match=too_large('extra')):
         api.update_node(ctx, (alloc['uuid'], api.allocation_owner(alloc['uuid'])),
-                        node['uuid'], {'instance_uuid': None, 'extra': BIG})
+                        node['uuid'], payloads.NodeUpdate.from_primitive(
+                            {'instance_uuid': None, 'extra': BIG}))
     shown = bm.get('/v1/nodes/%s' % node['uuid']).json()
     assert shown['extra'] == {'a': 1} and shown['instance_uuid'] == alloc['uuid']
     assert bm.get('/v1/allocations/%s' % alloc['uuid']).status_code == 200

@@ -44,7 +44,7 @@ def test_sqlite_has_the_one_statement_hold(ctx):
 def test_instance_info_keeps_its_keys_and_gets_the_traits(bm, ctx):
     node = h.make_node(bm, 'kept', traits=['CUSTOM_T'])
     _set_node(ctx, node['uuid'], instance_info='{"image_source": "img", "traits": ["OLD"]}')
-    row = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_T'],
+    row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_T'],
                                  'conductor_affinity': 'w'})
     written = node_allocations.NodeAllocator('w').allocate(ctx, row.id)
     assert written['state'] == 'active' and written['node_uuid'] == node['uuid']
@@ -59,7 +59,7 @@ def test_instance_info_keeps_its_keys_and_gets_the_traits(bm, ctx):
 def test_instance_info_that_is_no_object_becomes_the_traits(bm, ctx, info):
     node = h.make_node(bm, 'bare')
     _set_node(ctx, node['uuid'], instance_info=info)
-    row = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': 'w'})
+    row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'conductor_affinity': 'w'})
     written = node_allocations.NodeAllocator('w').allocate(ctx, row.id)
     assert written['state'] == 'active'
     assert bm.get('/v1/nodes/bare').json()['instance_info'] == {'traits': []}
@@ -70,7 +70,7 @@ def test_a_node_another_operation_holds_is_never_chosen(bm, ctx):
     free = h.make_node(bm, 'free')
     _set_node(ctx, busy['uuid'], reservation='other-host')
     for _ in range(2):
-        row = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': 'w'})
+        row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'conductor_affinity': 'w'})
         written = node_allocations.NodeAllocator('w').allocate(ctx, row.id)
         if written['state'] == 'active':
             assert written['node_uuid'] == free['uuid']
@@ -83,7 +83,7 @@ def test_an_allocation_not_ours_rolls_the_hold_back(bm, ctx):
     """Should the activation not hold (the row is not ``host``'s), NodeAssociated
     rolls the node's write back with it."""
     node = h.make_node(bm, 'rolled')
-    row = node_alloc_obj.create(ctx, {'resource_class': 'gold',
+    row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold',
                                  'conductor_affinity': 'someone-else'})
 
     @db_api.writer
@@ -102,7 +102,7 @@ def test_a_unique_constraint_refusal_is_node_associated(bm, ctx):
     """The allocation's uuid already some other node's instance: the write is refused."""
     h.make_node(bm, 'free-one')
     other = h.make_node(bm, 'manageable-one', state='manageable')
-    row = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': 'w'})
+    row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'conductor_affinity': 'w'})
     _set_node(ctx, other['uuid'], instance_uuid=row.uuid)
 
     @db_api.writer

@@ -32,7 +32,8 @@ def _statements(engine):
 
 
 def _allocate(ctx, **values):
-    row = node_alloc_obj.create(ctx, dict(values, resource_class='gold', conductor_affinity='w'))
+    row = node_alloc_obj.create_row(ctx, dict(values, resource_class='gold',
+                                              conductor_affinity='w'))
     return node_allocations.NodeAllocator('w').allocate(ctx, row.id)
 
 

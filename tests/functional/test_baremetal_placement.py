@@ -177,7 +177,7 @@ def test_conductors_racing_for_the_last_nodes(bm, client, ctx, conf):
     """Allocators of four hosts claim at once; each node has one allocation and one claim."""
     nodes = [h.make_node(bm, 'r%d' % i) for i in range(4)]
     hosts = ['racer-%d' % i for i in range(4)]
-    rows = [node_alloc_obj.create(ctx, {'resource_class': 'gold',
+    rows = [node_alloc_obj.create_row(ctx, {'resource_class': 'gold',
                                    'conductor_affinity': hosts[i % 4]})
             for i in range(10)]
     allocators = {}
@@ -209,7 +209,7 @@ def test_a_node_claim_waits_for_its_tree_lock_outside_any_transaction(bm, ctx, c
     blocked (taken inside, the two would wait for each other).
     """
     node = h.make_node(bm, 'tl')
-    row = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': 'tl'})
+    row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'conductor_affinity': 'tl'})
     conductor_claims = claims.Claims(conf)
     allocator = node_allocations.NodeAllocator.from_conf(conf, 'tl', conductor_claims)
     results, written = [], threading.Event()

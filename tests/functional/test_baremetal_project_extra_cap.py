@@ -14,6 +14,7 @@ import pytest
 
 from common import context as berth_context
 from common import exception
+from conductor.rpcapi import payloads
 from db import api as db_api
 from db import models
 from objects.baremetal import allocation as node_alloc_obj
@@ -136,13 +137,13 @@ def test_rpc_update_and_backfill_over_the_cap_are_invalid(berth, bm):
     grown = {'blob': 'z' * 2000}
     with pytest.raises(exception.Invalid, match='extra of the allocations of project p1 '):
         api.update_allocation(ctx, (b['uuid'], api.allocation_owner(b['uuid'])),
-                              {'name': None, 'extra': grown})
+                              payloads.AllocationUpdate(None, grown))
     assert bm.get('/v1/allocations/%s' % b['uuid']).json()['extra'] == PART
     before = _uuids(bm, OWN)
     with pytest.raises(exception.AllocationExtraOverProjectCap):
-        api.backfill_allocation(ctx, {'uuid': '5f0c2b8e-3d4a-4c1e-9b7a-2e6f8d1c0a93',
-                                      'resource_class': 'gold', 'owner': OWN,
-                                      'extra': PART}, node['uuid'])
+        api.backfill_allocation(ctx, payloads.NewAllocation(
+            uuid='5f0c2b8e-3d4a-4c1e-9b7a-2e6f8d1c0a93', resource_class='gold', owner=OWN,
+            extra=PART), node['uuid'])
     assert _uuids(bm, OWN) == before
 
 
@@ -176,8 +177,8 @@ def test_two_creates_racing_for_the_last_bytes_cannot_both_pass(berth, bm):
         b_started.set()
         try:
             node_alloc_obj.create(berth_context.admin_context(berth.db),
-                             {'resource_class': 'gold', 'owner': 'p1', 'extra': PART,
-                              'state': node_alloc_obj.ERROR}, extra_cap=CAP)
+                                  payloads.NewAllocation(resource_class='gold', owner='p1',
+                                                         extra=PART), extra_cap=CAP)
             outcome['b'] = 'ok'
         except exception.AllocationExtraOverProjectCap:
             outcome['b'] = 'refused'

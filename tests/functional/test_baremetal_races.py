@@ -33,7 +33,7 @@ def test_conductors_racing_on_one_pool(bm, ctx):
     """Allocators of four hosts run at once on the same nodes; the DB decides."""
     nodes = [h.make_node(bm, 'q%d' % i, traits=['CUSTOM_Q']) for i in range(5)]
     hosts = ['racer-%d' % i for i in range(4)]
-    rows = [node_alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_Q'],
+    rows = [node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_Q'],
                                    'conductor_affinity': hosts[i % 4]})
             for i in range(12)]
     allocators = {host: node_allocations.NodeAllocator(host, lock_attempts=5,
@@ -45,7 +45,7 @@ def test_conductors_racing_on_one_pool(bm, ctx):
 
 
 def test_take_over_compare_and_swap(ctx):
-    row = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': 'dead'})
+    row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'conductor_affinity': 'dead'})
     start = threading.Barrier(8)
 
     def grab(i):
@@ -61,7 +61,7 @@ def test_take_over_compare_and_swap(ctx):
 
 def test_allocation_not_ours_is_left_alone(bm, ctx):
     h.make_node(bm, 'mine')
-    row = node_alloc_obj.create(ctx, {'resource_class': 'gold',
+    row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold',
                                  'conductor_affinity': 'someone-else'})
     node_allocations.NodeAllocator('me').allocate(ctx, row.id)
     assert node_alloc_obj.get_by_id(ctx, row.id).state == 'allocating'
@@ -88,12 +88,12 @@ def test_candidates_taken_meanwhile_lead_to_the_next_ones(bm, ctx, monkeypatch):
             return node_reservation.SKIPPED   # another allocation got it first
         return claim(ctx, alloc, node_id, host, claimant)
     monkeypatch.setattr(node_reservation, '_claim', taken_twice)
-    row = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_P'],
+    row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_P'],
                                  'conductor_affinity': 'w'})
     written = node_allocations.NodeAllocator('w').allocate(ctx, row.id)
     assert len(set(seen)) == len(seen) == 3
     assert written['state'] == 'active' and written['node_uuid'] in nodes
-    again = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_P'],
+    again = node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_P'],
                                    'conductor_affinity': 'w'})
     seen.clear()
     failed = node_allocations.NodeAllocator('w').allocate(ctx, again.id)
@@ -114,7 +114,7 @@ def test_the_one_statement_pick_passes_over_nodes_another_operation_holds(bm, ct
     h.make_node(bm, 'no-trait')
     for uuid in held:
         _hold(ctx, uuid)
-    row = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_H'],
+    row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'traits': ['CUSTOM_H'],
                                  'conductor_affinity': 'w'})
     written = node_allocations.NodeAllocator('w').allocate(ctx, row.id)
     assert written['state'] == 'active' and written['node_uuid'] == free
@@ -125,7 +125,7 @@ def test_when_the_pick_finds_every_fitting_node_held_it_retries_then_fails(bm, c
     nodes = [h.make_node(bm, 'busy%d' % i)['uuid'] for i in range(2)]
     for uuid in nodes:
         _hold(ctx, uuid)
-    row = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'conductor_affinity': 'w'})
+    row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'conductor_affinity': 'w'})
     written = node_allocations.NodeAllocator('w', lock_attempts=2,
                                              lock_interval=0.01).allocate(ctx, row.id)
     assert written['state'] == 'error'
@@ -141,7 +141,7 @@ def test_the_reservation_keeps_the_nodes_instance_info_and_sets_its_traits(ctx):
     node_obj.create(ctx, {'driver': 'fake-hardware', 'name': 'bare', 'resource_class': 'iron',
                           'provision_state': 'available', 'power_state': 'power off'})
     for rc, traits in (('gold', []), ('iron', [])):
-        row = node_alloc_obj.create(ctx, {'resource_class': rc, 'traits': traits,
+        row = node_alloc_obj.create_row(ctx, {'resource_class': rc, 'traits': traits,
                                      'conductor_affinity': 'w'})
         assert node_allocations.NodeAllocator('w').allocate(ctx, row.id)['state'] == 'active'
     assert node_obj.get(ctx, node.uuid).instance_info == {'image_source': 'img', 'traits': []}

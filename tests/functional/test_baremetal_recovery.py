@@ -15,7 +15,7 @@ from tests.functional import baremetal_helpers as h
 
 
 def _allocating(ctx, host, n=1, rc='gold'):
-    return [node_alloc_obj.create(ctx, {'resource_class': rc, 'conductor_affinity': host})
+    return [node_alloc_obj.create_row(ctx, {'resource_class': rc, 'conductor_affinity': host})
             for _ in range(n)]
 
 

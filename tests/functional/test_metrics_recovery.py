@@ -42,8 +42,8 @@ def test_orphan_takeovers_and_stale_redrives_are_counted(ctx):
         return mh.value(metrics.exposition()[0].decode(), name, conductor=host)
 
     me = 'metrics-' + alloc_helpers.new_uuid()[:8]
-    orphan = node_alloc_obj.create(ctx, {'conductor_affinity': 'departed-host'})
-    mine = node_alloc_obj.create(ctx, {'conductor_affinity': me})
+    orphan = node_alloc_obj.create_row(ctx, {'conductor_affinity': 'departed-host'})
+    mine = node_alloc_obj.create_row(ctx, {'conductor_affinity': me})
     allocator = _Allocator(me)
     assert periodic.take_over_orphans(ctx, allocator, _Ring(me)) == 1
     assert allocator.driven == [orphan.id]

@@ -166,7 +166,7 @@ def test_status_page_in_chromium(berth, client, ctx, browser, tmp_path, monkeypa
         shutil.copy(shot, SCREENSHOT)
 
     # it refreshes itself: a new allocating row shows up without a reload
-    node_alloc_obj.create(ctx, {'conductor_affinity': 'departed-host'})
+    node_alloc_obj.create_row(ctx, {'conductor_affinity': 'departed-host'})
     WebDriverWait(browser, LOAD_DEADLINE).until(
         lambda d: _text(d, '[data-state="allocating"] b') == '3')
     # ... and a refused refresh is shown, not swallowed

@@ -60,7 +60,7 @@ def _nodes(ctx, rc, count, traits=(), prefix=None):
 
 
 def _allocs(ctx, rc, count, host, **values):
-    return [node_alloc_obj.create(ctx, dict(values, resource_class=rc, conductor_affinity=host))
+    return [node_alloc_obj.create_row(ctx, dict(values, resource_class=rc, conductor_affinity=host))
             for _ in range(count)]
 
 

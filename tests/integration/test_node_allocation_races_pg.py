@@ -48,7 +48,7 @@ def test_delete_racing_the_reservation_leaves_no_dangling_node(pg):
     node = node_obj.create(ctx, {'driver': 'fake-hardware', 'resource_class': 'race',
                                  'provision_state': node_obj.AVAILABLE,
                                  'power_state': node_obj.POWER_OFF})
-    alloc = node_alloc_obj.create(ctx, {'resource_class': 'race', 'conductor_affinity': 'c0'})
+    alloc = node_alloc_obj.create_row(ctx, {'resource_class': 'race', 'conductor_affinity': 'c0'})
     reserving, release = threading.Event(), threading.Event()
     outcome, errors = [], []
 

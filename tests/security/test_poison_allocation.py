@@ -29,7 +29,7 @@ def test_poison_allocation_ends_in_error_after_bounded_tries(bm, ctx, monkeypatc
     baremetal_helpers.make_node(bm, 'n1')
     _poison(monkeypatch)
     traits = ['CUSTOM_POISON_%02d_%s' % (i, 'X' * 200) for i in range(50)]
-    row = node_alloc_obj.create(ctx, {'resource_class': 'gold', 'traits': traits,
+    row = node_alloc_obj.create_row(ctx, {'resource_class': 'gold', 'traits': traits,
                                  'conductor_affinity': 'w'})
     caplog.set_level(logging.DEBUG)
     allocator = node_allocations.NodeAllocator('w')

@@ -137,8 +137,8 @@ def test_list_pages_by_hostname_marker_in_either_direction(ctx, clock):
 
 def test_allocation_affinities_reads_each_allocation_once(ctx):
     from objects.baremetal import allocation as node_alloc_obj
-    a1 = node_alloc_obj.create(ctx, {'conductor_affinity': 'c1', 'resource_class': 'x'})
-    a2 = node_alloc_obj.create(ctx, {'conductor_affinity': None, 'resource_class': 'x'})
+    a1 = node_alloc_obj.create_row(ctx, {'conductor_affinity': 'c1', 'resource_class': 'x'})
+    a2 = node_alloc_obj.create_row(ctx, {'conductor_affinity': None, 'resource_class': 'x'})
     assert conductor_obj.allocation_affinities(ctx, [a1.uuid, a2.uuid, a1.uuid]) == {
         a1.uuid: 'c1', a2.uuid: None}
     assert conductor_obj.allocation_affinities(ctx, []) == {}

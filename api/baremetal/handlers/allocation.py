@@ -30,6 +30,7 @@ from api.common import errors as common_errors
 from api.common import links as common_links
 from api.common.conductor import require_conductor
 from common import exception
+from common.node_allocation_contract import AllocationUpdate, NewAllocation
 from common.policies.baremetal import endpoints as rules
 from objects.baremetal import allocation as node_alloc
 from objects.baremetal import allocation_inserts
@@ -132,16 +133,18 @@ def create_allocation(req):
             raise fault.BadRequest('Cannot use node %s as a candidate: %s'
                                    % (exc.kwargs.get('node'), exc.message))
     node_ident = values.pop('node', None)
+    # the one typed value of the write, from here to the row (and the wire)
+    new = NewAllocation.from_primitive(values)
     if node_ident is not None:
-        alloc = _backfill(req, values, node_ident)
+        alloc = _backfill(req, new, node_ident)
     else:
-        alloc = _create_and_cast(req, values, wait)
+        alloc = _create_and_cast(req, new, wait)
     return response.send_json(response.allocation(req, alloc), status=201, headers={
         'location': '%s/v1/allocations/%s' % (common_links.base_url(req),
                                                 alloc.uuid)})
 
 
-def _backfill(req, values, node_ident):
+def _backfill(req, new, node_ident):
     """Hand a backfill to the owner of its uuid; 400 when the node does not fit.
 
     The uuid is known before the call (given, the node's instance uuid, or
@@ -149,19 +152,19 @@ def _backfill(req, values, node_ident):
     """
     conductor = require_conductor(req)
     node = _node_named(req, node_ident)     # a hidden node answers as a missing one
-    if values.get('uuid') is None:
-        values['uuid'] = node.instance_uuid or uuidutils.generate_uuid()
-    req.context.resource_uuid = values['uuid']
+    if new.uuid is None:
+        new = dataclasses.replace(new, uuid=node.instance_uuid or uuidutils.generate_uuid())
+    req.context.resource_uuid = new.uuid
     try:
-        answer = conductor.backfill_allocation(req.context, values, node.uuid)
+        answer = conductor.backfill_allocation(req.context, new, node.uuid)
     except exception.NodeNotFound as exc:   # deleted since we looked
         raise fault.BadRequest(exc.message)
-    if answer['error'] is not None:
-        raise fault.BadRequest(answer['error'])
-    return node_alloc.get(req.context, answer['uuid'])
+    if answer.error is not None:
+        raise fault.BadRequest(answer.error)
+    return node_alloc.get(req.context, answer.uuid)
 
 
-def _create_and_cast(req, values, wait):
+def _create_and_cast(req, new, wait):
     """Store the row for its conductor and hand it over; 503 leaves nothing behind.
 
     The owner is waited for ``wait`` seconds (:func:`_wait`; by default not
@@ -171,17 +174,16 @@ def _create_and_cast(req, values, wait):
     takeover finishes it), and the answer shows the row as stored by then.
     """
     conductor = require_conductor(req)
-    if values.get('uuid') is None:
+    if new.uuid is None:
         # a new random uuid: no node can have it as its instance yet
-        values['uuid'] = uuidutils.generate_uuid()
+        new = dataclasses.replace(new, uuid=uuidutils.generate_uuid())
     else:
-        _instance_free(req, values['uuid'])
-    req.context.resource_uuid = values['uuid']      # on every log line from here
-    host = conductor.allocation_owner(values['uuid'])
+        _instance_free(req, new.uuid)
+    req.context.resource_uuid = new.uuid      # on every log line from here
+    host = conductor.allocation_owner(new.uuid)
     # grouped with the POSTs in flight beside it: one transaction for them all
     alloc = allocation_inserts.create(
-        req.context, dict(values, state=node_alloc.ALLOCATING, conductor_affinity=host),
-        extra_cap=req.conf.allocation.max_extra_bytes_per_project)
+        req.context, new, host, extra_cap=req.conf.allocation.max_extra_bytes_per_project)
     try:
         written = conductor.create_allocation(req.context, alloc.id, host,
                                               wait=wait)
@@ -306,7 +308,7 @@ def update_allocation(req):
         raise fault.BadRequest('An allocation name cannot look like a UUID: %s' % name)
     require_conductor(req).update_allocation(
         req.context, (alloc.uuid, alloc.conductor_affinity),
-        {'name': name, 'extra': new.get('extra') or {}})
+        AllocationUpdate(name, new.get('extra') or {}))
     alloc = node_alloc.get(req.context, alloc.uuid)
     return response.send_json(response.allocation(req, alloc))
 

@@ -23,6 +23,7 @@ from api.baremetal.schemas import node as schema
 from api.common import links as common_links
 from api.common.conductor import require_conductor
 from common import exception
+from common.node_update_contract import NodeUpdate
 from common.policies.baremetal import endpoints as rules
 from objects.baremetal import node as node_obj
 
@@ -273,7 +274,7 @@ def update_node(req):
             and node.allocation_uuid is not None):
         # ends the allocation: the conductor's write
         require_conductor(req).update_node(req.context, backend.holder(req, node), node.uuid,
-                                           changed)
+                                           NodeUpdate.from_primitive(changed))
         node = node_obj.get(req.context, node.uuid)
     elif changed:
         try:

@@ -13,7 +13,7 @@ from api.placement import (
 )
 from api.placement.schemas import allocation as allocation_schema
 from api.placement.schemas import reshaper as schema
-from common import exception
+from common import exception, inventory_contract
 from common.policies.placement import endpoints as rules
 from conductor.rpcapi import payloads
 
@@ -24,7 +24,8 @@ def reshape(req):
     data = validation.extract_json(
         req, allocation_schema.for_version(schema.POST_RESHAPER, req.version))
     body = payloads.ReshapeBody(
-        data['inventories'], [consumers.claim_consumer(req, uuid, entry)
+        inventory_contract.from_primitives(data['inventories']),
+        [consumers.claim_consumer(req, uuid, entry)
                               for uuid, entry in sorted(data['allocations'].items())])
     try:
         require_conductor(req).reshape(req.context, body)

@@ -18,6 +18,7 @@ from common.policies.baremetal import endpoints as bm
 from conductor import manager as manager_mod
 from conductor.manager import authz
 from conductor.manager import replay as manager_replay
+from conductor.rpcapi import payloads
 
 NODE = types.SimpleNamespace(uuid='n1', owner='p1', lessee=None)
 ALLOC = types.SimpleNamespace(id=7, uuid='a1', owner='p1')
@@ -60,7 +61,7 @@ def manager(conf, monkeypatch):
     m.calls = manager_replay.CallLedger()
     m.claims = mock.Mock()
     m.node_writes = mock.Mock()
-    m.node_writes.backfill.return_value = {'uuid': 'a1', 'error': None}
+    m.node_writes.backfill.return_value = payloads.BackfillAnswer('a1', None)
     m.scheduler = mock.Mock()
     m.compute_nodes = mock.Mock()
     m.allocation_queue = mock.Mock()
@@ -209,8 +210,8 @@ def test_several_consumers_need_the_manage_rule(manager, conf):
 
 def test_backfill_sets_the_owner_of_a_project_scoped_caller(manager):
     _call(manager.backfill_allocation, OWNER_MEMBER, {'uuid': A1}, 'n1')
-    values = manager.node_writes.backfill.call_args[0][1]
-    assert values['owner'] == 'p1'
+    new = manager.node_writes.backfill.call_args[0][1]
+    assert new.owner == 'p1'
 
 
 def test_backfill_for_another_owner_needs_create_restricted(manager):

@@ -9,6 +9,7 @@ API or conductor built by hand before conductor/rpcapi/payloads.py.
 import datetime
 import json
 
+from common import inventory_contract
 from conductor.rpcapi import payloads
 
 
@@ -30,8 +31,9 @@ def test_claim_consumer_is_the_old_consumer_request_dict():
 
 def test_reshape_body_is_the_old_reshape_kwargs():
     consumer = payloads.ClaimConsumer('c-1', {'rp-2': {'DISK_GB': 5}}, 'p', 'u')
-    inventories = {'rp-1': {'resource_provider_generation': 1, 'inventories': {}}}
-    body = payloads.ReshapeBody(inventories, [consumer])
+    inventories = {'rp-1': {'resource_provider_generation': 1, 'inventories': {
+        'VCPU': {'total': 4, 'allocation_ratio': 2}}}}
+    body = payloads.ReshapeBody(inventory_contract.from_primitives(inventories), [consumer])
     _same(body.to_primitive(), {'inventories': inventories,
                                 'consumers': [consumer.to_primitive()]})
     assert body.providers == {'rp-1', 'rp-2'}

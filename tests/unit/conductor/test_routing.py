@@ -2,10 +2,12 @@
 
 from unittest import mock
 
+from common import inventory_contract
 from conductor.rpcapi import payloads, routing
 
 # a context of a process with a database (the routing tree is looked up)
 CTX = mock.Mock(name='ctx', db=object())
+EMPTY = inventory_contract.ProviderInventories(0, {})
 
 
 def _consumer(uuid, *providers):
@@ -64,7 +66,7 @@ def test_a_consumer_without_providers_is_looked_up_every_time():
 
 
 def test_reshape_goes_by_inventories_and_allocations_together():
-    body = payloads.ReshapeBody({'rp-z': {}}, [_consumer('c-1', 'rp-y')])
+    body = payloads.ReshapeBody({'rp-z': EMPTY}, [_consumer('c-1', 'rp-y')])
     with mock.patch.object(routing, 'ROOTS', routing.RootCache()), \
             mock.patch.object(routing, '_routing_tree',
                               return_value='root-y') as lookup:

@@ -11,6 +11,7 @@ import oslo_messaging as messaging
 import pytest
 
 from common import context as berth_context
+from common import inventory_contract
 from conductor import manager as conductor_manager
 from conductor import rpcapi
 from conductor.rpcapi import gate, payloads, routing
@@ -48,22 +49,27 @@ CASES = [
      'claim_resources', {'tree': 'root-1', 'consumers': CONSUMERS}, '1.2', 'call'),
     ('delete_allocations', {'consumer_uuid': 'c-1'}, 'owner-of-root-1',
      'delete_allocations', {'tree': 'root-1', 'consumer_uuid': 'c-1'}, '1.2', 'call'),
-    ('reshape', {'body': payloads.ReshapeBody({'rp': {}}, [CONSUMER])},
+    ('reshape', {'body': payloads.ReshapeBody(
+        {'rp': inventory_contract.ProviderInventories(0, {})}, [CONSUMER])},
      'owner-of-root-1', 'reshape',
-     {'tree': 'root-1', 'inventories': {'rp': {}}, 'consumers': CONSUMERS}, '1.2', 'call'),
+     {'tree': 'root-1', 'inventories': {'rp': {'resource_provider_generation': 0,
+                                               'inventories': {}}},
+      'consumers': CONSUMERS}, '1.2', 'call'),
     ('schedule_and_claim', {'request': SCHEDULE},
      'owner-of-c-1', 'schedule_and_claim',
      {'request': {'groups': []}, 'consumers': [{'uuid': 'c-1', 'project_id': 'p',
                                                 'user_id': 'u', 'consumer_type': None}],
       'weigher': 'pack', 'distinct_roots': True}, '1.3', 'call'),
-    ('backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}, 'owner-of-a-2',
-     'backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}, '1.6', 'call'),
-    ('update_allocation', {'holder': ('a-4', 'alive-host'), 'values': {'name': 'n'}},
+    ('backfill_allocation', {'new': payloads.NewAllocation(uuid='a-2'), 'node': 'n-1'},
+     'owner-of-a-2', 'backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'},
+     '1.6', 'call'),
+    ('update_allocation', {'holder': ('a-4', 'alive-host'),
+                           'change': payloads.AllocationUpdate(name='n')},
      'alive-host', 'update_allocation', {'allocation': 'a-4', 'values': {'name': 'n'}},
      '1.6', 'call'),
     # the node writes that end an allocation: to its affinity host while alive ...
     ('update_node', {'holder': ('a-3', 'alive-host'), 'node': 'n-1',
-                     'values': {'instance_uuid': None}}, 'alive-host',
+                     'change': payloads.NodeUpdate(('instance_uuid',))}, 'alive-host',
      'update_node', {'node': 'n-1', 'values': {'instance_uuid': None}}, '1.6', 'call'),
     # ... else to the ring owner of the allocation uuid
     ('set_node_provision_state', {'holder': ('a-3', 'dead-host'), 'node': 'n-1',
@@ -90,7 +96,9 @@ CASES = [
 # what the conductor answers to each call, and what the method returns then
 REPLIES = {'schedule_and_claim': (
     [{'consumer_uuid': 'c-1', 'allocations': {}}],
-    [payloads.ClaimedConsumer('c-1', {})])}
+    [payloads.ClaimedConsumer('c-1', {})]),
+    'backfill_allocation': ({'uuid': 'a-2', 'error': None},
+                            payloads.BackfillAnswer('a-2', None))}
 
 # public methods that send nothing
 LOCAL = {'can_send_version', 'allocation_owner', 'broker_reachable', 'unreachable'}
@@ -306,12 +314,13 @@ def test_create_allocation_not_sent_is_unavailable(api):
 
 
 @pytest.mark.parametrize('method,args', [
-    ('backfill_allocation', {'values': {'uuid': 'a-2'}, 'node': 'n-1'}),
-    ('update_node', {'holder': ('a-3', 'alive-host'), 'node': 'n-1', 'values': {}}),
+    ('backfill_allocation', {'new': payloads.NewAllocation(uuid='a-2'), 'node': 'n-1'}),
+    ('update_node', {'holder': ('a-3', 'alive-host'), 'node': 'n-1',
+                     'change': payloads.NodeUpdate()}),
     ('set_node_provision_state', {'holder': ('a-3', None), 'node': 'n-1',
                                   'verb': 'undeploy'}),
     ('destroy_node', {'holder': ('a-3', None), 'node': 'n-1'}),
-    ('update_allocation', {'holder': ('a-3', None), 'values': {}}),
+    ('update_allocation', {'holder': ('a-3', None), 'change': payloads.AllocationUpdate()}),
 ])
 def test_writes_of_1_6_below_the_cap_are_unavailable_and_send_nothing(conf, transport,
                                                                      method, args):
