@@ -59,6 +59,10 @@ class NodeUpdate:
     retired: bool | None = None
     retired_reason: str | None = None
     maintenance: bool | None = None
+    # cleared (None) when the same PATCH leaves maintenance, as Ironic does;
+    # never set to a value by an update (CLEARED_ONLY)
+    maintenance_reason: None = None
+    fault: None = None
     disable_power_off: bool | None = None
     shard: str | None = None
     parent_node: str | None = None
@@ -100,8 +104,14 @@ class NodeUpdate:
         if unknown:
             raise exception.Invalid(reason='a node update may not set %s'
                                            % ', '.join(u[:40] for u in unknown[:5]))
+        kept = sorted(k for k in CLEARED_ONLY if data.get(k) is not None)
+        if kept:
+            raise exception.Invalid(reason='a node update may only clear %s'
+                                           % ', '.join(kept))
         return cls(tuple(data), **data)
 
 
 # every field a node update may change (all but ``changed``)
 FIELDS = frozenset(f.name for f in dataclasses.fields(NodeUpdate)) - {'changed'}
+# fields an update may only clear: leaving maintenance clears its reason and fault
+CLEARED_ONLY = ('maintenance_reason', 'fault')

@@ -44,6 +44,9 @@ NODE_FLAGS = ('protected', 'retired', 'maintenance', 'disable_power_off')
 NODE_PATCHABLE = frozenset({'name', 'resource_class', 'instance_uuid', 'instance_info',
                             'properties', 'extra', 'description', 'driver_info',
                             'network_data', *NODE_STRINGS, *NODE_FLAGS})
+# leaving maintenance clears its reason and fault (api/baremetal/node_fields.py):
+# an update may carry them, as None only
+NODE_CLEARED = ('maintenance_reason', 'fault')
 NODE_OBJECTS = ('instance_info', 'properties', 'extra', 'driver_info', 'network_data')
 MAX_DESCRIPTION = 4096
 # the most one message carries: berth-api's batchers send at most 32
@@ -153,9 +156,12 @@ def update_allocation(allocation, values, max_bytes):
 def update_node(node, values, max_bytes):
     """``update_node``: a node PATCH that removes the node's instance."""
     check_ident(node)
-    _only(values, NODE_PATCHABLE, 'a node update')
+    _only(values, NODE_PATCHABLE | set(NODE_CLEARED), 'a node update')
     if 'instance_uuid' not in values or values['instance_uuid'] is not None:
         raise _invalid('update_node only takes a PATCH that removes instance_uuid')
+    for field in NODE_CLEARED:
+        if values.get(field) is not None:
+            raise _invalid('a node update may only clear %s' % field)
     check_name(values.get('name'))
     _string(values.get('resource_class'), 'resource_class', MAX_RESOURCE_CLASS)
     for field in NODE_STRINGS:

@@ -219,6 +219,23 @@ def test_undeploy_and_patch_clear_delete_the_allocation(bm):
     assert bm.get('/v1/allocations/%s' % b['uuid']).status_code == 404
 
 
+def test_one_patch_removes_the_instance_and_leaves_maintenance(bm):
+    # leaving maintenance clears its reason and fault (as Ironic); with the
+    # instance removed in the same PATCH the conductor writes all of it
+    h.make_node(bm, 'm1')
+    a = h.allocate(bm, resource_class='gold')
+    assert bm.put('/v1/nodes/m1/maintenance',
+                  json={'reason': 'disk swap'}).status_code == 202
+    resp = bm.patch('/v1/nodes/m1', json=[{'op': 'remove', 'path': '/instance_uuid'},
+                                          {'op': 'replace', 'path': '/maintenance',
+                                           'value': False}])
+    assert resp.status_code == 200, resp.text
+    node = resp.json()
+    assert node['allocation_uuid'] is None and node['instance_uuid'] is None
+    assert node['maintenance'] is False and node['maintenance_reason'] is None
+    assert bm.get('/v1/allocations/%s' % a['uuid']).status_code == 404
+
+
 def test_node_delete_in_maintenance_deletes_its_allocation(bm):
     h.make_node(bm, 'o1')
     a = h.allocate(bm, resource_class='gold')

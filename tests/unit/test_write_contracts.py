@@ -19,7 +19,9 @@ UUID = '22222222-2222-4222-8222-222222222222'
 
 
 def test_the_contracts_take_what_the_write_checks_allow():
-    assert nuc.FIELDS == wc.NODE_PATCHABLE == set(api_node_schema.PATCHABLE)
+    assert nuc.FIELDS - set(nuc.CLEARED_ONLY) == wc.NODE_PATCHABLE == set(
+        api_node_schema.PATCHABLE)
+    assert nuc.CLEARED_ONLY == wc.NODE_CLEARED
     assert set(nac.NEW_FIELDS) == wc.BACKFILL_FIELDS
     assert set(nuc.INTERFACES) == set(wc.NODE_INTERFACES)
 
@@ -68,6 +70,19 @@ def test_a_node_update_keeps_the_order_and_only_the_changed_fields():
 def test_a_node_update_refuses_a_field_a_patch_cannot_change(data):
     with pytest.raises(exception.Invalid):
         nuc.NodeUpdate.from_primitive(data)
+
+
+def test_leaving_maintenance_clears_its_reason_and_fault_but_sets_neither():
+    data = {'instance_uuid': None, 'maintenance': False, 'maintenance_reason': None,
+            'fault': None}
+    wc.update_node('n1', data, 0)
+    assert nuc.NodeUpdate.from_primitive(data).to_primitive() == data
+    for field in ('maintenance_reason', 'fault'):
+        forged = dict(data, **{field: 'power failure'})
+        with pytest.raises(exception.Invalid, match='may only clear %s' % field):
+            wc.update_node('n1', forged, 0)
+        with pytest.raises(exception.Invalid, match='may only clear %s' % field):
+            nuc.NodeUpdate.from_primitive(forged)
 
 
 def test_provider_inventories_keep_what_the_client_wrote():
