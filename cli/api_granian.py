@@ -208,8 +208,9 @@ def _serve_one(parent: _Parent, name: str, port: int) -> int:
 
     api_workers.die_with_parent()
     parent.listener.close()
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)      # granian sets its own in serve()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # granian sets its own in serve()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     conf = parent.conf
     server = granian_server.Server(
         'berth-api:%s' % name, address=conf.api.host, port=port,
@@ -278,10 +279,12 @@ def _sweep_dead_metrics() -> None:
 def run(conf: Any, processes: int, threads: int) -> int:
     """Serve until SIGTERM/SIGINT; the exit status."""
     parent = _Parent(conf, processes, threads)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, parent.relay)      # a HUP while loading is nothing to pass on
     try:
         parent.load()
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(sig, parent.relay)
+        if parent.stopping:                   # asked to stop while loading
+            return 0
         parent.fork_servers()
         parent.answer_handshakes()
         for title, port in (('Placement API', conf.api.placement_port),
