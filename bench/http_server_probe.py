@@ -1,16 +1,19 @@
 """Which HTTP server configuration keeps berth-api's framing and slow-header behaviour.
 
-    python -m bench.http_server_probe [--servers builtin,gthread,asgi,granian] [--seconds 3]
+    python -m bench.http_server_probe [--servers builtin,granian,gthread,asgi] [--seconds 3]
 
 Each candidate serves berth's bare-metal WSGI app (SQLite, noauth2, one
 process) on a free loopback port, started as an operator would start it:
 ``builtin`` is ``berth-api`` (``[api] server = builtin``, two threads),
 ``gunicorn`` is ``berth-api`` with ``[api] server = gunicorn`` (gthread, one
-worker of two threads), ``gthread`` and ``asgi`` are the ``gunicorn`` command
-(gthread 1 x 2 threads; the asyncio ASGI worker with the WSGI app run by
-a2wsgi in a thread pool), ``granian`` and ``granian-2w`` the ``granian``
-command (its WSGI interface, HTTP/1 only, 1 or 2 workers of two blocking
-threads; an optional candidate: its row says "not installed" without it).
+worker of two threads), ``granian`` is ``berth-api`` with ``[api] server =
+granian`` (one worker of two blocking threads per API), ``gthread`` and
+``asgi`` are the ``gunicorn`` command (gthread 1 x 2 threads; the asyncio
+ASGI worker with the WSGI app run by a2wsgi in a thread pool),
+``granian-bare`` and ``granian-bare-2w`` the ``granian`` command (its WSGI
+interface, HTTP/1 only, 1 or 2 workers of two blocking threads).  A name
+may be given more than once (``builtin,granian,builtin,granian``: rows of
+one run, alternating).
 For each it reports:
 
 * framing: seven requests RFC 9112 says to refuse (two Content-Lengths,
@@ -68,7 +71,8 @@ EXTRA = {case: (LINE, headers, body)
          for case, (headers, body) in sorted(test_http_framing.CASES.items())
          if (LINE, headers, body) not in FRAMING.values()}
 APP = 'bench.http_server_probe_app'
-GRANIAN = {'granian': 1, 'granian-2w': 2}     # candidate: workers
+GRANIAN = {'granian-bare': 1, 'granian-bare-2w': 2}     # candidate: workers
+BERTH_API = ('builtin', 'gunicorn', 'gunicorn-gthread', 'granian')   # [api] server
 
 
 def _config(tmp, server):
@@ -88,11 +92,11 @@ def _config(tmp, server):
 
 def start(name, tmp):
     """(process, port, seconds to the first answer) of candidate ``name``."""
-    path, port = _config(tmp, name if name.startswith('gunicorn') else 'builtin')
+    path, port = _config(tmp, name if name in BERTH_API else 'builtin')
     subprocess.run([str(BIN / 'berth-manage'), '--config-file', path, 'db', 'sync'],
                    check=True, capture_output=True)
     env = dict(os.environ, BERTH_CONFIG_FILE=path)
-    if name in ('builtin', 'gunicorn', 'gunicorn-gthread'):
+    if name in BERTH_API:
         argv = [str(BIN / 'berth-api'), '--config-file', path]
     elif name in GRANIAN:
         argv = [sys.executable, '-m', 'granian', '--interface', 'wsgi', '--http', '1',
@@ -223,9 +227,9 @@ def slow_headers(port, clients=2):
 
 
 def _tree_cpu(pid):
-    """CPU seconds of ``pid`` and its live children."""
-    total = 0.0
+    """CPU seconds of ``pid`` and its live descendants (granian's workers are grandchildren)."""
     tick = os.sysconf('SC_CLK_TCK')
+    parent, cpu = {}, {}
     for entry in pathlib.Path('/proc').iterdir():
         if not entry.name.isdigit():
             continue
@@ -234,8 +238,15 @@ def _tree_cpu(pid):
         except OSError:
             continue
         fields = stat[stat.rindex(')') + 2:].split()
-        if int(entry.name) == pid or int(fields[1]) == pid:
-            total += (int(fields[11]) + int(fields[12])) / tick
+        parent[int(entry.name)] = int(fields[1])
+        cpu[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    total = 0.0
+    for proc in cpu:
+        up = proc
+        while up not in (pid, 0, 1) and up in parent:
+            up = parent[up]
+        if up == pid:
+            total += cpu[proc]
     return total
 
 
@@ -286,8 +297,8 @@ def probe(name, seconds):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--servers', default='builtin,gunicorn,gunicorn-gthread,gthread,asgi,'
-                        'granian,granian-2w')
+    parser.add_argument('--servers', default='builtin,granian,gunicorn,gunicorn-gthread,'
+                        'gthread,asgi,granian-bare,granian-bare-2w')
     parser.add_argument('--seconds', type=float, default=3.0)
     args = parser.parse_args(argv)
     rows = [probe(name, args.seconds) for name in args.servers.split(',')]

@@ -3,7 +3,9 @@
 SIGTERM/SIGINT stop it in every phase, SIGHUP reloads the mutable options
 (cli/lifecycle.py).  With ``[api] workers`` above 1 it is a master process
 forking that many workers (cli/api_workers.py); with ``[api] server =
-gunicorn`` gunicorn's arbiter is the master (cli/api_gunicorn.py).
+gunicorn`` gunicorn's arbiter is the master (cli/api_gunicorn.py), with
+``granian`` one granian server per API under a preloaded parent
+(cli/api_granian.py).
 """
 
 from collections.abc import Callable
@@ -69,11 +71,14 @@ def main(argv=None):
         return 2
     processes = api_workers.process_count(conf)
     gunicorn = conf.api.server != 'builtin'
-    if processes > 1 or gunicorn:     # gunicorn: a master and its workers
+    if processes > 1 or gunicorn:     # gunicorn, granian: a master and its workers
         api_workers.reexec_with_metrics_dir(argv)
     config.setup_logging(conf)
     security.warn_if_insecure(conf)
     threads = api_workers.thread_count(conf)
+    if conf.api.server == 'granian':
+        from cli import api_granian
+        return lifecycle.leave(api_granian.run(conf, processes, threads))
     if gunicorn:
         from cli import api_gunicorn
         return lifecycle.leave(api_gunicorn.run(conf, processes, threads))

@@ -170,7 +170,7 @@ class Master:
     def _child(self, slot: int, sock: socket.socket | None = None) -> None:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
-        _die_with_parent()
+        die_with_parent()
         if os.getppid() != self._pid:      # the master went before the line above
             return 0
         if sock is not None:
@@ -244,7 +244,7 @@ def _how(status):
     return 'status %d' % os.waitstatus_to_exitcode(status)
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Linux: the kernel sends this process SIGTERM when its parent dies."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)

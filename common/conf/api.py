@@ -63,7 +63,8 @@ opts = [
                     'above the number of CPUs is still read as threads (one '
                     'process per CPU, a deprecation warning); set threads to '
                     'end that.'),
-    cfg.StrOpt('server', default='builtin', choices=('builtin', 'gunicorn', 'gunicorn-gthread'),
+    cfg.StrOpt('server', default='builtin',
+               choices=('builtin', 'gunicorn', 'gunicorn-gthread', 'granian'),
                help='The HTTP server berth-api runs. builtin: berth\'s own '
                     'server and pre-fork master. gunicorn: gunicorn\'s '
                     'arbiter with preload_app (the candidate index loaded '
@@ -74,8 +75,15 @@ opts = [
                     'no thread. gunicorn-gthread: the same with gunicorn\'s '
                     'gthread worker of [api] threads threads (each '
                     'connection reading headers holds one). SIGTERM drains, '
-                    'SIGHUP reloads the mutable options. berth serve always '
-                    'uses builtin.'),
+                    'SIGHUP reloads the mutable options. granian: one '
+                    'granian (Rust/hyper, native WSGI) server per API, '
+                    'forked from a parent that loaded the candidate index '
+                    'once, each with [api] workers processes of [api] '
+                    'threads blocking threads (so twice as many processes '
+                    'as builtin); a connection sending its headers holds no '
+                    'thread; SIGTERM drains, SIGHUP re-reads the mutable '
+                    'options and replaces the workers one at a time. berth '
+                    'serve always uses builtin.'),
     cfg.IntOpt('threads', min=1, sample_default='16',
                help='Threads serving requests in each API process (berth-api '
                     'worker, berth serve). Default 16.'),

@@ -33,7 +33,43 @@ def test_granian_not_installed_is_a_row_not_an_error(monkeypatch, capsys):
     real = probe.importlib.util.find_spec
     monkeypatch.setattr(probe.importlib.util, 'find_spec',
                         lambda name, *args: None if name == 'granian' else real(name, *args))
-    probe.main(['--servers', 'granian,granian-2w'])
+    probe.main(['--servers', 'granian-bare,granian-bare-2w'])
     out = capsys.readouterr().out
-    assert 'granian          not installed' in out
+    assert 'granian-bare     not installed' in out
     assert '"not_installed": true' in out
+
+
+def test_tree_cpu_counts_grandchildren(tmp_path):
+    """berth-api under granian serves from grandchildren: their CPU is the server's."""
+    import subprocess
+    import sys
+    import time
+    spin = ('import time\nt = time.process_time()\n'
+            'while time.process_time() - t < 0.5: pass\ntime.sleep(30)')
+    child = subprocess.Popen([sys.executable, '-c',
+                              'import subprocess, sys, time; subprocess.Popen([sys.executable, '
+                              '"-c", %r]); time.sleep(30)' % spin])
+    try:
+        deadline = time.monotonic() + 30
+        while probe._tree_cpu(child.pid) < 0.5 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert probe._tree_cpu(child.pid) >= 0.5
+    finally:
+        for pid in _descendants_of(child.pid):
+            subprocess.run(['kill', str(pid)])
+        child.kill()
+        child.wait()
+
+
+def _descendants_of(pid):
+    import pathlib
+    found = []
+    for entry in pathlib.Path('/proc').iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / 'stat').read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(')') + 2:].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
