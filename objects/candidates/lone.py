@@ -19,6 +19,10 @@ one provider, and sharing providers' own trees, are always visited.
 
 import array
 import itertools
+import sys
+
+from objects.candidates import candidate as cmod
+from objects.candidates import trait_sets
 
 
 class LoneGroups:
@@ -75,3 +79,59 @@ def narrowed(state, plan, roots):
         return kept
     within = set(kept)
     return [root_id for root_id in roots if root_id in within]
+
+
+def whole(search, roots, stop=None):
+    """Every candidate of ``roots`` in root order, identical ones (via sharing) once.
+
+    The first ``stop`` of them when ``stop`` is given (trees after those are
+    not searched).  finder._unique's list for a search.Search of the unsuffixed group alone
+    whose candidates no memo keeps (a request's amounts are new: what a
+    scheduler sends): the candidate of each lone tree (one provider, no
+    sharing; most trees of a region) is made here, Search._lone's checks in
+    line, rather than through Search.anchor's call, generator and tuple
+    per tree.  Other trees go through Search.anchor.  None when ``search``
+    is not such a search.
+    """
+    terms = search.lone_terms()
+    if terms is None:
+        return None
+    (amounts, resources, required, root_checked, filtered, anchor, passes, root_ok,
+     may_share) = terms
+    trees, shared = search.trees, search.shared
+    has_all, make = trait_sets.has_all, cmod.Candidate
+    found: list = []
+    append = found.append
+    seen: set = set()
+    # whether an inventory serves the amounts, by the inv dict's id: the index
+    # makes equal inventories (and usages) one dict (objects/candidates/
+    # shapes.py), so most lone trees are judged by one look-up; each dict
+    # stays alive (its provider's) for the whole search
+    fitting: dict[int, bool] = {}
+    if stop is None:
+        stop = sys.maxsize
+    for root_id in roots:
+        if len(found) >= stop:
+            return found[:stop]
+        pool = trees.get(root_id)
+        if (pool is not None and len(pool) == 1 and not pool[0].sharing
+                and (root_id not in may_share or root_id not in shared)):
+            p = pool[0]
+            inv = p.inv
+            ok = fitting.get(id(inv))
+            if ok is None:
+                ok = fitting[id(inv)] = _fits(inv, amounts)
+            if ok:
+                if ((not root_checked or root_ok(root_id))
+                        and (not filtered or passes(0, p))
+                        and (not required or has_all(required, p.traits))):
+                    append(make(((p, resources),), (('', (p.uuid,)),), (p,), False))
+            continue
+        for cand in anchor(root_id):
+            if cand.shared_only:
+                key = cand.key()
+                if key in seen:
+                    continue
+                seen.add(key)
+            append(cand)
+    return found if len(found) <= stop else found[:stop]

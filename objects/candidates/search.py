@@ -249,6 +249,21 @@ class Search:
             found = memo[root_id] = (members, kept)
         return found[1]
 
+    def lone_terms(self):
+        """What lone.whole needs to make lone trees' candidates itself, or None.
+
+        None unless the request is the unsuffixed group alone and no memo
+        keeps the candidates; else (amounts, resources, required traits,
+        whether roots are checked, whether providers are filtered, anchor,
+        passes, root check, may-share roots).
+        """
+        if self._memo is not None or self._granular is not None or not self._single:
+            return None
+        plan, g = self.plan, self.plan.groups[0]
+        return (g.amounts, self._single_resources, g.required,
+                bool(plan.root_required or plan.root_forbidden), self._filtered[0],
+                self.anchor, self._passes, self._root_ok, self._may_share)
+
     def same_subtrees(self, choice):
         """Whether ``choice`` (a provider per group) meets every same_subtree."""
         for names in self.plan.same_subtree:
