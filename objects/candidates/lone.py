@@ -85,19 +85,20 @@ def whole(search, roots, stop=None):
     """Every candidate of ``roots`` in root order, identical ones (via sharing) once.
 
     The first ``stop`` of them when ``stop`` is given (trees after those are
-    not searched).  finder._unique's list for a search.Search of the unsuffixed group alone
-    whose candidates no memo keeps (a request's amounts are new: what a
+    not searched).  finder._unique's list for a search.Search of the
+    unsuffixed group alone whose candidates no memo keeps (a request's amounts are new: what a
     scheduler sends): the candidate of each lone tree (one provider, no
     sharing; most trees of a region) is made here, Search._lone's checks in
     line, rather than through Search.anchor's call, generator and tuple
-    per tree.  Other trees go through Search.anchor.  None when ``search``
-    is not such a search.
+    per tree; other trees' as Search._anchor makes them, without its
+    generator.  None when ``search`` is not such a search.
     """
     terms = search.lone_terms()
     if terms is None:
         return None
-    (amounts, resources, required, root_checked, filtered, anchor, passes, root_ok,
-     may_share) = terms
+    (g, resources, root_checked, filtered, may_share, passes, root_ok, options_of,
+     build) = terms
+    amounts, required = g.amounts, g.required
     trees, shared = search.trees, search.shared
     has_all, make = trait_sets.has_all, cmod.Candidate
     found: list = []
@@ -114,8 +115,8 @@ def whole(search, roots, stop=None):
         if len(found) >= stop:
             return found[:stop]
         pool = trees.get(root_id)
-        if (pool is not None and len(pool) == 1 and not pool[0].sharing
-                and (root_id not in may_share or root_id not in shared)):
+        more = shared.get(root_id) if root_id in may_share else None
+        if pool is not None and len(pool) == 1 and not more and not pool[0].sharing:
             p = pool[0]
             inv = p.inv
             ok = fitting.get(id(inv))
@@ -127,7 +128,18 @@ def whole(search, roots, stop=None):
                         and (not required or has_all(required, p.traits))):
                     append(make(((p, resources),), (('', (p.uuid,)),), (p,), False))
             continue
-        for cand in anchor(root_id):
+        # a tree of several providers, a sharing provider's own, or one that
+        # shares: Search._anchor's way, without its generator
+        if root_checked and not root_ok(root_id):
+            continue
+        if more:
+            pool = (pool or []) + more
+        if not pool:
+            continue
+        for option in options_of(0, g, pool):
+            cand = build(option)
+            if cand is None:
+                continue
             if cand.shared_only:
                 key = cand.key()
                 if key in seen:

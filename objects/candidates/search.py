@@ -253,16 +253,17 @@ class Search:
         """What lone.whole needs to make lone trees' candidates itself, or None.
 
         None unless the request is the unsuffixed group alone and no memo
-        keeps the candidates; else (amounts, resources, required traits,
-        whether roots are checked, whether providers are filtered, anchor,
-        passes, root check, may-share roots).
+        keeps the candidates; else (the group, its resources, whether roots
+        are checked, whether providers are filtered, the roots that may
+        share, and the methods it calls: passes, root check, options, build).
         """
         if self._memo is not None or self._granular is not None or not self._single:
             return None
-        plan, g = self.plan, self.plan.groups[0]
-        return (g.amounts, self._single_resources, g.required,
+        plan = self.plan
+        return (plan.groups[0], self._single_resources,
                 bool(plan.root_required or plan.root_forbidden), self._filtered[0],
-                self.anchor, self._passes, self._root_ok, self._may_share)
+                self._may_share, self._passes, self._root_ok, self._unsuffixed_options,
+                self._build_single)
 
     def same_subtrees(self, choice):
         """Whether ``choice`` (a provider per group) meets every same_subtree."""
