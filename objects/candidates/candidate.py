@@ -49,6 +49,24 @@ class Candidate:
 
 
 
+class Lone(Candidate):
+    """A Candidate of one provider that is no sharing one, for the unsuffixed group alone.
+
+    ``parts`` ((p, resources),), ``groups`` (('', (p.uuid,)),), ``providers``
+    (p,): what most candidates of a region are (objects/candidates/lone.whole
+    makes them); the wire encoding writes them without looking at their shape.
+    """
+    __slots__ = ()
+
+    def __init__(self, p, resources):
+        self.parts = ((p, resources),)
+        self.groups = (('', (p.uuid,)),)
+        self.providers = (p,)
+        self.shared_only = False
+        self.json = None
+        self.combo = None
+
+
 def can_serve(p, rc_id, amount):
     """Whether ``p`` alone can take ``amount`` of class ``rc_id`` (3.1)."""
     inv = p.inv.get(rc_id)

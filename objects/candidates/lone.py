@@ -100,7 +100,7 @@ def whole(search, roots, stop=None):
      build) = terms
     amounts, required = g.amounts, g.required
     trees, shared = search.trees, search.shared
-    has_all, make = trait_sets.has_all, cmod.Candidate
+    has_all, make = trait_sets.has_all, cmod.Lone
     found: list = []
     append = found.append
     seen: set = set()
@@ -126,7 +126,7 @@ def whole(search, roots, stop=None):
                 if ((not root_checked or root_ok(root_id))
                         and (not filtered or passes(0, p))
                         and (not required or has_all(required, p.traits))):
-                    append(make(((p, resources),), (('', (p.uuid,)),), (p,), False))
+                    append(make(p, resources))
             continue
         # a tree of several providers, a sharing provider's own, or one that
         # shares: Search._anchor's way, without its generator

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 
 import orjson
 
-from objects.candidates import granular
+from objects.candidates import candidate, granular
 
 LIST = 'list'            # 1.10: allocations as a list of {resource_provider, resources}
 DICT = 'dict'            # 1.12: allocations keyed by provider uuid
@@ -308,7 +308,16 @@ def _encode(candidates, shape, memos):
     # the resources of the last candidate and their JSON: most candidates of an
     # answer share one tuple (the request's amounts on one provider)
     last, last_json = None, b''
+    lone = candidate.Lone if mappings else None
     for cand in candidates:
+        if cand.__class__ is lone:
+            # one provider, the unsuffixed group, by construction: most candidates
+            ((p, resources),) = cand.parts
+            if resources is not last:
+                last, last_json = resources, res[resources]
+            u = text[p.uuid]
+            append(_LONE % (u, last_json, u))
+            continue
         combo = cand.combo
         if combo is None or listing:
             parts = cand.parts
