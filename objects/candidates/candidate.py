@@ -52,19 +52,29 @@ class Candidate:
 class Lone(Candidate):
     """A Candidate of one provider that is no sharing one, for the unsuffixed group alone.
 
-    ``parts`` ((p, resources),), ``groups`` (('', (p.uuid,)),), ``providers``
-    (p,): what most candidates of a region are (objects/candidates/lone.whole
-    makes them); the wire encoding writes them without looking at their shape.
+    What most candidates of a region are (objects/candidates/lone.whole makes
+    them): it keeps the provider ``p`` and its ``resources`` alone, and makes
+    ``parts`` ((p, resources),) and ``groups`` (('', (p.uuid,)),) when asked
+    (the wire encoding and the summaries never ask): five tuples fewer per
+    candidate of an unlimited answer.
     """
-    __slots__ = ()
+    __slots__ = ('p', 'resources')
 
     def __init__(self, p, resources):
-        self.parts = ((p, resources),)
-        self.groups = (('', (p.uuid,)),)
+        self.p = p
+        self.resources = resources
         self.providers = (p,)
         self.shared_only = False
         self.json = None
         self.combo = None
+
+    @property
+    def parts(self):
+        return ((self.p, self.resources),)
+
+    @property
+    def groups(self):
+        return (('', (self.p.uuid,)),)
 
 
 def can_serve(p, rc_id, amount):

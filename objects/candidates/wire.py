@@ -293,7 +293,10 @@ def _texts(values):
 
 def _prefill(text, candidates):
     """Encode the uuids of ``candidates``' providers into ``text`` (a _Memo) at once."""
-    new = list({p.uuid for cand in candidates for p, _ in cand.parts}.difference(text))
+    lone = candidate.Lone
+    new = list({cand.p.uuid for cand in candidates if cand.__class__ is lone}.union(
+        p.uuid for cand in candidates if cand.__class__ is not lone for p, _ in cand.parts
+    ).difference(text))
     if new:
         text.update(zip(new, _texts(new)))
 
@@ -312,10 +315,10 @@ def _encode(candidates, shape, memos):
     for cand in candidates:
         if cand.__class__ is lone:
             # one provider, the unsuffixed group, by construction: most candidates
-            ((p, resources),) = cand.parts
+            resources = cand.resources
             if resources is not last:
                 last, last_json = resources, res[resources]
-            u = text[p.uuid]
+            u = text[cand.p.uuid]
             append(_LONE % (u, last_json, u))
             continue
         combo = cand.combo

@@ -11,7 +11,8 @@ import random
 
 import pytest
 
-from objects.candidates import finder, loader, lone
+from objects.candidates import candidate as cmod
+from objects.candidates import finder, loader, lone, wire
 from objects.candidates import plan as plan_mod
 from objects.candidates import search as search_mod
 
@@ -135,3 +136,16 @@ def test_equal_inventories_are_judged_once():
     got = lone.whole(search_mod.Search(plan, providers, {}), sorted(providers))
     assert [c.providers[0].id for c in got] == [1, 2, 3, 4, 5]
     assert calls == [0]
+
+
+def test_a_lone_candidate_is_the_candidate_it_stands_for():
+    p = loader.Provider(7, 'u-7', None, 7)
+    res = (('VCPU', 1), ('MEMORY_MB', 64))
+    lone_cand = cmod.Lone(p, res)
+    cand = cmod.Candidate(((p, res),), (('', ('u-7',)),), (p,))
+    for name in ('parts', 'groups', 'providers', 'shared_only', 'allocations', 'mappings',
+                 'json', 'combo'):
+        assert getattr(lone_cand, name) == getattr(cand, name), name
+    assert lone_cand.key() == cand.key()
+    for shape in (wire.LIST, wire.DICT, wire.MAPPINGS):
+        assert wire.requests_json([lone_cand], shape) == wire.requests_json([cand], shape)
