@@ -77,6 +77,32 @@ class Lone(Candidate):
         return (('', (self.p.uuid,)),)
 
 
+class Pair(Candidate):
+    """A Candidate of two providers ``a`` and ``b`` (a.id < b.id) for the unsuffixed group alone.
+
+    A compute and its sharing storage, a NUMA node and its compute: kept as
+    the two providers and their resources (``ra``, ``rb``), ``parts`` and
+    ``groups`` made when asked (the wire encoding never asks).
+    """
+    __slots__ = ('a', 'ra', 'b', 'rb')
+
+    def __init__(self, a, ra, b, rb, shared_only):
+        self.a, self.ra, self.b, self.rb = a, ra, b, rb
+        self.providers = (a, b)
+        self.shared_only = shared_only
+        self.json = None
+        self.combo = None
+
+    @property
+    def parts(self):
+        return ((self.a, self.ra), (self.b, self.rb))
+
+    @property
+    def groups(self):
+        ua, ub = self.a.uuid, self.b.uuid
+        return (('', (ua, ub) if ua < ub else (ub, ua)),)
+
+
 def can_serve(p, rc_id, amount):
     """Whether ``p`` alone can take ``amount`` of class ``rc_id`` (3.1)."""
     inv = p.inv.get(rc_id)

@@ -341,14 +341,9 @@ class Search:
             a, b = combo[firsts[0]], combo[firsts[1]]
             if self.drop_nested and a.root_id == b.root_id:
                 return None
-            ua, ub = a.uuid, b.uuid
-            groups = (('', (ua, ub) if ua < ub else (ub, ua)),)
-            shared_only = a.sharing and b.sharing
             if a.id < b.id:
-                return cmod.Candidate(((a, resources[0]), (b, resources[1])), groups, (a, b),
-                                      shared_only)
-            return cmod.Candidate(((b, resources[1]), (a, resources[0])), groups, (b, a),
-                                  shared_only)
+                return cmod.Pair(a, resources[0], b, resources[1], a.sharing and b.sharing)
+            return cmod.Pair(b, resources[1], a, resources[0], a.sharing and b.sharing)
         if len(firsts) == 3 and not self.drop_nested:
             # three providers (two NUMA nodes and their compute): a third of a
             # nested region's candidates, ordered by three comparisons

@@ -293,10 +293,7 @@ def _texts(values):
 
 def _prefill(text, candidates):
     """Encode the uuids of ``candidates``' providers into ``text`` (a _Memo) at once."""
-    lone = candidate.Lone
-    new = list({cand.p.uuid for cand in candidates if cand.__class__ is lone}.union(
-        p.uuid for cand in candidates if cand.__class__ is not lone for p, _ in cand.parts
-    ).difference(text))
+    new = list({p.uuid for cand in candidates for p in cand.providers}.difference(text))
     if new:
         text.update(zip(new, _texts(new)))
 
@@ -311,15 +308,24 @@ def _encode(candidates, shape, memos):
     # the resources of the last candidate and their JSON: most candidates of an
     # answer share one tuple (the request's amounts on one provider)
     last, last_json = None, b''
-    lone = candidate.Lone if mappings else None
+    lone, pair = (candidate.Lone, candidate.Pair) if mappings else (None, None)
     for cand in candidates:
-        if cand.__class__ is lone:
+        kind = cand.__class__
+        if kind is lone:
             # one provider, the unsuffixed group, by construction: most candidates
             resources = cand.resources
             if resources is not last:
                 last, last_json = resources, res[resources]
             u = text[cand.p.uuid]
             append(_LONE % (u, last_json, u))
+            continue
+        if kind is pair:
+            # two, the unsuffixed group (a compute and its sharing storage, a
+            # NUMA node and its compute): allocations by id, mappings by uuid
+            ua, ub = cand.a.uuid, cand.b.uuid
+            ta, tb = text[ua], text[ub]
+            append(_TWO % (ta, res[cand.ra], tb, res[cand.rb],
+                           *((ta, tb) if ua < ub else (tb, ta))))
             continue
         combo = cand.combo
         if combo is None or listing:

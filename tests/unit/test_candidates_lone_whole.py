@@ -149,3 +149,18 @@ def test_a_lone_candidate_is_the_candidate_it_stands_for():
     assert lone_cand.key() == cand.key()
     for shape in (wire.LIST, wire.DICT, wire.MAPPINGS):
         assert wire.requests_json([lone_cand], shape) == wire.requests_json([cand], shape)
+
+
+@pytest.mark.parametrize('uuids', [('u-1', 'u-2'), ('u-2', 'u-1')])
+def test_a_pair_candidate_is_the_candidate_it_stands_for(uuids):
+    a = loader.Provider(1, uuids[0], None, 1)
+    b = loader.Provider(2, uuids[1], None, 2, sharing=True)
+    ra, rb = (('VCPU', 1), ('MEMORY_MB', 64)), (('DISK_GB', 5),)
+    pair = cmod.Pair(a, ra, b, rb, False)
+    cand = cmod.Candidate(((a, ra), (b, rb)), (('', tuple(sorted(uuids))),), (a, b))
+    for name in ('parts', 'groups', 'providers', 'shared_only', 'allocations', 'mappings',
+                 'json', 'combo'):
+        assert getattr(pair, name) == getattr(cand, name), name
+    assert pair.key() == cand.key()
+    for shape in (wire.LIST, wire.DICT, wire.MAPPINGS):
+        assert wire.requests_json([pair], shape) == wire.requests_json([cand], shape)
