@@ -5,6 +5,7 @@ Kept apart from the search (search.py) that makes them: the wire encoding
 """
 
 import operator
+from typing import Any
 
 
 class Candidate:
@@ -60,7 +61,7 @@ class Lone(Candidate):
     """
     __slots__ = ('p', 'resources')
 
-    def __init__(self, p, resources):
+    def __init__(self, p: Any, resources: tuple) -> None:
         self.p = p
         self.resources = resources
         self.providers = (p,)
@@ -69,11 +70,11 @@ class Lone(Candidate):
         self.combo = None
 
     @property
-    def parts(self):
+    def parts(self) -> tuple:
         return ((self.p, self.resources),)
 
     @property
-    def groups(self):
+    def groups(self) -> tuple:
         return (('', (self.p.uuid,)),)
 
 
@@ -86,7 +87,7 @@ class Pair(Candidate):
     """
     __slots__ = ('a', 'ra', 'b', 'rb')
 
-    def __init__(self, a, ra, b, rb, shared_only):
+    def __init__(self, a: Any, ra: tuple, b: Any, rb: tuple, shared_only: bool) -> None:
         self.a, self.ra, self.b, self.rb = a, ra, b, rb
         self.providers = (a, b)
         self.shared_only = shared_only
@@ -94,11 +95,11 @@ class Pair(Candidate):
         self.combo = None
 
     @property
-    def parts(self):
+    def parts(self) -> tuple:
         return ((self.a, self.ra), (self.b, self.rb))
 
     @property
-    def groups(self):
+    def groups(self) -> tuple:
         ua, ub = self.a.uuid, self.b.uuid
         return (('', (ua, ub) if ua < ub else (ub, ua)),)
 

@@ -18,8 +18,10 @@ one provider, and sharing providers' own trees, are always visited.
 """
 
 import array
+from collections.abc import Iterable
 import itertools
 import sys
+from typing import Any
 
 from objects.candidates import candidate as cmod
 from objects.candidates import trait_sets
@@ -81,7 +83,7 @@ def narrowed(state, plan, roots):
     return [root_id for root_id in roots if root_id in within]
 
 
-def whole(search, roots, stop=None):
+def whole(search: Any, roots: Iterable[int], stop: int | None = None) -> list | None:
     """Every candidate of ``roots`` in root order, identical ones (via sharing) once.
 
     The first ``stop`` of them when ``stop`` is given (trees after those are

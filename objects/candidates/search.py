@@ -249,7 +249,7 @@ class Search:
             found = memo[root_id] = (members, kept)
         return found[1]
 
-    def lone_terms(self):
+    def lone_terms(self) -> tuple | None:
         """What lone.whole needs to make lone trees' candidates itself, or None.
 
         None unless the request is the unsuffixed group alone and no memo

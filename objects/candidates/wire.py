@@ -283,7 +283,7 @@ def _joined(out, pieces, release):
         pieces.clear()
 
 
-def _texts(values):
+def _texts(values: list) -> list[bytes]:
     """``[text(v) for v in values]`` (``values`` a list of str), in one orjson call when it can."""
     pieces = orjson.dumps(values)[1:-1].split(b',')
     if len(pieces) == len(values):
@@ -291,7 +291,7 @@ def _texts(values):
     return [text(v) for v in values]
 
 
-def _prefill(text, candidates):
+def _prefill(text: dict, candidates: list) -> None:
     """Encode the uuids of ``candidates``' providers into ``text`` (a _Memo) at once."""
     new = list({p.uuid for cand in candidates for p in cand.providers}.difference(text))
     if new:
