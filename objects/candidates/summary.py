@@ -171,7 +171,7 @@ _NUMBERS = itertools.count()
 _KEYS: dict[tuple, int] = {}
 
 
-def _number(key):
+def _number(key: tuple) -> int:
     """A small number naming ``key`` (a summary's shape), never re-used.
 
     Provider.memo is looked up once per provider of an answer: by a number,
