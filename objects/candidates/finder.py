@@ -220,7 +220,8 @@ def _from_index(state, plan, options, stop, whole):
     if options.start_after is not None:
         roots = roots[bisect.bisect_right(roots, options.start_after):]
     roots = state.features.filter(state, plan, roots)
-    return search, _take(_unique(search, roots), stop)
+    found = lone.whole(search, roots, stop)
+    return search, found if found is not None else _take(_unique(search, roots), stop)
 
 
 def _from_database(ctx, plan, options, stop, whole):
@@ -255,7 +256,8 @@ def _whole(search, stop, options, roots=None):
         roots = sorted(search.trees)
     if options.breadth_first and stop is not None:
         return _breadth_first(search, roots, stop)
-    return list(_unique(search, roots))
+    found = lone.whole(search, roots)
+    return found if found is not None else list(_unique(search, roots))
 
 
 def _stop_after(options):

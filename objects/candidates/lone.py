@@ -18,7 +18,13 @@ one provider, and sharing providers' own trees, are always visited.
 """
 
 import array
+from collections.abc import Iterable
 import itertools
+import sys
+from typing import Any
+
+from objects.candidates import candidate as cmod
+from objects.candidates import trait_sets
 
 
 class LoneGroups:
@@ -75,3 +81,71 @@ def narrowed(state, plan, roots):
         return kept
     within = set(kept)
     return [root_id for root_id in roots if root_id in within]
+
+
+def whole(search: Any, roots: Iterable[int], stop: int | None = None) -> list | None:
+    """Every candidate of ``roots`` in root order, identical ones (via sharing) once.
+
+    The first ``stop`` of them when ``stop`` is given (trees after those are
+    not searched).  finder._unique's list for a search.Search of the
+    unsuffixed group alone whose candidates no memo keeps (a request's amounts are new: what a
+    scheduler sends): the candidate of each lone tree (one provider, no
+    sharing; most trees of a region) is made here, Search._lone's checks in
+    line, rather than through Search.anchor's call, generator and tuple
+    per tree; other trees' as Search._anchor makes them, without its
+    generator.  None when ``search`` is not such a search.
+    """
+    terms = search.lone_terms()
+    if terms is None:
+        return None
+    (g, resources, root_checked, filtered, may_share, passes, root_ok, options_of,
+     build) = terms
+    amounts, required = g.amounts, g.required
+    trees, shared = search.trees, search.shared
+    has_all, make = trait_sets.has_all, cmod.Lone
+    found: list = []
+    append = found.append
+    seen: set = set()
+    # whether an inventory serves the amounts, by the inv dict's id: the index
+    # makes equal inventories (and usages) one dict (objects/candidates/
+    # shapes.py), so most lone trees are judged by one look-up; each dict
+    # stays alive (its provider's) for the whole search
+    fitting: dict[int, bool] = {}
+    if stop is None:
+        stop = sys.maxsize
+    for root_id in roots:
+        if len(found) >= stop:
+            return found[:stop]
+        pool = trees.get(root_id)
+        more = shared.get(root_id) if root_id in may_share else None
+        if pool is not None and len(pool) == 1 and not more and not pool[0].sharing:
+            p = pool[0]
+            inv = p.inv
+            ok = fitting.get(id(inv))
+            if ok is None:
+                ok = fitting[id(inv)] = _fits(inv, amounts)
+            if ok:
+                if ((not root_checked or root_ok(root_id))
+                        and (not filtered or passes(0, p))
+                        and (not required or has_all(required, p.traits))):
+                    append(make(p, resources))
+            continue
+        # a tree of several providers, a sharing provider's own, or one that
+        # shares: Search._anchor's way, without its generator
+        if root_checked and not root_ok(root_id):
+            continue
+        if more:
+            pool = (pool or []) + more
+        if not pool:
+            continue
+        for option in options_of(0, g, pool):
+            cand = build(option)
+            if cand is None:
+                continue
+            if cand.shared_only:
+                key = cand.key()
+                if key in seen:
+                    continue
+                seen.add(key)
+            append(cand)
+    return found if len(found) <= stop else found[:stop]

@@ -249,6 +249,22 @@ class Search:
             found = memo[root_id] = (members, kept)
         return found[1]
 
+    def lone_terms(self) -> tuple | None:
+        """What lone.whole needs to make lone trees' candidates itself, or None.
+
+        None unless the request is the unsuffixed group alone and no memo
+        keeps the candidates; else (the group, its resources, whether roots
+        are checked, whether providers are filtered, the roots that may
+        share, and the methods it calls: passes, root check, options, build).
+        """
+        if self._memo is not None or self._granular is not None or not self._single:
+            return None
+        plan = self.plan
+        return (plan.groups[0], self._single_resources,
+                bool(plan.root_required or plan.root_forbidden), self._filtered[0],
+                self._may_share, self._passes, self._root_ok, self._unsuffixed_options,
+                self._build_single)
+
     def same_subtrees(self, choice):
         """Whether ``choice`` (a provider per group) meets every same_subtree."""
         for names in self.plan.same_subtree:
@@ -325,14 +341,9 @@ class Search:
             a, b = combo[firsts[0]], combo[firsts[1]]
             if self.drop_nested and a.root_id == b.root_id:
                 return None
-            ua, ub = a.uuid, b.uuid
-            groups = (('', (ua, ub) if ua < ub else (ub, ua)),)
-            shared_only = a.sharing and b.sharing
             if a.id < b.id:
-                return cmod.Candidate(((a, resources[0]), (b, resources[1])), groups, (a, b),
-                                      shared_only)
-            return cmod.Candidate(((b, resources[1]), (a, resources[0])), groups, (b, a),
-                                  shared_only)
+                return cmod.Pair(a, resources[0], b, resources[1], a.sharing and b.sharing)
+            return cmod.Pair(b, resources[1], a, resources[0], a.sharing and b.sharing)
         if len(firsts) == 3 and not self.drop_nested:
             # three providers (two NUMA nodes and their compute): a third of a
             # nested region's candidates, ordered by three comparisons

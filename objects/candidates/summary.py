@@ -91,9 +91,9 @@ class Summaries:
         provider (never changed once searched), its parent's and root's
         uuids (fixed) and the class names (``_names_key``).
         """
-        key = ('summary', self.all_classes,
-               None if self.all_classes else frozenset(self.requested),
-               self.traits, self.tree_uuids, _names_key(self.class_names))
+        key = _number(('summary', self.all_classes,
+                       None if self.all_classes else frozenset(self.requested),
+                       self.traits, self.tree_uuids, _names_key(self.class_names)))
         chosen = self.chosen()
         out = [p.memo.get(key) for p in chosen]
         if out.count(None) == len(out):
@@ -166,6 +166,23 @@ class Summaries:
 _FILTER_AFTER = 8
 _NAMES: dict[tuple[tuple[int, str], ...], int] = {}
 _NUMBERS = itertools.count()
+
+
+_KEYS: dict[tuple, int] = {}
+
+
+def _number(key: tuple) -> int:
+    """A small number naming ``key`` (a summary's shape), never re-used.
+
+    Provider.memo is looked up once per provider of an answer: by a number,
+    not the tuple it names (a tuple's hash is computed at every look-up).
+    """
+    found = _KEYS.get(key)
+    if found is None:
+        if len(_KEYS) > 256:
+            _KEYS.clear()
+        found = _KEYS.setdefault(key, next(_NUMBERS))
+    return found
 
 
 def _names_key(class_names):

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 
 import orjson
 
-from objects.candidates import granular
+from objects.candidates import candidate, granular
 
 LIST = 'list'            # 1.10: allocations as a list of {resource_provider, resources}
 DICT = 'dict'            # 1.12: allocations keyed by provider uuid
@@ -283,23 +283,63 @@ def _joined(out, pieces, release):
         pieces.clear()
 
 
+def _texts(values: list) -> list[bytes]:
+    """``[text(v) for v in values]`` (``values`` a list of str), in one orjson call when it can."""
+    pieces = orjson.dumps(values)[1:-1].split(b',')
+    if len(pieces) == len(values):
+        return pieces             # no comma in any value: the separators alone split
+    return [text(v) for v in values]
+
+
+def _prefill(text: dict, candidates: list) -> None:
+    """Encode the uuids of ``candidates``' providers into ``text`` (a _Memo) at once."""
+    new = list({p.uuid for cand in candidates for p in cand.providers}.difference(text))
+    if new:
+        text.update(zip(new, _texts(new)))
+
+
 def _encode(candidates, shape, memos):
     """The JSON of each of ``candidates`` (a list of bytes); ``memos`` (_Memo, _Resources)."""
     text, res = memos
+    _prefill(text, candidates)
     out: list[bytes] = []
     append = out.append
+    mappings, listing = shape == MAPPINGS, shape == LIST
+    # the resources of the last candidate and their JSON: most candidates of an
+    # answer share one tuple (the request's amounts on one provider)
+    last, last_json = None, b''
+    lone, pair = (candidate.Lone, candidate.Pair) if mappings else (None, None)
     for cand in candidates:
+        kind = cand.__class__
+        if kind is lone:
+            # one provider, the unsuffixed group, by construction: most candidates
+            resources = cand.resources
+            if resources is not last:
+                last, last_json = resources, res[resources]
+            u = text[cand.p.uuid]
+            append(_LONE % (u, last_json, u))
+            continue
+        if kind is pair:
+            # two, the unsuffixed group (a compute and its sharing storage, a
+            # NUMA node and its compute): allocations by id, mappings by uuid
+            ua, ub = cand.a.uuid, cand.b.uuid
+            ta, tb = text[ua], text[ub]
+            append(_TWO % (ta, res[cand.ra], tb, res[cand.rb],
+                           *((ta, tb) if ua < ub else (tb, ta))))
+            continue
         combo = cand.combo
-        if combo is None or shape == LIST:
+        if combo is None or listing:
             parts = cand.parts
-            if shape == MAPPINGS and len(parts) == 1 and len(cand.groups) == 1:
+            if mappings and len(parts) == 1 and len(cand.groups) == 1:
                 # one provider, the unsuffixed group: most candidates (inlined)
                 ((p, resources),), ((suffix, uuids),) = parts, cand.groups
-                if suffix == '' and uuids == (p.uuid,):
+                if suffix == '' and len(uuids) == 1 and uuids[0] == p.uuid:
+                    if resources is not last:
+                        last, last_json = resources, res[resources]
                     u = text[p.uuid]
-                    append(_LONE % (u, res[resources], u))
+                    append(_LONE % (u, last_json, u))
                     continue
-            elif shape == MAPPINGS and len(cand.groups) == 1:
+            elif mappings and len(cand.groups) == 1:
                 # two or three providers, the unsuffixed group (a NUMA node and
                 # its compute, a compute and sharing storage, two NUMA nodes and
                 # their compute: two thirds of a region's answer): inlined too

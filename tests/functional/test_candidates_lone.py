@@ -10,7 +10,7 @@ import uuid as uuidlib
 
 import pytest
 
-from objects.candidates import finder
+from objects.candidates import finder, lone
 from objects.candidates import index as index_mod
 from objects.candidates import request as rg
 from objects.candidates import search as search_mod
@@ -25,15 +25,29 @@ def _request(**resources):
 
 @pytest.fixture
 def visited(monkeypatch):
-    """The root ids the searches visit, in order."""
+    """The root ids the searches visit, in order.
+
+    A tree is visited through Search.anchor, or by lone.whole's loop, which
+    visits every root it is handed (these searches are unlimited: it never
+    stops early).
+    """
     seen = []
     anchor = search_mod.Search.anchor
+    whole = lone.whole
 
     def recording(self, root_id):
         seen.append(root_id)
         return anchor(self, root_id)
 
+    def recording_whole(search, roots, stop=None):
+        roots = list(roots)
+        found = whole(search, roots, stop)
+        if found is not None:
+            seen.extend(roots)
+        return found
+
     monkeypatch.setattr(search_mod.Search, 'anchor', recording)
+    monkeypatch.setattr(lone, 'whole', recording_whole)
     return seen
 
 

@@ -194,3 +194,23 @@ def test_text_writes_what_orjson_writes(value):
     # uuids and suffixes skip orjson; every other string is escaped as before
     assert wire.text(value) == orjson.dumps(value)
     assert type(wire.text(value)) is bytes
+
+
+def test_uuids_encoded_in_one_call_are_what_orjson_makes_of_each():
+    plain = ['u-1', 'u-2', 'ab' * 18]
+    assert wire._texts(plain) == [orjson.dumps(v) for v in plain]
+    # a comma inside a value cannot be split on: each value then on its own
+    odd = ['u-1', 'a,b', 'q"x', 'back\\slash', 'ünï', 'c,d,e', 'tab\t', '']
+    assert wire._texts(odd) == [orjson.dumps(v) for v in odd]
+
+
+def test_an_answer_of_odd_uuids_is_byte_for_byte_the_dicts_json():
+    res = (('VCPU', 1), ('MEMORY_MB', 256))
+    ps = [loader.Provider(i, uuid, None, i) for i, uuid in
+          enumerate(('u-a', 'x,y', 'q"', 'ünï', 'u-b'), 1)]
+    cands = [candidate.Candidate(((p, res),), (('', (p.uuid,)),), (p,)) for p in ps]
+    cands.append(candidate.Candidate(((ps[1], res), (ps[2], (('DISK_GB', 5),))),
+                                     (('', (ps[1].uuid, ps[2].uuid)),), (ps[1], ps[2])))
+    want = orjson.dumps([{'allocations': c.allocations, 'mappings': c.mappings}
+                         for c in cands])
+    assert wire.requests_json(cands, wire.MAPPINGS) == want
