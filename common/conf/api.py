@@ -43,14 +43,18 @@ opts = [
                       'client that has not finished by then gets 408 Request '
                       'Timeout and the connection is closed, so slow clients '
                       'cannot hold the server\'s threads. Every single read '
-                      'is bounded by 10 seconds besides.'),
+                      'is bounded by 10 seconds besides. server = granian '
+                      'uses it as granian\'s header read timeout; gunicorn '
+                      'does not use it.'),
     cfg.FloatOpt('request_body_timeout', default=60.0, min=0.1,
                  help='Seconds the built-in HTTP server gives a client to send '
                       'the whole request body, counted from the end of the '
                       'headers. A body not complete by then (including one '
                       'shorter than its Content-Length) is answered 408 '
                       'Request Timeout in the API\'s error format and the '
-                      'connection is closed.'),
+                      'connection is closed. Not applied by server = granian '
+                      'or gunicorn: there a client trickling its body holds '
+                      'one thread until it finishes.'),
     cfg.IntOpt('workers', min=1, sample_default='<number of CPUs>',
                help='Worker processes of berth-api, as in every OpenStack '
                     'service (default: the number of CPUs). The master '
