@@ -15,7 +15,8 @@ forks its workers (multiprocessing's fork start method), so every worker
 shares the index's pages copy-on-write.  A worker builds its app after the
 fork (granian's ``target_loader``, called in the worker): its end of the
 index handshake (objects/candidates/preload.py, answered by the parent over
-an abstract Unix socket, since granian has no pre-fork hook), its own RPC
+a Unix socket in a directory of mode 0700, since granian has no pre-fork
+hook), its own RPC
 client, one API's WSGI app run by granian in ``[api] threads`` blocking
 threads.  A connection still sending its headers holds no thread (hyper reads
 it).  This is the thinnest arrangement granian's public interface allows: no
@@ -46,9 +47,11 @@ import gc
 import logging
 import os
 import re
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import time
 from typing import Any
@@ -99,8 +102,19 @@ def _refuse(start_response: Any, detail: str) -> list[bytes]:
     return [body]
 
 
-def _handshake_name() -> str:
-    return '\0berth-api-index-%d' % os.getpid()
+def handshake_listener() -> tuple[socket.socket, str]:
+    """The parent's end of the index handshake and its path.
+
+    A Unix socket in a new directory only berth-api's user may enter (mode
+    0700): another local user can neither take its name first (an abstract
+    name can be bound by anyone who guesses it, and berth-api would then not
+    start) nor connect and hold the parent's handshake threads.
+    """
+    path = os.path.join(tempfile.mkdtemp(prefix='berth-api-index-'), 'socket')
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(64)
+    return listener, path
 
 
 class _Parent:
@@ -125,10 +139,7 @@ class _Parent:
         self.ends = preload.handshake(db)
         api.preimport_drivers(self.conf)
         db.dispose(keep_watcher=db.is_sqlite)
-        self.address = _handshake_name()
-        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(self.address)
-        self.listener.listen(64)
+        self.listener, self.address = handshake_listener()
         gc.freeze()       # the loaded index stays out of the collector's writes
 
     def fork_servers(self) -> None:
@@ -296,6 +307,7 @@ def run(conf: Any, processes: int, threads: int) -> int:
     finally:
         if getattr(parent, 'listener', None) is not None:
             parent.listener.close()
+            shutil.rmtree(os.path.dirname(parent.address), ignore_errors=True)
         if getattr(parent, 'db', None) is not None:
             parent.db.dispose()
         api_workers.remove_owned_metrics_dir()

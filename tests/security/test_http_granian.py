@@ -11,6 +11,8 @@ import os
 import re
 import signal
 import socket
+import stat
+import subprocess
 import time
 
 import pytest
@@ -42,6 +44,11 @@ def _start(tmp_path, sections=None, **api):
 def granian_api(tmp_path_factory):
     cmd = _start(tmp_path_factory.mktemp('granian'))
     yield cmd
+    cmd.proc.send_signal(signal.SIGTERM)    # its exit removes the handshake's directory
+    try:
+        cmd.proc.wait(BOUND)
+    except subprocess.TimeoutExpired:
+        pass
     cmd.kill()
 
 
@@ -145,6 +152,18 @@ def test_sigterm_drains_a_request_in_flight(tmp_path):
         cmd.kill()
 
 
+def _unix_paths(pid):
+    """The paths of the Unix sockets process ``pid`` holds."""
+    inodes = set()
+    for fd in os.listdir('/proc/%d/fd' % pid):
+        target = os.readlink('/proc/%d/fd/%s' % (pid, fd))
+        if target.startswith('socket:['):
+            inodes.add(target[8:-1])
+    with open('/proc/%d/net/unix' % pid) as table:
+        rows = [line.split() for line in table.readlines()[1:]]
+    return {row[7] for row in rows if len(row) > 7 and row[6] in inodes}
+
+
 def _descendants(pid):
     found = set()
     for child in _children(pid):
@@ -172,9 +191,13 @@ def test_workers_share_the_preloaded_index_and_sigterm_ends_all(tmp_path):
         assert {int(w) for w, _ in marks} == workers
         assert {int(p) for _, p in marks} == {parent}
         _wait(lambda: _live_workers(cmd.ports[0]) == workers, 'all workers in /metrics')
+        # the index handshake listens in a directory only berth-api's user may enter
+        [handshake] = [p for p in _unix_paths(parent) if 'berth-api-index-' in p]
+        assert stat.S_IMODE(os.stat(os.path.dirname(handshake)).st_mode) == 0o700
         assert cmd.stop(signal.SIGTERM, bound=BOUND) == 0
         for pid in workers | servers | {parent}:
             assert not os.path.exists('/proc/%d' % pid), pid
+        assert not os.path.exists(os.path.dirname(handshake))
     finally:
         cmd.kill()
 
