@@ -17,6 +17,8 @@ queries to both:
 
 * ``no limit`` and ``limit=1000``: ``resources=VCPU:1,MEMORY_MB:m,DISK_GB:d``,
   what nova-scheduler sends (``[scheduler] max_placement_results``);
+* ``perfload member_of``: the same without a limit, ``member_of`` the
+  aggregate on every third compute: perfload's own query (~330 candidates);
 * ``limit=50`` and ``required=SSD`` (``required=STORAGE_DISK_SSD``);
 * ``1000 after claim``: ``limit=1000`` with one claim before each request
   (untimed, VCPU 1 on one compute): what the scheduler's next request sees;
@@ -50,7 +52,12 @@ from tests.chaos import deployment
 
 VERSION = '1.39'
 PROJECT = str(uuidlib.uuid4())
-SHAPES = [('no limit', ''), ('limit=1000', '&limit=1000'), ('limit=50', '&limit=50'),
+# perfload's own query (Placement's gate/perfload-server.sh): no limit,
+# member_of one aggregate -- placeload's C, on every third compute: ~330
+# candidates of 1,000 computes, the shape issue 52's side-by-side run quotes
+PERFLOAD = 'perfload member_of'
+SHAPES = [('no limit', ''), (PERFLOAD, '&member_of=' + placeload.AGGS['C']),
+          ('limit=1000', '&limit=1000'), ('limit=50', '&limit=50'),
           ('required=SSD', '&required=STORAGE_DISK_SSD'),
           ('1000 after claim', '&limit=1000')]
 AFTER_WRITE = '1000 after claim'

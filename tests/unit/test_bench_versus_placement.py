@@ -35,3 +35,9 @@ def test_start_loads_the_topology_into_berth(tmp_path, monkeypatch):
     finally:
         db.dispose()
     assert {'compute-0', 'compute-1', 'compute-2'} <= names
+
+
+def test_perfloads_query_asks_for_the_aggregate_on_every_third_compute():
+    shapes = dict(versus_placement.SHAPES)
+    assert shapes[versus_placement.PERFLOAD] == '&member_of=' + placeload.AGGS['C']
+    assert 'limit' not in shapes[versus_placement.PERFLOAD]
