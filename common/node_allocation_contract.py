@@ -30,7 +30,7 @@ import dataclasses
 import enum
 from typing import Any
 
-from common import exception
+from common import exception, field_checks
 
 # the fields a new allocation may be given, in the order they are sent
 NEW_FIELDS = ('name', 'resource_class', 'traits', 'candidate_nodes', 'extra', 'owner',
@@ -70,12 +70,7 @@ class NewAllocation:
     def from_primitive(cls, data: dict[str, Any]) -> NewAllocation:
         """The allocation a message (or a validated body) asks for; Invalid when
         ``data`` is not an object of :data:`NEW_FIELDS`."""
-        if not isinstance(data, dict):
-            raise exception.Invalid(reason='a new allocation must be an object')
-        unknown = sorted(str(k) for k in data if k not in NEW_FIELDS)
-        if unknown:
-            raise exception.Invalid(reason='a new allocation may not set %s'
-                                           % ', '.join(u[:40] for u in unknown[:5]))
+        field_checks.only(data, NEW_FIELDS, 'a new allocation')
         return cls(**{k: v for k, v in data.items() if v is not None})
 
 

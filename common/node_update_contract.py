@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from common import exception
+from common import exception, field_checks
 
 # the <kind>_interface fields (Ironic's hardware interfaces)
 INTERFACES = tuple('%s_interface' % k for k in (
@@ -98,12 +98,7 @@ class NodeUpdate:
     def from_primitive(cls, data: dict[str, Any]) -> NodeUpdate:
         """The update ``data`` (``{field: new value}``) asks for; Invalid for a key
         that is not a patchable field of a node."""
-        if not isinstance(data, dict):
-            raise exception.Invalid(reason='a node update must be an object')
-        unknown = sorted(str(k) for k in data if k not in FIELDS)
-        if unknown:
-            raise exception.Invalid(reason='a node update may not set %s'
-                                           % ', '.join(u[:40] for u in unknown[:5]))
+        field_checks.only(data, FIELDS, 'a node update')
         kept = sorted(k for k in CLEARED_ONLY if data.get(k) is not None)
         if kept:
             raise exception.Invalid(reason='a node update may only clear %s'

@@ -19,7 +19,7 @@ import re
 import os_traits
 from oslo_utils import uuidutils
 
-from common import exception
+from common import exception, field_checks
 
 # POST /v1/allocations (api/baremetal/schemas/allocation.py)
 MAX_TRAITS = 50
@@ -70,12 +70,7 @@ def _cut(value):
     return text if len(text) <= 60 else text[:57] + '...'
 
 
-def _only(values, allowed, what):
-    if not isinstance(values, dict):
-        raise _invalid('%s must be an object' % what)
-    unknown = sorted(str(k) for k in values if k not in allowed)
-    if unknown:
-        raise _invalid('%s may not set %s' % (what, ', '.join(u[:40] for u in unknown[:5])))
+_only = field_checks.only
 
 
 def _string(value, field, limit=MAX_STRING):
